@@ -1,0 +1,105 @@
+//! Measurement helpers: calibrated batches, several samples, the median.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Bench settings shared by every section.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// `--full`: longer samples and larger workloads.
+    pub full: bool,
+}
+
+impl Ctx {
+    /// Time budget for one measurement.
+    pub fn budget(&self) -> Duration {
+        if self.full {
+            Duration::from_millis(1500)
+        } else {
+            Duration::from_millis(200)
+        }
+    }
+
+    /// Number of samples whose median is reported.
+    pub fn samples(&self) -> usize {
+        if self.full {
+            15
+        } else {
+            7
+        }
+    }
+
+    /// Median seconds per call of `f`.
+    pub fn time_per_op<R>(&self, mut f: impl FnMut() -> R) -> f64 {
+        // Calibrate: how many calls fit in one sample's share of the budget.
+        let per_sample = self.budget().as_secs_f64() / self.samples() as f64;
+        let mut n: u64 = 1;
+        loop {
+            let t = Instant::now();
+            for _ in 0..n {
+                black_box(f());
+            }
+            let el = t.elapsed().as_secs_f64();
+            if el >= per_sample / 4.0 || n >= 1 << 30 {
+                let scale = (per_sample / el.max(1e-9)).clamp(1.0, 1e6);
+                n = ((n as f64) * scale).ceil() as u64;
+                break;
+            }
+            n *= 4;
+        }
+        let mut v: Vec<f64> = (0..self.samples())
+            .map(|_| {
+                let t = Instant::now();
+                for _ in 0..n {
+                    black_box(f());
+                }
+                t.elapsed().as_secs_f64() / n as f64
+            })
+            .collect();
+        median(&mut v)
+    }
+
+    /// Median seconds for one call of `f` that does a whole, large job (no
+    /// calibration; `samples` runs, at least 3).
+    pub fn time_job<R>(&self, samples: usize, mut f: impl FnMut() -> R) -> f64 {
+        let mut v: Vec<f64> = (0..samples.max(3))
+            .map(|_| {
+                let t = Instant::now();
+                black_box(f());
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        median(&mut v)
+    }
+}
+
+/// Median of `v` (sorted in place).
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn sleeping_job_is_timed() {
+        let c = Ctx { full: false };
+        let t = c.time_job(3, || std::thread::sleep(Duration::from_millis(5)));
+        assert!(t >= 0.005, "{t}");
+    }
+}

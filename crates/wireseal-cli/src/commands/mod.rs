@@ -1,0 +1,3 @@
+//! One file per subcommand family.
+
+pub mod keygen;

@@ -1,0 +1,61 @@
+//! The `wireseal` command: encrypt and decrypt real wire formats, run the
+//! network drivers, and `wireseal bench`.
+//!
+//! Errors go to stderr with a non-zero exit status; results go to stdout.
+
+mod bench;
+mod commands;
+mod util;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "wireseal",
+    version,
+    about = "Cheap encrypted packets for mesh and peer-to-peer wire formats"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Generate a key pair.
+    Keygen(commands::keygen::Args),
+    /// Measure every wire format against its baseline (quick by default).
+    Bench(BenchArgs),
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Short run (the default): well under a minute.
+    #[arg(long, conflicts_with = "full")]
+    quick: bool,
+    /// Longer samples and larger workloads.
+    #[arg(long)]
+    full: bool,
+    /// Write the rows as a JSON array to FILE.
+    #[arg(long, value_name = "FILE")]
+    json: Option<std::path::PathBuf>,
+    /// Run only these sections (repeatable).
+    #[arg(long = "section", value_name = "NAME")]
+    sections: Vec<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Keygen(a) => commands::keygen::run(a),
+        Cmd::Bench(b) => bench::run(&bench::Ctx { full: b.full }, &b.sections, b.json.as_deref()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("wireseal: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Argument parsing shared by the subcommands: hex, numbers, secrets.
+
+use anyhow::{anyhow, bail, Context, Result};
+use std::path::PathBuf;
+use zeroize::Zeroizing;
+
+/// Decodes hex (whitespace and a `0x` prefix tolerated) with a message naming `what`.
+pub fn hex_arg(s: &str, what: &str) -> Result<Vec<u8>> {
+    let t: String = s.split_whitespace().collect();
+    let t = t.strip_prefix("0x").unwrap_or(&t);
+    hex::decode(t).map_err(|e| anyhow!("{what}: not valid hex ({e})"))
+}
+
+/// Decodes hex of exactly `N` bytes.
+pub fn hex_array<const N: usize>(s: &str, what: &str) -> Result<[u8; N]> {
+    let v = hex_arg(s, what)?;
+    let n = v.len();
+    v.try_into()
+        .map_err(|_| anyhow!("{what}: expected {N} bytes ({} hex digits), got {n}", 2 * N))
+}
+
+/// Parses a number written in decimal or with a `0x` prefix (clap value parser).
+pub fn parse_u32(s: &str) -> std::result::Result<u32, String> {
+    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u32::from_str_radix(h, 16),
+        None => s.parse::<u32>(),
+    };
+    r.map_err(|e| format!("{s:?} is not a 32-bit number, decimal or 0x-prefixed hex ({e})"))
+}
+
+/// Parses a 64-bit number in decimal or 0x hex (clap value parser).
+pub fn parse_u64(s: &str) -> std::result::Result<u64, String> {
+    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse::<u64>(),
+    };
+    r.map_err(|e| format!("{s:?} is not a 64-bit number, decimal or 0x-prefixed hex ({e})"))
+}
+
+/// A secret given on the command line, in a file, or in an environment variable.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SecretSource {
+    /// Our private key as hex (visible to other local users via the process list;
+    /// prefer --private-file or --private-env).
+    #[arg(long = "private", value_name = "HEX")]
+    pub hex: Option<String>,
+    /// Read the private key (hex) from this file.
+    #[arg(long = "private-file", value_name = "FILE", conflicts_with = "hex")]
+    pub file: Option<PathBuf>,
+    /// Read the private key (hex) from this environment variable.
+    #[arg(long = "private-env", value_name = "VAR", conflicts_with_all = ["hex", "file"])]
+    pub env: Option<String>,
+}
+
+impl SecretSource {
+    /// Loads exactly `N` secret bytes from whichever source was given.
+    pub fn load<const N: usize>(&self, what: &str) -> Result<Zeroizing<[u8; N]>> {
+        let text: Zeroizing<String> = Zeroizing::new(if let Some(h) = &self.hex {
+            h.clone()
+        } else if let Some(f) = &self.file {
+            std::fs::read_to_string(f)
+                .with_context(|| format!("cannot read {what} from {}", f.display()))?
+        } else if let Some(v) = &self.env {
+            std::env::var(v).map_err(|_| anyhow!("environment variable {v} is not set"))?
+        } else {
+            bail!("{what} is required: give --private, --private-file or --private-env");
+        });
+        let bytes = Zeroizing::new(hex_arg(text.trim(), what)?);
+        if bytes.len() != N {
+            bail!(
+                "{what}: expected {N} bytes ({} hex digits), got {}",
+                2 * N,
+                bytes.len()
+            );
+        }
+        let mut out = Zeroizing::new([0u8; N]);
+        out.copy_from_slice(&bytes);
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_both_bases() {
+        assert_eq!(parse_u32("2345"), Ok(2345));
+        assert_eq!(parse_u32("0x929"), Ok(0x929));
+        assert!(parse_u32("0x1_0000_0000").is_err());
+        assert!(parse_u32("-1").is_err());
+        assert_eq!(parse_u64("0xffffffffffffffff"), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn hex_lengths_are_checked() {
+        assert!(hex_array::<4>("00112233", "k").is_ok());
+        let e = hex_array::<4>("001122", "k").unwrap_err().to_string();
+        assert!(e.contains("expected 4 bytes"), "{e}");
+        assert!(hex_arg("zz", "k").is_err());
+    }
+
+    #[test]
+    fn secret_from_env_and_file() {
+        std::env::set_var("WIRESEAL_TEST_KEY", "0102");
+        let s = SecretSource {
+            env: Some("WIRESEAL_TEST_KEY".into()),
+            ..Default::default()
+        };
+        assert_eq!(*s.load::<2>("key").unwrap(), [1, 2]);
+        let dir = std::env::temp_dir().join(format!("wireseal-util-{}", std::process::id()));
+        std::fs::write(&dir, "0a0b\n").unwrap();
+        let s = SecretSource {
+            file: Some(dir.clone()),
+            ..Default::default()
+        };
+        assert_eq!(*s.load::<2>("key").unwrap(), [10, 11]);
+        std::fs::remove_file(dir).unwrap();
+        assert!(SecretSource::default().load::<2>("key").is_err());
+    }
+}

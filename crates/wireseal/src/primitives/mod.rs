@@ -1,0 +1,11 @@
+//! Thin wrappers over audited crypto crates; the only place one is named.
+//!
+//! Each wrapper was chosen by measurement on the reference machine (see
+//! `docs/crypto-choices.md`). Format modules use these and never a crypto
+//! crate directly, so swapping an implementation touches one file.
+
+pub mod aes_ccm;
+pub mod aes_ctr;
+pub mod chacha20poly1305;
+pub mod sha;
+pub mod x25519;
