@@ -188,6 +188,19 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         self.slots[i as usize].value.as_ref()
     }
 
+    /// Reads the value for `peer` without counting or reordering anything
+    /// (for parallel readers); `None` if absent or expired at `now`.
+    pub fn peek(&self, peer: &[u8; PK], now: u64) -> Option<&V> {
+        let &i = self.index.get(peer)?;
+        let s = &self.slots[i as usize];
+        if let Some(ttl) = self.ttl {
+            if now >= s.inserted_at.saturating_add(ttl) || now < s.inserted_at {
+                return None;
+            }
+        }
+        s.value.as_ref()
+    }
+
     /// Returns the cached value for `peer`, deriving and inserting it with
     /// `derive` on a miss. A failed derivation inserts nothing.
     pub fn get_or_try_insert_with<E>(
@@ -340,6 +353,10 @@ mod tests {
         assert_eq!(c.get(&key(1), 1).map(|v| v.0), Some(11));
         let s = c.stats();
         assert_eq!((s.hits, s.misses), (1, 2));
+        // peek neither counts nor reorders.
+        assert_eq!(c.peek(&key(1), 1).map(|v| v.0), Some(11));
+        assert!(c.peek(&key(2), 1).is_none());
+        assert_eq!(c.stats(), s);
     }
 
     #[test]

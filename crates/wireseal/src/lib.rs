@@ -23,3 +23,5 @@ pub mod entropy;
 pub mod error;
 pub mod primitives;
 pub mod secret;
+
+pub mod meshtastic;

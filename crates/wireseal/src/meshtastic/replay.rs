@@ -1,0 +1,114 @@
+//! An optional per-sender replay window (the firmware has none).
+//!
+//! Meshtastic packet ids are not a strict sequence (a node starts from a
+//! random id and several apps share one node), so the window remembers the
+//! last `ids_per_sender` ids of each sender, for the last `senders` senders,
+//! rather than a counter. The engine consults it only after a packet's tag
+//! verified, so a forged packet can never mark an id as used.
+
+use std::collections::HashMap;
+
+/// Remembers recently accepted (from, id) pairs.
+#[derive(Debug, Clone)]
+pub struct ReplayWindow {
+    ids_per_sender: usize,
+    max_senders: usize,
+    senders: HashMap<u32, Sender>,
+    tick: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Sender {
+    ring: Vec<u32>,
+    next: usize,
+    last_used: u64,
+}
+
+impl Default for ReplayWindow {
+    fn default() -> Self {
+        Self::new(64, 1024)
+    }
+}
+
+impl ReplayWindow {
+    /// Remembers `ids_per_sender` ids (at least 1) for up to `max_senders` senders (at least 1);
+    /// the least recently heard sender is forgotten first.
+    pub fn new(ids_per_sender: usize, max_senders: usize) -> Self {
+        Self {
+            ids_per_sender: ids_per_sender.max(1),
+            max_senders: max_senders.max(1),
+            senders: HashMap::new(),
+            tick: 0,
+        }
+    }
+
+    /// Whether (from, id) was already accepted, without recording it.
+    pub fn seen(&self, from: u32, id: u32) -> bool {
+        self.senders
+            .get(&from)
+            .is_some_and(|s| s.ring.contains(&id))
+    }
+
+    /// Records (from, id); returns `false` (and records nothing) if it was
+    /// already accepted. Call only for packets whose tag verified.
+    pub fn accept(&mut self, from: u32, id: u32) -> bool {
+        if self.seen(from, id) {
+            return false;
+        }
+        self.tick += 1;
+        if !self.senders.contains_key(&from) && self.senders.len() >= self.max_senders {
+            if let Some(oldest) = self
+                .senders
+                .iter()
+                .min_by_key(|(_, s)| s.last_used)
+                .map(|(k, _)| *k)
+            {
+                self.senders.remove(&oldest);
+            }
+        }
+        let cap = self.ids_per_sender;
+        let s = self.senders.entry(from).or_insert_with(|| Sender {
+            ring: Vec::with_capacity(cap),
+            next: 0,
+            last_used: 0,
+        });
+        s.last_used = self.tick;
+        if s.ring.len() < cap {
+            s.ring.push(id);
+        } else {
+            s.ring[s.next] = id;
+            s.next = (s.next + 1) % cap;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeats_are_refused_per_sender() {
+        let mut w = ReplayWindow::new(4, 8);
+        assert!(w.accept(1, 100));
+        assert!(!w.accept(1, 100));
+        assert!(w.accept(2, 100), "same id from another sender is fine");
+        for id in 101..=104 {
+            assert!(w.accept(1, id));
+        }
+        // The window holds the last 4 ids of sender 1: 100 has rolled out.
+        assert!(!w.seen(1, 100));
+        assert!(w.seen(1, 104));
+    }
+
+    #[test]
+    fn least_recently_heard_sender_is_forgotten() {
+        let mut w = ReplayWindow::new(4, 2);
+        assert!(w.accept(1, 1));
+        assert!(w.accept(2, 1));
+        assert!(w.accept(1, 2));
+        assert!(w.accept(3, 1));
+        assert!(!w.seen(2, 1), "sender 2 was least recently heard");
+        assert!(w.seen(1, 1) && w.seen(3, 1));
+    }
+}

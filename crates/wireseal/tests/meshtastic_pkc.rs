@@ -1,0 +1,286 @@
+//! Behaviour of PKC direct messages, channel keys, headers and batch open,
+//! including every negative case a decoder must handle.
+
+use wireseal::batch::Batch;
+use wireseal::meshtastic::{
+    pkc, ChannelKey, Error, PacketHeader, PkcEngine, PkcPacket, ReplayWindow, MAX_PAYLOAD_LEN,
+};
+use wireseal::primitives::x25519::StaticSecret;
+
+fn pair() -> (PkcEngine, [u8; 32], PkcEngine, [u8; 32]) {
+    let a = StaticSecret::generate();
+    let b = StaticSecret::generate();
+    let (ap, bp) = (*a.public_key(), *b.public_key());
+    (PkcEngine::new(a), ap, PkcEngine::new(b), bp)
+}
+
+#[test]
+fn every_tampered_byte_is_rejected() {
+    let (mut a, ap, mut b, bp) = pair();
+    let payload = a
+        .seal(&bp, 10, 20, b"meet at the north ridge", None, 0)
+        .unwrap();
+    assert_eq!(payload.len(), pkc::sealed_len(23));
+    for i in 0..payload.len() {
+        let mut t = payload.clone();
+        t[i] ^= 0x80;
+        let region = if i < 23 {
+            "ciphertext"
+        } else if i < 31 {
+            "tag"
+        } else {
+            "extraNonce"
+        };
+        assert_eq!(
+            b.open(&ap, 10, 20, &t, 0),
+            Err(Error::Auth),
+            "{region} byte {i}"
+        );
+    }
+    // Header fields bound into the nonce: a wrong id or sender fails too.
+    assert_eq!(b.open(&ap, 10, 21, &payload, 0), Err(Error::Auth));
+    assert_eq!(b.open(&ap, 11, 20, &payload, 0), Err(Error::Auth));
+    assert_eq!(
+        b.open(&ap, 10, 20, &payload, 0).unwrap(),
+        b"meet at the north ridge"
+    );
+}
+
+#[test]
+fn wrong_key_truncated_and_oversize() {
+    let (mut a, ap, mut b, bp) = pair();
+    let payload = a.seal(&bp, 1, 2, b"x", None, 0).unwrap();
+    // Wrong key: a third party, or the right party naming the wrong sender key.
+    let (mut c, _, _, cp) = pair();
+    assert_eq!(c.open(&ap, 1, 2, &payload, 0), Err(Error::Auth));
+    assert_eq!(b.open(&cp, 1, 2, &payload, 0), Err(Error::Auth));
+    for n in 0..pkc::OVERHEAD {
+        assert_eq!(
+            b.open(&ap, 1, 2, &payload[..n], 0),
+            Err(Error::Truncated { len: n, min: 12 })
+        );
+    }
+    // Dropping bytes from the middle still fails authentication.
+    assert_eq!(b.open(&ap, 1, 2, &payload[1..], 0), Err(Error::Auth));
+    let big = vec![0u8; MAX_PAYLOAD_LEN + 1];
+    assert!(matches!(
+        b.open(&ap, 1, 2, &big, 0),
+        Err(Error::TooLong { .. })
+    ));
+    let pt = vec![0u8; pkc::MAX_PLAINTEXT_LEN];
+    let full = a.seal(&bp, 1, 3, &pt, None, 0).unwrap();
+    assert_eq!(full.len(), MAX_PAYLOAD_LEN);
+    assert_eq!(b.open(&ap, 1, 3, &full, 0).unwrap(), pt);
+    let over = vec![0u8; pkc::MAX_PLAINTEXT_LEN + 1];
+    assert!(matches!(
+        a.seal(&bp, 1, 3, &over, None, 0),
+        Err(Error::TooLong { max: 227, .. })
+    ));
+    let mut small = [0u8; 12];
+    assert_eq!(
+        a.seal_into(&bp, 1, 3, b"ab", None, 0, &mut small),
+        Err(Error::BufferTooSmall { required: 14 })
+    );
+}
+
+#[test]
+fn weak_peer_keys_are_refused() {
+    let (mut a, _, _, _) = pair();
+    for bad in [[0u8; 32], {
+        let mut k = [0u8; 32];
+        k[0] = 1;
+        k
+    }] {
+        assert_eq!(a.seal(&bad, 1, 1, b"x", None, 0), Err(Error::WeakPeerKey));
+        assert_eq!(a.open(&bad, 1, 1, &[0u8; 20], 0), Err(Error::WeakPeerKey));
+    }
+    assert!(a.cache().is_empty(), "a refused key is never cached");
+}
+
+#[test]
+fn explicit_extra_nonce_is_used_verbatim() {
+    let (mut a, ap, mut b, bp) = pair();
+    let p1 = a.seal(&bp, 5, 6, b"abc", Some([1, 2, 3, 4]), 0).unwrap();
+    let p2 = a.seal(&bp, 5, 6, b"abc", Some([1, 2, 3, 4]), 0).unwrap();
+    assert_eq!(p1, p2);
+    assert_eq!(&p1[p1.len() - 4..], &[1, 2, 3, 4]);
+    assert_eq!(b.open(&ap, 5, 6, &p1, 0).unwrap(), b"abc");
+}
+
+#[test]
+fn replay_is_refused_only_after_the_tag_verifies() {
+    let (mut a, ap, b, bp) = pair();
+    let mut b = b.with_replay_window(ReplayWindow::default());
+    let genuine = a.seal(&bp, 7, 100, b"hello", None, 0).unwrap();
+    // A forgery carrying the same (from, id) arrives first: it fails the tag
+    // and must not mark the id as used.
+    let mut forged = genuine.clone();
+    forged[0] ^= 1;
+    assert_eq!(b.open(&ap, 7, 100, &forged, 0), Err(Error::Auth));
+    assert_eq!(b.open(&ap, 7, 100, &genuine, 0).unwrap(), b"hello");
+    assert_eq!(
+        b.open(&ap, 7, 100, &genuine, 0),
+        Err(Error::Replay { from: 7, id: 100 })
+    );
+    let next = a.seal(&bp, 7, 101, b"again", None, 0).unwrap();
+    assert_eq!(b.open(&ap, 7, 101, &next, 0).unwrap(), b"again");
+}
+
+#[test]
+fn cache_serves_repeats_and_flushes_on_own_key_change() {
+    let (mut a, ap, mut b, bp) = pair();
+    for id in 0..10 {
+        let p = a.seal(&bp, 1, id, b"m", None, 0).unwrap();
+        assert_eq!(b.open(&ap, 1, id, &p, 0).unwrap(), b"m");
+    }
+    let s = b.cache().stats();
+    assert_eq!((s.misses, s.hits), (1, 9));
+    // Our key changes: old messages to the old key no longer open, and the
+    // cache was flushed rather than serving a stale secret.
+    let old = a.seal(&bp, 1, 99, b"m", None, 0).unwrap();
+    b.set_own_key(StaticSecret::generate());
+    assert_eq!(b.open(&ap, 1, 99, &old, 0), Err(Error::Auth));
+    assert_eq!(b.cache().stats().flushes, 1);
+    // The peer changed key: invalidation makes the next message derive afresh.
+    assert!(a.invalidate_peer(&bp));
+    assert!(!a.invalidate_peer(&bp));
+}
+
+#[test]
+fn cache_entries_expire() {
+    let (mut a, ap, b, bp) = pair();
+    let mut b = b.with_ttl(60);
+    let p = a.seal(&bp, 1, 1, b"m", None, 0).unwrap();
+    b.open(&ap, 1, 1, &p, 0).unwrap();
+    b.open(&ap, 1, 1, &p, 59).unwrap();
+    b.open(&ap, 1, 1, &p, 60).unwrap();
+    let s = b.cache().stats();
+    assert_eq!((s.hits, s.misses, s.expirations), (1, 2, 1));
+}
+
+#[test]
+fn batch_open_matches_one_at_a_time() {
+    let receiver = StaticSecret::from_bytes(&[0x48; 32]).unwrap();
+    let rp = *receiver.public_key();
+    let senders: Vec<StaticSecret> = (0..40).map(|_| StaticSecret::generate()).collect();
+    let mut payloads = Vec::new();
+    for (i, s) in senders.iter().enumerate() {
+        let sp = *s.public_key();
+        let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).unwrap());
+        for j in 0..5u32 {
+            let pt = vec![(i as u8) ^ (j as u8); 10 + j as usize * 40];
+            let mut p = e.seal(&rp, i as u32, j, &pt, None, 0).unwrap();
+            if (i + j as usize) % 7 == 0 {
+                p[3] ^= 1; // some tampered packets
+            }
+            payloads.push((sp, i as u32, j, p));
+        }
+    }
+    // Duplicates (replays) and a weak key mixed in.
+    let dup = payloads[3].clone();
+    payloads.push(dup);
+    payloads.push(([0u8; 32], 999, 1, vec![0u8; 30]));
+    payloads.push((payloads[0].0, 0, 0, vec![1, 2, 3]));
+    let packets: Vec<PkcPacket<'_>> = payloads
+        .iter()
+        .map(|(k, f, i, p)| PkcPacket {
+            peer_public: k,
+            from: *f,
+            id: *i,
+            payload: p,
+        })
+        .collect();
+    let make = || {
+        PkcEngine::with_capacity(StaticSecret::from_bytes(&[0x48; 32]).unwrap(), 16)
+            .with_replay_window(ReplayWindow::default())
+    };
+    let mut one = make();
+    let serial: Vec<_> = packets
+        .iter()
+        .map(|p| one.open(p.peer_public, p.from, p.id, p.payload, 0))
+        .collect();
+    assert!(serial.iter().filter(|r| r.is_ok()).count() > 150);
+    assert!(serial.contains(&Err(Error::Auth)));
+    assert!(serial
+        .iter()
+        .any(|r| matches!(r, Err(Error::Replay { .. }))));
+    assert!(serial.contains(&Err(Error::WeakPeerKey)));
+    for threads in [1, 2, 4] {
+        let mut e = make();
+        assert_eq!(
+            e.open_batch(&packets, 0, &Batch::with_threads(threads)),
+            serial,
+            "{threads} threads"
+        );
+        // A second batch hits the cache (and now everything is a replay).
+        let again = e.open_batch(&packets, 1, &Batch::with_threads(threads));
+        assert!(again.iter().all(|r| r.is_err()));
+    }
+}
+
+#[test]
+fn channel_psk_expansion_edges() {
+    assert!(!ChannelKey::from_psk(&[]).unwrap().is_encrypted());
+    assert!(!ChannelKey::from_psk(&[0]).unwrap().is_encrypted());
+    assert_eq!(
+        ChannelKey::from_psk(&[255]).unwrap().expanded()[15],
+        0x01u8.wrapping_add(254)
+    );
+    let k = ChannelKey::from_psk(&[9, 8, 7]).unwrap();
+    assert_eq!(
+        k.expanded(),
+        &[9, 8, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    );
+    let k = ChannelKey::from_psk(&[1u8; 20]).unwrap();
+    assert_eq!(k.expanded().len(), 32);
+    assert_eq!(&k.expanded()[20..], &[0u8; 12]);
+    assert_eq!(
+        ChannelKey::from_psk(&[1u8; 16]).unwrap().expanded(),
+        &[1u8; 16]
+    );
+    assert_eq!(
+        ChannelKey::from_psk(&[1u8; 33]).unwrap_err(),
+        Error::InvalidPsk { len: 33 }
+    );
+    // An unencrypted channel leaves bytes alone; its hash is the name's XOR.
+    let none = ChannelKey::from_psk(&[]).unwrap();
+    let mut b = *b"abc";
+    none.apply(1, 2, &mut b);
+    assert_eq!(&b, b"abc");
+    assert_eq!(none.hash("ab"), b'a' ^ b'b');
+    assert!(!format!("{k:?}").contains("01"));
+}
+
+#[test]
+fn header_rejects_bad_lengths_and_fields() {
+    assert_eq!(
+        PacketHeader::parse(&[0u8; 15]).unwrap_err(),
+        Error::Truncated { len: 15, min: 16 }
+    );
+    assert!(matches!(
+        PacketHeader::parse(&[0u8; 256]),
+        Err(Error::TooLong { .. })
+    ));
+    let (h, rest) = PacketHeader::parse(&[0xffu8; 16]).unwrap();
+    assert!(rest.is_empty());
+    assert_eq!(
+        (h.hop_limit, h.hop_start, h.want_ack, h.via_mqtt),
+        (7, 7, true, true)
+    );
+    let bad = PacketHeader {
+        hop_limit: 8,
+        ..Default::default()
+    };
+    assert_eq!(
+        bad.to_bytes().unwrap_err(),
+        Error::HeaderField { field: "hop_limit" }
+    );
+    let bad = PacketHeader {
+        hop_start: 9,
+        ..Default::default()
+    };
+    assert!(bad.frame(b"").is_err());
+    assert!(PacketHeader::default()
+        .frame(&[0u8; MAX_PAYLOAD_LEN + 1])
+        .is_err());
+}

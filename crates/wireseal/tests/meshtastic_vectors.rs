@@ -1,0 +1,238 @@
+//! Every vector in vectors/meshtastic/vectors.json (the firmware's crypto
+//! unit test, plus the block derived from the firmware's algorithm).
+
+use serde_json::Value;
+use wireseal::meshtastic::{pkc, ChannelKey, PacketHeader, PkcEngine};
+use wireseal::primitives::{aes_ctr, sha::sha256, x25519::StaticSecret};
+
+fn load() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../vectors/meshtastic/vectors.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn hx(v: &Value, k: &str) -> Vec<u8> {
+    hex::decode(v[k].as_str().unwrap_or_else(|| panic!("missing {k}"))).unwrap()
+}
+
+fn arr32(v: &Value, k: &str) -> [u8; 32] {
+    hx(v, k).try_into().unwrap()
+}
+
+fn num(s: &str) -> u32 {
+    match s.strip_prefix("0x") {
+        Some(h) => u32::from_str_radix(h, 16).unwrap(),
+        None => s.parse().unwrap(),
+    }
+}
+
+#[test]
+fn every_firmware_vector() {
+    let doc = load();
+    let vectors = doc["vectors"].as_array().unwrap();
+    assert_eq!(
+        vectors.len(),
+        14,
+        "the file's vector count changed: review this harness"
+    );
+    let mut ran = 0;
+    for v in vectors {
+        let id = v["id"].as_str().unwrap();
+        match v["kind"].as_str().unwrap() {
+            "sha256" => assert_eq!(
+                sha256(&hx(v, "input_hex")).to_vec(),
+                hx(v, "expected_hex"),
+                "{id}"
+            ),
+            "aes256_ecb_block" => {
+                // One AES block = the CTR keystream for a counter block equal to the input.
+                let iv: [u8; 16] = hx(v, "plaintext_hex").try_into().unwrap();
+                let mut out = [0u8; 16];
+                assert!(aes_ctr::apply_keystream(&hx(v, "key_hex"), &iv, &mut out));
+                assert_eq!(out.to_vec(), hx(v, "expected_ciphertext_hex"), "{id}");
+            }
+            "x25519_raw" => {
+                let k = StaticSecret::from_bytes(&arr32(v, "private_key_hex")).unwrap();
+                let s = k.diffie_hellman(&arr32(v, "public_key_hex")).unwrap();
+                assert_eq!(
+                    s.expose().to_vec(),
+                    hx(v, "expected_shared_raw_hex"),
+                    "{id}"
+                );
+            }
+            "x25519_reject" => {
+                assert_eq!(v["expect_success"], false);
+                let k = StaticSecret::from_bytes(&arr32(v, "private_key_hex")).unwrap();
+                assert!(
+                    k.diffie_hellman(&arr32(v, "public_key_hex")).is_err(),
+                    "{id}"
+                );
+                // The PKC path refuses it too.
+                let mut e = PkcEngine::new(k);
+                let r = e.seal(&arr32(v, "public_key_hex"), 1, 1, b"x", None, 0);
+                assert_eq!(r.unwrap_err(), wireseal::meshtastic::Error::WeakPeerKey);
+            }
+            "x25519_then_sha256" => {
+                let k = StaticSecret::from_bytes(&arr32(v, "private_key_hex")).unwrap();
+                let s = k.diffie_hellman(&arr32(v, "public_key_hex")).unwrap();
+                assert_eq!(
+                    sha256(s.expose()).to_vec(),
+                    hx(v, "expected_sha256_of_shared_hex"),
+                    "{id}"
+                );
+            }
+            "aes_ctr" => {
+                let key = hx(v, "key_hex");
+                assert_eq!(key.len() as u64, v["key_length"].as_u64().unwrap());
+                let iv: [u8; 16] = hx(v, "counter_block_hex").try_into().unwrap();
+                let mut buf = hx(v, "plaintext_hex");
+                assert_eq!(buf, v["plaintext_ascii"].as_str().unwrap().as_bytes());
+                assert!(aes_ctr::apply_keystream(&key, &iv, &mut buf));
+                assert_eq!(buf, hx(v, "expected_ciphertext_hex"), "{id}");
+            }
+            "pkc_decrypt" => pkc_radio_frame(v),
+            "pkc_roundtrip_property" => pkc_roundtrip(vectors, v),
+            other => panic!("unknown vector kind {other} ({id})"),
+        }
+        ran += 1;
+    }
+    assert_eq!(ran, vectors.len());
+}
+
+fn pkc_radio_frame(v: &Value) {
+    let frame = hx(v, "radio_frame_hex");
+    let off = v["pkc_payload_offset"].as_u64().unwrap() as usize;
+    let len = v["pkc_payload_len"].as_u64().unwrap() as usize;
+    let (h, payload) = PacketHeader::parse(&frame).unwrap();
+    assert_eq!(off, 16);
+    assert_eq!(payload.len(), len);
+    let from = v["from_node"].as_u64().unwrap() as u32;
+    let id = v["packet_id"].as_u64().unwrap() as u32;
+    assert_eq!((h.from, h.id), (from, id));
+    let extra: [u8; 4] = payload[len - 4..].try_into().unwrap();
+    assert_eq!(
+        pkc::nonce(from, id, extra).to_vec(),
+        hx(v, "expected_ccm_nonce_hex")
+    );
+    let own = StaticSecret::from_bytes(&arr32(v, "our_private_key_hex")).unwrap();
+    let peer = arr32(v, "sender_public_key_hex");
+    let shared = sha256(own.diffie_hellman(&peer).unwrap().expose());
+    assert_eq!(
+        shared[..8].to_vec(),
+        hx(v, "expected_shared_key_prefix_hex")
+    );
+    let mut e = PkcEngine::new(own);
+    let pt = e.open(&peer, from, id, payload, 0).unwrap();
+    assert_eq!(pt, hx(v, "expected_plaintext_hex"));
+    // A second open is served by the cache and gives the same plaintext.
+    assert_eq!(e.open(&peer, from, id, payload, 1).unwrap(), pt);
+    assert_eq!(e.cache().stats().hits, 1);
+}
+
+fn pkc_roundtrip(all: &[Value], v: &Value) {
+    let base = all
+        .iter()
+        .find(|x| x["id"] == v["uses_vector"])
+        .expect("referenced vector");
+    let own = StaticSecret::from_bytes(&arr32(base, "our_private_key_hex")).unwrap();
+    let peer = arr32(base, "sender_public_key_hex");
+    let pt = hx(base, "expected_plaintext_hex");
+    let (from, id) = (0x0929, 0x13b2_d662);
+    let mut e = PkcEngine::new(own);
+    let a = e.seal(&peer, from, id, &pt, None, 0).unwrap();
+    let b = e.seal(&peer, from, id, &pt, None, 0).unwrap();
+    assert_eq!(a.len(), 22);
+    assert_ne!(a, b, "the extraNonce must be fresh random per packet");
+    assert_eq!(e.open(&peer, from, id, &a, 0).unwrap(), pt);
+    assert_eq!(e.open(&peer, from, id, &b, 0).unwrap(), pt);
+}
+
+#[test]
+fn derived_header_and_channel_vectors() {
+    let doc = load();
+    let d = &doc["derived_not_from_firmware_file"];
+    // Header of the PKC radio frame.
+    let hv = &d["pkc-decrypt-radio-frame"]["header"];
+    let frame =
+        hex::decode("8c646d7a2909000062d6b2136b00000040df24abfcc30a17a3d9046726099e796a1c036a792b")
+            .unwrap();
+    let (h, _) = PacketHeader::parse(&frame).unwrap();
+    assert_eq!(h.to, num(hv["to"].as_str().unwrap()));
+    assert_eq!(h.from, num(hv["from"].as_str().unwrap()));
+    assert_eq!(h.id, num(hv["id"].as_str().unwrap()));
+    let fd = &hv["flags_decoded"];
+    assert_eq!(u64::from(h.hop_limit), fd["hop_limit"].as_u64().unwrap());
+    assert_eq!(h.want_ack, fd["want_ack"].as_bool().unwrap());
+    assert_eq!(h.via_mqtt, fd["via_mqtt"].as_bool().unwrap());
+    assert_eq!(u64::from(h.hop_start), fd["hop_start"].as_u64().unwrap());
+    assert_eq!(
+        u32::from(h.flags().unwrap()),
+        num(hv["flags"].as_str().unwrap())
+    );
+    assert_eq!(h.to_bytes().unwrap().to_vec(), frame[..16].to_vec());
+
+    // The channel example: expansion, counter block, ciphertext, hash, whole frame.
+    let c = &d["channel_aes_ctr_example"];
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let key = ChannelKey::from_psk(&b64.decode(c["psk_base64_short"].as_str().unwrap()).unwrap())
+        .unwrap();
+    assert_eq!(key.expanded().to_vec(), hx(c, "psk_expanded_hex"));
+    assert_eq!(
+        b64.encode(key.expanded()),
+        c["psk_expanded_base64"].as_str().unwrap()
+    );
+    let from = num(c["from_node"].as_str().unwrap());
+    let id = num(c["packet_id"].as_str().unwrap());
+    assert_eq!(
+        wireseal::meshtastic::channel::counter_block(from, id).to_vec(),
+        hx(c, "nonce16_hex")
+    );
+    let mut buf = hx(c, "plaintext_hex");
+    key.apply(from, id, &mut buf);
+    assert_eq!(buf, hx(c, "ciphertext_hex"));
+    let hash = key.hash(c["channel_name"].as_str().unwrap());
+    assert_eq!(u32::from(hash), num(c["channel_hash"].as_str().unwrap()));
+    let header = PacketHeader {
+        to: 0xffff_ffff,
+        from,
+        id,
+        hop_limit: 3,
+        want_ack: false,
+        via_mqtt: false,
+        hop_start: 3,
+        channel: hash,
+        next_hop: 0,
+        relay_node: 0,
+    };
+    let want = c["full_radio_frame_hex (to=0xffffffff, flags=0x63, next_hop=0, relay=0)"]
+        .as_str()
+        .unwrap();
+    assert_eq!(hex::encode(header.frame(&buf).unwrap()), want);
+    key.apply(from, id, &mut buf);
+    assert_eq!(buf, hx(c, "plaintext_hex"));
+
+    // The channel hash of every modem preset's name with the default key.
+    let table = d["channel_hash_table_default_psk"].as_object().unwrap();
+    assert!(table.len() >= 17);
+    let default = ChannelKey::from_psk(&[1]).unwrap();
+    for (name, want) in table {
+        assert_eq!(
+            u32::from(default.hash(name)),
+            num(want.as_str().unwrap()),
+            "{name}"
+        );
+    }
+
+    // Short PSK index expansion.
+    for (label, want) in d["short_psk_index_expansion"].as_object().unwrap() {
+        let b64s = label.split_whitespace().next().unwrap();
+        let k = ChannelKey::from_psk(&b64.decode(b64s).unwrap()).unwrap();
+        match hex::decode(want.as_str().unwrap()) {
+            Ok(bytes) => assert_eq!(k.expanded().to_vec(), bytes, "{label}"),
+            Err(_) => assert!(!k.is_encrypted(), "{label}: {want}"),
+        }
+    }
+}
