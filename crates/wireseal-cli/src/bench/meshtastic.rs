@@ -1,0 +1,110 @@
+//! Meshtastic section: PKC open with and without the shared-secret cache,
+//! and batch open on one core against all cores.
+
+use super::{Better, Ctx, Row};
+use wireseal::batch::Batch;
+use wireseal::meshtastic::pkc::{open_uncached, sealed_len};
+use wireseal::meshtastic::{PkcEngine, PkcPacket};
+use wireseal::primitives::x25519::StaticSecret;
+
+const SECTION: &str = "meshtastic";
+const SIZE: usize = 200;
+
+/// Runs the section.
+pub fn run(ctx: &Ctx) -> Vec<Row> {
+    let receiver = StaticSecret::generate();
+    let rp = *receiver.public_key();
+    let sender = StaticSecret::generate();
+    let sp = *sender.public_key();
+    let mut tx = PkcEngine::new(sender);
+    let pt = vec![0x5au8; SIZE];
+    let payload = tx.seal(&rp, 0x929, 1, &pt, None, 0).expect("seal");
+
+    // Uncached: a fresh X25519 + SHA-256 + key expansion per packet (the firmware's way).
+    let uncached =
+        ctx.time_per_op(|| open_uncached(&receiver, &sp, 0x929, 1, &payload).expect("open"));
+    // Cached: the peer's expanded key comes from the SharedSecretCache.
+    let mut rx = PkcEngine::new(StaticSecret::from_bytes(receiver.expose()).expect("key"));
+    let mut out = vec![0u8; SIZE];
+    let cached = ctx.time_per_op(|| {
+        rx.open_into(&sp, 0x929, 1, &payload, 0, &mut out)
+            .expect("open")
+    });
+    let mut sealed = vec![0u8; sealed_len(SIZE)];
+    let seal_cached = ctx.time_per_op(|| {
+        tx.seal_into(&rp, 0x929, 2, &pt, None, 0, &mut sealed)
+            .expect("seal")
+    });
+    let seal_uncached = ctx.time_per_op(|| {
+        let mut e =
+            PkcEngine::with_capacity(StaticSecret::from_bytes(receiver.expose()).expect("key"), 1);
+        e.seal_into(&sp, 0x929, 2, &pt, None, 0, &mut sealed)
+            .expect("seal")
+    });
+
+    // Batch: a gateway's feed, many packets from 64 senders, keys cached.
+    let n_packets = if ctx.full { 65_536 } else { 8_192 };
+    let senders: Vec<StaticSecret> = (0..64).map(|_| StaticSecret::generate()).collect();
+    let feed: Vec<([u8; 32], u32, Vec<u8>)> = (0..n_packets)
+        .map(|i| {
+            let s = &senders[i % senders.len()];
+            let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).expect("key"));
+            let p = e
+                .seal(&rp, i as u32 % 64, i as u32, &pt, None, 0)
+                .expect("seal");
+            (*s.public_key(), i as u32 % 64, p)
+        })
+        .collect();
+    let packets: Vec<PkcPacket<'_>> = feed
+        .iter()
+        .enumerate()
+        .map(|(i, (k, from, p))| PkcPacket {
+            peer_public: k,
+            from: *from,
+            id: i as u32,
+            payload: p,
+        })
+        .collect();
+    let mut gw = PkcEngine::with_capacity(
+        StaticSecret::from_bytes(receiver.expose()).expect("key"),
+        64,
+    );
+    let one = Batch::with_threads(1);
+    let all = Batch::all_cores();
+    assert!(gw.open_batch(&packets, 0, &one).iter().all(|r| r.is_ok()));
+    let samples = if ctx.full { 15 } else { 7 };
+    let t_one = ctx.time_job(samples, || gw.open_batch(&packets, 0, &one));
+    let t_all = ctx.time_job(samples, || gw.open_batch(&packets, 0, &all));
+    let rate = |t: f64| n_packets as f64 / t;
+
+    vec![
+        Row::new(
+            SECTION,
+            "PKC open 200 B, cached key",
+            "µs/op",
+            Better::Lower,
+            cached * 1e6,
+            "uncached (ECDH per packet)",
+            Some(uncached * 1e6),
+        )
+        .seed("32x faster with cache (firmware PR, nRF52)"),
+        Row::new(
+            SECTION,
+            "PKC seal 200 B, cached key (OS-random nonce)",
+            "µs/op",
+            Better::Lower,
+            seal_cached * 1e6,
+            "uncached (ECDH per packet)",
+            Some(seal_uncached * 1e6),
+        ),
+        Row::new(
+            SECTION,
+            format!("batch open 200 B x {n_packets}, {} threads", all.threads()),
+            "pkt/s",
+            Better::Higher,
+            rate(t_all),
+            "same batch on 1 core",
+            Some(rate(t_one)),
+        ),
+    ]
+}
