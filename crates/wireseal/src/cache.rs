@@ -191,6 +191,12 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
     /// Reads the value for `peer` without counting or reordering anything
     /// (for parallel readers); `None` if absent or expired at `now`.
     pub fn peek(&self, peer: &[u8; PK], now: u64) -> Option<&V> {
+        self.peek_slot(peer, now).map(|(_, v)| v)
+    }
+
+    /// Like [`Self::peek`], also giving the slot number, for batch readers
+    /// that report their hits afterwards with [`Self::touch_slots`].
+    pub fn peek_slot(&self, peer: &[u8; PK], now: u64) -> Option<(usize, &V)> {
         let &i = self.index.get(peer)?;
         let s = &self.slots[i as usize];
         if let Some(ttl) = self.ttl {
@@ -198,7 +204,19 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
                 return None;
             }
         }
-        s.value.as_ref()
+        s.value.as_ref().map(|v| (i as usize, v))
+    }
+
+    /// Records `hits` lookups served by [`Self::peek_slot`] and marks the
+    /// slots flagged in `used` (indexed by slot number) as most recently used.
+    pub fn touch_slots(&mut self, used: &[bool], hits: u64) {
+        self.stats.hits += hits;
+        for (i, &u) in used.iter().enumerate().take(self.slots.len()) {
+            if u && self.slots[i].value.is_some() {
+                self.unlink(i as u32);
+                self.push_front(i as u32);
+            }
+        }
     }
 
     /// Returns the cached value for `peer`, deriving and inserting it with
@@ -385,6 +403,32 @@ mod tests {
         c.insert(&key(5), V::plain(5), 0);
         assert!(c.get(&key(1), 0).is_none());
         assert_eq!(c.len(), 3);
+    }
+
+    #[test]
+    fn touched_slots_become_most_recent() {
+        let mut c = cache(3);
+        for b in 1..=3 {
+            c.insert(&key(b), V::plain(b), 0);
+        }
+        let (slot, v) = c.peek_slot(&key(1), 0).unwrap();
+        assert_eq!(v.0, 1);
+        let mut used = vec![false; c.capacity()];
+        used[slot] = true;
+        c.touch_slots(&used, 5);
+        assert_eq!(c.stats().hits, 5);
+        c.insert(&key(4), V::plain(4), 0);
+        assert!(c.peek(&key(1), 0).is_some(), "touched entry survives");
+        assert!(c.peek(&key(2), 0).is_none(), "2 became least recently used");
+    }
+
+    #[test]
+    fn peek_respects_ttl() {
+        let mut c = cache(2).with_ttl(5);
+        c.insert(&key(1), V::plain(1), 10);
+        assert!(c.peek(&key(1), 14).is_some());
+        assert!(c.peek(&key(1), 15).is_none());
+        assert!(c.peek(&key(1), 9).is_none());
     }
 
     #[test]
