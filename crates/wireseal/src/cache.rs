@@ -21,10 +21,16 @@
 //!   invalidated, flushed, or when the cache is dropped.
 //!
 //! Memory: [`SharedSecretCache::BYTES_PER_SLOT`] bytes per slot plus the index
-//! (about `PK + 12` bytes per slot with the standard hash map's overhead).
+//! (about `PK + 5` bytes per slot, times the hash table's load factor).
 
 use std::collections::HashMap;
 use zeroize::ZeroizeOnDrop;
+
+/// The index's hasher: aHash with a random per-cache seed. The table never
+/// holds more than `capacity` keys, so even keys ground to collide cost at
+/// most a scan of `capacity` entries; SipHash's extra strength buys nothing
+/// here and costs a third of a cached Meshtastic open.
+type IndexHasher = ahash::RandomState;
 
 /// Default number of slots (the firmware proposal's size).
 pub const DEFAULT_CAPACITY: usize = 16;
@@ -60,7 +66,7 @@ struct Slot<V, const PK: usize> {
 pub struct SharedSecretCache<V: ZeroizeOnDrop, const PK: usize = 32> {
     own: Vec<u8>,
     slots: Box<[Slot<V, PK>]>,
-    index: HashMap<[u8; PK], u32>,
+    index: HashMap<[u8; PK], u32, IndexHasher>,
     /// Most recently used slot.
     head: u32,
     /// Least recently used slot.
@@ -105,7 +111,7 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         Self {
             own: own_public.to_vec(),
             slots: slots.into_boxed_slice(),
-            index: HashMap::with_capacity(capacity),
+            index: HashMap::with_capacity_and_hasher(capacity, IndexHasher::new()),
             head: NIL,
             tail: NIL,
             free: 0,

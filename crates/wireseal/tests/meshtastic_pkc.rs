@@ -205,6 +205,24 @@ fn batch_open_matches_one_at_a_time() {
         .iter()
         .any(|r| matches!(r, Err(Error::Replay { .. }))));
     assert!(serial.contains(&Err(Error::WeakPeerKey)));
+    // The caller-buffer variant: same results, plaintexts laid out in order.
+    let mut e = make();
+    let need = wireseal::meshtastic::batch_output_len(&packets);
+    let mut short = vec![0u8; need - 1];
+    assert_eq!(
+        e.open_batch_into(&packets, 0, &Batch::with_threads(2), &mut short)
+            .unwrap_err(),
+        Error::BufferTooSmall { required: need }
+    );
+    let mut out = vec![0u8; need];
+    let ranges = e
+        .open_batch_into(&packets, 0, &Batch::with_threads(2), &mut out)
+        .unwrap();
+    let as_vecs: Vec<_> = ranges
+        .into_iter()
+        .map(|r| r.map(|r| out[r].to_vec()))
+        .collect();
+    assert_eq!(as_vecs, serial);
     for threads in [1, 2, 4] {
         let mut e = make();
         assert_eq!(

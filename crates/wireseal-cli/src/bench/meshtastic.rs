@@ -4,7 +4,7 @@
 use super::{Better, Ctx, Row};
 use wireseal::batch::Batch;
 use wireseal::meshtastic::pkc::{open_uncached, sealed_len};
-use wireseal::meshtastic::{PkcEngine, PkcPacket};
+use wireseal::meshtastic::{batch_output_len, PkcEngine, PkcPacket};
 use wireseal::primitives::x25519::StaticSecret;
 
 const SECTION: &str = "meshtastic";
@@ -71,10 +71,14 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     );
     let one = Batch::with_threads(1);
     let all = Batch::all_cores();
-    assert!(gw.open_batch(&packets, 0, &one).iter().all(|r| r.is_ok()));
+    let mut out = vec![0u8; batch_output_len(&packets)];
+    let first = gw
+        .open_batch_into(&packets, 0, &one, &mut out)
+        .expect("buffer");
+    assert!(first.iter().all(|r| r.is_ok()));
     let samples = if ctx.full { 15 } else { 7 };
-    let t_one = ctx.time_job(samples, || gw.open_batch(&packets, 0, &one));
-    let t_all = ctx.time_job(samples, || gw.open_batch(&packets, 0, &all));
+    let t_one = ctx.time_job(samples, || gw.open_batch_into(&packets, 0, &one, &mut out));
+    let t_all = ctx.time_job(samples, || gw.open_batch_into(&packets, 0, &all, &mut out));
     let rate = |t: f64| n_packets as f64 / t;
 
     vec![

@@ -30,7 +30,7 @@ pub mod header;
 pub mod pkc;
 pub mod replay;
 
-pub use batch::PkcPacket;
+pub use batch::{batch_output_len, PkcPacket};
 pub use channel::ChannelKey;
 pub use error::Error;
 pub use header::{PacketHeader, HEADER_LEN, MAX_PAYLOAD_LEN};

@@ -279,14 +279,14 @@ pub fn open_uncached(
     Ok(out)
 }
 
-/// Opens with an already-derived key (used by batch open).
+/// Opens with an already-derived key into `out` (exactly the plaintext
+/// length; used by batch open).
 pub(super) fn open_with(
     key: &PkcKey,
     from: u32,
     id: u32,
     payload: &[u8],
-) -> Result<Vec<u8>, Error> {
-    let mut out = vec![0u8; opened_len(payload.len())?];
-    key.open(from, id, payload, &mut out)?;
-    Ok(out)
+    out: &mut [u8],
+) -> Result<(), Error> {
+    key.open(from, id, payload, out)
 }
