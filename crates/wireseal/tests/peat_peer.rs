@@ -237,7 +237,7 @@ fn key_exchange_rules() {
     // Closing stops traffic.
     a.close(B);
     assert_eq!(a.seal(B, b"x", 0), Err(PeatError::NoSession { peer: B }));
-    assert!(matches!(b.seal(A, b"x", 0), Ok(_)));
+    assert!(b.seal(A, b"x", 0).is_ok());
 }
 
 #[test]
