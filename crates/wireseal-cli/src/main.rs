@@ -25,6 +25,9 @@ struct Cli {
 enum Cmd {
     /// Generate a key pair.
     Keygen(commands::keygen::Args),
+    /// peat-btle BLE mesh: mesh-wide frames, genesis, encryption policy.
+    #[command(subcommand)]
+    Peat(commands::peat::Cmd),
     /// Measure every wire format against its baseline (quick by default).
     Bench(BenchArgs),
 }
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Keygen(a) => commands::keygen::run(a),
+        Cmd::Peat(c) => commands::peat::run(c),
         Cmd::Bench(b) => bench::run(&bench::Ctx { full: b.full }, &b.sections, b.json.as_deref()),
     };
     match result {
