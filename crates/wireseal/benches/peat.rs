@@ -2,6 +2,8 @@
 //! document size (with the bare AEAD and a plain copy for comparison), the
 //! nonce source, and per-peer E2EE.
 
+#![allow(missing_docs)] // criterion_group! generates an undocumented `pub fn benches`.
+
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use wireseal::peat::{
     sealed_len, KeyExchangeOutcome, MeshSealer, NonceSource, PeerSessions, PEER_OVERHEAD,
