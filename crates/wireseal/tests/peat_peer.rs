@@ -352,3 +352,31 @@ fn receive_dispatch_order_and_modes() {
         ));
     }
 }
+
+#[test]
+fn random_input_never_panics() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let (mut a, mut b) = pair();
+    let r = Receiver::new(Some(MeshKey::derive("DEMO", &[0x42; 32])), Mode::Strict);
+    for _ in 0..20_000 {
+        let len = rng.gen_range(0..96);
+        let mut f: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        if len > 0 {
+            f[0] = [0xAE, 0xAF, 0xB0, 0xB1, rng.gen()][rng.gen_range(0..5)];
+        }
+        if len >= 10 && rng.gen_bool(0.5) {
+            // Aim at the live session so the decrypt path runs.
+            f[2..6].copy_from_slice(&B.to_le_bytes());
+            f[6..10].copy_from_slice(&A.to_le_bytes());
+        }
+        let _ = r.receive(&f);
+        let _ = b.open(&f, 0);
+        let _ = b.handle_key_exchange(&f, 0);
+        let _ = KeyExchange::decode(&f);
+        let _ = PeerHeader::parse(&f);
+    }
+    // The genuine session survives all of it.
+    let f = a.seal(B, b"ok", 0).unwrap();
+    assert_eq!(b.open(&f, 0).unwrap().plaintext, b"ok");
+}
