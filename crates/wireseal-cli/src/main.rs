@@ -28,6 +28,9 @@ enum Cmd {
     /// Meshtastic PKC direct messages and channel packets.
     #[command(subcommand)]
     Meshtastic(commands::meshtastic::Cmd),
+    /// peat-btle BLE mesh: mesh-wide frames, genesis, encryption policy.
+    #[command(subcommand)]
+    Peat(commands::peat::Cmd),
     /// Measure every wire format against its baseline (quick by default).
     Bench(BenchArgs),
 }
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
     let result = match cli.cmd {
         Cmd::Keygen(a) => commands::keygen::run(a),
         Cmd::Meshtastic(c) => commands::meshtastic::run(c),
+        Cmd::Peat(c) => commands::peat::run(c),
         Cmd::Bench(b) => bench::run(&bench::Ctx { full: b.full }, &b.sections, b.json.as_deref()),
     };
     match result {

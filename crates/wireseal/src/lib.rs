@@ -7,6 +7,7 @@
 //! | module | wire format |
 //! |---|---|
 //! | [`meshtastic`] | Meshtastic PKC direct messages and channel packets |
+//! | [`peat`] | peat-btle BLE-mesh mesh-wide and per-peer E2EE frames, encryption policy |
 //!
 //! The crate is sans-IO: no sockets, files, clocks or threads of its own in
 //! protocol code. Time comes in as a `now` argument; bytes come in and out.
@@ -21,6 +22,7 @@ pub mod batch;
 pub mod cache;
 pub mod entropy;
 pub mod error;
+pub mod peat;
 pub mod primitives;
 pub mod secret;
 

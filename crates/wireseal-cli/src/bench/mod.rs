@@ -6,6 +6,7 @@
 //! measure, so `--quick` and `--full` scale every section alike.
 
 mod meshtastic;
+mod peat;
 mod timing;
 
 pub use timing::Ctx;
@@ -88,10 +89,16 @@ pub struct Section {
 }
 
 /// Every section, in print order.
-pub const SECTIONS: &[Section] = &[Section {
-    name: "meshtastic",
-    run: meshtastic::run,
-}];
+pub const SECTIONS: &[Section] = &[
+    Section {
+        name: "meshtastic",
+        run: meshtastic::run,
+    },
+    Section {
+        name: "peat",
+        run: peat::run,
+    },
+];
 
 /// Runs the selected sections and prints the table; writes JSON if asked.
 pub fn run(ctx: &Ctx, only: &[String], json: Option<&std::path::Path>) -> anyhow::Result<()> {

@@ -2,3 +2,4 @@
 
 pub mod keygen;
 pub mod meshtastic;
+pub mod peat;

@@ -6,6 +6,7 @@
 
 pub mod aes_ccm;
 pub mod aes_ctr;
+pub mod blake3;
 pub mod chacha20poly1305;
 pub mod sha;
 pub mod x25519;

@@ -1,0 +1,280 @@
+//! `wireseal bench --section peat`: the shape of peat-btle's own tables
+//! (docs/encryption-performance.md): latency plain vs encrypted per document
+//! size, size overhead, and documents per second on one core and all cores.
+//!
+//! The baseline measured in the same run is the unencrypted path (copying
+//! the document, as peat-btle's "plain" columns do). The peat-btle crate
+//! itself is not on the package registry this project builds from, so its
+//! figures appear as seed figures.
+
+use super::{Better, Ctx, Row};
+use std::hint::black_box;
+use wireseal::batch::Batch;
+use wireseal::peat::{
+    open_batch_in_place, policy, seal_batch, sealed_len, KeyExchangeOutcome, MeshKey, MeshSealer,
+    NonceSource, PeerSessions, MESH_OVERHEAD, PEER_OVERHEAD,
+};
+use wireseal::primitives::x25519::StaticSecret;
+
+const S: &str = "peat";
+
+/// Document sizes of peat-btle's table: 0, 1, 5, 10 and 20 chats.
+/// (size, label, peat-btle debug build column, sync column).
+const SIZES: [(usize, &str, &str, &str); 5] = [
+    (
+        51,
+        "0 chats",
+        "peat-btle debug: 64 µs (plain 1)",
+        "debug: 105 µs (plain 1)",
+    ),
+    (
+        129,
+        "1 chat",
+        "peat-btle debug: 77 µs (plain <1)",
+        "debug: 146 µs (plain 2)",
+    ),
+    (
+        417,
+        "5 chats",
+        "peat-btle debug: 131 µs (plain 1)",
+        "debug: 255 µs (plain 4)",
+    ),
+    (
+        633,
+        "10 chats",
+        "peat-btle debug: 147 µs (plain 4)",
+        "debug: 290 µs (plain 8)",
+    ),
+    (
+        641,
+        "20 chats",
+        "peat-btle debug: 145 µs (plain 4)",
+        "debug: 288 µs (plain 8)",
+    ),
+];
+
+fn doc(n: usize) -> Vec<u8> {
+    (0..n).map(|i| (i * 7 + 1) as u8).collect()
+}
+
+/// The unencrypted path: the document is copied out and copied back in.
+fn plain_round_trip(d: &[u8], out: &mut [u8], back: &mut [u8]) -> u8 {
+    out[..d.len()].copy_from_slice(black_box(d));
+    back[..d.len()].copy_from_slice(black_box(&out[..d.len()]));
+    back[0]
+}
+
+/// Runs the section.
+pub fn run(ctx: &Ctx) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut sealer = MeshSealer::new("BENCH", &[0x42; 32]);
+    let mut frame = vec![0u8; sealed_len(1024)];
+    let mut back = vec![0u8; 1024];
+    let mut enc_633 = 0.0;
+    let mut plain_633 = 0.0;
+
+    let mut enc_only_633 = 0.0;
+    for (n, label, build, sync) in SIZES {
+        let d = doc(n);
+        let seal = ctx.time_per_op(|| sealer.seal_into(&d, &mut frame).map(|l| frame[l - 1]));
+        let copy = ctx.time_per_op(|| {
+            frame[..n].copy_from_slice(black_box(&d));
+            frame[0]
+        });
+        let enc = ctx.time_per_op(|| {
+            let len = sealer
+                .seal_into(&d, &mut frame)
+                .expect("buffer is large enough");
+            let pt = sealer
+                .open_in_place(&mut frame[..len])
+                .expect("own frame opens");
+            pt[0]
+        });
+        let plain = ctx.time_per_op(|| plain_round_trip(&d, &mut frame, &mut back));
+        if n == 633 {
+            enc_633 = enc;
+            plain_633 = plain;
+            enc_only_633 = seal - copy;
+        }
+        rows.push(
+            Row::new(
+                S,
+                format!("encrypt {n} B doc ({label})"),
+                "µs",
+                Better::Lower,
+                seal * 1e6,
+                "plain (copy)",
+                Some(copy * 1e6),
+            )
+            .seed(build),
+        );
+        rows.push(
+            Row::new(
+                S,
+                format!("encrypt+decrypt {n} B doc ({label})"),
+                "µs",
+                Better::Lower,
+                enc * 1e6,
+                "plain (copy out + in)",
+                Some(plain * 1e6),
+            )
+            .seed(sync),
+        );
+    }
+    rows.push(
+        Row::new(
+            S,
+            "encryption overhead per 633 B doc (encrypt)",
+            "µs",
+            Better::Lower,
+            enc_only_633.max(0.0) * 1e6,
+            "target",
+            Some(0.6),
+        )
+        .seed("peat-btle debug: +143 µs"),
+    );
+    rows.push(
+        Row::new(
+            S,
+            "overhead per 633 B doc (encrypt+decrypt)",
+            "µs",
+            Better::Lower,
+            (enc_633 - plain_633).max(0.0) * 1e6,
+            "-",
+            None,
+        )
+        .seed("peat-btle debug: +282 µs"),
+    );
+
+    rows.push(
+        Row::new(
+            S,
+            "size overhead, mesh-wide frame (0xAE)",
+            "bytes",
+            Better::Lower,
+            MESH_OVERHEAD as f64,
+            "peat-btle (same wire format)",
+            Some(30.0),
+        )
+        .seed("30 bytes: marker 2 + nonce 12 + tag 16"),
+    );
+    rows.push(Row::new(
+        S,
+        "size overhead, per-peer frame (0xAF)",
+        "bytes",
+        Better::Lower,
+        PEER_OVERHEAD as f64,
+        "peat-btle (same wire format)",
+        Some(46.0),
+    ));
+
+    rows.push(
+        Row::new(
+            S,
+            "633 B docs/s encrypt+decrypt, 1 core",
+            "docs/s",
+            Better::Higher,
+            1.0 / enc_633,
+            "plain (unencrypted), 1 core",
+            Some(1.0 / plain_633),
+        )
+        .seed("peat-btle: 7,148/s debug (97% loss); ~205,000/s 0.2.4 release here; target 1,000,000/s"),
+    );
+
+    // Batch: the library's seal_batch + open_batch_in_place, 1 thread vs all.
+    let count = if ctx.full { 65_536 } else { 16_384 };
+    let d633 = doc(633);
+    let docs: Vec<&[u8]> = (0..count).map(|_| d633.as_slice()).collect();
+    let key = MeshKey::derive("BENCH", &[0x42; 32]);
+    let mut nonces = NonceSource::new();
+    let mut batch_rate = |b: &Batch| {
+        let t = ctx.time_job(ctx.samples(), || {
+            let mut frames = seal_batch(b, &key, &mut nonces, &docs);
+            let r = open_batch_in_place(b, &key, &mut frames);
+            assert!(r.iter().all(|x| x.is_ok()));
+            frames.len()
+        });
+        count as f64 / t
+    };
+    let one_core = batch_rate(&Batch::with_threads(1));
+    let all = Batch::all_cores();
+    let all_cores = batch_rate(&all);
+    rows.push(
+        Row::new(
+            S,
+            format!("633 B docs/s batch, {} cores vs 1", all.threads()),
+            "docs/s",
+            Better::Higher,
+            all_cores,
+            "same batch API, 1 core",
+            Some(one_core),
+        )
+        .seed("target: all cores >= 1.8x one core"),
+    );
+
+    // Nonce source: amortised getrandom vs one getrandom per frame.
+    let mut ns = NonceSource::new();
+    let buffered = ctx.time_per_op(|| ns.next_nonce());
+    let syscall = ctx.time_per_op(wireseal::entropy::random_array::<12>);
+    rows.push(Row::new(
+        S,
+        "12-byte nonce from OS CSPRNG",
+        "ns",
+        Better::Lower,
+        buffered * 1e9,
+        "one getrandom per frame",
+        Some(syscall * 1e9),
+    ));
+
+    // Per-peer E2EE, 633 B, established session (no baseline in this run).
+    let mut a = PeerSessions::new(1, StaticSecret::generate());
+    let mut b = PeerSessions::new(2, StaticSecret::generate());
+    let kx = a.initiate(2, 0).expect("distinct node ids");
+    if let Ok(KeyExchangeOutcome::Established { response, .. }) = b.handle_key_exchange(&kx, 0) {
+        if a.handle_key_exchange(&response, 0).is_ok() {
+            let mut pframe = vec![0u8; d633.len() + PEER_OVERHEAD];
+            let e2ee = ctx.time_per_op(|| {
+                let n = a
+                    .seal_into(2, &d633, 0, &mut pframe)
+                    .expect("session is up");
+                b.open_in_place(&mut pframe[..n], 0)
+                    .map(|(_, p)| p.len())
+                    .unwrap_or(0)
+            });
+            rows.push(Row::new(
+                S,
+                "per-peer E2EE encrypt+decrypt 633 B",
+                "µs",
+                Better::Lower,
+                e2ee * 1e6,
+                "mesh-wide, same run",
+                Some(enc_633 * 1e6),
+            ));
+        }
+    }
+
+    // The policy decision itself.
+    let p = policy::Policy::new(policy::Level::Selective).with_adaptive(20, 10.0);
+    let c = policy::Conditions {
+        battery_percent: 50,
+        update_rate_hz: 2.0,
+    };
+    let t = ctx.time_per_op(|| {
+        policy::decide(
+            black_box(&p),
+            black_box(policy::DataType::Location),
+            policy::Link::KnownPeer,
+            c,
+        )
+    });
+    rows.push(Row::new(
+        S,
+        "policy decision (Selective + adaptive)",
+        "ns",
+        Better::Lower,
+        t * 1e9,
+        "-",
+        None,
+    ));
+    rows
+}

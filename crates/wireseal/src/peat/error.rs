@@ -1,0 +1,105 @@
+//! The `peat` module's error type.
+
+use thiserror::Error;
+
+/// Everything that can go wrong sealing, opening or dispatching a peat-btle frame.
+///
+/// Authentication failures are one opaque variant ([`PeatError::Auth`]); the
+/// other variants tell the caller what to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum PeatError {
+    /// The frame is shorter than its fixed header plus tag.
+    #[error("frame too short: {len} bytes, at least {min} needed")]
+    TooShort {
+        /// Bytes given.
+        len: usize,
+        /// Smallest valid length.
+        min: usize,
+    },
+    /// A fixed-size frame (key exchange) has the wrong length.
+    #[error("frame has {len} bytes, expected exactly {expected}")]
+    WrongLength {
+        /// Bytes given.
+        len: usize,
+        /// The only valid length.
+        expected: usize,
+    },
+    /// The first byte is not the marker this call handles.
+    #[error("unexpected marker byte 0x{found:02X} (expected 0x{expected:02X})")]
+    WrongMarker {
+        /// Marker found.
+        found: u8,
+        /// Marker expected.
+        expected: u8,
+    },
+    /// The tag did not verify: wrong key, or the frame was modified.
+    #[error("authentication failed (wrong key, or the frame was modified)")]
+    Auth,
+    /// The caller's output buffer is too small.
+    #[error("output buffer too small: {required} bytes required")]
+    BufferTooSmall {
+        /// Bytes needed.
+        required: usize,
+    },
+    /// Strict mode: an unencrypted frame was received.
+    #[error("unencrypted frame rejected (strict encryption mode)")]
+    UnencryptedInStrictMode,
+    /// An encrypted mesh-wide frame arrived but this node has no mesh key.
+    #[error("encrypted frame received but no mesh key is configured")]
+    NoMeshKey,
+    /// A per-peer frame addressed to another node.
+    #[error("per-peer frame is addressed to node {recipient:08X}, not to us")]
+    NotForUs {
+        /// The recipient named in the frame.
+        recipient: u32,
+    },
+    /// No session (or no established session) with this peer.
+    #[error("no established E2EE session with node {peer:08X}")]
+    NoSession {
+        /// The peer's node id.
+        peer: u32,
+    },
+    /// The session with this peer has timed out; start a new key exchange.
+    #[error("E2EE session with node {peer:08X} has expired")]
+    SessionExpired {
+        /// The peer's node id.
+        peer: u32,
+    },
+    /// The session table is full of live sessions.
+    #[error("E2EE session limit reached ({max} sessions)")]
+    SessionLimit {
+        /// The configured cap.
+        max: usize,
+    },
+    /// The frame's counter is below the next expected one, or its nonce was
+    /// seen recently: a replay.
+    #[error("replayed per-peer frame: counter {counter}, next expected {expected}")]
+    Replay {
+        /// Counter in the frame.
+        counter: u64,
+        /// Lowest counter still accepted.
+        expected: u64,
+    },
+    /// The outbound counter is exhausted; re-key.
+    #[error("per-peer message counter exhausted; start a new session")]
+    CounterExhausted,
+    /// The peer's X25519 public key is of low order or malformed.
+    #[error("weak or invalid X25519 public key")]
+    WeakPublicKey,
+    /// The key-exchange frame names our own node id as its sender.
+    #[error("key exchange claims our own node id")]
+    OwnNodeId,
+}
+
+impl From<crate::error::AeadError> for PeatError {
+    fn from(_: crate::error::AeadError) -> Self {
+        PeatError::Auth
+    }
+}
+
+impl From<crate::error::KeyError> for PeatError {
+    fn from(_: crate::error::KeyError) -> Self {
+        PeatError::WeakPublicKey
+    }
+}

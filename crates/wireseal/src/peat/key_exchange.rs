@@ -1,0 +1,63 @@
+//! Key-exchange frames (39 bytes):
+//! `0xB0 | 0x00 | sender u32 LE | flags u8 (bit 0 = ephemeral) | X25519 public key(32)`.
+
+use super::{PeatError, KEY_EXCHANGE_MARKER};
+
+/// Length of a key-exchange frame.
+pub const KEY_EXCHANGE_LEN: usize = 39;
+
+/// A decoded key-exchange frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyExchange {
+    /// The sender's node id.
+    pub sender: u32,
+    /// Flag bit 0: the key is ephemeral.
+    pub ephemeral: bool,
+    /// The sender's X25519 public key.
+    pub public_key: [u8; 32],
+}
+
+impl KeyExchange {
+    /// Encodes the 39-byte frame.
+    pub fn encode(&self) -> [u8; KEY_EXCHANGE_LEN] {
+        let mut f = [0u8; KEY_EXCHANGE_LEN];
+        f[0] = KEY_EXCHANGE_MARKER;
+        f[1] = 0;
+        f[2..6].copy_from_slice(&self.sender.to_le_bytes());
+        f[6] = u8::from(self.ephemeral);
+        f[7..].copy_from_slice(&self.public_key);
+        f
+    }
+
+    /// Decodes a key-exchange frame. The reserved byte and the flag bits
+    /// other than bit 0 are ignored, as peers ignore them; the length must be
+    /// exactly 39 (peers never send more).
+    pub fn decode(frame: &[u8]) -> Result<Self, PeatError> {
+        match frame.first() {
+            Some(&KEY_EXCHANGE_MARKER) => {}
+            Some(&found) => {
+                return Err(PeatError::WrongMarker {
+                    found,
+                    expected: KEY_EXCHANGE_MARKER,
+                })
+            }
+            None => {
+                return Err(PeatError::WrongLength {
+                    len: 0,
+                    expected: KEY_EXCHANGE_LEN,
+                })
+            }
+        }
+        let f: &[u8; KEY_EXCHANGE_LEN] = frame.try_into().map_err(|_| PeatError::WrongLength {
+            len: frame.len(),
+            expected: KEY_EXCHANGE_LEN,
+        })?;
+        let mut public_key = [0u8; 32];
+        public_key.copy_from_slice(&f[7..]);
+        Ok(Self {
+            sender: u32::from_le_bytes([f[2], f[3], f[4], f[5]]),
+            ephemeral: f[6] & 1 != 0,
+            public_key,
+        })
+    }
+}

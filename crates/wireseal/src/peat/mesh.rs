@@ -1,0 +1,257 @@
+//! Mesh-wide frames: `0xAE 0x00 | nonce(12) | ChaCha20-Poly1305(ct || tag16)`,
+//! no AAD, one key per mesh.
+//!
+//! The key is HKDF-SHA256(salt = mesh_id bytes, ikm = 32-byte secret,
+//! info = "PEAT-BTLE-mesh-encryption-v1"), derived and expanded once
+//! ([`MeshKey::derive`]); peat-btle re-creates its cipher for every document.
+
+use super::nonce::NonceSource;
+use super::{PeatError, MESH_MARKER};
+use crate::primitives::chacha20poly1305::{ChaChaKey, NONCE_LEN, TAG_LEN};
+use crate::primitives::sha::hkdf_sha256;
+use crate::secret::Secret;
+
+/// HKDF info string of the mesh-wide key.
+pub const MESH_HKDF_INFO: &[u8] = b"PEAT-BTLE-mesh-encryption-v1";
+
+/// Bytes before the ciphertext: marker, reserved byte, nonce.
+pub const MESH_HEADER_LEN: usize = 2 + NONCE_LEN;
+
+/// Bytes a mesh-wide frame adds to a document (header and tag): 30.
+pub const MESH_OVERHEAD: usize = MESH_HEADER_LEN + TAG_LEN;
+
+/// Length of the mesh-wide frame that seals `plaintext_len` bytes.
+pub const fn sealed_len(plaintext_len: usize) -> usize {
+    plaintext_len + MESH_OVERHEAD
+}
+
+/// Length of the plaintext inside a mesh-wide frame of `frame_len` bytes
+/// (`None` when the frame is too short to be one).
+pub const fn opened_len(frame_len: usize) -> Option<usize> {
+    frame_len.checked_sub(MESH_OVERHEAD)
+}
+
+/// The raw 32-byte mesh-wide key: HKDF-SHA256(salt = `mesh_id` bytes,
+/// ikm = `secret`, info = [`MESH_HKDF_INFO`]).
+pub fn derive_key_bytes(mesh_id: &str, secret: &[u8; 32]) -> Secret<32> {
+    hkdf_sha256::<32>(mesh_id.as_bytes(), secret, MESH_HKDF_INFO)
+}
+
+/// The expanded mesh-wide ChaCha20-Poly1305 key (wiped on drop). `Sync`, so
+/// one key serves every thread of a batch.
+#[derive(Debug)]
+pub struct MeshKey {
+    cipher: ChaChaKey,
+}
+
+impl MeshKey {
+    /// Derives the key of mesh `mesh_id` from the 32-byte shared secret.
+    pub fn derive(mesh_id: &str, secret: &[u8; 32]) -> Self {
+        let key = derive_key_bytes(mesh_id, secret);
+        Self {
+            cipher: ChaChaKey::new(key.expose()),
+        }
+    }
+
+    /// Seals `plaintext` with the given `nonce` into `out[..sealed_len]` and
+    /// returns that length. The nonce must never repeat under this key; use
+    /// [`MeshSealer`] unless you are reproducing a vector.
+    pub fn seal_with_nonce_into(
+        &self,
+        nonce: &[u8; NONCE_LEN],
+        plaintext: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, PeatError> {
+        let n = sealed_len(plaintext.len());
+        let Some(out) = out.get_mut(..n) else {
+            return Err(PeatError::BufferTooSmall { required: n });
+        };
+        let (head, rest) = out.split_at_mut(MESH_HEADER_LEN);
+        head[0] = MESH_MARKER;
+        head[1] = 0;
+        head[2..].copy_from_slice(nonce);
+        let (body, tag_out) = rest.split_at_mut(plaintext.len());
+        body.copy_from_slice(plaintext);
+        let tag = self.cipher.seal_in_place(nonce, b"", body);
+        tag_out.copy_from_slice(&tag);
+        Ok(n)
+    }
+
+    /// Seals `plaintext` with the given `nonce` into a new frame.
+    pub fn seal_with_nonce(&self, nonce: &[u8; NONCE_LEN], plaintext: &[u8]) -> Vec<u8> {
+        let mut out = vec![0u8; sealed_len(plaintext.len())];
+        // The buffer has exactly the right length, so this cannot fail.
+        let _ = self.seal_with_nonce_into(nonce, plaintext, &mut out);
+        out
+    }
+
+    /// Verifies and decrypts a mesh-wide frame in place; returns the
+    /// plaintext, which lies inside `frame`. The reserved byte is ignored, as
+    /// peers ignore it. On failure the ciphertext is wiped and nothing is
+    /// released.
+    pub fn open_in_place<'a>(&self, frame: &'a mut [u8]) -> Result<&'a mut [u8], PeatError> {
+        check_mesh_frame(frame)?;
+        let (head, ct_and_tag) = frame.split_at_mut(MESH_HEADER_LEN);
+        let mut nonce = [0u8; NONCE_LEN];
+        nonce.copy_from_slice(&head[2..]);
+        Ok(self.cipher.open_in_place(&nonce, b"", ct_and_tag)?)
+    }
+
+    /// Verifies and decrypts a mesh-wide frame into `out[..opened_len]`,
+    /// returning that length. `out` must hold [`opened_len`] + 16 bytes (the
+    /// tag is verified in the caller's buffer before any plaintext is kept);
+    /// on failure that area is wiped.
+    pub fn open_into(&self, frame: &[u8], out: &mut [u8]) -> Result<usize, PeatError> {
+        check_mesh_frame(frame)?;
+        let body = &frame[MESH_HEADER_LEN..];
+        let Some(work) = out.get_mut(..body.len()) else {
+            return Err(PeatError::BufferTooSmall {
+                required: body.len(),
+            });
+        };
+        work.copy_from_slice(body);
+        let mut nonce = [0u8; NONCE_LEN];
+        nonce.copy_from_slice(&frame[2..MESH_HEADER_LEN]);
+        let pt = self.cipher.open_in_place(&nonce, b"", work)?;
+        Ok(pt.len())
+    }
+
+    /// Verifies and decrypts a mesh-wide frame into a new vector.
+    pub fn open(&self, frame: &[u8]) -> Result<Vec<u8>, PeatError> {
+        check_mesh_frame(frame)?;
+        let mut buf = frame[MESH_HEADER_LEN..].to_vec();
+        let mut nonce = [0u8; NONCE_LEN];
+        nonce.copy_from_slice(&frame[2..MESH_HEADER_LEN]);
+        let n = self.cipher.open_in_place(&nonce, b"", &mut buf)?.len();
+        buf.truncate(n);
+        Ok(buf)
+    }
+}
+
+fn check_mesh_frame(frame: &[u8]) -> Result<(), PeatError> {
+    match frame.first() {
+        Some(&MESH_MARKER) => {}
+        Some(&found) => {
+            return Err(PeatError::WrongMarker {
+                found,
+                expected: MESH_MARKER,
+            })
+        }
+        None => {
+            return Err(PeatError::TooShort {
+                len: 0,
+                min: MESH_OVERHEAD,
+            })
+        }
+    }
+    if frame.len() < MESH_OVERHEAD {
+        return Err(PeatError::TooShort {
+            len: frame.len(),
+            min: MESH_OVERHEAD,
+        });
+    }
+    Ok(())
+}
+
+/// A mesh key plus its own nonce supply: what a node uses to send.
+#[derive(Debug)]
+pub struct MeshSealer {
+    key: MeshKey,
+    nonces: NonceSource,
+}
+
+impl MeshSealer {
+    /// A sealer for mesh `mesh_id` with the 32-byte shared secret.
+    pub fn new(mesh_id: &str, secret: &[u8; 32]) -> Self {
+        Self::from_key(MeshKey::derive(mesh_id, secret))
+    }
+
+    /// A sealer around an already derived key.
+    pub fn from_key(key: MeshKey) -> Self {
+        Self {
+            key,
+            nonces: NonceSource::new(),
+        }
+    }
+
+    /// The key, for opening frames.
+    pub fn key(&self) -> &MeshKey {
+        &self.key
+    }
+
+    /// The nonce supply (call [`NonceSource::discard`] after a `fork`).
+    pub fn nonces_mut(&mut self) -> &mut NonceSource {
+        &mut self.nonces
+    }
+
+    /// Seals `plaintext` with a fresh random nonce into
+    /// `out[..sealed_len(plaintext.len())]`; returns that length.
+    pub fn seal_into(&mut self, plaintext: &[u8], out: &mut [u8]) -> Result<usize, PeatError> {
+        let n = sealed_len(plaintext.len());
+        if out.len() < n {
+            return Err(PeatError::BufferTooSmall { required: n });
+        }
+        let nonce = self.nonces.next_nonce();
+        self.key.seal_with_nonce_into(&nonce, plaintext, out)
+    }
+
+    /// Seals `plaintext` with a fresh random nonce into a new frame.
+    pub fn seal(&mut self, plaintext: &[u8]) -> Vec<u8> {
+        let nonce = self.nonces.next_nonce();
+        self.key.seal_with_nonce(&nonce, plaintext)
+    }
+
+    /// Same as [`MeshKey::open`].
+    pub fn open(&self, frame: &[u8]) -> Result<Vec<u8>, PeatError> {
+        self.key.open(frame)
+    }
+
+    /// Same as [`MeshKey::open_in_place`].
+    pub fn open_in_place<'a>(&self, frame: &'a mut [u8]) -> Result<&'a mut [u8], PeatError> {
+        self.key.open_in_place(frame)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(MESH_OVERHEAD, 30);
+        assert_eq!(sealed_len(633), 663);
+        assert_eq!(opened_len(663), Some(633));
+        assert_eq!(opened_len(29), None);
+    }
+
+    #[test]
+    fn sealer_round_trip_and_fresh_nonces() {
+        let mut s = MeshSealer::new("DEMO", &[0x42; 32]);
+        let a = s.seal(b"same");
+        let b = s.seal(b"same");
+        assert_ne!(a[2..14], b[2..14]);
+        assert_eq!(s.open(&a).unwrap(), b"same");
+        let mut buf = [0u8; 64];
+        let n = s.seal_into(b"doc", &mut buf).unwrap();
+        assert_eq!(n, 33);
+        assert_eq!(s.open_in_place(&mut buf[..n]).unwrap(), b"doc");
+        assert_eq!(
+            s.seal_into(b"doc", &mut [0u8; 32]),
+            Err(PeatError::BufferTooSmall { required: 33 })
+        );
+    }
+
+    #[test]
+    fn open_into_needs_room_for_the_tag() {
+        let k = MeshKey::derive("DEMO", &[0x42; 32]);
+        let f = k.seal_with_nonce(&[7; 12], b"hello");
+        let mut out = [0u8; 20];
+        assert_eq!(
+            k.open_into(&f, &mut out),
+            Err(PeatError::BufferTooSmall { required: 21 })
+        );
+        let mut out = [0u8; 21];
+        assert_eq!(k.open_into(&f, &mut out), Ok(5));
+        assert_eq!(&out[..5], b"hello");
+    }
+}

@@ -1,0 +1,261 @@
+//! The encryption policy peat-btle proposed (docs/encryption-performance.md)
+//! and never built: pure data plus one pure decision function.
+//!
+//! [`decide`] maps (data type, peer link, battery, update rate, policy) to
+//! the protection a message gets, in four steps:
+//!
+//! 1. **base**, from the policy [`Level`]: `None` → plain, `MeshWide` →
+//!    mesh-wide, `PeerE2ee` → per-peer, `Selective` → the policy's
+//!    classification of the data type;
+//! 2. **link override** for the peer's [`Link`] (by default: a trusted local
+//!    link lowers to plain, a known peer keeps, an untrusted relay raises to
+//!    per-peer);
+//! 3. **adaptive** rule: battery below a threshold or update rate above a
+//!    threshold lowers to plain;
+//! 4. **floor**: a type on the always-encrypt list ends at least at
+//!    `max(mesh-wide, its classification)`; no rule can take it lower.
+//!
+//! A strict receiver ([`admits`]) accepts a message only at or above the
+//! protection the policy would have given it.
+
+/// How a single message is protected, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Protection {
+    /// Sent in the clear.
+    Plain,
+    /// Mesh-wide ChaCha20-Poly1305 (0xAE frame).
+    MeshWide,
+    /// Per-peer end-to-end (0xAF frame).
+    PeerE2ee,
+}
+
+/// The policy's overall level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// No encryption (development, trusted networks).
+    None,
+    /// Everything mesh-wide (peat-btle's default).
+    MeshWide,
+    /// By data type, per the classification table.
+    Selective,
+    /// Everything per-peer end-to-end.
+    PeerE2ee,
+}
+
+/// What a message carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DataType {
+    /// A counter update.
+    Counter,
+    /// A heartbeat.
+    Heartbeat,
+    /// A position report.
+    Location,
+    /// A chat message.
+    Chat,
+    /// An emergency alert.
+    Emergency,
+    /// A chat message for one recipient only.
+    SensitiveChat,
+    /// An application-defined type.
+    App(u16),
+}
+
+/// The kind of link to the peer a message goes to (or comes from).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Link {
+    /// Same device or a trusted local connection.
+    TrustedLocal,
+    /// A known, authenticated mesh peer.
+    KnownPeer,
+    /// An unknown peer or an untrusted relay.
+    UntrustedRelay,
+}
+
+/// What a link does to the base protection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Override {
+    /// Leave it.
+    Keep,
+    /// Raise it to at least this.
+    AtLeast(Protection),
+    /// Lower it to at most this.
+    AtMost(Protection),
+}
+
+/// The adaptive rule: when to drop to plain, and what never drops.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Adaptive {
+    /// Lower to plain when the battery is below this percentage.
+    pub battery_below_percent: u8,
+    /// Lower to plain when updates come faster than this (Hz).
+    pub rate_above_hz: f64,
+}
+
+/// The whole policy, as data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Policy {
+    /// The overall level.
+    pub level: Level,
+    /// Classification used at [`Level::Selective`] (first match wins).
+    pub classes: Vec<(DataType, Protection)>,
+    /// Protection of a type the classification does not list.
+    pub unlisted: Protection,
+    /// Override for a trusted local link.
+    pub trusted_local: Override,
+    /// Override for a known peer.
+    pub known_peer: Override,
+    /// Override for an untrusted relay.
+    pub untrusted_relay: Override,
+    /// The adaptive rule, if enabled.
+    pub adaptive: Option<Adaptive>,
+    /// Types no rule may lower below `max(MeshWide, classification)`.
+    pub always_encrypt: Vec<DataType>,
+}
+
+impl Policy {
+    /// The classification peat-btle's analysis proposes: counters and
+    /// heartbeats plain; location, chat and emergencies mesh-wide; sensitive
+    /// chat per-peer; application types mesh-wide.
+    pub fn default_classes() -> Vec<(DataType, Protection)> {
+        vec![
+            (DataType::Counter, Protection::Plain),
+            (DataType::Heartbeat, Protection::Plain),
+            (DataType::Location, Protection::MeshWide),
+            (DataType::Chat, Protection::MeshWide),
+            (DataType::Emergency, Protection::MeshWide),
+            (DataType::SensitiveChat, Protection::PeerE2ee),
+        ]
+    }
+
+    /// A policy at `level` with the default classification and link rules,
+    /// no adaptive rule, and emergencies and sensitive chat always encrypted.
+    pub fn new(level: Level) -> Self {
+        Self {
+            level,
+            classes: Self::default_classes(),
+            unlisted: Protection::MeshWide,
+            trusted_local: Override::AtMost(Protection::Plain),
+            known_peer: Override::Keep,
+            untrusted_relay: Override::AtLeast(Protection::PeerE2ee),
+            adaptive: None,
+            always_encrypt: vec![DataType::Emergency, DataType::SensitiveChat],
+        }
+    }
+
+    /// Adds the adaptive rule.
+    pub fn with_adaptive(mut self, battery_below_percent: u8, rate_above_hz: f64) -> Self {
+        self.adaptive = Some(Adaptive {
+            battery_below_percent,
+            rate_above_hz,
+        });
+        self
+    }
+
+    /// The classification of `t` (or [`Policy::unlisted`]).
+    pub fn classify(&self, t: DataType) -> Protection {
+        self.classes
+            .iter()
+            .find(|(d, _)| *d == t)
+            .map_or(self.unlisted, |(_, p)| *p)
+    }
+}
+
+/// The device's conditions when a message is sent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Conditions {
+    /// Battery charge, percent.
+    pub battery_percent: u8,
+    /// How often this data type is being updated, Hz.
+    pub update_rate_hz: f64,
+}
+
+/// Which step set the final protection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// The level / classification.
+    Base,
+    /// The link override.
+    Link,
+    /// The adaptive rule.
+    Adaptive,
+    /// The always-encrypt floor.
+    AlwaysEncrypt,
+}
+
+/// The result of [`decide`], with its trail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    /// The protection to use.
+    pub protection: Protection,
+    /// After step 1.
+    pub base: Protection,
+    /// After step 2.
+    pub after_link: Protection,
+    /// After step 3.
+    pub after_adaptive: Protection,
+    /// The last rule that changed the protection.
+    pub decided_by: Rule,
+}
+
+/// Decides the protection of one message. Pure: same inputs, same output.
+pub fn decide(policy: &Policy, data: DataType, link: Link, cond: Conditions) -> Decision {
+    let class = policy.classify(data);
+    let base = match policy.level {
+        Level::None => Protection::Plain,
+        Level::MeshWide => Protection::MeshWide,
+        Level::Selective => class,
+        Level::PeerE2ee => Protection::PeerE2ee,
+    };
+    let mut decided_by = Rule::Base;
+    let ov = match link {
+        Link::TrustedLocal => policy.trusted_local,
+        Link::KnownPeer => policy.known_peer,
+        Link::UntrustedRelay => policy.untrusted_relay,
+    };
+    let after_link = match ov {
+        Override::Keep => base,
+        Override::AtLeast(p) => base.max(p),
+        Override::AtMost(p) => base.min(p),
+    };
+    if after_link != base {
+        decided_by = Rule::Link;
+    }
+    let low_power = policy.adaptive.as_ref().is_some_and(|a| {
+        cond.battery_percent < a.battery_below_percent || cond.update_rate_hz > a.rate_above_hz
+    });
+    let after_adaptive = if low_power {
+        Protection::Plain
+    } else {
+        after_link
+    };
+    if after_adaptive != after_link {
+        decided_by = Rule::Adaptive;
+    }
+    let protection = if policy.always_encrypt.contains(&data) {
+        after_adaptive.max(class.max(Protection::MeshWide))
+    } else {
+        after_adaptive
+    };
+    if protection != after_adaptive {
+        decided_by = Rule::AlwaysEncrypt;
+    }
+    Decision {
+        protection,
+        base,
+        after_link,
+        after_adaptive,
+        decided_by,
+    }
+}
+
+/// Whether a receiver in `mode` accepts a message that arrived with
+/// `received` protection when the policy requires `required`. Strict mode
+/// accepts nothing weaker than the policy would have used; permissive mode
+/// accepts everything (legacy nodes).
+pub fn admits(mode: super::Mode, required: Protection, received: Protection) -> bool {
+    match mode {
+        super::Mode::Strict => received >= required,
+        super::Mode::Permissive => true,
+    }
+}

@@ -1,0 +1,382 @@
+//! Per-peer E2EE: handshake, frames checked against an independent
+//! re-implementation of the peat-btle layout (x25519-dalek for the curve,
+//! frames assembled by hand), replay rules, session cap and timeout.
+
+use wireseal::peat::*;
+use wireseal::primitives::chacha20poly1305::ChaChaKey;
+use wireseal::primitives::sha::hkdf_sha256;
+use wireseal::primitives::x25519::StaticSecret;
+
+const A: u32 = 0x1111_1111;
+const B: u32 = 0x2222_2222;
+
+fn node(id: u32, key: u8) -> PeerSessions {
+    PeerSessions::new(id, StaticSecret::from_bytes(&[key; 32]).unwrap())
+}
+
+/// Runs the handshake A -> B -> A; returns both sides established.
+fn pair() -> (PeerSessions, PeerSessions) {
+    let mut a = node(A, 0xa1);
+    let mut b = node(B, 0xb2);
+    let kx = a.initiate(B, 0).unwrap();
+    assert_eq!(a.state(B), Some(SessionState::AwaitingPeerKey));
+    let KeyExchangeOutcome::Established { peer, response } = b.handle_key_exchange(&kx, 0).unwrap()
+    else {
+        panic!("responder must establish")
+    };
+    assert_eq!(peer, A);
+    assert!(matches!(
+        a.handle_key_exchange(&response, 0).unwrap(),
+        KeyExchangeOutcome::Established { peer: B, .. }
+    ));
+    (a, b)
+}
+
+/// The session key as the peer computes it, independently: x25519-dalek,
+/// salt = lower id || higher id (u32 LE), info "PEAT-peer-e2ee-v1".
+fn reference_key(our_sk: u8, peer_pk: &[u8; 32], a: u32, b: u32) -> [u8; 32] {
+    let sk = x25519_dalek::StaticSecret::from([our_sk; 32]);
+    let shared = sk.diffie_hellman(&x25519_dalek::PublicKey::from(*peer_pk));
+    let (lo, hi) = (a.min(b), a.max(b));
+    let mut salt = lo.to_le_bytes().to_vec();
+    salt.extend_from_slice(&hi.to_le_bytes());
+    *hkdf_sha256::<32>(&salt, shared.as_bytes(), b"PEAT-peer-e2ee-v1").expose()
+}
+
+fn reference_frame(
+    key: &[u8; 32],
+    to: u32,
+    from: u32,
+    counter: u64,
+    nonce: [u8; 12],
+    pt: &[u8],
+) -> Vec<u8> {
+    let mut f = vec![0xAF, 0x00];
+    f.extend_from_slice(&to.to_le_bytes());
+    f.extend_from_slice(&from.to_le_bytes());
+    f.extend_from_slice(&counter.to_le_bytes());
+    f.extend_from_slice(&nonce);
+    let mut body = pt.to_vec();
+    let tag = ChaChaKey::new(key).seal_in_place(&nonce, b"", &mut body);
+    f.extend_from_slice(&body);
+    f.extend_from_slice(&tag);
+    f
+}
+
+#[test]
+fn frames_match_the_reference_layout_both_ways() {
+    let (mut a, mut b) = pair();
+    let a_pk = *a.public_key();
+    let b_pk = *b.public_key();
+    let k = reference_key(0xa1, &b_pk, A, B);
+    assert_eq!(k, reference_key(0xb2, &a_pk, B, A), "symmetric");
+    // Ours -> reference.
+    for (i, msg) in [&b"hi"[..], b"", &[7u8; 300]].iter().enumerate() {
+        let f = a.seal(B, msg, 1).unwrap();
+        assert_eq!(f.len(), peer_sealed_len(msg.len()));
+        let h = PeerHeader::parse(&f).unwrap();
+        assert_eq!((h.recipient, h.sender, h.counter), (B, A, i as u64));
+        assert_eq!(f, reference_frame(&k, B, A, i as u64, h.nonce, msg));
+        assert_eq!(classify(&f), FrameKind::PeerE2ee);
+        let m = b.open(&f, 1).unwrap();
+        assert_eq!((m.sender, m.counter, &m.plaintext[..]), (A, i as u64, *msg));
+    }
+    // Reference -> ours.
+    let f = reference_frame(&k, A, B, 5, [3; 12], b"from the peer");
+    let m = a.open(&f, 2).unwrap();
+    assert_eq!(m.plaintext, b"from the peer");
+    assert_eq!(m.counter, 5);
+    // The reserved byte is ignored.
+    let mut g = reference_frame(&k, A, B, 6, [4; 12], b"x");
+    g[1] = 0x03;
+    assert_eq!(a.open(&g, 2).unwrap().plaintext, b"x");
+}
+
+#[test]
+fn forged_huge_counter_does_not_block_the_next_genuine_frame() {
+    let (mut a, mut b) = pair();
+    let genuine0 = a.seal(B, b"first", 0).unwrap();
+    assert_eq!(b.open(&genuine0, 0).unwrap().plaintext, b"first");
+    // Forged: counter 1,000,000, random ciphertext and tag.
+    let mut forged = a.seal(B, b"ignored", 0).unwrap();
+    forged[10..18].copy_from_slice(&1_000_000u64.to_le_bytes());
+    let n = forged.len();
+    forged[n - 1] ^= 0x55;
+    assert_eq!(b.open(&forged, 0), Err(PeatError::Auth));
+    // A forged frame with a fresh random body (attacker knows no key).
+    let mut junk = forged.clone();
+    for (i, x) in junk[30..].iter_mut().enumerate() {
+        *x = i as u8;
+    }
+    assert_eq!(b.open(&junk, 0), Err(PeatError::Auth));
+    // The genuine next frame (counter 2) still opens.
+    let genuine = a.seal(B, b"still here", 0).unwrap();
+    assert_eq!(PeerHeader::parse(&genuine).unwrap().counter, 2);
+    assert_eq!(b.open(&genuine, 0).unwrap().plaintext, b"still here");
+}
+
+#[test]
+fn replays_are_rejected() {
+    let (mut a, mut b) = pair();
+    let f0 = a.seal(B, b"zero", 0).unwrap();
+    let f1 = a.seal(B, b"one", 0).unwrap();
+    assert!(b.open(&f1, 0).is_ok());
+    // Older counter.
+    assert_eq!(
+        b.open(&f0, 0),
+        Err(PeatError::Replay {
+            counter: 0,
+            expected: 2
+        })
+    );
+    // Exact replay.
+    assert!(matches!(b.open(&f1, 0), Err(PeatError::Replay { .. })));
+    // Replay with the (unauthenticated) counter raised: the nonce gives it away.
+    let mut bumped = f1.clone();
+    bumped[10..18].copy_from_slice(&50u64.to_le_bytes());
+    assert!(matches!(b.open(&bumped, 0), Err(PeatError::Replay { .. })));
+    let f2 = a.seal(B, b"two", 0).unwrap();
+    assert_eq!(b.open(&f2, 0).unwrap().plaintext, b"two");
+}
+
+#[test]
+fn peer_frame_negative_cases() {
+    let (mut a, mut b) = pair();
+    let f = a.seal(B, b"payload", 0).unwrap();
+    // Tampered ciphertext / tag / nonce: authentication fails, state unchanged.
+    for i in 18..f.len() {
+        let mut t = f.clone();
+        t[i] ^= 1;
+        assert_eq!(b.open(&t, 0), Err(PeatError::Auth), "byte {i}");
+    }
+    // Truncated.
+    for n in 0..PEER_OVERHEAD {
+        assert!(
+            matches!(b.open(&f[..n], 0), Err(PeatError::TooShort { .. })),
+            "{n}"
+        );
+    }
+    for n in PEER_OVERHEAD..f.len() {
+        assert_eq!(b.open(&f[..n], 0), Err(PeatError::Auth), "{n}");
+    }
+    // Oversized.
+    let mut long = f.clone();
+    long.push(0);
+    assert_eq!(b.open(&long, 0), Err(PeatError::Auth));
+    // Not for us / unknown sender.
+    let mut other = f.clone();
+    other[2..6].copy_from_slice(&0x3333_3333u32.to_le_bytes());
+    assert_eq!(
+        b.open(&other, 0),
+        Err(PeatError::NotForUs {
+            recipient: 0x3333_3333
+        })
+    );
+    let mut stranger = f.clone();
+    stranger[6..10].copy_from_slice(&0x4444_4444u32.to_le_bytes());
+    assert_eq!(
+        b.open(&stranger, 0),
+        Err(PeatError::NoSession { peer: 0x4444_4444 })
+    );
+    // Wrong key: a third node with the same node id as A cannot talk to B.
+    let mut c = node(A, 0xc3);
+    let kx = c.initiate(B, 0).unwrap();
+    let _ = kx;
+    let mut b2 = node(B, 0xb2);
+    let KeyExchangeOutcome::Established { response, .. } =
+        b2.handle_key_exchange(&c.key_exchange_frame(), 0).unwrap()
+    else {
+        panic!()
+    };
+    c.handle_key_exchange(&response, 0).unwrap();
+    let from_c = c.seal(B, b"impostor", 0).unwrap();
+    assert_eq!(b.open(&from_c, 0), Err(PeatError::Auth));
+    // After all that, the genuine frame still opens.
+    assert_eq!(b.open(&f, 0).unwrap().plaintext, b"payload");
+}
+
+#[test]
+fn key_exchange_rules() {
+    let (mut a, mut b) = pair();
+    // A second key exchange for an established session is ignored, as peers do.
+    let again = node(A, 0xee).key_exchange_frame();
+    assert_eq!(
+        b.handle_key_exchange(&again, 0).unwrap(),
+        KeyExchangeOutcome::Ignored { peer: A }
+    );
+    assert_eq!(b.peer_public_key(A), Some(a.public_key()));
+    // Our own node id is refused.
+    assert_eq!(
+        b.handle_key_exchange(&b.key_exchange_frame(), 0),
+        Err(PeatError::OwnNodeId)
+    );
+    assert_eq!(a.initiate(A, 0), Err(PeatError::OwnNodeId));
+    // Low-order keys are refused and leave no session behind.
+    let weak = KeyExchange {
+        sender: 0x5555_5555,
+        ephemeral: false,
+        public_key: [0u8; 32],
+    }
+    .encode();
+    assert_eq!(
+        b.handle_key_exchange(&weak, 0),
+        Err(PeatError::WeakPublicKey)
+    );
+    assert_eq!(b.state(0x5555_5555), None);
+    // No session yet: sealing is refused.
+    assert_eq!(
+        a.seal(0x5555_5555, b"x", 0),
+        Err(PeatError::NoSession { peer: 0x5555_5555 })
+    );
+    // A pending session cannot seal either.
+    a.initiate(0x6666_6666, 0).unwrap();
+    assert_eq!(
+        a.seal(0x6666_6666, b"x", 0),
+        Err(PeatError::NoSession { peer: 0x6666_6666 })
+    );
+    // Closing stops traffic.
+    a.close(B);
+    assert_eq!(a.seal(B, b"x", 0), Err(PeatError::NoSession { peer: B }));
+    assert!(b.seal(A, b"x", 0).is_ok());
+}
+
+#[test]
+fn shared_secrets_are_cached_by_whole_public_key() {
+    let mut b = node(B, 0xb2);
+    let a_frame = node(A, 0xa1).key_exchange_frame();
+    b.handle_key_exchange(&a_frame, 0).unwrap();
+    b.remove(A);
+    b.handle_key_exchange(&a_frame, 1).unwrap();
+    let s = b.cache_stats();
+    assert_eq!((s.misses, s.hits), (1, 1));
+}
+
+#[test]
+fn sessions_time_out_and_are_capped() {
+    let mut b = node(B, 0xb2).with_max_sessions(3).with_timeout_ms(1000);
+    let peers: Vec<PeerSessions> = (1..=4u32).map(|i| node(i, 0x10 + i as u8)).collect();
+    for p in &peers[..3] {
+        b.handle_key_exchange(&p.key_exchange_frame(), 0).unwrap();
+    }
+    // Full of live established sessions: the fourth is refused, nobody dropped.
+    assert_eq!(
+        b.handle_key_exchange(&peers[3].key_exchange_frame(), 500),
+        Err(PeatError::SessionLimit { max: 3 })
+    );
+    assert_eq!(b.len(), 3);
+    // Idle past the timeout: refused for traffic, then dropped to make room.
+    assert_eq!(
+        b.seal(1, b"x", 1001),
+        Err(PeatError::SessionExpired { peer: 1 })
+    );
+    assert!(b.seal(1, b"x", 1000).is_ok());
+    assert!(matches!(
+        b.handle_key_exchange(&peers[3].key_exchange_frame(), 1600),
+        Ok(KeyExchangeOutcome::Established { peer: 4, .. })
+    ));
+    assert_eq!(b.len(), 2, "2 and 3 expired and were removed");
+    assert_eq!(b.state(1), Some(SessionState::Established));
+    // Pending sessions give way before established ones.
+    b.initiate(9, 1600).unwrap();
+    assert_eq!(b.len(), 3);
+    b.handle_key_exchange(&peers[1].key_exchange_frame(), 1601)
+        .unwrap();
+    assert_eq!(b.state(9), None);
+    assert_eq!(b.cleanup_expired(10_000).len(), 3);
+    assert!(b.is_empty());
+}
+
+#[test]
+fn receive_dispatch_order_and_modes() {
+    let key = || MeshKey::derive("DEMO", &[0x42; 32]);
+    let mesh = key().seal_with_nonce(&[1; 12], b"doc");
+    let strict = Receiver::new(Some(key()), Mode::Strict);
+    let permissive = Receiver::new(Some(key()), Mode::Permissive);
+    let open_mesh = Receiver::new(None, Mode::Strict);
+    let plain = b"\x01plain doc".to_vec();
+    assert!(strict.is_strict() && !permissive.is_strict() && !open_mesh.is_strict());
+    // Strict rejects plain; permissive and keyless accept it.
+    assert_eq!(
+        strict.receive(&plain),
+        Err(PeatError::UnencryptedInStrictMode)
+    );
+    for r in [&permissive, &open_mesh] {
+        assert_eq!(
+            r.receive(&plain).unwrap(),
+            Received::Document {
+                bytes: plain.as_slice().into(),
+                encrypted: false
+            }
+        );
+    }
+    assert!(matches!(
+        permissive.receive(&mesh),
+        Ok(Received::Document {
+            encrypted: true,
+            ..
+        })
+    ));
+    assert_eq!(open_mesh.receive(&mesh), Err(PeatError::NoMeshKey));
+    // Control frames are dispatched before documents, in every mode.
+    for (first, kind) in [
+        (0xB0u8, FrameKind::KeyExchange),
+        (0xAF, FrameKind::PeerE2ee),
+        (0xB1, FrameKind::RelayEnvelope),
+        (0xAE, FrameKind::MeshWide),
+        (0xAD, FrameKind::Plain),
+        (0xB2, FrameKind::Plain),
+    ] {
+        assert_eq!(classify(&[first, 0, 1, 2]), kind, "{first:02X}");
+        // A single byte is always a plain document, as in peat-btle.
+        assert_eq!(classify(&[first]), FrameKind::Plain);
+    }
+    assert!(matches!(
+        strict.receive(&[0xB0, 0]),
+        Ok(Received::KeyExchange(_))
+    ));
+    assert!(matches!(
+        strict.receive(&[0xAF, 0]),
+        Ok(Received::PeerE2ee(_))
+    ));
+    assert!(matches!(
+        strict.receive(&[0xB1, 0]),
+        Ok(Received::RelayEnvelope(_))
+    ));
+    // The documented hazard: in an unencrypted mesh, a plain document that
+    // starts with 0xAE..0xB1 is not delivered as a document.
+    for first in 0xAEu8..=0xB1 {
+        let doc = [first, 0x00, 0x42, 0x42];
+        assert!(!matches!(
+            open_mesh.receive(&doc),
+            Ok(Received::Document { .. })
+        ));
+    }
+}
+
+#[test]
+fn random_input_never_panics() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let (mut a, mut b) = pair();
+    let r = Receiver::new(Some(MeshKey::derive("DEMO", &[0x42; 32])), Mode::Strict);
+    for _ in 0..20_000 {
+        let len = rng.gen_range(0..96);
+        let mut f: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        if len > 0 {
+            f[0] = [0xAE, 0xAF, 0xB0, 0xB1, rng.gen()][rng.gen_range(0..5)];
+        }
+        if len >= 10 && rng.gen_bool(0.5) {
+            // Aim at the live session so the decrypt path runs.
+            f[2..6].copy_from_slice(&B.to_le_bytes());
+            f[6..10].copy_from_slice(&A.to_le_bytes());
+        }
+        let _ = r.receive(&f);
+        let _ = b.open(&f, 0);
+        let _ = b.handle_key_exchange(&f, 0);
+        let _ = KeyExchange::decode(&f);
+        let _ = PeerHeader::parse(&f);
+    }
+    // The genuine session survives all of it.
+    let f = a.seal(B, b"ok", 0).unwrap();
+    assert_eq!(b.open(&f, 0).unwrap().plaintext, b"ok");
+}

@@ -1,0 +1,150 @@
+//! The encryption policy as a table: (level, data type, link, battery, rate)
+//! → protection, with the expected column written from the rules in
+//! `docs/peat.md` (not computed by the code under test).
+
+use wireseal::peat::policy::*;
+use wireseal::peat::Mode;
+use DataType::*;
+use Link::*;
+use Protection::*;
+
+const OK: Conditions = Conditions {
+    battery_percent: 80,
+    update_rate_hz: 1.0,
+};
+const LOW_BATTERY: Conditions = Conditions {
+    battery_percent: 10,
+    update_rate_hz: 1.0,
+};
+const FAST: Conditions = Conditions {
+    battery_percent: 80,
+    update_rate_hz: 25.0,
+};
+
+fn adaptive(level: Level) -> Policy {
+    Policy::new(level).with_adaptive(20, 10.0)
+}
+
+#[rustfmt::skip]
+fn table() -> Vec<(Policy, DataType, Link, Conditions, Protection, Rule)> {
+    vec![
+        // Level None: plain, except the always-encrypt floor.
+        (Policy::new(Level::None), Counter, KnownPeer, OK, Plain, Rule::Base),
+        (Policy::new(Level::None), Chat, KnownPeer, OK, Plain, Rule::Base),
+        (Policy::new(Level::None), Emergency, KnownPeer, OK, MeshWide, Rule::AlwaysEncrypt),
+        (Policy::new(Level::None), SensitiveChat, KnownPeer, OK, PeerE2ee, Rule::AlwaysEncrypt),
+        // Level MeshWide: everything mesh-wide with a known peer.
+        (Policy::new(Level::MeshWide), Counter, KnownPeer, OK, MeshWide, Rule::Base),
+        (Policy::new(Level::MeshWide), Heartbeat, KnownPeer, OK, MeshWide, Rule::Base),
+        (Policy::new(Level::MeshWide), Location, KnownPeer, OK, MeshWide, Rule::Base),
+        (Policy::new(Level::MeshWide), SensitiveChat, KnownPeer, OK, PeerE2ee, Rule::AlwaysEncrypt),
+        (Policy::new(Level::MeshWide), App(7), KnownPeer, OK, MeshWide, Rule::Base),
+        // Level Selective: the classification.
+        (Policy::new(Level::Selective), Counter, KnownPeer, OK, Plain, Rule::Base),
+        (Policy::new(Level::Selective), Heartbeat, KnownPeer, OK, Plain, Rule::Base),
+        (Policy::new(Level::Selective), Location, KnownPeer, OK, MeshWide, Rule::Base),
+        (Policy::new(Level::Selective), Chat, KnownPeer, OK, MeshWide, Rule::Base),
+        (Policy::new(Level::Selective), Emergency, KnownPeer, OK, MeshWide, Rule::Base),
+        (Policy::new(Level::Selective), SensitiveChat, KnownPeer, OK, PeerE2ee, Rule::Base),
+        (Policy::new(Level::Selective), App(1), KnownPeer, OK, MeshWide, Rule::Base),
+        // Level PeerE2ee.
+        (Policy::new(Level::PeerE2ee), Counter, KnownPeer, OK, PeerE2ee, Rule::Base),
+        (Policy::new(Level::PeerE2ee), Emergency, KnownPeer, OK, PeerE2ee, Rule::Base),
+        // Link overrides.
+        (Policy::new(Level::MeshWide), Chat, TrustedLocal, OK, Plain, Rule::Link),
+        (Policy::new(Level::MeshWide), Chat, UntrustedRelay, OK, PeerE2ee, Rule::Link),
+        (Policy::new(Level::Selective), Counter, UntrustedRelay, OK, PeerE2ee, Rule::Link),
+        (Policy::new(Level::None), Counter, UntrustedRelay, OK, PeerE2ee, Rule::Link),
+        (Policy::new(Level::MeshWide), Emergency, TrustedLocal, OK, MeshWide, Rule::AlwaysEncrypt),
+        (Policy::new(Level::Selective), SensitiveChat, TrustedLocal, OK, PeerE2ee, Rule::AlwaysEncrypt),
+        // Adaptive: low battery or fast updates drop to plain...
+        (adaptive(Level::MeshWide), Location, KnownPeer, LOW_BATTERY, Plain, Rule::Adaptive),
+        (adaptive(Level::MeshWide), Location, KnownPeer, FAST, Plain, Rule::Adaptive),
+        (adaptive(Level::MeshWide), Location, KnownPeer, OK, MeshWide, Rule::Base),
+        (adaptive(Level::Selective), Chat, UntrustedRelay, LOW_BATTERY, Plain, Rule::Adaptive),
+        // ...but never for always-encrypt types.
+        (adaptive(Level::MeshWide), Emergency, KnownPeer, LOW_BATTERY, MeshWide, Rule::AlwaysEncrypt),
+        (adaptive(Level::PeerE2ee), Emergency, UntrustedRelay, FAST, MeshWide, Rule::AlwaysEncrypt),
+        (adaptive(Level::Selective), SensitiveChat, KnownPeer, FAST, PeerE2ee, Rule::AlwaysEncrypt),
+        // Thresholds are strict: exactly at the threshold does not trigger.
+        (adaptive(Level::MeshWide), Chat, KnownPeer, Conditions { battery_percent: 20, update_rate_hz: 10.0 }, MeshWide, Rule::Base),
+        (adaptive(Level::MeshWide), Chat, KnownPeer, Conditions { battery_percent: 19, update_rate_hz: 10.0 }, Plain, Rule::Adaptive),
+        (adaptive(Level::MeshWide), Chat, KnownPeer, Conditions { battery_percent: 20, update_rate_hz: 10.01 }, Plain, Rule::Adaptive),
+    ]
+}
+
+#[test]
+fn decision_table() {
+    for (i, (p, d, l, c, want, rule)) in table().into_iter().enumerate() {
+        let got = decide(&p, d, l, c);
+        assert_eq!(
+            got.protection, want,
+            "row {i}: {d:?} {l:?} {c:?} {:?}",
+            p.level
+        );
+        assert_eq!(got.decided_by, rule, "row {i}");
+        // Pure: the same inputs give the same decision.
+        assert_eq!(decide(&p, d, l, c), got);
+    }
+}
+
+#[test]
+fn custom_classification_and_app_types() {
+    let mut p = Policy::new(Level::Selective);
+    p.classes.push((App(42), PeerE2ee));
+    p.classes.push((App(43), Plain));
+    p.unlisted = Plain;
+    p.always_encrypt.push(App(43));
+    assert_eq!(decide(&p, App(42), KnownPeer, OK).protection, PeerE2ee);
+    assert_eq!(decide(&p, App(99), KnownPeer, OK).protection, Plain);
+    // On the always-encrypt list: at least mesh-wide even though classified plain.
+    assert_eq!(decide(&p, App(43), TrustedLocal, OK).protection, MeshWide);
+    p.known_peer = Override::AtLeast(MeshWide);
+    assert_eq!(decide(&p, Counter, KnownPeer, OK).protection, MeshWide);
+}
+
+#[test]
+fn strict_receivers_never_accept_what_the_policy_would_encrypt() {
+    let levels = [
+        Level::None,
+        Level::MeshWide,
+        Level::Selective,
+        Level::PeerE2ee,
+    ];
+    let types = [
+        Counter,
+        Heartbeat,
+        Location,
+        Chat,
+        Emergency,
+        SensitiveChat,
+        App(3),
+    ];
+    let links = [TrustedLocal, KnownPeer, UntrustedRelay];
+    let conds = [OK, LOW_BATTERY, FAST];
+    let received = [Plain, MeshWide, PeerE2ee];
+    let mut checked = 0;
+    for lv in levels {
+        for p in [Policy::new(lv), adaptive(lv)] {
+            for d in types {
+                for l in links {
+                    for c in conds {
+                        let need = decide(&p, d, l, c).protection;
+                        for r in received {
+                            let strict = admits(Mode::Strict, need, r);
+                            // Weaker than required: refused. Equal or stronger: accepted.
+                            let weaker = matches!(
+                                (need, r),
+                                (MeshWide, Plain) | (PeerE2ee, Plain) | (PeerE2ee, MeshWide)
+                            );
+                            assert_eq!(strict, !weaker, "{lv:?} {d:?} {l:?} {c:?} {r:?}");
+                            assert!(admits(Mode::Permissive, need, r));
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 4 * 2 * 7 * 3 * 3 * 3);
+}

@@ -1,0 +1,286 @@
+//! Every peat-btle vector in `vectors/peat/meshwide_vectors.json` (frames
+//! made by the peat-btle 0.2.4 crate), both directions, plus the genesis
+//! example and the key-exchange frame from `vectors/README.md`; then the
+//! negative cases for each decoder.
+
+use serde_json::Value;
+use wireseal::batch::Batch;
+use wireseal::peat::*;
+
+const VECTORS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../vectors/peat/meshwide_vectors.json"
+);
+
+fn load() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(VECTORS).unwrap()).unwrap()
+}
+
+fn hx(v: &Value, k: &str) -> Vec<u8> {
+    hex::decode(v[k].as_str().unwrap_or_else(|| panic!("missing {k}"))).unwrap()
+}
+
+fn arr<const N: usize>(v: &Value, k: &str) -> [u8; N] {
+    hx(v, k).try_into().unwrap()
+}
+
+struct Case {
+    mesh_id: String,
+    secret: [u8; 32],
+    derived: Vec<u8>,
+    nonce: [u8; 12],
+    plaintext: Vec<u8>,
+    frame: Vec<u8>,
+}
+
+fn cases() -> Vec<Case> {
+    let d = load();
+    let list = d["meshwide_vectors"].as_array().unwrap();
+    assert_eq!(list.len(), 9, "the whole vector set");
+    list.iter()
+        .map(|v| {
+            // Every field of every vector is used.
+            assert_eq!(v.as_object().unwrap().len(), 7, "{v}");
+            assert!(v["label"].is_string());
+            Case {
+                mesh_id: v["mesh_id"].as_str().unwrap().to_owned(),
+                secret: arr(v, "secret_hex"),
+                derived: hx(v, "derived_key_hex"),
+                nonce: arr(v, "nonce_hex"),
+                plaintext: hx(v, "plaintext_hex"),
+                frame: hx(v, "frame_hex"),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn meshwide_vectors_seal_and_open() {
+    for c in cases() {
+        assert_eq!(
+            derive_key_bytes(&c.mesh_id, &c.secret).expose()[..],
+            c.derived[..]
+        );
+        let k = MeshKey::derive(&c.mesh_id, &c.secret);
+        assert_eq!(k.seal_with_nonce(&c.nonce, &c.plaintext), c.frame);
+        assert_eq!(sealed_len(c.plaintext.len()), c.frame.len());
+        let mut out = vec![0u8; c.frame.len()];
+        assert_eq!(
+            k.seal_with_nonce_into(&c.nonce, &c.plaintext, &mut out),
+            Ok(c.frame.len())
+        );
+        assert_eq!(out, c.frame);
+        assert_eq!(k.open(&c.frame).unwrap(), c.plaintext);
+        let mut f = c.frame.clone();
+        assert_eq!(k.open_in_place(&mut f).unwrap(), &c.plaintext[..]);
+        let mut o = vec![0u8; c.frame.len()];
+        assert_eq!(k.open_into(&c.frame, &mut o), Ok(c.plaintext.len()));
+        assert_eq!(&o[..c.plaintext.len()], &c.plaintext[..]);
+        // The receive path dispatches it as a mesh-wide document.
+        assert_eq!(classify(&c.frame), FrameKind::MeshWide);
+        let r = Receiver::new(Some(k), Mode::Strict);
+        match r.receive(&c.frame).unwrap() {
+            Received::Document { bytes, encrypted } => {
+                assert!(encrypted);
+                assert_eq!(bytes.as_ref(), &c.plaintext[..]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
+fn reserved_byte_is_ignored_on_receive() {
+    for c in cases() {
+        let k = MeshKey::derive(&c.mesh_id, &c.secret);
+        for r in [0x01u8, 0x7f, 0xff] {
+            let mut f = c.frame.clone();
+            f[1] = r;
+            assert_eq!(k.open(&f).unwrap(), c.plaintext);
+        }
+    }
+}
+
+#[test]
+fn batch_matches_one_at_a_time() {
+    let cs = cases();
+    let jobs: Vec<([u8; 12], Vec<u8>)> =
+        cs.iter().map(|c| (c.nonce, c.plaintext.clone())).collect();
+    for b in [
+        Batch::with_threads(1),
+        Batch::with_threads(2),
+        Batch::all_cores(),
+    ] {
+        // One key per mesh; group by mesh id.
+        for mesh in ["DEMO", "BENCH", "ALPHA"] {
+            let sel: Vec<usize> = (0..cs.len()).filter(|&i| cs[i].mesh_id == mesh).collect();
+            let k = MeshKey::derive(mesh, &cs[sel[0]].secret);
+            // Repeat the jobs so the batch really splits across threads.
+            let many: Vec<_> = (0..200)
+                .flat_map(|_| sel.iter().map(|&i| jobs[i].clone()))
+                .collect();
+            let frames = seal_batch_with_nonces(&b, &k, &many);
+            for (j, f) in frames.iter().enumerate() {
+                assert_eq!(f, &cs[sel[j % sel.len()]].frame);
+            }
+            let opened = open_batch(&b, &k, &frames);
+            for (j, o) in opened.iter().enumerate() {
+                assert_eq!(o.as_ref().unwrap(), &cs[sel[j % sel.len()]].plaintext);
+            }
+            let mut inplace = frames.clone();
+            inplace[3][20] ^= 1;
+            let r = open_batch_in_place(&b, &k, &mut inplace);
+            for (j, x) in r.iter().enumerate() {
+                if j == 3 {
+                    assert_eq!(*x, Err(PeatError::Auth));
+                } else {
+                    let n = *x.as_ref().unwrap();
+                    assert_eq!(
+                        &inplace[j][MESH_HEADER_LEN..MESH_HEADER_LEN + n],
+                        &cs[sel[j % sel.len()]].plaintext[..]
+                    );
+                }
+            }
+        }
+    }
+    // Random-nonce batch: every frame opens and nonces are all distinct.
+    let k = MeshKey::derive("DEMO", &[0x42; 32]);
+    let mut ns = NonceSource::new();
+    let docs: Vec<Vec<u8>> = (0..1000u32).map(|i| i.to_le_bytes().to_vec()).collect();
+    let frames = seal_batch(&Batch::all_cores(), &k, &mut ns, &docs);
+    let mut nonces: Vec<&[u8]> = frames.iter().map(|f| &f[2..14]).collect();
+    nonces.sort();
+    nonces.dedup();
+    assert_eq!(nonces.len(), 1000);
+    for (f, d) in frames.iter().zip(&docs) {
+        assert_eq!(&k.open(f).unwrap(), d);
+    }
+}
+
+#[test]
+fn genesis_example() {
+    let d = load();
+    let g = &d["genesis_example"];
+    assert_eq!(g.as_object().unwrap().len(), 6);
+    let seed: [u8; 32] = arr(g, "seed_hex");
+    let name = g["mesh_name"].as_str().unwrap();
+    let gen = Genesis::derive(name, &seed);
+    assert_eq!(gen.mesh_id(), g["mesh_id"].as_str().unwrap());
+    assert_eq!(mesh_id(name, &seed), "CBE6FC55");
+    assert_eq!(
+        gen.secret().expose()[..],
+        hx(g, "encryption_secret_hex")[..]
+    );
+    assert_eq!(
+        gen.beacon_key_base().expose()[..],
+        hx(g, "beacon_key_base_hex")[..]
+    );
+    assert_eq!(
+        derive_key_bytes(gen.mesh_id(), gen.secret().expose()).expose()[..],
+        hx(g, "mesh_key_hex")[..]
+    );
+    // vectors/README.md states the same example.
+    assert_eq!(
+        hex::encode(gen.secret().expose()),
+        "882125bc581b8c73b79e35e839534fe50f1583adf331b21c6c937a042ade5b32"
+    );
+}
+
+/// The key-exchange frame peat-btle produced for key `a1`x32 of node 0x11111111.
+#[test]
+fn key_exchange_frame_from_peat_btle() {
+    let want = hex::decode(
+        "b0001111111100c306fb0ef2bf8b7f93bad98155fa37daec74db0c4cbeda6c6f1dba9d36558252",
+    )
+    .unwrap();
+    let id = wireseal::primitives::x25519::StaticSecret::from_bytes(&[0xa1; 32]).unwrap();
+    let s = PeerSessions::new(0x1111_1111, id);
+    assert_eq!(s.key_exchange_frame().to_vec(), want);
+    let kx = KeyExchange::decode(&want).unwrap();
+    assert_eq!(kx.sender, 0x1111_1111);
+    assert!(!kx.ephemeral);
+    assert_eq!(&kx.public_key, s.public_key());
+    assert_eq!(kx.encode().to_vec(), want);
+    let mut eph = want.clone();
+    eph[6] = 0x03; // bit 0 set; other flag bits ignored
+    assert!(KeyExchange::decode(&eph).unwrap().ephemeral);
+    assert_eq!(classify(&want), FrameKind::KeyExchange);
+}
+
+#[test]
+fn meshwide_negative_cases() {
+    let c = &cases()[1];
+    let k = MeshKey::derive(&c.mesh_id, &c.secret);
+    // Tampered: every byte after the reserved one.
+    for i in 2..c.frame.len() {
+        let mut f = c.frame.clone();
+        f[i] ^= 0x01;
+        assert_eq!(k.open(&f), Err(PeatError::Auth), "byte {i}");
+        let mut g = f.clone();
+        assert_eq!(k.open_in_place(&mut g), Err(PeatError::Auth));
+        assert!(g[MESH_HEADER_LEN..].iter().all(|&b| b == 0), "wiped");
+    }
+    // Truncated: every length below the full frame.
+    for n in 0..c.frame.len() {
+        let r = k.open(&c.frame[..n]);
+        if n < MESH_OVERHEAD {
+            assert!(matches!(r, Err(PeatError::TooShort { .. })), "{n}: {r:?}");
+        } else {
+            assert_eq!(r, Err(PeatError::Auth), "{n}");
+        }
+    }
+    // Oversized: appended bytes break the tag.
+    let mut long = c.frame.clone();
+    long.extend_from_slice(&[0u8; 5]);
+    assert_eq!(k.open(&long), Err(PeatError::Auth));
+    // Wrong key / wrong mesh id.
+    assert_eq!(
+        MeshKey::derive("OTHER", &c.secret).open(&c.frame),
+        Err(PeatError::Auth)
+    );
+    assert_eq!(
+        MeshKey::derive(&c.mesh_id, &[0u8; 32]).open(&c.frame),
+        Err(PeatError::Auth)
+    );
+    // Wrong marker.
+    let mut m = c.frame.clone();
+    m[0] = 0xAF;
+    assert_eq!(
+        k.open(&m),
+        Err(PeatError::WrongMarker {
+            found: 0xAF,
+            expected: 0xAE
+        })
+    );
+}
+
+#[test]
+fn key_exchange_negative_cases() {
+    let good = KeyExchange {
+        sender: 7,
+        ephemeral: false,
+        public_key: [9; 32],
+    }
+    .encode();
+    for n in 0..good.len() {
+        assert!(matches!(
+            KeyExchange::decode(&good[..n]),
+            Err(PeatError::WrongLength { .. })
+        ));
+    }
+    let mut long = good.to_vec();
+    long.push(0);
+    assert_eq!(
+        KeyExchange::decode(&long),
+        Err(PeatError::WrongLength {
+            len: 40,
+            expected: 39
+        })
+    );
+    let mut wrong = good;
+    wrong[0] = 0xAE;
+    assert!(matches!(
+        KeyExchange::decode(&wrong),
+        Err(PeatError::WrongMarker { .. })
+    ));
+}
