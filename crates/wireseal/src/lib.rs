@@ -7,6 +7,7 @@
 //! | module | wire format |
 //! |---|---|
 //! | [`meshtastic`] | Meshtastic PKC direct messages and channel packets |
+//! | [`bip324`] | Bitcoin P2P v2 encrypted transport (BIP324) |
 //!
 //! The crate is sans-IO: no sockets, files, clocks or threads of its own in
 //! protocol code. Time comes in as a `now` argument; bytes come in and out.
@@ -18,6 +19,7 @@
 //! (thin wrappers over audited crypto crates) and [`error`].
 
 pub mod batch;
+pub mod bip324;
 pub mod cache;
 pub mod entropy;
 pub mod error;
