@@ -25,6 +25,8 @@ struct Cli {
 enum Cmd {
     /// Generate a key pair.
     Keygen(commands::keygen::Args),
+    /// BIP324 v2 encrypted transport over TCP (listen / connect).
+    V2(commands::v2::Args),
     /// Measure every wire format against its baseline (quick by default).
     Bench(BenchArgs),
 }
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Keygen(a) => commands::keygen::run(a),
+        Cmd::V2(a) => commands::v2::run(a),
         Cmd::Bench(b) => bench::run(&bench::Ctx { full: b.full }, &b.sections, b.json.as_deref()),
     };
     match result {
