@@ -130,6 +130,16 @@ async fn read_more<R: AsyncRead + Unpin>(r: &mut R, buf: &mut Vec<u8>, what: &st
     match n {
         Ok(0) => bail!("peer disconnected {what}"),
         Ok(_) => Ok(()),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::UnexpectedEof
+            ) =>
+        {
+            Err(anyhow!("peer disconnected {what} ({e})"))
+        }
         Err(e) => Err(anyhow!("reading {what}: {e}")),
     }
 }
