@@ -323,7 +323,10 @@ async fn connect(
         handshake(&mut stream, Role::Initiator, net, &pool),
     )
     .await
-    .map_err(|_| anyhow!("handshake timed out (is the peer a v2 listener?)"))??;
+    .map_err(|_| anyhow!("handshake timed out (is the peer a v2 listener?)"))?
+    .with_context(|| {
+        format!("v2 handshake with {addr} failed (a v1-only peer disconnects or stays silent)")
+    })?;
     let id = hex::encode(session.id());
     let (mut sender, mut receiver) = session.split();
     let (mut rd, mut wr) = stream.into_split();
