@@ -245,6 +245,7 @@ fn lanes_rt(lanes: &mut [Lane], batch: Option<&Batch>, sizes: &[u32], data: &[u8
             result: Ok(0),
         };
         seal_job(&mut sj);
+        assert_eq!(sj.result, Ok(sizes.len()), "batch seal failed");
         let mut oj = OpenJob {
             receiver: &mut l.b.receiver,
             wire: &mut l.out,
@@ -252,6 +253,7 @@ fn lanes_rt(lanes: &mut [Lane], batch: Option<&Batch>, sizes: &[u32], data: &[u8
             result: Ok(0),
         };
         open_job(&mut oj);
+        assert_eq!(oj.result, Ok(sizes.len()), "batch round trip failed");
     };
     match batch {
         Some(b) => b.for_each_mut(lanes, job),
@@ -315,7 +317,14 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let batch = Batch::all_cores();
     let threads = batch.threads();
     let per_lane = &sizes[..512];
-    let mut lanes: Vec<Lane> = (0..threads * 4)
+    // Our seal jobs take every packet's contents back to back.
+    let lane_data: Vec<u8> = (0..per_lane.iter().map(|&x| x as usize).sum::<usize>())
+        .map(|i| i as u8)
+        .collect();
+    // Enough lanes that the batch splits them over every thread (rayon
+    // hands out at least 16 items per task).
+    let n_lanes = threads * 32;
+    let mut lanes: Vec<Lane> = (0..n_lanes)
         .map(|_| {
             let (a, b) = our_handshake(EllSwiftKeypair::generate(), EllSwiftKeypair::generate());
             Lane {
@@ -328,11 +337,12 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         .collect();
     let n_all = lanes.len() * per_lane.len();
     let ours_all = rate(ctx, n_all, || {
-        lanes_rt(&mut lanes, Some(&batch), per_lane, &data)
+        lanes_rt(&mut lanes, Some(&batch), per_lane, &lane_data)
     });
-    let ours_lanes1 = rate(ctx, n_all, || lanes_rt(&mut lanes, None, per_lane, &data));
-    let mut crate_lanes: Vec<(peer::CipherSession, peer::CipherSession, Vec<u8>)> = (0..threads
-        * 4)
+    let ours_lanes1 = rate(ctx, n_all, || {
+        lanes_rt(&mut lanes, None, per_lane, &lane_data)
+    });
+    let mut crate_lanes: Vec<(peer::CipherSession, peer::CipherSession, Vec<u8>)> = (0..n_lanes)
         .map(|_| {
             let (a, b) = crate_handshake();
             (a, b, Vec::with_capacity(seal_len_sum(per_lane)))
