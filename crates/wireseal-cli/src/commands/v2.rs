@@ -395,3 +395,35 @@ async fn connect(
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mixed_profile_shares_and_bounds() {
+        let s = mixed_sizes(7, 100_000);
+        assert_eq!(s, mixed_sizes(7, 100_000), "seeded");
+        assert!(s.iter().all(|&x| (1..=4096).contains(&x)));
+        let share = |lo: u32, hi: u32| {
+            s.iter().filter(|&&x| (lo..=hi).contains(&x)).count() as f64 / s.len() as f64
+        };
+        for (lo, hi, want) in [
+            (1, 32, 0.4),
+            (33, 128, 0.3),
+            (129, 512, 0.2),
+            (513, 4096, 0.1),
+        ] {
+            assert!((share(lo, hi) - want).abs() < 0.01, "{lo}-{hi}");
+        }
+        let mean = s.iter().map(|&x| x as f64).sum::<f64>() / s.len() as f64;
+        assert!((310.0..340.0).contains(&mean), "{mean}");
+    }
+
+    #[test]
+    fn magic_parsing() {
+        assert_eq!(parse_magic("0b110907").unwrap(), Network::TESTNET);
+        assert!(parse_magic("0b1109").is_err());
+        assert!(parse_magic("xyz").is_err());
+    }
+}
