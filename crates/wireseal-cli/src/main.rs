@@ -31,6 +31,8 @@ enum Cmd {
     /// peat-btle BLE mesh: mesh-wide frames, genesis, encryption policy.
     #[command(subcommand)]
     Peat(commands::peat::Cmd),
+    /// BIP324 v2 encrypted transport over TCP (listen / connect).
+    V2(commands::v2::Args),
     /// Measure every wire format against its baseline (quick by default).
     Bench(BenchArgs),
 }
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
         Cmd::Keygen(a) => commands::keygen::run(a),
         Cmd::Meshtastic(c) => commands::meshtastic::run(c),
         Cmd::Peat(c) => commands::peat::run(c),
+        Cmd::V2(a) => commands::v2::run(a),
         Cmd::Bench(b) => bench::run(&bench::Ctx { full: b.full }, &b.sections, b.json.as_deref()),
     };
     match result {

@@ -2,9 +2,10 @@
 //! measured in the same run, in one table (and optionally JSON).
 //!
 //! A section is a function in its own file that returns [`Row`]s; register
-//! it in [`SECTIONS`]. Use [`Ctx::time_per_op`] / [`Ctx::throughput`] to
+//! it in [`SECTIONS`]. Use [`Ctx::time_per_op`] / [`Ctx::time_job`] to
 //! measure, so `--quick` and `--full` scale every section alike.
 
+mod bip324;
 mod meshtastic;
 mod peat;
 mod timing;
@@ -97,6 +98,10 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "peat",
         run: peat::run,
+    },
+    Section {
+        name: "bip324",
+        run: bip324::run,
     },
 ];
 

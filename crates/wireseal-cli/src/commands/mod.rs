@@ -3,3 +3,4 @@
 pub mod keygen;
 pub mod meshtastic;
 pub mod peat;
+pub mod v2;

@@ -7,6 +7,9 @@
 pub mod aes_ccm;
 pub mod aes_ctr;
 pub mod blake3;
+pub mod chacha20;
 pub mod chacha20poly1305;
+pub mod hkdf;
+pub mod secp256k1;
 pub mod sha;
 pub mod x25519;

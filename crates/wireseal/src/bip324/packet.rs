@@ -1,0 +1,281 @@
+//! Packets: `length(3, FSChaCha20) || FSChaCha20Poly1305(header(1) ||
+//! contents) || tag(16)`. Header bit 0x80 marks a decoy; other bits are
+//! ignored on receipt and sent as zero.
+
+use super::fschacha::{FsChaCha20, FsChaCha20Poly1305};
+use super::Bip324Error;
+use crate::secret::Secret;
+
+/// Bytes of the encrypted length field.
+pub const LENGTH_LEN: usize = 3;
+/// Bytes of the header.
+pub const HEADER_LEN: usize = 1;
+/// Bytes of the tag.
+pub const TAG_LEN: usize = 16;
+/// Packet bytes besides the contents.
+pub const OVERHEAD: usize = LENGTH_LEN + HEADER_LEN + TAG_LEN;
+/// The decoy ("ignore") bit of the header byte.
+pub const DECOY_FLAG: u8 = 0x80;
+/// Largest contents the 3-byte length field can carry.
+pub const MAX_CONTENTS_LEN: usize = (1 << 24) - 1;
+/// Bitcoin Core's receive limit on contents (`MAX_CONTENTS_LEN` there): 1 + 12
+/// message-type bytes + 4,000,000 (`MAX_PROTOCOL_MESSAGE_LENGTH`).
+pub const CORE_MAX_CONTENTS_LEN: usize = 4_000_013;
+
+/// Wire size of a packet with `contents_len` bytes of contents.
+pub const fn packet_len(contents_len: usize) -> usize {
+    contents_len + OVERHEAD
+}
+
+/// Encrypts outbound packets (one direction of a session).
+#[derive(Debug)]
+pub struct PacketSender {
+    length: FsChaCha20,
+    packet: FsChaCha20Poly1305,
+}
+
+impl PacketSender {
+    /// A sender from the length key and the packet key of our direction.
+    pub fn new(length_key: &Secret<32>, packet_key: &Secret<32>) -> Self {
+        Self {
+            length: FsChaCha20::new(length_key),
+            packet: FsChaCha20Poly1305::new(packet_key),
+        }
+    }
+
+    /// Wire size of a packet with `contents_len` bytes of contents.
+    pub const fn seal_len(contents_len: usize) -> usize {
+        packet_len(contents_len)
+    }
+
+    /// Encrypts `contents` as one packet into `out[..seal_len(contents.len())]`
+    /// and returns that length. `aad` is the sent garbage on the very first
+    /// packet of a session and empty afterwards. On error nothing changes.
+    pub fn seal_into(
+        &mut self,
+        contents: &[u8],
+        decoy: bool,
+        aad: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, Bip324Error> {
+        let n = Self::seal_len(contents.len());
+        let dst = out
+            .get_mut(LENGTH_LEN + HEADER_LEN..n)
+            .ok_or(Bip324Error::BufferTooSmall { required: n })?;
+        dst[..contents.len()].copy_from_slice(contents);
+        self.seal_in_place(contents.len(), decoy, aad, out)
+    }
+
+    /// Like [`Self::seal_into`], but the contents already sit at
+    /// `buf[4..4 + contents_len]` (after room for the length and header), so
+    /// nothing is copied.
+    pub fn seal_in_place(
+        &mut self,
+        contents_len: usize,
+        decoy: bool,
+        aad: &[u8],
+        buf: &mut [u8],
+    ) -> Result<usize, Bip324Error> {
+        if contents_len > MAX_CONTENTS_LEN {
+            return Err(Bip324Error::ContentsTooLarge {
+                len: contents_len,
+                max: MAX_CONTENTS_LEN,
+            });
+        }
+        let n = Self::seal_len(contents_len);
+        let buf = buf
+            .get_mut(..n)
+            .ok_or(Bip324Error::BufferTooSmall { required: n })?;
+        let (len_field, rest) = buf.split_at_mut(LENGTH_LEN);
+        let (body, tag_out) = rest.split_at_mut(HEADER_LEN + contents_len);
+        // Both ciphers check exhaustion before changing anything.
+        let mut len_bytes = [0u8; LENGTH_LEN];
+        len_bytes.copy_from_slice(&(contents_len as u32).to_le_bytes()[..LENGTH_LEN]);
+        body[0] = if decoy { DECOY_FLAG } else { 0 };
+        let tag = self.packet.seal(aad, body)?;
+        self.length.crypt(&mut len_bytes)?;
+        len_field.copy_from_slice(&len_bytes);
+        tag_out.copy_from_slice(&tag);
+        Ok(n)
+    }
+
+    /// Convenience: the sealed packet in a new `Vec`.
+    pub fn seal_to_vec(
+        &mut self,
+        contents: &[u8],
+        decoy: bool,
+        aad: &[u8],
+    ) -> Result<Vec<u8>, Bip324Error> {
+        let mut v = vec![0u8; Self::seal_len(contents.len())];
+        self.seal_into(contents, decoy, aad, &mut v)?;
+        Ok(v)
+    }
+}
+
+/// A decrypted packet: its decoy flag and contents (borrowed from the
+/// caller's buffer).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Opened<'a> {
+    /// True when the header's decoy bit (0x80) is set: ignore the contents.
+    pub decoy: bool,
+    /// The contents.
+    pub contents: &'a [u8],
+}
+
+/// Result of [`PacketReceiver::open_next`] on a stream buffer.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Next<'a> {
+    /// The buffer holds no whole packet yet; at least this many bytes are
+    /// needed in total (from the start of the buffer).
+    NeedMore(usize),
+    /// One packet was opened; `consumed` bytes of the buffer were used.
+    Packet {
+        /// The packet.
+        packet: Opened<'a>,
+        /// Bytes of the buffer the packet occupied.
+        consumed: usize,
+    },
+}
+
+/// Decrypts inbound packets (one direction of a session). Any failure
+/// poisons it.
+#[derive(Debug)]
+pub struct PacketReceiver {
+    length: FsChaCha20,
+    packet: FsChaCha20Poly1305,
+    /// Contents length of the packet whose length field was decrypted.
+    pending: Option<usize>,
+    max_contents: usize,
+    poisoned: bool,
+}
+
+impl PacketReceiver {
+    /// A receiver from the length key and the packet key of the peer's
+    /// direction, with Bitcoin Core's receive limit.
+    pub fn new(length_key: &Secret<32>, packet_key: &Secret<32>) -> Self {
+        Self {
+            length: FsChaCha20::new(length_key),
+            packet: FsChaCha20Poly1305::new(packet_key),
+            pending: None,
+            max_contents: CORE_MAX_CONTENTS_LEN,
+            poisoned: false,
+        }
+    }
+
+    /// Sets the largest contents length accepted (default
+    /// [`CORE_MAX_CONTENTS_LEN`], at most [`MAX_CONTENTS_LEN`]).
+    pub fn set_max_contents(&mut self, max: usize) {
+        self.max_contents = max.min(MAX_CONTENTS_LEN);
+    }
+
+    /// True after a failure; every later call fails with
+    /// [`Bip324Error::Poisoned`].
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned
+    }
+
+    fn fail(&mut self, e: Bip324Error) -> Bip324Error {
+        self.poisoned = true;
+        e
+    }
+
+    /// Decrypts the 3-byte length field of the next packet and returns how
+    /// many more bytes the packet occupies (header + contents + tag).
+    /// Announced contents over the limit poison the receiver.
+    pub fn decrypt_length(&mut self, field: [u8; LENGTH_LEN]) -> Result<usize, Bip324Error> {
+        if self.poisoned {
+            return Err(Bip324Error::Poisoned);
+        }
+        if self.pending.is_some() {
+            return Err(self.fail(Bip324Error::OutOfOrder));
+        }
+        let mut f = field;
+        if let Err(e) = self.length.crypt(&mut f) {
+            return Err(self.fail(e));
+        }
+        let len = u32::from_le_bytes([f[0], f[1], f[2], 0]) as usize;
+        if len > self.max_contents {
+            return Err(self.fail(Bip324Error::OversizedPacket {
+                len,
+                max: self.max_contents,
+            }));
+        }
+        self.pending = Some(len);
+        Ok(len + HEADER_LEN + TAG_LEN)
+    }
+
+    /// Bytes after the length field of the packet whose length was decrypted.
+    pub fn pending_len(&self) -> Option<usize> {
+        self.pending.map(|l| l + HEADER_LEN + TAG_LEN)
+    }
+
+    /// Verifies and decrypts, in place, the packet whose length was just
+    /// decrypted: `body` is exactly header + contents + tag. `aad` is the
+    /// received garbage for the session's first packet, empty afterwards.
+    pub fn open_in_place<'a>(
+        &mut self,
+        aad: &[u8],
+        body: &'a mut [u8],
+    ) -> Result<Opened<'a>, Bip324Error> {
+        if self.poisoned {
+            return Err(Bip324Error::Poisoned);
+        }
+        let Some(len) = self.pending else {
+            return Err(self.fail(Bip324Error::OutOfOrder));
+        };
+        let expected = len + HEADER_LEN + TAG_LEN;
+        if body.len() != expected {
+            return Err(self.fail(Bip324Error::WrongPacketLength {
+                expected,
+                got: body.len(),
+            }));
+        }
+        match self.packet.open(aad, body) {
+            Ok(pt) => {
+                self.pending = None;
+                let (header, contents) = pt.split_at(HEADER_LEN);
+                Ok(Opened {
+                    decoy: header[0] & DECOY_FLAG != 0,
+                    contents,
+                })
+            }
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    /// Opens the packet at the start of a stream buffer, in place: decrypts
+    /// the length when it is not yet known, and returns
+    /// [`Next::NeedMore`] until the whole packet is there. Call again with
+    /// the same (grown) buffer after `NeedMore`.
+    pub fn open_next<'a>(
+        &mut self,
+        aad: &[u8],
+        buf: &'a mut [u8],
+    ) -> Result<Next<'a>, Bip324Error> {
+        if self.poisoned {
+            return Err(Bip324Error::Poisoned);
+        }
+        let rest = match self.pending_len() {
+            Some(r) => r,
+            None => {
+                let Some(field) = buf.get(..LENGTH_LEN) else {
+                    return Ok(Next::NeedMore(LENGTH_LEN));
+                };
+                let mut f = [0u8; LENGTH_LEN];
+                f.copy_from_slice(field);
+                self.decrypt_length(f)?
+            }
+        };
+        let total = LENGTH_LEN + rest;
+        match buf.get_mut(LENGTH_LEN..total) {
+            None => Ok(Next::NeedMore(total)),
+            Some(body) => {
+                let packet = self.open_in_place(aad, body)?;
+                Ok(Next::Packet {
+                    packet,
+                    consumed: total,
+                })
+            }
+        }
+    }
+}

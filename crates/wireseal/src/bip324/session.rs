@@ -1,0 +1,73 @@
+//! An established v2 session: one sender and one receiver.
+
+use super::keys::{Role, SessionKeys};
+use super::packet::{Next, PacketReceiver, PacketSender};
+use super::Bip324Error;
+
+/// Both directions of an established session. After the handshake every
+/// packet has empty AAD, so the calls here take none.
+#[derive(Debug)]
+pub struct Session {
+    /// Our outbound direction.
+    pub sender: PacketSender,
+    /// The peer's inbound direction.
+    pub receiver: PacketReceiver,
+    id: [u8; 32],
+}
+
+impl Session {
+    /// Both directions from derived keys, for our `role`.
+    pub fn from_keys(keys: &SessionKeys, role: Role) -> Self {
+        let (send_l, send_p, recv_l, recv_p) = match role {
+            Role::Initiator => (
+                &keys.initiator_l,
+                &keys.initiator_p,
+                &keys.responder_l,
+                &keys.responder_p,
+            ),
+            Role::Responder => (
+                &keys.responder_l,
+                &keys.responder_p,
+                &keys.initiator_l,
+                &keys.initiator_p,
+            ),
+        };
+        Self {
+            sender: PacketSender::new(send_l, send_p),
+            receiver: PacketReceiver::new(recv_l, recv_p),
+            id: keys.session_id,
+        }
+    }
+
+    /// The session id (equal on both sides; compare it out of band to rule
+    /// out a man in the middle).
+    pub fn id(&self) -> &[u8; 32] {
+        &self.id
+    }
+
+    /// Wire size of a packet with `contents_len` bytes of contents.
+    pub const fn seal_len(contents_len: usize) -> usize {
+        PacketSender::seal_len(contents_len)
+    }
+
+    /// Encrypts one packet into `out`; returns its length.
+    pub fn seal_into(
+        &mut self,
+        contents: &[u8],
+        decoy: bool,
+        out: &mut [u8],
+    ) -> Result<usize, Bip324Error> {
+        self.sender.seal_into(contents, decoy, b"", out)
+    }
+
+    /// Opens the packet at the start of `buf` in place (see
+    /// [`PacketReceiver::open_next`]).
+    pub fn open_next<'a>(&mut self, buf: &'a mut [u8]) -> Result<Next<'a>, Bip324Error> {
+        self.receiver.open_next(b"", buf)
+    }
+
+    /// The two directions, for use from separate tasks.
+    pub fn split(self) -> (PacketSender, PacketReceiver) {
+        (self.sender, self.receiver)
+    }
+}

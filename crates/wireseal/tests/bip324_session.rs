@@ -1,0 +1,297 @@
+//! Handshake and session behaviour: failures, poisoning, decoys, garbage,
+//! v1 detection, the key pool and the ElligatorSwift fingerprint.
+
+use ::bip324 as peer;
+use wireseal::batch::Batch;
+use wireseal::bip324::batch::{open_many, seal_many, OpenJob, SealJob};
+use wireseal::bip324::{
+    classify_first_bytes, Bip324Error, EllSwiftKeypair, GarbageRead, Handshake, KeyPool, KeyRead,
+    Network, Next, PeerKind, Session, VersionRead, MAX_GARBAGE_LEN,
+};
+use wireseal::primitives::secp256k1::ellswift_reencode_zero_aux;
+
+/// Our initiator and our responder, with the given garbage; returns both
+/// sessions (or the first error seen by the responder reading the version).
+fn pair(
+    net_a: Network,
+    net_b: Network,
+    garbage: &[u8],
+    tamper_garbage: bool,
+) -> Result<(Session, Session), Bip324Error> {
+    let mut a_out = Vec::new();
+    let mut b_out = Vec::new();
+    let a =
+        Handshake::initiator(net_a, EllSwiftKeypair::generate(), garbage)?.write_key(&mut a_out);
+    let b = Handshake::responder(net_b, EllSwiftKeypair::generate(), b"")?.write_key(&mut b_out);
+    let KeyRead::Derived { handshake: a, .. } = a.read_key(&b_out) else {
+        panic!()
+    };
+    let KeyRead::Derived { handshake: b, .. } = b.read_key(&a_out) else {
+        panic!()
+    };
+    let a = a.write_version(&[b"d"], &mut a_out)?;
+    let b = b.write_version(&[], &mut b_out)?;
+    if tamper_garbage && !garbage.is_empty() {
+        a_out[64] ^= 1;
+    }
+    let sa = finish(a, &mut b_out[64..])?;
+    let sb = finish(b, &mut a_out[64..])?;
+    Ok((sa, sb))
+}
+
+fn finish(
+    h: Handshake<wireseal::bip324::VersionSent>,
+    input: &mut [u8],
+) -> Result<Session, Bip324Error> {
+    let GarbageRead::Found {
+        handshake: mut h,
+        consumed: mut at,
+    } = h.read_garbage(input)?
+    else {
+        // The whole message is here: a missing terminator will never come.
+        return Err(Bip324Error::NoGarbageTerminator);
+    };
+    loop {
+        match h.read_version(&mut input[at..])? {
+            VersionRead::Decoy(n, c) => {
+                h = n;
+                at += c;
+            }
+            VersionRead::Done { session, .. } => return Ok(session),
+            VersionRead::NeedMore(..) => panic!("need more"),
+        }
+    }
+}
+
+#[test]
+fn sessions_agree_and_custom_magic_works() {
+    for net in [
+        Network::MAINNET,
+        Network::TESTNET,
+        Network::SIGNET,
+        Network::REGTEST,
+        Network::custom([1, 2, 3, 4]),
+    ] {
+        let (mut a, mut b) = pair(net, net, b"some garbage", false).unwrap();
+        assert_eq!(a.id(), b.id());
+        let mut w = vec![0u8; Session::seal_len(5)];
+        a.seal_into(b"hello", false, &mut w).unwrap();
+        match b.open_next(&mut w).unwrap() {
+            Next::Packet { packet, .. } => assert_eq!(packet.contents, b"hello"),
+            n => panic!("{n:?}"),
+        }
+    }
+}
+
+#[test]
+fn different_magic_or_tampered_garbage_fails_authentication() {
+    assert_eq!(
+        pair(Network::MAINNET, Network::TESTNET, b"", false).err(),
+        Some(Bip324Error::NoGarbageTerminator),
+        "another network's keys give other terminators"
+    );
+    assert_eq!(
+        pair(Network::MAINNET, Network::MAINNET, b"abc", true).err(),
+        Some(Bip324Error::Decrypt)
+    );
+}
+
+#[test]
+fn bad_tag_poisons_and_truncation_needs_more() {
+    let (mut a, mut b) = pair(Network::MAINNET, Network::MAINNET, b"", false).unwrap();
+    let mut w = vec![0u8; Session::seal_len(100)];
+    a.seal_into(&[3u8; 100], false, &mut w).unwrap();
+    // Truncated: need-more values, not errors, and state stays usable.
+    let mut part = w[..2].to_vec();
+    assert_eq!(b.open_next(&mut part), Ok(Next::NeedMore(3)));
+    let mut part = w[..50].to_vec();
+    assert_eq!(b.open_next(&mut part), Ok(Next::NeedMore(w.len())));
+    let mut good = w.clone();
+    assert!(matches!(b.open_next(&mut good), Ok(Next::Packet { .. })));
+    // Tampered tag: Decrypt, then every later call is Poisoned.
+    let mut w2 = vec![0u8; Session::seal_len(10)];
+    a.seal_into(&[4u8; 10], false, &mut w2).unwrap();
+    let mut w3 = vec![0u8; Session::seal_len(10)];
+    a.seal_into(&[5u8; 10], false, &mut w3).unwrap();
+    let mut bad = w2.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 0x80;
+    assert_eq!(b.open_next(&mut bad), Err(Bip324Error::Decrypt));
+    assert!(bad[4..].iter().all(|&x| x == 0), "no plaintext released");
+    assert_eq!(b.open_next(&mut w2), Err(Bip324Error::Poisoned));
+    assert_eq!(b.open_next(&mut w3), Err(Bip324Error::Poisoned));
+}
+
+#[test]
+fn reordered_or_wrong_length_packets_fail() {
+    let (mut a, mut b) = pair(Network::MAINNET, Network::MAINNET, b"", false).unwrap();
+    let p1 = a.sender.seal_to_vec(b"one", false, b"").unwrap();
+    let mut p2 = a.sender.seal_to_vec(b"two", false, b"").unwrap();
+    let _ = p1;
+    assert!(b.open_next(&mut p2).is_err(), "skipping a packet must fail");
+    let (mut a, mut b) = pair(Network::MAINNET, Network::MAINNET, b"", false).unwrap();
+    let mut p = a.sender.seal_to_vec(b"abc", false, b"").unwrap();
+    let rest = b
+        .receiver
+        .decrypt_length(p[..3].try_into().unwrap())
+        .unwrap();
+    assert_eq!(rest, 1 + 3 + 16);
+    assert_eq!(
+        b.receiver.open_in_place(b"", &mut p[3..10]).unwrap_err(),
+        Bip324Error::WrongPacketLength {
+            expected: 20,
+            got: 7
+        }
+    );
+    assert_eq!(
+        b.receiver.decrypt_length([0; 3]),
+        Err(Bip324Error::Poisoned)
+    );
+}
+
+#[test]
+fn decoy_flag_is_bit_0x80_other_bits_ignored() {
+    // The crate writes 0x80 for decoys; we set 0x80 and read only that bit.
+    let (mut a, mut b) = pair(Network::MAINNET, Network::MAINNET, b"", false).unwrap();
+    let mut d = a.sender.seal_to_vec(b"noise", true, b"").unwrap();
+    match b.open_next(&mut d).unwrap() {
+        Next::Packet { packet, .. } => assert!(packet.decoy && packet.contents == b"noise"),
+        n => panic!("{n:?}"),
+    }
+    assert_eq!(
+        peer::PacketType::Decoy.to_byte(),
+        wireseal::bip324::DECOY_FLAG
+    );
+}
+
+#[test]
+fn garbage_limits() {
+    let k = EllSwiftKeypair::generate();
+    assert_eq!(
+        Handshake::initiator(Network::MAINNET, k, &[0u8; MAX_GARBAGE_LEN + 1]).err(),
+        Some(Bip324Error::TooMuchGarbage { len: 4096 })
+    );
+    // A peer whose terminator never comes: NeedMore up to 4095 + 16 bytes,
+    // then NoGarbageTerminator.
+    let mut a_out = Vec::new();
+    let a = Handshake::initiator(Network::MAINNET, EllSwiftKeypair::generate(), b"")
+        .unwrap()
+        .write_key(&mut a_out);
+    let theirs = EllSwiftKeypair::generate();
+    let KeyRead::Derived { handshake, .. } = a.read_key(theirs.encoding()) else {
+        panic!()
+    };
+    let a = handshake.write_version(&[], &mut a_out).unwrap();
+    let junk = vec![0x11u8; MAX_GARBAGE_LEN + 16];
+    let a = match a.read_garbage(&junk[..MAX_GARBAGE_LEN + 15]).unwrap() {
+        GarbageRead::NeedMore(h) => h,
+        _ => panic!(),
+    };
+    assert_eq!(
+        a.read_garbage(&junk).err(),
+        Some(Bip324Error::NoGarbageTerminator)
+    );
+}
+
+#[test]
+fn v1_peer_is_detected() {
+    let net = Network::MAINNET;
+    let mut v1 = net.v1_prefix().to_vec();
+    v1.extend_from_slice(&[0x66; 80]);
+    assert_eq!(classify_first_bytes(net, &v1[..5]), PeerKind::NeedMore);
+    assert_eq!(classify_first_bytes(net, &v1), PeerKind::V1);
+    assert_eq!(classify_first_bytes(net, &[0xf9, 0xbe, 0x00]), PeerKind::V2);
+    assert_eq!(&v1[..16], b"\xf9\xbe\xb4\xd9version\0\0\0\0\0");
+    let mut out = Vec::new();
+    let r = Handshake::responder(net, EllSwiftKeypair::generate(), b"")
+        .unwrap()
+        .write_key(&mut out);
+    assert!(matches!(r.read_key(&v1), KeyRead::V1Peer));
+    // The same bytes on another network are just a (strange) v2 key.
+    let r = Handshake::responder(Network::TESTNET, EllSwiftKeypair::generate(), b"")
+        .unwrap()
+        .write_key(&mut out);
+    assert!(matches!(r.read_key(&v1), KeyRead::Derived { .. }));
+}
+
+/// 300 of our handshake keys never re-encode to themselves through a
+/// deterministic all-zero-randomness encoder, while the crate's keys always
+/// do (its fingerprint).
+#[test]
+fn our_keys_do_not_carry_the_zero_aux_fingerprint() {
+    let pool = KeyPool::new(300);
+    assert_eq!(pool.fill(), 300);
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..300 {
+        let mut out = Vec::new();
+        let h = Handshake::initiator(Network::MAINNET, pool.try_take().unwrap(), b"").unwrap();
+        let _ = h.write_key(&mut out);
+        let enc: [u8; 64] = out[..64].try_into().unwrap();
+        assert_ne!(ellswift_reencode_zero_aux(&enc), enc);
+        assert!(seen.insert(enc));
+    }
+    assert!(pool.is_empty());
+    for _ in 0..20 {
+        let h = peer::Handshake::<peer::Initialized>::new(
+            [0xf9, 0xbe, 0xb4, 0xd9],
+            peer::Role::Initiator,
+        )
+        .unwrap();
+        let mut out = [0u8; 64];
+        let _ = h.send_key(None, &mut out).unwrap();
+        assert_eq!(ellswift_reencode_zero_aux(&out), out);
+    }
+}
+
+#[test]
+fn batch_matches_one_by_one() {
+    let mut pairs: Vec<(Session, Session)> = (0..40)
+        .map(|_| pair(Network::MAINNET, Network::MAINNET, b"", false).unwrap())
+        .collect();
+    let sizes: Vec<u32> = (0..300).map(|i| (i * 13 % 600) as u32).collect();
+    let contents: Vec<u8> = (0..sizes.iter().sum::<u32>()).map(|i| i as u8).collect();
+    let mut outs: Vec<Vec<u8>> = vec![Vec::new(); pairs.len()];
+    let mut opened: Vec<Vec<(usize, usize, bool)>> = vec![Vec::new(); pairs.len()];
+    let batch = Batch::with_threads(2);
+    {
+        let mut jobs: Vec<SealJob> = pairs
+            .iter_mut()
+            .zip(outs.iter_mut())
+            .map(|((a, _), out)| SealJob {
+                sender: &mut a.sender,
+                contents: &contents,
+                sizes: &sizes,
+                out,
+                result: Ok(0),
+            })
+            .collect();
+        seal_many(&batch, &mut jobs);
+        assert!(jobs.iter().all(|j| j.result == Ok(300)));
+    }
+    let mut wires = outs.clone();
+    {
+        let mut jobs: Vec<OpenJob> = pairs
+            .iter_mut()
+            .zip(wires.iter_mut())
+            .zip(opened.iter_mut())
+            .map(|(((_, b), wire), opened)| OpenJob {
+                receiver: &mut b.receiver,
+                wire,
+                opened,
+                result: Ok(0),
+            })
+            .collect();
+        open_many(&batch, &mut jobs);
+        assert!(jobs.iter().all(|j| j.result == Ok(300)));
+    }
+    for (wire, op) in wires.iter().zip(&opened) {
+        let mut from = 0usize;
+        for ((off, len, decoy), &s) in op.iter().zip(&sizes) {
+            assert!(!decoy);
+            assert_eq!(&wire[*off..off + len], &contents[from..from + s as usize]);
+            from += s as usize;
+        }
+    }
+    // Different sessions produce different bytes for the same contents.
+    assert_ne!(outs[0], outs[1]);
+}
