@@ -7,6 +7,7 @@
 //! | module | wire format |
 //! |---|---|
 //! | [`meshtastic`] | Meshtastic PKC direct messages and channel packets |
+//! | [`aescrypt`] | AES Crypt `.aes` stream format v0-v3 (read), v2/v3 (write) |
 //!
 //! The crate is sans-IO: no sockets, files, clocks or threads of its own in
 //! protocol code. Time comes in as a `now` argument; bytes come in and out.
@@ -17,6 +18,7 @@
 //! process context), [`batch`] (many packets across cores), [`primitives`]
 //! (thin wrappers over audited crypto crates) and [`error`].
 
+pub mod aescrypt;
 pub mod batch;
 pub mod cache;
 pub mod entropy;

@@ -4,8 +4,11 @@
 //! `docs/crypto-choices.md`). Format modules use these and never a crypto
 //! crate directly, so swapping an implementation touches one file.
 
+pub mod aes_cbc;
 pub mod aes_ccm;
 pub mod aes_ctr;
 pub mod chacha20poly1305;
+pub mod hmac_stream;
+pub mod pbkdf2;
 pub mod sha;
 pub mod x25519;
