@@ -25,6 +25,8 @@ struct Cli {
 enum Cmd {
     /// Generate a key pair.
     Keygen(commands::keygen::Args),
+    /// Encrypt or decrypt files in the AES Crypt format (.aes, v2/v3).
+    File(commands::file::Args),
     /// Measure every wire format against its baseline (quick by default).
     Bench(BenchArgs),
 }
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Keygen(a) => commands::keygen::run(a),
+        Cmd::File(a) => commands::file::run(a),
         Cmd::Bench(b) => bench::run(&bench::Ctx { full: b.full }, &b.sections, b.json.as_deref()),
     };
     match result {

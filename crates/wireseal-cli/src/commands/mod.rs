@@ -1,3 +1,4 @@
 //! One file per subcommand family.
 
+pub mod file;
 pub mod keygen;
