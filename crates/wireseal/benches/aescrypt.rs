@@ -1,3 +1,4 @@
+#![allow(missing_docs)] // criterion_group! generates an undocumented function
 //! Criterion benches for AES Crypt: bulk encrypt/decrypt (v2) at 16 MiB,
 //! a 1 KiB file, and per-file IV + key generation.
 
@@ -46,5 +47,9 @@ fn small(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bulk, small);
+criterion_group! {
+    name = benches;
+    config = Criterion::default();
+    targets = bulk, small
+}
 criterion_main!(benches);
