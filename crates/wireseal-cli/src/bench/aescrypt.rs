@@ -24,6 +24,7 @@ struct Peer {
     decrypt_bytes_per_s: f64,
     small_file_s: f64,
     iv_key_gen_s: f64,
+    openssl_cbc_bytes_per_s: f64,
 }
 
 fn peer(size: usize, small: usize) -> Result<Peer, String> {
@@ -96,6 +97,15 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         )
         .seed("~1100 MB/s per core (issue)"),
     );
+    rows.push(Row::new(
+        S,
+        format!("raw AES-256-CBC {mib} MiB: RustCrypto vs OpenSSL"),
+        "MB/s",
+        Better::Higher,
+        ceil_mb,
+        "OpenSSL via pyca (same run)",
+        p.map(|p| p.openssl_cbc_bytes_per_s / 1e6),
+    ));
     rows.push(
         Row::new(
             S,
