@@ -185,7 +185,7 @@ pub fn decrypt_to_writer<R: Read + Send, W: Write + Send>(
     let k = header.version.trailer_len() + BLOCK;
     let mut x = vec![0u8; CHUNK + k];
     let mut y = vec![0u8; CHUNK + k];
-    let mut pt = vec![0u8; CHUNK + k];
+    let mut pt = zeroize::Zeroizing::new(vec![0u8; CHUNK + k]);
     let mut have = fill(&mut input, &mut x)?;
     let mut written: u64 = 0;
     // Invariant: x is full, so x[..CHUNK] holds no final block.
@@ -193,7 +193,7 @@ pub fn decrypt_to_writer<R: Read + Send, W: Write + Send>(
         let chain = body.chain;
         let key = &body.key;
         let mac = &mut body.mac;
-        let (xs, ys, ps) = (&x, &mut y, &mut pt);
+        let (xs, ys, ps) = (&x, &mut y, &mut *pt);
         let inp = &mut input;
         let out = &mut *sink;
         let mut step: io::Result<usize> = Ok(0);
@@ -232,7 +232,6 @@ pub fn decrypt_to_writer<R: Read + Send, W: Write + Send>(
     };
     sink.write_all(&pt[..n])?;
     sink.flush()?;
-    pt.zeroize();
     Ok(Decrypted {
         header,
         plaintext_len: written + n as u64,

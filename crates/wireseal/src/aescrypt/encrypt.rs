@@ -13,6 +13,7 @@ use super::session::{seal_session, SessionMaterial};
 use crate::primitives::aes_cbc::{Aes256CbcEnc, BLOCK};
 use crate::primitives::hmac_stream::HmacSha256Stream;
 use std::io::{self, Write};
+use zeroize::Zeroizing;
 
 /// Body bytes per pipeline step (memory use is about three chunks).
 pub const CHUNK: usize = 1 << 20;
@@ -113,7 +114,8 @@ pub struct Encryptor<W: Write> {
     version: Version,
     cbc: Aes256CbcEnc,
     mac: HmacSha256Stream,
-    stage: Vec<u8>,
+    /// Buffered plaintext (wiped on drop).
+    stage: Zeroizing<Vec<u8>>,
     stage_len: usize,
     cur: Vec<u8>,
     prev: Vec<u8>,
@@ -158,7 +160,7 @@ impl<W: Write> Encryptor<W> {
             version: opts.version,
             cbc: Aes256CbcEnc::new(material.session_key.expose(), &material.session_iv),
             mac: HmacSha256Stream::new(material.session_key.expose()),
-            stage: vec![0u8; CHUNK + BLOCK],
+            stage: Zeroizing::new(vec![0u8; CHUNK + BLOCK]),
             stage_len: 0,
             cur: vec![0u8; CHUNK],
             prev: vec![0u8; CHUNK],
