@@ -16,7 +16,7 @@ const PEER: &str = concat!(
     "/../../interop/aescrypt/pyaescrypt_peer.py"
 );
 
-const PASSWORDS: [&str; 3] = ["correct horse battery staple", "pässwörd ✓ 🔑 пароль", "x"];
+const PASSWORDS: [&str; 2] = ["correct horse battery staple", "pässwörd ✓ 🔑 пароль"];
 
 fn sizes() -> Vec<usize> {
     vec![
