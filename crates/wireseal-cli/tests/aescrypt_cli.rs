@@ -228,3 +228,43 @@ fn stdin_stdout_and_password_file() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("WS_NOT_SET_ANYWHERE"));
 }
+
+/// Ctrl-C in the middle of a run leaves neither the output nor a temporary file.
+#[cfg(unix)]
+#[test]
+fn interrupted_run_leaves_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("x.aes");
+    let mut child = Command::new(BIN)
+        .args(["file", "encrypt", "--password-env", "WS_PW", "-"])
+        .arg(&out)
+        .env("WS_PW", "pw")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(&data(3 << 20)).unwrap();
+    input.flush().unwrap();
+    // Wait until the temporary file exists, then interrupt.
+    for _ in 0..100 {
+        if !entries(d.path()).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        !entries(d.path()).is_empty(),
+        "temporary file never appeared"
+    );
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = child.wait_with_output().unwrap();
+    drop(input);
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(entries(d.path()).is_empty(), "{:?}", entries(d.path()));
+}

@@ -154,6 +154,23 @@ fn check_output(input: &str, output: &str, force: bool) -> Result<()> {
     Ok(())
 }
 
+/// The temporary output of this run, removed by the Ctrl-C handler.
+static PENDING: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// On Ctrl-C (or SIGTERM), delete the temporary output and exit, so an
+/// interrupted run leaves nothing behind.
+fn clean_up_on_interrupt() {
+    let _ = ctrlc::set_handler(|| {
+        if let Ok(mut p) = PENDING.lock() {
+            if let Some(path) = p.take() {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+        eprintln!("\nwireseal: interrupted; no output written");
+        std::process::exit(130);
+    });
+}
+
 /// A temporary file next to `output`, renamed over it by [`commit`].
 fn temp_next_to(output: &str) -> Result<tempfile::NamedTempFile> {
     let out = Path::new(output);
@@ -161,10 +178,15 @@ fn temp_next_to(output: &str) -> Result<tempfile::NamedTempFile> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    tempfile::Builder::new()
+    let tmp = tempfile::Builder::new()
         .prefix(".wireseal-partial-")
         .tempfile_in(&dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    if let Ok(mut p) = PENDING.lock() {
+        *p = Some(tmp.path().to_path_buf());
+    }
+    clean_up_on_interrupt();
+    Ok(tmp)
 }
 
 fn commit(tmp: tempfile::NamedTempFile, output: &str, force: bool) -> Result<()> {
@@ -176,6 +198,11 @@ fn commit(tmp: tempfile::NamedTempFile, output: &str, force: bool) -> Result<()>
     } else {
         tmp.persist_noclobber(output).map(|_| ())
     };
+    // After the rename the old temporary name is gone, so a late Ctrl-C
+    // removes nothing.
+    if let Ok(mut p) = PENDING.lock() {
+        *p = None;
+    }
     r.map_err(|e| anyhow!("cannot move the output into place at {output}: {}", e.error))
 }
 
