@@ -53,7 +53,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let mut data = vec![0u8; size];
     wireseal::entropy::fill_random(&mut data);
     let mut dst = vec![0u8; size];
-    let peer = peer(size, if ctx.full { 500 } else { 150 });
+    let peer = peer(size, if ctx.full { 200 } else { 40 });
     let pname = match &peer {
         Ok(_) => "pyAesCrypt (same run)".to_string(),
         Err(e) => {
