@@ -87,3 +87,45 @@ fn wrong_password_is_distinct_from_corruption() {
         Err(Error::Corrupted)
     ));
 }
+
+/// An input that changes between the verification pass and the read pass is
+/// reported at the end of the read pass.
+#[test]
+fn seek_decryptor_detects_input_changed_between_passes() {
+    use std::io::{Read, Seek, SeekFrom};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    struct Changing {
+        inner: Cursor<Vec<u8>>,
+        flip: Arc<AtomicBool>,
+        at: usize,
+    }
+    impl Read for Changing {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.flip.swap(false, Ordering::SeqCst) {
+                self.inner.get_mut()[self.at] ^= 1;
+            }
+            self.inner.read(buf)
+        }
+    }
+    impl Seek for Changing {
+        fn seek(&mut self, p: SeekFrom) -> std::io::Result<u64> {
+            self.inner.seek(p)
+        }
+    }
+
+    let pt = pattern(3 * CHUNK);
+    let ct = encrypt_to_vec("pw", &pt, &EncryptOptions::v2()).unwrap();
+    let flip = Arc::new(AtomicBool::new(false));
+    let input = Changing {
+        at: ct.len() - 100,
+        inner: Cursor::new(ct),
+        flip: flip.clone(),
+    };
+    let mut r = SeekDecryptor::new(input, "pw", &Limits::default()).unwrap();
+    flip.store(true, Ordering::SeqCst);
+    let mut out = Vec::new();
+    let e = r.read_to_end(&mut out).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+}
