@@ -33,6 +33,8 @@ enum Cmd {
     Peat(commands::peat::Cmd),
     /// BIP324 v2 encrypted transport over TCP (listen / connect).
     V2(commands::v2::Args),
+    /// Encrypt or decrypt files in the AES Crypt format (.aes, v2/v3).
+    File(commands::file::Args),
     /// Measure every wire format against its baseline (quick by default).
     Bench(BenchArgs),
 }
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Cmd::Meshtastic(c) => commands::meshtastic::run(c),
         Cmd::Peat(c) => commands::peat::run(c),
         Cmd::V2(a) => commands::v2::run(a),
+        Cmd::File(a) => commands::file::run(a),
         Cmd::Bench(b) => bench::run(&bench::Ctx { full: b.full }, &b.sections, b.json.as_deref()),
     };
     match result {

@@ -9,6 +9,7 @@
 //! | [`meshtastic`] | Meshtastic PKC direct messages and channel packets |
 //! | [`peat`] | peat-btle BLE-mesh mesh-wide and per-peer E2EE frames, encryption policy |
 //! | [`bip324`] | Bitcoin P2P v2 encrypted transport (BIP324) |
+//! | [`aescrypt`] | AES Crypt `.aes` stream format v0-v3 (read), v2/v3 (write) |
 //!
 //! The crate is sans-IO: no sockets, files, clocks or threads of its own in
 //! protocol code. Time comes in as a `now` argument; bytes come in and out.
@@ -19,6 +20,7 @@
 //! process context), [`batch`] (many packets across cores), [`primitives`]
 //! (thin wrappers over audited crypto crates) and [`error`].
 
+pub mod aescrypt;
 pub mod batch;
 pub mod bip324;
 pub mod cache;

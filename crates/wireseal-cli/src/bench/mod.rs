@@ -5,6 +5,7 @@
 //! it in [`SECTIONS`]. Use [`Ctx::time_per_op`] / [`Ctx::time_job`] to
 //! measure, so `--quick` and `--full` scale every section alike.
 
+mod aescrypt;
 mod bip324;
 mod meshtastic;
 mod peat;
@@ -102,6 +103,10 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "bip324",
         run: bip324::run,
+    },
+    Section {
+        name: "aescrypt",
+        run: aescrypt::run,
     },
 ];
 

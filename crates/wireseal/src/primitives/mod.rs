@@ -4,12 +4,15 @@
 //! `docs/crypto-choices.md`). Format modules use these and never a crypto
 //! crate directly, so swapping an implementation touches one file.
 
+pub mod aes_cbc;
 pub mod aes_ccm;
 pub mod aes_ctr;
 pub mod blake3;
 pub mod chacha20;
 pub mod chacha20poly1305;
 pub mod hkdf;
+pub mod hmac_stream;
+pub mod pbkdf2;
 pub mod secp256k1;
 pub mod sha;
 pub mod x25519;

@@ -1,0 +1,270 @@
+//! `wireseal file encrypt|decrypt` end to end, through the built binary.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_wireseal");
+const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/aescrypt");
+
+fn ws(args: &[&str], pw: &str, stdin: Option<&[u8]>) -> Output {
+    let mut c = Command::new(BIN);
+    c.args(args)
+        .env("WS_PW", pw)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let input = child.stdin.take().unwrap();
+    let data = stdin.map(|d| d.to_vec());
+    let feeder = std::thread::spawn(move || {
+        let mut input = input;
+        if let Some(d) = data {
+            let _ = input.write_all(&d);
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn data(n: usize) -> Vec<u8> {
+    (0..n).map(|i| (i * 7 + i / 300) as u8).collect()
+}
+
+#[test]
+fn file_round_trip_v2_and_v3_with_overwrite_rules() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_owned();
+    let pt = data(3 * 1024 * 1024 + 5);
+    std::fs::write(p("in.bin"), &pt).unwrap();
+    for fmt in [
+        &["--format", "v2"][..],
+        &["--format", "v3", "--iterations", "1000"],
+    ] {
+        let mut args = vec!["file", "encrypt", "--password-env", "WS_PW", "--force"];
+        args.extend_from_slice(fmt);
+        let (i, x) = (p("in.bin"), p("x.aes"));
+        args.extend_from_slice(&[&i, &x]);
+        let o = ws(&args, "pässwort", None);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let ct = std::fs::read(p("x.aes")).unwrap();
+        assert_eq!(&ct[..3], b"AES");
+        assert_eq!(ct[3], if fmt[1] == "v2" { 2 } else { 3 });
+        let o = ws(
+            &[
+                "file",
+                "decrypt",
+                "--password-env",
+                "WS_PW",
+                "--force",
+                &p("x.aes"),
+                &p("out.bin"),
+            ],
+            "pässwort",
+            None,
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(std::fs::read(p("out.bin")).unwrap() == pt);
+    }
+    // No --force: refused, existing file untouched.
+    std::fs::write(p("keep.bin"), b"precious").unwrap();
+    let o = ws(
+        &[
+            "file",
+            "decrypt",
+            "--password-env",
+            "WS_PW",
+            &p("x.aes"),
+            &p("keep.bin"),
+        ],
+        "pässwort",
+        None,
+    );
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(p("keep.bin")).unwrap(), b"precious");
+    // Output == input refused even with --force.
+    let o = ws(
+        &[
+            "file",
+            "encrypt",
+            "--password-env",
+            "WS_PW",
+            "--force",
+            &p("in.bin"),
+            &p("in.bin"),
+        ],
+        "pw",
+        None,
+    );
+    assert!(!o.status.success());
+    assert!(std::fs::read(p("in.bin")).unwrap() == pt);
+}
+
+#[test]
+fn failures_leave_no_output_and_say_why() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_owned();
+    std::fs::write(p("in.bin"), data(3_000_000)).unwrap();
+    let dec = |input: &str, out: &str, pw: &str| {
+        ws(
+            &["file", "decrypt", "--password-env", "WS_PW", input, out],
+            pw,
+            None,
+        )
+    };
+    let o = ws(
+        &[
+            "file",
+            "encrypt",
+            "--password-env",
+            "WS_PW",
+            &p("in.bin"),
+            &p("x.aes"),
+        ],
+        "right",
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = entries(d.path());
+    // Wrong password.
+    let o = dec(&p("x.aes"), &p("out.bin"), "wrong");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("wrong password"), "{}", stderr(&o));
+    assert_eq!(
+        entries(d.path()),
+        before,
+        "no output, no temporary file left"
+    );
+    // Corrupted body near the end: distinct message and no output, although
+    // megabytes were decrypted before the HMAC check.
+    let mut ct = std::fs::read(p("x.aes")).unwrap();
+    let i = ct.len() - 100;
+    ct[i] ^= 1;
+    std::fs::write(p("bad.aes"), &ct).unwrap();
+    let before = entries(d.path());
+    let o = dec(&p("bad.aes"), &p("out.bin"), "right");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("corrupted"), "{}", stderr(&o));
+    assert_eq!(entries(d.path()), before);
+    // To stdout: nothing unverified is printed, from a path or from stdin.
+    let o = dec(&p("bad.aes"), "-", "right");
+    assert!(!o.status.success());
+    assert!(o.stdout.is_empty());
+    let o = ws(
+        &["file", "decrypt", "--password-env", "WS_PW", "-", "-"],
+        "right",
+        Some(&ct),
+    );
+    assert!(!o.status.success());
+    assert!(o.stdout.is_empty());
+    // Truncated.
+    std::fs::write(p("short.aes"), &ct[..ct.len() - 7]).unwrap();
+    let o = dec(&p("short.aes"), &p("out.bin"), "right");
+    assert!(!o.status.success());
+    assert!(!d.path().join("out.bin").exists());
+}
+
+#[test]
+fn stdin_stdout_and_password_file() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_owned();
+    std::fs::write(p("pw.txt"), "correct horse battery staple\n").unwrap();
+    let pw = p("pw.txt");
+    let pt = data(70_001);
+    let o = ws(
+        &["file", "encrypt", "--password-file", &pw, "-", "-"],
+        "",
+        Some(&pt),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ct = o.stdout;
+    let o = ws(
+        &["file", "decrypt", "--password-file", &pw, "-", "-"],
+        "",
+        Some(&ct),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout == pt);
+    // The pyAesCrypt sample, by path to stdout, with the same password file.
+    let sample = format!("{VECTORS}/hello_txt.plain.aes");
+    let o = ws(
+        &["file", "decrypt", "--password-file", &pw, &sample, "-"],
+        "",
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        o.stdout,
+        std::fs::read(format!("{VECTORS}/hello_txt.plain")).unwrap()
+    );
+    // Unset environment variable: a clear error.
+    let o = ws(
+        &[
+            "file",
+            "decrypt",
+            "--password-env",
+            "WS_NOT_SET_ANYWHERE",
+            "-",
+            "-",
+        ],
+        "",
+        Some(&ct),
+    );
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("WS_NOT_SET_ANYWHERE"));
+}
+
+/// Ctrl-C in the middle of a run leaves neither the output nor a temporary file.
+#[cfg(unix)]
+#[test]
+fn interrupted_run_leaves_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("x.aes");
+    let mut child = Command::new(BIN)
+        .args(["file", "encrypt", "--password-env", "WS_PW", "-"])
+        .arg(&out)
+        .env("WS_PW", "pw")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(&data(3 << 20)).unwrap();
+    input.flush().unwrap();
+    // Wait until the temporary file exists, then interrupt.
+    for _ in 0..100 {
+        if !entries(d.path()).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        !entries(d.path()).is_empty(),
+        "temporary file never appeared"
+    );
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = child.wait_with_output().unwrap();
+    drop(input);
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(entries(d.path()).is_empty(), "{:?}", entries(d.path()));
+}

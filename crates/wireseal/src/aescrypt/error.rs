@@ -1,0 +1,97 @@
+//! The AES Crypt error type.
+
+use thiserror::Error;
+
+/// Where in an AES Crypt stream something went wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Region {
+    /// The plain header: magic, version, extensions, iteration count, IV.
+    Header,
+    /// The encrypted session IV and key with their HMAC (versions 1-3).
+    SessionBlock,
+    /// The encrypted body.
+    Body,
+    /// The size octet (versions 1-2) and the final HMAC.
+    Trailer,
+}
+
+/// Everything that can go wrong reading or writing AES Crypt streams.
+///
+/// [`Error::WrongPassword`] and [`Error::Corrupted`] are distinct on
+/// purpose: versions 1-3 authenticate the session key block with a key
+/// derived from the password, so a wrong password fails there, before any
+/// body byte is read, while damage to the body fails the final HMAC.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The data does not start with the `AES` magic.
+    #[error("not an AES Crypt stream (no \"AES\" magic)")]
+    NotAesCrypt,
+    /// A version octet this library does not know.
+    #[error("unsupported AES Crypt stream version {0}")]
+    UnsupportedVersion(u8),
+    /// Versions 0 and 1 can be read but not written.
+    #[error("AES Crypt version {0} can be read but not written (write 2 or 3)")]
+    CannotWriteVersion(u8),
+    /// The stream ended inside the given region.
+    #[error("AES Crypt stream truncated in the {0:?} region")]
+    Truncated(Region),
+    /// A structural rule of the format is broken.
+    #[error("malformed AES Crypt stream: {0}")]
+    Malformed(&'static str),
+    /// The header (extensions) is longer than the configured limit.
+    #[error("AES Crypt header longer than the limit of {limit} bytes")]
+    HeaderTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// A version 3 stream asks for more PBKDF2 iterations than allowed.
+    #[error("AES Crypt stream asks for {iterations} PBKDF2 iterations (limit {limit})")]
+    TooManyIterations {
+        /// What the stream asks for.
+        iterations: u32,
+        /// The configured limit.
+        limit: u32,
+    },
+    /// The session block's HMAC failed: the password is wrong (or that block
+    /// was altered, which is indistinguishable).
+    #[error("wrong password")]
+    WrongPassword,
+    /// The body's HMAC failed: the file was damaged or modified after it was
+    /// written (the password was right).
+    #[error("the encrypted data is corrupted or was modified (password is correct)")]
+    Corrupted,
+    /// Version 0 has a single HMAC, so a wrong password and damage look alike.
+    #[error("wrong password, or the (version 0) stream is corrupted")]
+    WrongPasswordOrCorrupted,
+    /// Version 3 padding is invalid although the HMAC matched (a broken writer).
+    #[error("invalid padding in an authenticated AES Crypt stream")]
+    BadPadding,
+    /// The caller's output buffer is too small.
+    #[error("output buffer too small: {required} bytes required")]
+    BufferTooSmall {
+        /// Bytes needed.
+        required: usize,
+    },
+    /// An extension cannot be encoded (too long, or a NUL in its identifier).
+    #[error("invalid AES Crypt extension: {0}")]
+    InvalidExtension(&'static str),
+    /// An iteration count of zero was requested.
+    #[error("PBKDF2 iteration count must be at least 1")]
+    InvalidIterations,
+    /// Reading the input or writing the output failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl Error {
+    /// True for errors caused by the password or the stream's authenticity
+    /// (as opposed to structure, limits or I/O).
+    pub fn is_authentication_failure(&self) -> bool {
+        matches!(
+            self,
+            Error::WrongPassword | Error::Corrupted | Error::WrongPasswordOrCorrupted
+        )
+    }
+}
