@@ -7,6 +7,7 @@
 //! | module | wire format |
 //! |---|---|
 //! | [`meshtastic`] | Meshtastic PKC direct messages and channel packets |
+//! | [`sphinx`] | Lightning BOLT #4 Sphinx onions: build, peel, failures, onion messages, route blinding |
 //!
 //! The crate is sans-IO: no sockets, files, clocks or threads of its own in
 //! protocol code. Time comes in as a `now` argument; bytes come in and out.
@@ -23,3 +24,4 @@ pub mod entropy;
 pub mod error;
 pub mod primitives;
 pub mod secret;
+pub mod sphinx;

@@ -6,6 +6,8 @@
 
 pub mod aes_ccm;
 pub mod aes_ctr;
+pub mod chacha20;
 pub mod chacha20poly1305;
+pub mod secp256k1;
 pub mod sha;
 pub mod x25519;
