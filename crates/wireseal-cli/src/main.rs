@@ -25,6 +25,8 @@ struct Cli {
 enum Cmd {
     /// Generate a key pair.
     Keygen(commands::keygen::Args),
+    /// Lightning BOLT #4 Sphinx onions: build, peel, failure packets.
+    Onion(commands::onion::Args),
     /// Measure every wire format against its baseline (quick by default).
     Bench(BenchArgs),
 }
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Keygen(a) => commands::keygen::run(a),
+        Cmd::Onion(a) => commands::onion::run(a),
         Cmd::Bench(b) => bench::run(&bench::Ctx { full: b.full }, &b.sections, b.json.as_deref()),
     };
     match result {

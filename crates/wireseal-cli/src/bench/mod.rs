@@ -5,6 +5,8 @@
 //! it in [`SECTIONS`]. Use [`Ctx::time_per_op`] / [`Ctx::throughput`] to
 //! measure, so `--quick` and `--full` scale every section alike.
 
+mod sphinx;
+mod sphinx_ldk;
 mod timing;
 
 pub use timing::Ctx;
@@ -87,7 +89,10 @@ pub struct Section {
 }
 
 /// Every section, in print order.
-pub const SECTIONS: &[Section] = &[];
+pub const SECTIONS: &[Section] = &[Section {
+    name: "sphinx",
+    run: sphinx::run,
+}];
 
 /// Runs the selected sections and prints the table; writes JSON if asked.
 pub fn run(ctx: &Ctx, only: &[String], json: Option<&std::path::Path>) -> anyhow::Result<()> {

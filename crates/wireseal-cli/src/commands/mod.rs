@@ -1,3 +1,4 @@
 //! One file per subcommand family.
 
 pub mod keygen;
+pub mod onion;
