@@ -6,6 +6,7 @@ use super::{bigsize, SphinxError, HMAC_LEN};
 use crate::primitives::chacha20::KeyStream;
 use crate::primitives::secp256k1::{PrivateKey, PublicKey};
 use crate::primitives::sha::hmac_sha256;
+use crate::secret::Secret;
 
 /// One hop of a route: the key the onion layer is encrypted to and the hop's
 /// payload (the TLV stream, without its BigSize length prefix).
@@ -111,11 +112,15 @@ fn build_routing_info(
     // shifted in its own stream. Only the bytes that end up there are generated.
     let filler_len = total - last.frame_len();
     let mut filler = vec![0u8; filler_len];
+    let rhos: Vec<Secret<32>> = secrets
+        .as_slice()
+        .iter()
+        .map(|ss| derive(KeyKind::Rho, ss.expose()))
+        .collect();
     let mut used = 0usize;
-    for (hop, ss) in hops[..n - 1].iter().zip(secrets.as_slice()) {
+    for (hop, rho) in hops[..n - 1].iter().zip(&rhos) {
         let start = area - used;
         used += hop.frame_len();
-        let rho = derive(KeyKind::Rho, ss.expose());
         KeyStream::new(rho.expose(), start as u64).xor(&mut filler[..used]);
     }
 
@@ -128,13 +133,18 @@ fn build_routing_info(
     }
 
     let mut next_hmac = [0u8; HMAC_LEN];
-    for (i, (hop, ss)) in hops.iter().zip(secrets.as_slice()).enumerate().rev() {
+    for (i, ((hop, ss), rho)) in hops
+        .iter()
+        .zip(secrets.as_slice())
+        .zip(&rhos)
+        .enumerate()
+        .rev()
+    {
         let frame = hop.frame_len();
         ri.copy_within(..area - frame, frame);
         let p = bigsize::write(hop.payload.len() as u64, ri);
         ri[p..p + hop.payload.len()].copy_from_slice(hop.payload);
         ri[p + hop.payload.len()..frame].copy_from_slice(&next_hmac);
-        let rho = derive(KeyKind::Rho, ss.expose());
         KeyStream::new(rho.expose(), 0).xor(ri);
         if i == n - 1 {
             ri[area - filler_len..].copy_from_slice(&filler);

@@ -79,7 +79,8 @@ impl HopSecrets {
 
 /// Derives every hop's shared secret from the session key, linearly: the
 /// running ephemeral private key `e` is multiplied by each blinding factor, and
-/// each hop costs one ECDH plus one fixed-base multiplication (`e·G`).
+/// each hop costs one ECDH plus one fixed-base multiplication (`e·G`), and
+/// the last hop's ephemeral key, which nothing uses, is not computed.
 ///
 /// Returns the first ephemeral public key (the one written into the onion) and
 /// the secrets.
@@ -88,23 +89,22 @@ pub fn session_secrets(
     hops: impl ExactSizeIterator<Item = PublicKey>,
 ) -> Result<(PublicKey, HopSecrets), SphinxError> {
     let n = hops.len();
+    if n == 0 {
+        return Err(SphinxError::NoHops);
+    }
     let mut out = Vec::with_capacity(n);
     let mut e = session_key.duplicate();
-    let mut first = None;
+    let first = e.public_key();
     for (i, hop) in hops.enumerate() {
-        let ephemeral = if i == 0 {
-            *first.insert(e.public_key())
-        } else {
-            e.public_key()
-        };
         let ss = e.ecdh_sha256(&hop);
+        // The last hop's ephemeral key is never used: n ECDH, n - 1 k·G.
         if i + 1 < n {
+            let ephemeral = if i == 0 { first } else { e.public_key() };
             let b = blinding_factor(&ephemeral, &ss);
             e = e.mul_tweak(&b).map_err(|_| SphinxError::KeyDerivation)?;
         }
         out.push(ss);
     }
-    let first = first.ok_or(SphinxError::NoHops)?;
     Ok((first, HopSecrets(out)))
 }
 
