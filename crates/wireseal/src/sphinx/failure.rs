@@ -72,20 +72,26 @@ pub struct Failure {
 }
 
 /// At the origin: peels the layers hop by hop, checking each hop's `um` HMAC in
-/// constant time, and returns the first hop whose HMAC verifies with its
-/// message. [`SphinxError::UnattributableFailure`] when none does.
+/// constant time (always over the whole path), and returns the first hop whose
+/// HMAC verifies with its message. [`SphinxError::UnattributableFailure`] when none does.
 pub fn unwrap(secrets: &HopSecrets, packet: &[u8]) -> Result<Failure, SphinxError> {
     if packet.len() < HMAC_LEN + 4 {
         return Err(SphinxError::BadFailure);
     }
+    // Every hop's layer is removed and every HMAC checked, whichever hop
+    // failed, so the work does not depend on the failing position.
     let mut buf = packet.to_vec();
+    let mut found: Option<(usize, Vec<u8>)> = None;
     for (hop, ss) in secrets.as_slice().iter().enumerate() {
         wrap(ss, &mut buf);
         let um = derive(KeyKind::Um, ss.expose());
         let (mac, body) = buf.split_at(HMAC_LEN);
-        if !ct_eq(&hmac_sha256(um.expose(), &[body]), mac) {
-            continue;
+        let ok = ct_eq(&hmac_sha256(um.expose(), &[body]), mac);
+        if ok && found.is_none() {
+            found = Some((hop, body.to_vec()));
         }
+    }
+    if let Some((hop, body)) = found {
         let len = u16::from_be_bytes([body[0], body[1]]) as usize;
         let message = body
             .get(2..2 + len)
