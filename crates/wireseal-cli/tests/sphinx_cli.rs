@@ -261,3 +261,33 @@ fn bad_input_fails_cleanly() {
     let (success, _, err) = run(&["onion", "build", "--session-key", key, "--hop", &big]);
     assert!(!success && err.contains("payload area"), "{err}");
 }
+
+#[test]
+fn node_key_from_environment() {
+    let o = vec_file("onion-test.json");
+    let o2 = Command::new(env!("CARGO_BIN_EXE_wireseal"))
+        .args([
+            "onion",
+            "peel",
+            "--private-env",
+            "WIRESEAL_SPHINX_TEST_KEY",
+            "--associated-data",
+            s(&o["generate"]["associated_data"]),
+            s(&o["onion"]),
+        ])
+        .env("WIRESEAL_SPHINX_TEST_KEY", s(&o["decode"][0]))
+        .output()
+        .unwrap();
+    assert!(
+        o2.status.success(),
+        "{}",
+        String::from_utf8_lossy(&o2.stderr)
+    );
+    let out: Value = serde_json::from_slice(&o2.stdout).unwrap();
+    assert_eq!(
+        s(&out["payload"]),
+        strip(s(&o["generate"]["hops"][0]["payload"]))
+    );
+    let (success, _, err) = run(&["onion", "peel", s(&o["onion"])]);
+    assert!(!success && err.contains("node key is required"), "{err}");
+}

@@ -1,7 +1,7 @@
 //! `wireseal onion`: build and peel BOLT #4 Sphinx onions, create, wrap and
 //! unwrap failure packets.
 
-use crate::util::{hex_arg, hex_array};
+use crate::util::{hex_arg, hex_array, parse_u32, SecretSource};
 use anyhow::{anyhow, bail, Context, Result};
 use wireseal::primitives::secp256k1::{PrivateKey, PublicKey};
 use wireseal::sphinx::{self, blinding, failure, keys, Hop, Onion, Padding, Peeled};
@@ -29,17 +29,19 @@ enum Cmd {
         #[arg(long = "hop", value_name = "PUBKEY_HEX:PAYLOAD_HEX", required = true)]
         hops: Vec<String>,
         /// Payload area in bytes: 1300 (payments) or 32768 (large onion messages).
-        #[arg(long, default_value_t = sphinx::PAYMENT_AREA)]
-        area: usize,
+        #[arg(long, default_value_t = sphinx::PAYMENT_AREA as u32, value_parser = parse_u32)]
+        area: u32,
         /// Fill the unused area from the OS CSPRNG instead of the `pad` key stream.
         #[arg(long)]
         random_padding: bool,
     },
     /// Peel one layer; prints {"payload", "final", "next_onion"} as one JSON line.
     Peel {
-        /// Our node private key (32 bytes hex).
-        #[arg(long, value_name = "HEX")]
-        node_key: String,
+        /// Our node private key (32 bytes hex); or use --private-file / --private-env.
+        #[arg(long, value_name = "HEX", conflicts_with_all = ["hex", "file", "env"])]
+        node_key: Option<String>,
+        #[command(flatten)]
+        key_source: SecretSource,
         /// Associated data the onion commits to.
         #[arg(long, value_name = "HEX", default_value = "")]
         associated_data: String,
@@ -59,9 +61,11 @@ enum Cmd {
 enum ErrorCmd {
     /// At the failing hop: create the failure packet; prints its hex.
     Create {
-        /// The failing hop's node private key.
-        #[arg(long, value_name = "HEX")]
-        node_key: String,
+        /// The failing hop's node private key (or --private-file / --private-env)
+        #[arg(long, value_name = "HEX", conflicts_with_all = ["hex", "file", "env"])]
+        node_key: Option<String>,
+        #[command(flatten)]
+        key_source: SecretSource,
         /// The ephemeral public key of the onion this hop received.
         #[arg(long, value_name = "HEX")]
         ephemeral_key: String,
@@ -71,9 +75,11 @@ enum ErrorCmd {
     },
     /// At an intermediate hop: add this hop's layer; prints the packet hex.
     Wrap {
-        /// This hop's node private key.
-        #[arg(long, value_name = "HEX")]
-        node_key: String,
+        /// This hop's node private key (or --private-file / --private-env)
+        #[arg(long, value_name = "HEX", conflicts_with_all = ["hex", "file", "env"])]
+        node_key: Option<String>,
+        #[command(flatten)]
+        key_source: SecretSource,
         /// The ephemeral public key of the onion this hop received.
         #[arg(long, value_name = "HEX")]
         ephemeral_key: String,
@@ -96,6 +102,18 @@ enum ErrorCmd {
 fn private_key(s: &str, what: &str) -> Result<PrivateKey> {
     let b = Zeroizing::new(hex_array::<32>(s, what)?);
     PrivateKey::from_bytes(&b).map_err(|_| anyhow!("{what}: not a valid secp256k1 private key"))
+}
+
+/// The node key from --node-key or the --private-file / --private-env source.
+fn node_key(hex: Option<&str>, src: &SecretSource) -> Result<PrivateKey> {
+    if let Some(h) = hex {
+        return private_key(h, "--node-key");
+    }
+    if src.file.is_none() && src.env.is_none() && src.hex.is_none() {
+        bail!("a node key is required: give --node-key, --private-file or --private-env");
+    }
+    let b = src.load::<32>("node key")?;
+    PrivateKey::from_bytes(&b).map_err(|_| anyhow!("node key: not a valid secp256k1 private key"))
 }
 
 fn public_key(s: &str, what: &str) -> Result<PublicKey> {
@@ -143,17 +161,18 @@ pub fn run(a: Args) -> Result<()> {
             } else {
                 Padding::Deterministic
             };
-            let (onion, _) =
-                sphinx::build(&session, &hops, &ad, area, pad).context("cannot build the onion")?;
+            let (onion, _) = sphinx::build(&session, &hops, &ad, area as usize, pad)
+                .context("cannot build the onion")?;
             println!("{}", hex::encode(onion.to_bytes()));
         }
         Cmd::Peel {
-            node_key,
+            node_key: nk,
+            key_source,
             associated_data,
             path_key,
             onion,
         } => {
-            let node = private_key(&node_key, "--node-key")?;
+            let node = node_key(nk.as_deref(), &key_source)?;
             let ad = hex_arg(&associated_data, "--associated-data")?;
             let onion = Onion::parse_message(&hex_arg(&onion, "onion")?).context("bad onion")?;
             let unblinded = match path_key {
@@ -182,22 +201,24 @@ pub fn run(a: Args) -> Result<()> {
 fn run_error(e: ErrorCmd) -> Result<()> {
     match e {
         ErrorCmd::Create {
-            node_key,
+            node_key: nk,
+            key_source,
             ephemeral_key,
             message,
         } => {
-            let node = private_key(&node_key, "--node-key")?;
+            let node = node_key(nk.as_deref(), &key_source)?;
             let ss = node.ecdh_sha256(&public_key(&ephemeral_key, "--ephemeral-key")?);
             let msg = hex_arg(&message, "--message")?;
             let p = failure::create(&ss, &msg).context("cannot create the failure packet")?;
             println!("{}", hex::encode(p));
         }
         ErrorCmd::Wrap {
-            node_key,
+            node_key: nk,
+            key_source,
             ephemeral_key,
             packet,
         } => {
-            let node = private_key(&node_key, "--node-key")?;
+            let node = node_key(nk.as_deref(), &key_source)?;
             let ss = node.ecdh_sha256(&public_key(&ephemeral_key, "--ephemeral-key")?);
             let mut p = hex_arg(&packet, "packet")?;
             failure::wrap(&ss, &mut p);
