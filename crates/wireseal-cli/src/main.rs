@@ -35,6 +35,8 @@ enum Cmd {
     V2(commands::v2::Args),
     /// Encrypt or decrypt files in the AES Crypt format (.aes, v2/v3).
     File(commands::file::Args),
+    /// Lightning BOLT #4 Sphinx onions: build, peel, failure packets.
+    Onion(commands::onion::Args),
     /// Measure every wire format against its baseline (quick by default).
     Bench(BenchArgs),
 }
@@ -63,6 +65,7 @@ fn main() -> ExitCode {
         Cmd::Peat(c) => commands::peat::run(c),
         Cmd::V2(a) => commands::v2::run(a),
         Cmd::File(a) => commands::file::run(a),
+        Cmd::Onion(a) => commands::onion::run(a),
         Cmd::Bench(b) => bench::run(&bench::Ctx { full: b.full }, &b.sections, b.json.as_deref()),
     };
     match result {

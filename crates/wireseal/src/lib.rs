@@ -10,6 +10,7 @@
 //! | [`peat`] | peat-btle BLE-mesh mesh-wide and per-peer E2EE frames, encryption policy |
 //! | [`bip324`] | Bitcoin P2P v2 encrypted transport (BIP324) |
 //! | [`aescrypt`] | AES Crypt `.aes` stream format v0-v3 (read), v2/v3 (write) |
+//! | [`sphinx`] | Lightning BOLT #4 Sphinx onions: build, peel, failures, onion messages, route blinding |
 //!
 //! The crate is sans-IO: no sockets, files, clocks or threads of its own in
 //! protocol code. Time comes in as a `now` argument; bytes come in and out.
@@ -26,8 +27,8 @@ pub mod bip324;
 pub mod cache;
 pub mod entropy;
 pub mod error;
+pub mod meshtastic;
 pub mod peat;
 pub mod primitives;
 pub mod secret;
-
-pub mod meshtastic;
+pub mod sphinx;

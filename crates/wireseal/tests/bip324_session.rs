@@ -8,7 +8,7 @@ use wireseal::bip324::{
     classify_first_bytes, Bip324Error, EllSwiftKeypair, GarbageRead, Handshake, KeyPool, KeyRead,
     Network, Next, PeerKind, Session, VersionRead, MAX_GARBAGE_LEN,
 };
-use wireseal::primitives::secp256k1::ellswift_reencode_zero_aux;
+use wireseal::primitives::ellswift::ellswift_reencode_zero_aux;
 
 /// Our initiator and our responder, with the given garbage; returns both
 /// sessions (or the first error seen by the responder reading the version).

@@ -5,7 +5,7 @@ use wireseal::bip324::{
     Bip324Error, Network, PacketSender, Role, Session, SessionKeys, CORE_MAX_CONTENTS_LEN,
     MAX_CONTENTS_LEN,
 };
-use wireseal::primitives::secp256k1::{ellswift_decode_x, is_valid_x_vartime, EllSwiftKeypair};
+use wireseal::primitives::ellswift::{ellswift_decode_x, is_valid_x_vartime, EllSwiftKeypair};
 use wireseal::secret::Secret;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/bip324/");

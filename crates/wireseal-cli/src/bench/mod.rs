@@ -9,6 +9,8 @@ mod aescrypt;
 mod bip324;
 mod meshtastic;
 mod peat;
+mod sphinx;
+mod sphinx_ldk;
 mod timing;
 
 pub use timing::Ctx;
@@ -107,6 +109,10 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "aescrypt",
         run: aescrypt::run,
+    },
+    Section {
+        name: "sphinx",
+        run: sphinx::run,
     },
 ];
 

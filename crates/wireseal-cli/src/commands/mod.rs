@@ -3,5 +3,6 @@
 pub mod file;
 pub mod keygen;
 pub mod meshtastic;
+pub mod onion;
 pub mod peat;
 pub mod v2;

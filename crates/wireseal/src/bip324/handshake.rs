@@ -15,7 +15,7 @@ use super::keys::{Network, Role, SessionKeys, TERMINATOR_LEN};
 use super::packet::{packet_len, Next, PacketSender, MAX_CONTENTS_LEN};
 use super::session::Session;
 use super::Bip324Error;
-use crate::primitives::secp256k1::{EllSwiftKeypair, ELLSWIFT_LEN};
+use crate::primitives::ellswift::{EllSwiftKeypair, ELLSWIFT_LEN};
 
 /// Most garbage bytes a peer may send before its terminator.
 pub const MAX_GARBAGE_LEN: usize = 4095;

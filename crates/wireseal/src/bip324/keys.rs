@@ -1,8 +1,8 @@
 //! Key derivation: BIP324 ECDH, then HKDF-SHA256 with salt
 //! `"bitcoin_v2_shared_secret" || network magic`.
 
+use crate::primitives::ellswift::{EllSwiftKeypair, ELLSWIFT_LEN};
 use crate::primitives::hkdf::HkdfSha256;
-use crate::primitives::secp256k1::{EllSwiftKeypair, ELLSWIFT_LEN};
 use crate::secret::Secret;
 
 /// Bytes of a garbage terminator.

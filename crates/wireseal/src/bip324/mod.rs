@@ -39,4 +39,4 @@ pub use packet::{
 pub use pool::KeyPool;
 pub use session::Session;
 
-pub use crate::primitives::secp256k1::{EllSwiftKeypair, ELLSWIFT_LEN};
+pub use crate::primitives::ellswift::{EllSwiftKeypair, ELLSWIFT_LEN};

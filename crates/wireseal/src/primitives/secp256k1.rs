@@ -1,158 +1,125 @@
-//! secp256k1 and ElligatorSwift (BIP324) through the `secp256k1` crate
-//! (libsecp256k1, constant time for secret inputs).
+//! secp256k1 through the `secp256k1` crate (libsecp256k1): ECDH, fixed-base
+//! multiplication and multiplicative tweaks, as BOLT #4 uses them.
 //!
-//! Every ElligatorSwift encoding made here uses fresh 32-byte auxiliary
-//! randomness from the OS CSPRNG, so encodings of the same key differ and look
-//! uniformly random on the wire. `ElligatorSwift::new` is never called.
+//! [`PrivateKey`] is wiped when dropped and prints nothing; [`PublicKey`] is a
+//! parsed, valid curve point.
 
-use crate::entropy;
 use crate::error::KeyError;
 use crate::secret::Secret;
-use secp256k1::ellswift::{ElligatorSwift, ElligatorSwiftParty, ElligatorSwiftSharedSecret};
-use secp256k1::{PublicKey, SecretKey, SECP256K1};
+use ::secp256k1::{ecdh::SharedSecret, Scalar, SECP256K1};
 
-/// Length of an ElligatorSwift encoding.
-pub const ELLSWIFT_LEN: usize = 64;
+/// Length of a compressed public key.
+pub const PUBLIC_KEY_LEN: usize = 33;
+/// Length of a private key.
+pub const PRIVATE_KEY_LEN: usize = 32;
 
-/// A secp256k1 private key together with one ElligatorSwift encoding of its
-/// public key. Not `Clone`; the scalar is wiped on drop.
-pub struct EllSwiftKeypair {
-    sk: SecretKey,
-    encoding: [u8; ELLSWIFT_LEN],
-}
+/// A secp256k1 private key (a non-zero scalar below the group order).
+///
+/// No `Clone`; wiped when dropped; `Debug` is redacted.
+pub struct PrivateKey(::secp256k1::SecretKey);
 
-impl core::fmt::Debug for EllSwiftKeypair {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("EllSwiftKeypair(redacted)")
-    }
-}
-
-impl Drop for EllSwiftKeypair {
+impl Drop for PrivateKey {
     fn drop(&mut self) {
-        self.sk.non_secure_erase();
+        self.0.non_secure_erase();
     }
 }
 
-impl EllSwiftKeypair {
-    /// A fresh random key, encoded with fresh auxiliary randomness.
-    pub fn generate() -> Self {
+impl zeroize::ZeroizeOnDrop for PrivateKey {}
+
+impl core::fmt::Debug for PrivateKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("PrivateKey(redacted)")
+    }
+}
+
+impl PrivateKey {
+    /// Parses 32 big-endian bytes; rejects zero and values not below the order.
+    pub fn from_bytes(bytes: &[u8; PRIVATE_KEY_LEN]) -> Result<Self, KeyError> {
+        ::secp256k1::SecretKey::from_byte_array(bytes)
+            .map(Self)
+            .map_err(|_| KeyError::InvalidPrivateKey)
+    }
+
+    /// A fresh key from the operating system's CSPRNG.
+    pub fn random() -> Self {
         loop {
-            let raw = Secret::<32>::random();
-            if let Ok(sk) = SecretKey::from_byte_array(raw.expose()) {
-                return Self::encode(sk);
+            let s = Secret::<32>::random();
+            if let Ok(k) = Self::from_bytes(s.expose()) {
+                return k;
             }
         }
     }
 
-    /// Imports 32 private-key bytes and encodes the public key with fresh
-    /// auxiliary randomness.
-    pub fn from_secret_bytes(bytes: &[u8; 32]) -> Result<Self, KeyError> {
-        let sk = SecretKey::from_byte_array(bytes).map_err(|_| KeyError::InvalidPrivateKey)?;
-        Ok(Self::encode(sk))
+    /// The 32 secret bytes, in a wiping container.
+    pub fn to_secret(&self) -> Secret<PRIVATE_KEY_LEN> {
+        Secret::new(self.0.secret_bytes())
     }
 
-    /// Imports a private key with a given encoding of its public key (for
-    /// reproducing test vectors). Fails unless `encoding` decodes to the
-    /// key's x coordinate.
-    pub fn from_secret_and_encoding(
-        bytes: &[u8; 32],
-        encoding: &[u8; ELLSWIFT_LEN],
-    ) -> Result<Self, KeyError> {
-        let sk = SecretKey::from_byte_array(bytes).map_err(|_| KeyError::InvalidPrivateKey)?;
-        let kp = Self {
-            sk,
-            encoding: *encoding,
-        };
-        if ellswift_decode_x(encoding) != kp.x_only_public() {
-            return Err(KeyError::InvalidPrivateKey);
+    /// Makes an explicit second copy (keys are not `Clone` on purpose).
+    pub fn duplicate(&self) -> Self {
+        Self(self.0)
+    }
+
+    /// The public key `self·G` (fixed-base multiplication, constant time).
+    pub fn public_key(&self) -> PublicKey {
+        PublicKey(::secp256k1::PublicKey::from_secret_key(SECP256K1, &self.0))
+    }
+
+    /// `SHA-256(compressed(self·peer))`: the BOLT #4 / libsecp256k1 ECDH.
+    pub fn ecdh_sha256(&self, peer: &PublicKey) -> Secret<32> {
+        Secret::new(SharedSecret::new(&peer.0, &self.0).secret_bytes())
+    }
+
+    /// `self·t mod n` for a 32-byte big-endian tweak `t`; fails when `t` is not
+    /// below the group order or the product is zero (probability ~2^-128 for
+    /// hash outputs).
+    pub fn mul_tweak(self, tweak: &[u8; 32]) -> Result<Self, KeyError> {
+        let t = Scalar::from_be_bytes(*tweak).map_err(|_| KeyError::InvalidPrivateKey)?;
+        self.0
+            .mul_tweak(&t)
+            .map(Self)
+            .map_err(|_| KeyError::InvalidPrivateKey)
+    }
+}
+
+/// A valid secp256k1 public key.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PublicKey(::secp256k1::PublicKey);
+
+impl core::fmt::Debug for PublicKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "PublicKey(")?;
+        for b in self.serialize() {
+            write!(f, "{b:02x}")?;
         }
-        Ok(kp)
-    }
-
-    fn encode(sk: SecretKey) -> Self {
-        let aux = entropy::random_array::<32>();
-        let es = ElligatorSwift::from_seckey(SECP256K1, sk, Some(aux));
-        Self {
-            sk,
-            encoding: es.to_array(),
-        }
-    }
-
-    /// The 64-byte ElligatorSwift encoding sent on the wire.
-    pub fn encoding(&self) -> &[u8; ELLSWIFT_LEN] {
-        &self.encoding
-    }
-
-    /// The x coordinate of the public key.
-    pub fn x_only_public(&self) -> [u8; 32] {
-        self.sk.x_only_public_key(SECP256K1).0.serialize()
-    }
-
-    /// BIP324 ECDH: the tagged hash `bip324_ellswift_xonly_ecdh` of the
-    /// initiator's encoding, the responder's encoding and the shared x
-    /// coordinate. `we_initiated` says which of the two encodings is ours.
-    pub fn bip324_ecdh(
-        &self,
-        initiator: &[u8; ELLSWIFT_LEN],
-        responder: &[u8; ELLSWIFT_LEN],
-        we_initiated: bool,
-    ) -> Secret<32> {
-        let party = if we_initiated {
-            ElligatorSwiftParty::A
-        } else {
-            ElligatorSwiftParty::B
-        };
-        let s = ElligatorSwift::shared_secret(
-            ElligatorSwift::from_array(*initiator),
-            ElligatorSwift::from_array(*responder),
-            self.sk,
-            party,
-            None,
-        );
-        Secret::new(s.to_secret_bytes())
-    }
-
-    /// The raw x-only ECDH result with the peer's encoded key (no hashing).
-    /// Exposed for checking intermediate test-vector values.
-    pub fn ecdh_x_only(&self, theirs: &[u8; ELLSWIFT_LEN]) -> Secret<32> {
-        let mut x = Secret::new([0u8; 32]);
-        let ours = ElligatorSwift::from_array(self.encoding);
-        ElligatorSwift::shared_secret_with_hasher(
-            ours,
-            ElligatorSwift::from_array(*theirs),
-            self.sk,
-            ElligatorSwiftParty::A,
-            |shared_x, _, _| {
-                *x.expose_mut() = shared_x;
-                ElligatorSwiftSharedSecret::from_secret_bytes([0u8; 32])
-            },
-        );
-        x
+        write!(f, ")")
     }
 }
 
-/// Decodes any 64 bytes as an ElligatorSwift encoding and returns the x
-/// coordinate of the point (every 64-byte string decodes to a valid point).
-pub fn ellswift_decode_x(encoding: &[u8; ELLSWIFT_LEN]) -> [u8; 32] {
-    PublicKey::from_ellswift(ElligatorSwift::from_array(*encoding))
-        .x_only_public_key()
-        .0
-        .serialize()
-}
+impl PublicKey {
+    /// Parses a 33-byte compressed (or 65-byte uncompressed) encoding; rejects
+    /// points not on the curve.
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, KeyError> {
+        ::secp256k1::PublicKey::from_slice(bytes)
+            .map(Self)
+            .map_err(|_| KeyError::WeakPublicKey)
+    }
 
-/// True when `x` is the x coordinate of a point on the curve (its lift
-/// exists). Variable time; only for public values.
-pub fn is_valid_x_vartime(x: &[u8; 32]) -> bool {
-    secp256k1::XOnlyPublicKey::from_byte_array(x).is_ok()
-}
+    /// The 33-byte compressed encoding.
+    pub fn serialize(&self) -> [u8; PUBLIC_KEY_LEN] {
+        self.0.serialize()
+    }
 
-/// The encoding that a deterministic encoder (all-zero auxiliary randomness,
-/// as `ElligatorSwift::from_pubkey` does) gives the point `encoding` decodes
-/// to. Only for detecting that fingerprint in tests and tools; never use it to
-/// make a key that goes on the wire.
-pub fn ellswift_reencode_zero_aux(encoding: &[u8; ELLSWIFT_LEN]) -> [u8; ELLSWIFT_LEN] {
-    let pk = PublicKey::from_ellswift(ElligatorSwift::from_array(*encoding));
-    ElligatorSwift::from_pubkey(pk).to_array()
+    /// `t·self` for a 32-byte big-endian tweak `t` (libsecp256k1's
+    /// `ec_pubkey_tweak_mul`, variable time in the tweak, which BOLT #4
+    /// derives from public-to-the-hop data).
+    pub fn mul_tweak_vartime(&self, tweak: &[u8; 32]) -> Result<Self, KeyError> {
+        let t = Scalar::from_be_bytes(*tweak).map_err(|_| KeyError::WeakPublicKey)?;
+        self.0
+            .mul_tweak(SECP256K1, &t)
+            .map(Self)
+            .map_err(|_| KeyError::WeakPublicKey)
+    }
 }
 
 #[cfg(test)]
@@ -160,26 +127,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ecdh_agrees_and_encodings_are_fresh() {
-        let a = EllSwiftKeypair::generate();
-        let b = EllSwiftKeypair::generate();
-        let sa = a.bip324_ecdh(a.encoding(), b.encoding(), true);
-        let sb = b.bip324_ecdh(a.encoding(), b.encoding(), false);
-        assert_eq!(sa.expose(), sb.expose());
+    fn ecdh_is_symmetric_and_tweaks_agree() {
+        let a = PrivateKey::from_bytes(&[0x41; 32]).unwrap();
+        let b = PrivateKey::from_bytes(&[0x42; 32]).unwrap();
         assert_eq!(
-            a.ecdh_x_only(b.encoding()).expose(),
-            b.ecdh_x_only(a.encoding()).expose()
+            a.ecdh_sha256(&b.public_key()).expose(),
+            b.ecdh_sha256(&a.public_key()).expose()
         );
-        let sk = [7u8; 32];
-        let e1 = EllSwiftKeypair::from_secret_bytes(&sk).unwrap();
-        let e2 = EllSwiftKeypair::from_secret_bytes(&sk).unwrap();
-        assert_ne!(e1.encoding(), e2.encoding());
+        let t = [7u8; 32];
+        let pa = a.public_key().mul_tweak_vartime(&t).unwrap();
+        assert_eq!(a.duplicate().mul_tweak(&t).unwrap().public_key(), pa);
+        assert!(PrivateKey::from_bytes(&[0u8; 32]).is_err());
+        assert!(PrivateKey::from_bytes(&[0xff; 32]).is_err());
+        assert!(
+            PublicKey::from_slice(&[2u8; 33]).is_ok() || PublicKey::from_slice(&[2u8; 32]).is_err()
+        );
+        assert!(PublicKey::from_slice(&[5u8; 33]).is_err());
+        assert!(!format!("{a:?}").contains("41"));
+    }
+
+    /// The public key of 0x41..41 is the BOLT #4 vectors' first ephemeral key.
+    #[test]
+    fn known_public_key() {
+        let a = PrivateKey::from_bytes(&[0x41; 32]).unwrap();
         assert_eq!(
-            ellswift_decode_x(e1.encoding()),
-            ellswift_decode_x(e2.encoding())
+            hex::encode(a.public_key().serialize()),
+            "02eec7245d6b7d2ccb30380bfbe2a3648cd7a942653f5aa340edcea1f283686619"
         );
-        assert_eq!(ellswift_decode_x(e1.encoding()), e1.x_only_public());
-        assert!(EllSwiftKeypair::from_secret_bytes(&[0u8; 32]).is_err());
-        assert!(EllSwiftKeypair::from_secret_and_encoding(&sk, b.encoding()).is_err());
     }
 }

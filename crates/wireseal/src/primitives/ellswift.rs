@@ -1,0 +1,185 @@
+//! ElligatorSwift keys and the BIP324 ECDH through the `secp256k1` crate
+//! (libsecp256k1, constant time for secret inputs).
+//!
+//! Every ElligatorSwift encoding made here uses fresh 32-byte auxiliary
+//! randomness from the OS CSPRNG, so encodings of the same key differ and look
+//! uniformly random on the wire. `ElligatorSwift::new` is never called.
+
+use crate::entropy;
+use crate::error::KeyError;
+use crate::secret::Secret;
+use ::secp256k1::ellswift::{ElligatorSwift, ElligatorSwiftParty, ElligatorSwiftSharedSecret};
+use ::secp256k1::{PublicKey, SecretKey, SECP256K1};
+
+/// Length of an ElligatorSwift encoding.
+pub const ELLSWIFT_LEN: usize = 64;
+
+/// A secp256k1 private key together with one ElligatorSwift encoding of its
+/// public key. Not `Clone`; the scalar is wiped on drop.
+pub struct EllSwiftKeypair {
+    sk: SecretKey,
+    encoding: [u8; ELLSWIFT_LEN],
+}
+
+impl core::fmt::Debug for EllSwiftKeypair {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("EllSwiftKeypair(redacted)")
+    }
+}
+
+impl Drop for EllSwiftKeypair {
+    fn drop(&mut self) {
+        self.sk.non_secure_erase();
+    }
+}
+
+impl EllSwiftKeypair {
+    /// A fresh random key, encoded with fresh auxiliary randomness.
+    pub fn generate() -> Self {
+        loop {
+            let raw = Secret::<32>::random();
+            if let Ok(sk) = SecretKey::from_byte_array(raw.expose()) {
+                return Self::encode(sk);
+            }
+        }
+    }
+
+    /// Imports 32 private-key bytes and encodes the public key with fresh
+    /// auxiliary randomness.
+    pub fn from_secret_bytes(bytes: &[u8; 32]) -> Result<Self, KeyError> {
+        let sk = SecretKey::from_byte_array(bytes).map_err(|_| KeyError::InvalidPrivateKey)?;
+        Ok(Self::encode(sk))
+    }
+
+    /// Imports a private key with a given encoding of its public key (for
+    /// reproducing test vectors). Fails unless `encoding` decodes to the
+    /// key's x coordinate.
+    pub fn from_secret_and_encoding(
+        bytes: &[u8; 32],
+        encoding: &[u8; ELLSWIFT_LEN],
+    ) -> Result<Self, KeyError> {
+        let sk = SecretKey::from_byte_array(bytes).map_err(|_| KeyError::InvalidPrivateKey)?;
+        let kp = Self {
+            sk,
+            encoding: *encoding,
+        };
+        if ellswift_decode_x(encoding) != kp.x_only_public() {
+            return Err(KeyError::InvalidPrivateKey);
+        }
+        Ok(kp)
+    }
+
+    fn encode(sk: SecretKey) -> Self {
+        let aux = entropy::random_array::<32>();
+        let es = ElligatorSwift::from_seckey(SECP256K1, sk, Some(aux));
+        Self {
+            sk,
+            encoding: es.to_array(),
+        }
+    }
+
+    /// The 64-byte ElligatorSwift encoding sent on the wire.
+    pub fn encoding(&self) -> &[u8; ELLSWIFT_LEN] {
+        &self.encoding
+    }
+
+    /// The x coordinate of the public key.
+    pub fn x_only_public(&self) -> [u8; 32] {
+        self.sk.x_only_public_key(SECP256K1).0.serialize()
+    }
+
+    /// BIP324 ECDH: the tagged hash `bip324_ellswift_xonly_ecdh` of the
+    /// initiator's encoding, the responder's encoding and the shared x
+    /// coordinate. `we_initiated` says which of the two encodings is ours.
+    pub fn bip324_ecdh(
+        &self,
+        initiator: &[u8; ELLSWIFT_LEN],
+        responder: &[u8; ELLSWIFT_LEN],
+        we_initiated: bool,
+    ) -> Secret<32> {
+        let party = if we_initiated {
+            ElligatorSwiftParty::A
+        } else {
+            ElligatorSwiftParty::B
+        };
+        let s = ElligatorSwift::shared_secret(
+            ElligatorSwift::from_array(*initiator),
+            ElligatorSwift::from_array(*responder),
+            self.sk,
+            party,
+            None,
+        );
+        Secret::new(s.to_secret_bytes())
+    }
+
+    /// The raw x-only ECDH result with the peer's encoded key (no hashing).
+    /// Exposed for checking intermediate test-vector values.
+    pub fn ecdh_x_only(&self, theirs: &[u8; ELLSWIFT_LEN]) -> Secret<32> {
+        let mut x = Secret::new([0u8; 32]);
+        let ours = ElligatorSwift::from_array(self.encoding);
+        ElligatorSwift::shared_secret_with_hasher(
+            ours,
+            ElligatorSwift::from_array(*theirs),
+            self.sk,
+            ElligatorSwiftParty::A,
+            |shared_x, _, _| {
+                *x.expose_mut() = shared_x;
+                ElligatorSwiftSharedSecret::from_secret_bytes([0u8; 32])
+            },
+        );
+        x
+    }
+}
+
+/// Decodes any 64 bytes as an ElligatorSwift encoding and returns the x
+/// coordinate of the point (every 64-byte string decodes to a valid point).
+pub fn ellswift_decode_x(encoding: &[u8; ELLSWIFT_LEN]) -> [u8; 32] {
+    PublicKey::from_ellswift(ElligatorSwift::from_array(*encoding))
+        .x_only_public_key()
+        .0
+        .serialize()
+}
+
+/// True when `x` is the x coordinate of a point on the curve (its lift
+/// exists). Variable time; only for public values.
+pub fn is_valid_x_vartime(x: &[u8; 32]) -> bool {
+    ::secp256k1::XOnlyPublicKey::from_byte_array(x).is_ok()
+}
+
+/// The encoding that a deterministic encoder (all-zero auxiliary randomness,
+/// as `ElligatorSwift::from_pubkey` does) gives the point `encoding` decodes
+/// to. Only for detecting that fingerprint in tests and tools; never use it to
+/// make a key that goes on the wire.
+pub fn ellswift_reencode_zero_aux(encoding: &[u8; ELLSWIFT_LEN]) -> [u8; ELLSWIFT_LEN] {
+    let pk = PublicKey::from_ellswift(ElligatorSwift::from_array(*encoding));
+    ElligatorSwift::from_pubkey(pk).to_array()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ecdh_agrees_and_encodings_are_fresh() {
+        let a = EllSwiftKeypair::generate();
+        let b = EllSwiftKeypair::generate();
+        let sa = a.bip324_ecdh(a.encoding(), b.encoding(), true);
+        let sb = b.bip324_ecdh(a.encoding(), b.encoding(), false);
+        assert_eq!(sa.expose(), sb.expose());
+        assert_eq!(
+            a.ecdh_x_only(b.encoding()).expose(),
+            b.ecdh_x_only(a.encoding()).expose()
+        );
+        let sk = [7u8; 32];
+        let e1 = EllSwiftKeypair::from_secret_bytes(&sk).unwrap();
+        let e2 = EllSwiftKeypair::from_secret_bytes(&sk).unwrap();
+        assert_ne!(e1.encoding(), e2.encoding());
+        assert_eq!(
+            ellswift_decode_x(e1.encoding()),
+            ellswift_decode_x(e2.encoding())
+        );
+        assert_eq!(ellswift_decode_x(e1.encoding()), e1.x_only_public());
+        assert!(EllSwiftKeypair::from_secret_bytes(&[0u8; 32]).is_err());
+        assert!(EllSwiftKeypair::from_secret_and_encoding(&sk, b.encoding()).is_err());
+    }
+}

@@ -1,0 +1,156 @@
+//! Onion construction (sender side).
+
+use super::keys::{derive, session_secrets, HopSecrets, KeyKind};
+use super::packet::{onion_len, Onion};
+use super::{bigsize, SphinxError, HMAC_LEN};
+use crate::primitives::chacha20::KeyStream;
+use crate::primitives::secp256k1::{PrivateKey, PublicKey};
+use crate::primitives::sha::hmac_sha256;
+use crate::secret::Secret;
+
+/// One hop of a route: the key the onion layer is encrypted to and the hop's
+/// payload (the TLV stream, without its BigSize length prefix).
+#[derive(Debug, Clone, Copy)]
+pub struct Hop<'a> {
+    /// The hop's node id (or blinded node id).
+    pub pubkey: PublicKey,
+    /// The TLV payload, without the BigSize length prefix.
+    pub payload: &'a [u8],
+}
+
+impl Hop<'_> {
+    /// Bytes this hop takes in the payload area: length prefix, payload, HMAC.
+    pub fn frame_len(&self) -> usize {
+        bigsize::len(self.payload.len() as u64) + self.payload.len() + HMAC_LEN
+    }
+}
+
+/// How the unused tail of the payload area is filled before encryption.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Padding {
+    /// The ChaCha20 stream of the `pad` key derived from the session key, as
+    /// the BOLT #4 vectors do (reproducible).
+    Deterministic,
+    /// Fresh bytes from the operating system's CSPRNG.
+    Random,
+}
+
+/// Builds an onion for `hops` with a payload area of `area` bytes (1300 for
+/// payments and small onion messages, 32768 for large onion messages).
+///
+/// Returns the onion and the per-hop shared secrets, which the origin keeps to
+/// attribute a failure later ([`super::failure::unwrap`]).
+pub fn build(
+    session_key: &PrivateKey,
+    hops: &[Hop<'_>],
+    associated_data: &[u8],
+    area: usize,
+    padding: Padding,
+) -> Result<(Onion, HopSecrets), SphinxError> {
+    let mut routing_info = vec![0u8; area];
+    let (ephemeral, secrets, hmac) = build_routing_info(
+        session_key,
+        hops,
+        associated_data,
+        padding,
+        &mut routing_info,
+    )?;
+    Ok((
+        Onion {
+            ephemeral,
+            routing_info,
+            hmac,
+        },
+        secrets,
+    ))
+}
+
+/// Like [`build`], writing the serialized onion into `out` (at least
+/// [`onion_len`]`(area)` bytes); returns the bytes written and the secrets.
+pub fn build_into(
+    session_key: &PrivateKey,
+    hops: &[Hop<'_>],
+    associated_data: &[u8],
+    area: usize,
+    padding: Padding,
+    out: &mut [u8],
+) -> Result<(usize, HopSecrets), SphinxError> {
+    let n = onion_len(area);
+    let out = out
+        .get_mut(..n)
+        .ok_or(SphinxError::BufferTooSmall { required: n })?;
+    let (head, rest) = out.split_at_mut(34);
+    let (ri, mac) = rest.split_at_mut(area);
+    let (ephemeral, secrets, hmac) =
+        build_routing_info(session_key, hops, associated_data, padding, ri)?;
+    head[0] = super::VERSION;
+    head[1..].copy_from_slice(&ephemeral.serialize());
+    mac.copy_from_slice(&hmac);
+    Ok((n, secrets))
+}
+
+fn build_routing_info(
+    session_key: &PrivateKey,
+    hops: &[Hop<'_>],
+    associated_data: &[u8],
+    padding: Padding,
+    ri: &mut [u8],
+) -> Result<(PublicKey, HopSecrets, [u8; HMAC_LEN]), SphinxError> {
+    let area = ri.len();
+    let n = hops.len();
+    let last = hops.last().ok_or(SphinxError::NoHops)?;
+    let total: usize = hops.iter().map(Hop::frame_len).sum();
+    if total > area {
+        return Err(SphinxError::PayloadsTooLarge {
+            need: total,
+            have: area,
+        });
+    }
+    let (ephemeral, secrets) = session_secrets(session_key, hops.iter().map(|h| h.pubkey))?;
+
+    // Filler: what the last hop's area tail looks like after every earlier hop
+    // shifted in its own stream. Only the bytes that end up there are generated.
+    let filler_len = total - last.frame_len();
+    let mut filler = vec![0u8; filler_len];
+    let rhos: Vec<Secret<32>> = secrets
+        .as_slice()
+        .iter()
+        .map(|ss| derive(KeyKind::Rho, ss.expose()))
+        .collect();
+    let mut used = 0usize;
+    for (hop, rho) in hops[..n - 1].iter().zip(&rhos) {
+        let start = area - used;
+        used += hop.frame_len();
+        KeyStream::new(rho.expose(), start as u64).xor(&mut filler[..used]);
+    }
+
+    match padding {
+        Padding::Deterministic => {
+            let pad = derive(KeyKind::Pad, session_key.to_secret().expose());
+            KeyStream::new(pad.expose(), 0).fill(ri);
+        }
+        Padding::Random => crate::entropy::fill_random(ri),
+    }
+
+    let mut next_hmac = [0u8; HMAC_LEN];
+    for (i, ((hop, ss), rho)) in hops
+        .iter()
+        .zip(secrets.as_slice())
+        .zip(&rhos)
+        .enumerate()
+        .rev()
+    {
+        let frame = hop.frame_len();
+        ri.copy_within(..area - frame, frame);
+        let p = bigsize::write(hop.payload.len() as u64, ri);
+        ri[p..p + hop.payload.len()].copy_from_slice(hop.payload);
+        ri[p + hop.payload.len()..frame].copy_from_slice(&next_hmac);
+        KeyStream::new(rho.expose(), 0).xor(ri);
+        if i == n - 1 {
+            ri[area - filler_len..].copy_from_slice(&filler);
+        }
+        let mu = derive(KeyKind::Mu, ss.expose());
+        next_hmac = hmac_sha256(mu.expose(), &[ri, associated_data]);
+    }
+    Ok((ephemeral, secrets, next_hmac))
+}
