@@ -53,6 +53,16 @@ fn ccm_and_sha(c: &mut Criterion) {
     g.bench_function("RustCrypto ccm+aes (AES-NI)", |b| {
         b.iter(|| k.seal_in_place(&[0u8; 13], b"", black_box(&mut buf)))
     });
+    let mut sealed = [0u8; 200];
+    let tag = k.seal_in_place(&[0u8; 13], b"", &mut sealed);
+    g.bench_function("open (RustCrypto ccm+aes)", |b| {
+        b.iter(|| {
+            let mut c = sealed;
+            k.open_in_place(&[0u8; 13], b"", black_box(&mut c), &tag)
+                .unwrap();
+            c
+        })
+    });
     g.bench_function("key expansion", |b| {
         b.iter(|| Aes256Ccm8::new(black_box(&[3u8; 32])))
     });
@@ -67,5 +77,19 @@ fn ccm_and_sha(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, x25519, chacha, ccm_and_sha);
+fn hmac_bulk(c: &mut Criterion) {
+    let data = vec![0x5au8; 1 << 20];
+    let mut g = c.benchmark_group("hmac_sha256_1MiB");
+    g.throughput(Throughput::Bytes(data.len() as u64));
+    g.bench_function("RustCrypto hmac+sha2 (SHA-NI)", |b| {
+        b.iter(|| sha::hmac_sha256(&[1u8; 32], &[black_box(&data)]))
+    });
+    let k = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, &[1u8; 32]);
+    g.bench_function("aws-lc-rs hmac", |b| {
+        b.iter(|| aws_lc_rs::hmac::sign(&k, black_box(&data)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, x25519, chacha, ccm_and_sha, hmac_bulk);
 criterion_main!(benches);
