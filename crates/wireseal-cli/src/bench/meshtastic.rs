@@ -3,7 +3,7 @@
 
 use super::{Better, Ctx, Row};
 use wireseal::batch::Batch;
-use wireseal::meshtastic::pkc::{open_uncached, sealed_len};
+use wireseal::meshtastic::pkc::{open_uncached, seal_uncached_into, sealed_len};
 use wireseal::meshtastic::{batch_output_len, PkcEngine, PkcPacket};
 use wireseal::primitives::x25519::StaticSecret;
 
@@ -16,31 +16,31 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let rp = *receiver.public_key();
     let sender = StaticSecret::generate();
     let sp = *sender.public_key();
-    let mut tx = PkcEngine::new(sender);
+    let mut tx = PkcEngine::new(StaticSecret::from_bytes(sender.expose()).expect("key"));
     let pt = vec![0x5au8; SIZE];
     let payload = tx.seal(&rp, 0x929, 1, &pt, None, 0).expect("seal");
 
-    // Uncached: a fresh X25519 + SHA-256 + key expansion per packet (the firmware's way).
-    let uncached =
-        ctx.time_per_op(|| open_uncached(&receiver, &sp, 0x929, 1, &payload).expect("open"));
-    // Cached: the peer's expanded key comes from the SharedSecretCache.
+    // Uncached: a fresh X25519 + SHA-256 + key expansion per packet (the
+    // firmware's way); cached: the peer's expanded key comes from the
+    // SharedSecretCache. Each pair is sampled alternately.
     let mut rx = PkcEngine::new(StaticSecret::from_bytes(receiver.expose()).expect("key"));
     let mut out = vec![0u8; SIZE];
-    let cached = ctx.time_per_op(|| {
-        rx.open_into(&sp, 0x929, 1, &payload, 0, &mut out)
-            .expect("open")
-    });
+    let (cached, uncached) = ctx.time_pair_per_op(
+        || {
+            rx.open_into(&sp, 0x929, 1, &payload, 0, &mut out)
+                .expect("open")
+        },
+        || open_uncached(&receiver, &sp, 0x929, 1, &payload).expect("open"),
+    );
     let mut sealed = vec![0u8; sealed_len(SIZE)];
-    let seal_cached = ctx.time_per_op(|| {
-        tx.seal_into(&rp, 0x929, 2, &pt, None, 0, &mut sealed)
-            .expect("seal")
-    });
-    let seal_uncached = ctx.time_per_op(|| {
-        let mut e =
-            PkcEngine::with_capacity(StaticSecret::from_bytes(receiver.expose()).expect("key"), 1);
-        e.seal_into(&sp, 0x929, 2, &pt, None, 0, &mut sealed)
-            .expect("seal")
-    });
+    let mut sealed2 = sealed.clone();
+    let (seal_cached, seal_uncached) = ctx.time_pair_per_op(
+        || {
+            tx.seal_into(&rp, 0x929, 2, &pt, None, 0, &mut sealed)
+                .expect("seal")
+        },
+        || seal_uncached_into(&sender, &rp, 0x929, 2, &pt, None, &mut sealed2).expect("seal"),
+    );
 
     // Batch: a gateway's feed, many packets from 64 senders, keys cached.
     let n_packets = if ctx.full { 65_536 } else { 8_192 };
@@ -77,8 +77,16 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         .expect("buffer");
     assert!(first.iter().all(|r| r.is_ok()));
     let samples = if ctx.full { 15 } else { 7 };
-    let t_one = ctx.time_job(samples, || gw.open_batch_into(&packets, 0, &one, &mut out));
-    let t_all = ctx.time_job(samples, || gw.open_batch_into(&packets, 0, &all, &mut out));
+    let mut out2 = out.clone();
+    let mut gw2 = PkcEngine::with_capacity(
+        StaticSecret::from_bytes(receiver.expose()).expect("key"),
+        64,
+    );
+    let (t_one, t_all) = ctx.time_pair_job(
+        samples,
+        || gw.open_batch_into(&packets, 0, &one, &mut out),
+        || gw2.open_batch_into(&packets, 0, &all, &mut out2),
+    );
     let rate = |t: f64| n_packets as f64 / t;
 
     vec![

@@ -31,7 +31,30 @@ impl Ctx {
 
     /// Median seconds per call of `f`.
     pub fn time_per_op<R>(&self, mut f: impl FnMut() -> R) -> f64 {
-        // Calibrate: how many calls fit in one sample's share of the budget.
+        let n = self.calibrate(&mut f);
+        let mut v: Vec<f64> = (0..self.samples()).map(|_| sample(&mut f, n)).collect();
+        median(&mut v)
+    }
+
+    /// Median seconds per call of `a` and of `b`, sampled alternately (a, b,
+    /// a, b, ...) so that load on a shared machine hits both alike. Use it
+    /// for any two figures whose ratio is reported.
+    pub fn time_pair_per_op<RA, RB>(
+        &self,
+        mut a: impl FnMut() -> RA,
+        mut b: impl FnMut() -> RB,
+    ) -> (f64, f64) {
+        let (na, nb) = (self.calibrate(&mut a), self.calibrate(&mut b));
+        let (mut va, mut vb) = (Vec::new(), Vec::new());
+        for _ in 0..self.samples() {
+            va.push(sample(&mut a, na));
+            vb.push(sample(&mut b, nb));
+        }
+        (median(&mut va), median(&mut vb))
+    }
+
+    /// How many calls of `f` fill one sample's share of the budget.
+    fn calibrate<R>(&self, f: &mut impl FnMut() -> R) -> u64 {
         let per_sample = self.budget().as_secs_f64() / self.samples() as f64;
         let mut n: u64 = 1;
         loop {
@@ -42,21 +65,10 @@ impl Ctx {
             let el = t.elapsed().as_secs_f64();
             if el >= per_sample / 4.0 || n >= 1 << 30 {
                 let scale = (per_sample / el.max(1e-9)).clamp(1.0, 1e6);
-                n = ((n as f64) * scale).ceil() as u64;
-                break;
+                return ((n as f64) * scale).ceil() as u64;
             }
             n *= 4;
         }
-        let mut v: Vec<f64> = (0..self.samples())
-            .map(|_| {
-                let t = Instant::now();
-                for _ in 0..n {
-                    black_box(f());
-                }
-                t.elapsed().as_secs_f64() / n as f64
-            })
-            .collect();
-        median(&mut v)
     }
 
     /// Median seconds for one call of `f` that does a whole, large job (no
@@ -71,6 +83,36 @@ impl Ctx {
             .collect();
         median(&mut v)
     }
+
+    /// Median seconds of whole jobs `a` and `b` (no calibration), run
+    /// alternately `samples` times each (at least 3), so that load drift
+    /// hits both alike: one core against all, ours against a peer.
+    pub fn time_pair_job<RA, RB>(
+        &self,
+        samples: usize,
+        mut a: impl FnMut() -> RA,
+        mut b: impl FnMut() -> RB,
+    ) -> (f64, f64) {
+        let (mut va, mut vb) = (Vec::new(), Vec::new());
+        for _ in 0..samples.max(3) {
+            let t = Instant::now();
+            black_box(a());
+            va.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            black_box(b());
+            vb.push(t.elapsed().as_secs_f64());
+        }
+        (median(&mut va), median(&mut vb))
+    }
+}
+
+/// Seconds per call of `f`, over `n` calls.
+fn sample<R>(f: &mut impl FnMut() -> R, n: u64) -> f64 {
+    let t = Instant::now();
+    for _ in 0..n {
+        black_box(f());
+    }
+    t.elapsed().as_secs_f64() / n as f64
 }
 
 /// Median of `v` (sorted in place).

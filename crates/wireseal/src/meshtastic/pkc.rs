@@ -43,6 +43,22 @@ impl PkcKey {
         Ok(Self(k))
     }
 
+    /// Seals `plaintext` into `out` (exactly [`sealed_len`] bytes, checked by
+    /// the caller) with the given or a fresh extraNonce; returns `out.len()`.
+    fn seal_into(
+        &self,
+        from: u32,
+        id: u32,
+        plaintext: &[u8],
+        extra_nonce: Option<[u8; 4]>,
+        out: &mut [u8],
+    ) -> usize {
+        let extra = extra_nonce.unwrap_or_else(crate::entropy::random_array::<4>);
+        out[..plaintext.len()].copy_from_slice(plaintext);
+        self.seal(from, id, extra, out, plaintext.len());
+        out.len()
+    }
+
     /// Seals `buf[..len]` in place given the extraNonce; writes tag and
     /// extraNonce after it. `buf` must hold `len + OVERHEAD` bytes.
     fn seal(&self, from: u32, id: u32, extra: [u8; 4], buf: &mut [u8], len: usize) {
@@ -191,21 +207,9 @@ impl PkcEngine {
         now: u64,
         out: &mut [u8],
     ) -> Result<usize, Error> {
-        if plaintext.len() > MAX_PLAINTEXT_LEN {
-            return Err(Error::TooLong {
-                len: plaintext.len(),
-                max: MAX_PLAINTEXT_LEN,
-            });
-        }
-        let n = sealed_len(plaintext.len());
-        if out.len() < n {
-            return Err(Error::BufferTooSmall { required: n });
-        }
-        let extra = extra_nonce.unwrap_or_else(crate::entropy::random_array::<4>);
+        let n = check_seal_lengths(plaintext, out)?;
         let key = self.key(peer_public, now)?;
-        out[..plaintext.len()].copy_from_slice(plaintext);
-        key.seal(from, id, extra, &mut out[..n], plaintext.len());
-        Ok(n)
+        Ok(key.seal_into(from, id, plaintext, extra_nonce, &mut out[..n]))
     }
 
     /// [`Self::seal_into`] returning a new vector.
@@ -263,6 +267,40 @@ impl PkcEngine {
         self.open_into(peer_public, from, id, payload, now, &mut v)?;
         Ok(v)
     }
+}
+
+/// Checks a plaintext and an output buffer for sealing; returns the sealed
+/// length.
+fn check_seal_lengths(plaintext: &[u8], out: &[u8]) -> Result<usize, Error> {
+    if plaintext.len() > MAX_PLAINTEXT_LEN {
+        return Err(Error::TooLong {
+            len: plaintext.len(),
+            max: MAX_PLAINTEXT_LEN,
+        });
+    }
+    let n = sealed_len(plaintext.len());
+    if out.len() < n {
+        return Err(Error::BufferTooSmall { required: n });
+    }
+    Ok(n)
+}
+
+/// Seals without a cache: a fresh X25519, SHA-256 and key expansion for
+/// every packet, as the firmware does (the baseline the cache is measured
+/// against). Writes into `out` (at least [`sealed_len`] bytes) and returns
+/// the bytes written.
+pub fn seal_uncached_into(
+    own: &StaticSecret,
+    peer_public: &[u8; 32],
+    from: u32,
+    id: u32,
+    plaintext: &[u8],
+    extra_nonce: Option<[u8; 4]>,
+    out: &mut [u8],
+) -> Result<usize, Error> {
+    let n = check_seal_lengths(plaintext, out)?;
+    let key = PkcKey::derive(own, peer_public)?;
+    Ok(key.seal_into(from, id, plaintext, extra_nonce, &mut out[..n]))
 }
 
 /// One-shot open with no cache: a fresh X25519 and SHA-256 per packet, as
