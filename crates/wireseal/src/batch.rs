@@ -52,15 +52,36 @@ impl Batch {
         }
     }
 
-    /// Applies `f` to every item in place, in parallel.
+    /// Applies `f` to every item in place, in parallel. Items are handed
+    /// out in chunks (cheap items: one packet each).
     pub fn for_each_mut<T, F>(&self, items: &mut [T], f: F)
     where
         T: Send,
         F: Fn(&mut T) + Sync + Send,
     {
+        self.for_each_mut_chunked(items, MIN_CHUNK, f);
+    }
+
+    /// Like [`Batch::for_each_mut`] for items that are each a large job
+    /// (a whole session's run of packets): every item may go to its own
+    /// thread, so even a handful of jobs spreads over the cores.
+    pub fn for_each_mut_coarse<T, F>(&self, items: &mut [T], f: F)
+    where
+        T: Send,
+        F: Fn(&mut T) + Sync + Send,
+    {
+        self.for_each_mut_chunked(items, 1, f);
+    }
+
+    fn for_each_mut_chunked<T, F>(&self, items: &mut [T], min_len: usize, f: F)
+    where
+        T: Send,
+        F: Fn(&mut T) + Sync + Send,
+    {
+        let mut run = || items.par_iter_mut().with_min_len(min_len).for_each(&f);
         match &self.pool {
-            Some(p) => p.install(|| items.par_iter_mut().with_min_len(MIN_CHUNK).for_each(&f)),
-            None => items.par_iter_mut().with_min_len(MIN_CHUNK).for_each(&f),
+            Some(p) => p.install(run),
+            None => run(),
         }
     }
 }
@@ -79,6 +100,9 @@ mod tests {
         assert_eq!(b.map(&items, |x| x * x + 1), serial);
         let mut m = items.clone();
         b.for_each_mut(&mut m, |x| *x = *x * *x + 1);
+        assert_eq!(m, serial);
+        let mut m = items.clone();
+        b.for_each_mut_coarse(&mut m, |x| *x = *x * *x + 1);
         assert_eq!(m, serial);
     }
 }

@@ -96,12 +96,14 @@ pub fn open_job(job: &mut OpenJob<'_>) {
     job.result = Ok(job.opened.len());
 }
 
-/// Seals every job, jobs in parallel on `batch`.
+/// Seals every job, jobs in parallel on `batch` (each job may get its own
+/// thread: a job is a whole run of packets).
 pub fn seal_many(batch: &Batch, jobs: &mut [SealJob<'_>]) {
-    batch.for_each_mut(jobs, seal_job);
+    batch.for_each_mut_coarse(jobs, seal_job);
 }
 
-/// Opens every job, jobs in parallel on `batch`.
+/// Opens every job, jobs in parallel on `batch` (each job may get its own
+/// thread).
 pub fn open_many(batch: &Batch, jobs: &mut [OpenJob<'_>]) {
-    batch.for_each_mut(jobs, open_job);
+    batch.for_each_mut_coarse(jobs, open_job);
 }
