@@ -1,7 +1,7 @@
 //! Argument parsing shared by the subcommands: hex, numbers, secrets.
 
 use anyhow::{anyhow, bail, Context, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use zeroize::Zeroizing;
 
 /// Decodes hex (whitespace and a `0x` prefix tolerated) with a message naming `what`.
@@ -29,7 +29,9 @@ pub fn parse_u32(s: &str) -> std::result::Result<u32, String> {
 }
 
 /// A secret given on the command line, in a file, or in an environment variable.
-#[derive(Debug, Clone, Default, clap::Args)]
+/// Other secret-taking options follow the same pattern with their own names:
+/// read them with [`read_secret_text`] and decode with [`secret_hex`].
+#[derive(Clone, Default, clap::Args)]
 pub struct SecretSource {
     /// Our private key as hex (visible to other local users via the process list;
     /// prefer --private-file or --private-env).
@@ -43,31 +45,70 @@ pub struct SecretSource {
     pub env: Option<String>,
 }
 
+impl std::fmt::Debug for SecretSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SecretSource")
+            .field("hex", &self.hex.as_ref().map(|_| "redacted"))
+            .field("file", &self.file)
+            .field("env", &self.env)
+            .finish()
+    }
+}
+
 impl SecretSource {
     /// Loads exactly `N` secret bytes from whichever source was given.
     pub fn load<const N: usize>(&self, what: &str) -> Result<Zeroizing<[u8; N]>> {
-        let text: Zeroizing<String> = Zeroizing::new(if let Some(h) = &self.hex {
-            h.clone()
-        } else if let Some(f) = &self.file {
-            std::fs::read_to_string(f)
-                .with_context(|| format!("cannot read {what} from {}", f.display()))?
-        } else if let Some(v) = &self.env {
-            std::env::var(v).map_err(|_| anyhow!("environment variable {v} is not set"))?
-        } else {
-            bail!("{what} is required: give --private, --private-file or --private-env");
-        });
-        let bytes = Zeroizing::new(hex_arg(text.trim(), what)?);
-        if bytes.len() != N {
-            bail!(
-                "{what}: expected {N} bytes ({} hex digits), got {}",
-                2 * N,
-                bytes.len()
-            );
-        }
-        let mut out = Zeroizing::new([0u8; N]);
-        out.copy_from_slice(&bytes);
-        Ok(out)
+        let text = read_secret_text(
+            self.hex.as_deref(),
+            self.file.as_deref(),
+            self.env.as_deref(),
+            what,
+            "--private, --private-file or --private-env",
+        )?;
+        secret_hex(&text, what)
     }
+}
+
+/// Reads a secret's text from whichever of its three sources was given:
+/// inline on the command line, a file, or an environment variable. `flags`
+/// names the three options for the error when none was given. Surrounding
+/// whitespace is trimmed; the text is wiped when dropped.
+pub fn read_secret_text(
+    inline: Option<&str>,
+    file: Option<&Path>,
+    env: Option<&str>,
+    what: &str,
+    flags: &str,
+) -> Result<Zeroizing<String>> {
+    let text = Zeroizing::new(if let Some(h) = inline {
+        h.to_owned()
+    } else if let Some(f) = file {
+        std::fs::read_to_string(f)
+            .with_context(|| format!("cannot read {what} from {}", f.display()))?
+    } else if let Some(v) = env {
+        std::env::var(v).map_err(|_| anyhow!("environment variable {v} is not set"))?
+    } else {
+        bail!("{what} is required: give {flags}");
+    });
+    Ok(Zeroizing::new(text.trim().to_owned()))
+}
+
+/// Decodes a secret written as hex into exactly `N` bytes. Unlike
+/// [`hex_arg`], errors never quote any character of the input.
+pub fn secret_hex<const N: usize>(text: &str, what: &str) -> Result<Zeroizing<[u8; N]>> {
+    let compact: Zeroizing<String> = Zeroizing::new(text.split_whitespace().collect());
+    let digits = compact.strip_prefix("0x").unwrap_or(&compact);
+    if digits.len() != 2 * N {
+        bail!(
+            "{what}: expected {N} bytes ({} hex digits), got {} digits",
+            2 * N,
+            digits.len()
+        );
+    }
+    let mut out = Zeroizing::new([0u8; N]);
+    hex::decode_to_slice(digits, &mut out[..])
+        .map_err(|_| anyhow!("{what}: not valid hex (the value is not shown)"))?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -107,5 +148,14 @@ mod tests {
         assert_eq!(*s.load::<2>("key").unwrap(), [10, 11]);
         std::fs::remove_file(dir).unwrap();
         assert!(SecretSource::default().load::<2>("key").is_err());
+    }
+
+    #[test]
+    fn secret_hex_errors_do_not_quote_the_secret() {
+        assert_eq!(*secret_hex::<2>(" 0x0a0B\n", "k").unwrap(), [10, 11]);
+        let e = secret_hex::<2>("0aZq", "k").unwrap_err().to_string();
+        assert!(!e.contains('Z') && !e.contains('q'), "{e}");
+        let e = secret_hex::<2>("0a0b0c", "k").unwrap_err().to_string();
+        assert!(e.contains("expected 2 bytes") && !e.contains("0c"), "{e}");
     }
 }
