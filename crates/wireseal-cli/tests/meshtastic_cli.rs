@@ -331,3 +331,67 @@ fn bad_input_fails_clearly() {
         "not set",
     );
 }
+
+#[test]
+fn psk_from_file_and_env() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("psk");
+    std::fs::write(&f, "AQ==\n").unwrap();
+    let base = [
+        "meshtastic",
+        "channel-encrypt",
+        "--from",
+        "0x929",
+        "--id",
+        "0x13b2d662",
+    ];
+    let mut a: Vec<&str> = base.to_vec();
+    a.extend(["--psk-file", f.to_str().unwrap(), PLAINTEXT]);
+    assert_eq!(ok(&a), "46f2ecd0b02ac4cf2be5");
+    let o = Command::new(env!("CARGO_BIN_EXE_wireseal"))
+        .args(["meshtastic", "channel-hash", "--name", "LongFast"])
+        .args(["--psk-env", "MY_CHANNEL_PSK"])
+        .env("MY_CHANNEL_PSK", "AQ==")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8(o.stdout).unwrap().trim(), "08");
+    // No PSK at all, or a malformed one: a clear error that does not quote it.
+    let mut none: Vec<&str> = base.to_vec();
+    none.push(PLAINTEXT);
+    fails(&none, "--psk is required");
+    let mut bad: Vec<&str> = base.to_vec();
+    bad.extend(["--psk", "Zm9v!!", PLAINTEXT]);
+    let o = wireseal(&bad);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("not valid base64") && !err.contains("Zm9v"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unclamped_private_key_is_refused() {
+    // The same key with bit 0 set: X25519 would clamp it back to the
+    // vector's key, but the firmware (which does not clamp at agreement time)
+    // would not, so the CLI refuses rather than disagree silently.
+    let mut unclamped = OUR_PRIVATE.to_string();
+    unclamped.replace_range(0..2, "a1");
+    fails(
+        &[
+            "meshtastic",
+            "pkc-decrypt",
+            "--private",
+            &unclamped,
+            "--peer-public",
+            SENDER_PUBLIC,
+            "--from",
+            "2345",
+            "--id",
+            "0x13b2d662",
+            PAYLOAD,
+        ],
+        "not a clamped X25519 key",
+    );
+}

@@ -1,8 +1,9 @@
 //! `wireseal meshtastic ...`: PKC direct messages and channel packets.
 
-use crate::util::{hex_arg, hex_array, parse_u32, SecretSource};
+use crate::util::{hex_arg, hex_array, parse_u32, read_secret_text, SecretSource};
 use anyhow::{Context, Result};
 use base64::Engine as _;
+use std::path::PathBuf;
 use wireseal::meshtastic::{ChannelKey, PkcEngine};
 use wireseal::primitives::x25519::StaticSecret;
 
@@ -42,12 +43,36 @@ pub struct PkcArgs {
     data: String,
 }
 
+/// A channel PSK, base64 (as in the app's channel settings; "AQ==" is the
+/// default key): on the command line, in a file or in an environment variable.
+#[derive(Clone, clap::Args)]
+pub struct PskSource {
+    /// Channel PSK, base64 (visible in the process list; prefer --psk-file or --psk-env).
+    #[arg(long, value_name = "BASE64")]
+    psk: Option<String>,
+    /// Read the channel PSK (base64) from this file.
+    #[arg(long, value_name = "FILE", conflicts_with = "psk")]
+    psk_file: Option<PathBuf>,
+    /// Read the channel PSK (base64) from this environment variable.
+    #[arg(long, value_name = "VAR", conflicts_with_all = ["psk", "psk_file"])]
+    psk_env: Option<String>,
+}
+
+impl std::fmt::Debug for PskSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PskSource")
+            .field("psk", &self.psk.as_ref().map(|_| "redacted"))
+            .field("psk_file", &self.psk_file)
+            .field("psk_env", &self.psk_env)
+            .finish()
+    }
+}
+
 /// Arguments of the channel commands.
 #[derive(Debug, clap::Args)]
 pub struct ChannelArgs {
-    /// Channel PSK, base64 (as in the app's channel settings; "AQ==" is the default key).
-    #[arg(long, value_name = "BASE64")]
-    psk: String,
+    #[command(flatten)]
+    psk: PskSource,
     /// Sender node number.
     #[arg(long, value_parser = parse_u32)]
     from: u32,
@@ -64,9 +89,8 @@ pub struct HashArgs {
     /// Channel name (for the default channel, the modem preset name, e.g. LongFast).
     #[arg(long)]
     name: String,
-    /// Channel PSK, base64.
-    #[arg(long, value_name = "BASE64")]
-    psk: String,
+    #[command(flatten)]
+    psk: PskSource,
 }
 
 /// Runs a Meshtastic subcommand.
@@ -124,13 +148,29 @@ pub fn run(cmd: Cmd) -> Result<()> {
 fn engine(a: &PkcArgs) -> Result<(PkcEngine, [u8; 32])> {
     let sk = a.private.load::<32>("--private")?;
     let own = StaticSecret::from_bytes(&sk).context("invalid private key")?;
+    if !own.is_clamped() {
+        anyhow::bail!(
+            "--private is not a clamped X25519 key (Meshtastic devices only make clamped \
+             keys): the firmware would derive a different shared secret from it than \
+             X25519 does"
+        );
+    }
     let peer = hex_array::<32>(&a.peer_public, "--peer-public")?;
     Ok((PkcEngine::new(own), peer))
 }
 
-fn channel_key(psk_b64: &str) -> Result<ChannelKey> {
-    let psk = base64::engine::general_purpose::STANDARD
-        .decode(psk_b64.trim())
-        .map_err(|e| anyhow::anyhow!("--psk: not valid base64 ({e})"))?;
+fn channel_key(src: &PskSource) -> Result<ChannelKey> {
+    let b64 = read_secret_text(
+        src.psk.as_deref(),
+        src.psk_file.as_deref(),
+        src.psk_env.as_deref(),
+        "--psk",
+        "--psk, --psk-file or --psk-env",
+    )?;
+    let psk = zeroize::Zeroizing::new(
+        base64::engine::general_purpose::STANDARD
+            .decode(b64.as_bytes())
+            .map_err(|_| anyhow::anyhow!("--psk: not valid base64 (the value is not shown)"))?,
+    );
     Ok(ChannelKey::from_psk(&psk)?)
 }

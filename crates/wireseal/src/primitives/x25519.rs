@@ -68,6 +68,15 @@ impl StaticSecret {
         Ok(Self { raw, key, public })
     }
 
+    /// Whether the private bytes are already clamped as RFC 7748 prescribes
+    /// (low 3 bits clear, bit 255 clear, bit 254 set). X25519 here always
+    /// clamps; firmware that does not clamp at agreement time (Meshtastic)
+    /// computes the same shared secret only from a clamped key.
+    pub fn is_clamped(&self) -> bool {
+        let b = self.raw.expose();
+        b[0] & 7 == 0 && b[31] & 0xc0 == 0x40
+    }
+
     /// Our public key.
     pub fn public_key(&self) -> &[u8; 32] {
         &self.public
@@ -94,6 +103,20 @@ impl StaticSecret {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn clamping_is_reported() {
+        assert!(StaticSecret::generate().is_clamped());
+        let mut b = *StaticSecret::generate().expose();
+        assert!(StaticSecret::from_bytes(&b).unwrap().is_clamped());
+        b[0] |= 1;
+        assert!(!StaticSecret::from_bytes(&b).unwrap().is_clamped());
+        b[0] &= 248;
+        b[31] |= 0x80;
+        assert!(!StaticSecret::from_bytes(&b).unwrap().is_clamped());
+        b[31] = 0x3f;
+        assert!(!StaticSecret::from_bytes(&b).unwrap().is_clamped());
+    }
+
     use super::*;
 
     fn h(s: &str) -> [u8; 32] {
