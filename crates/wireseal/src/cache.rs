@@ -201,7 +201,7 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
     }
 
     /// Like [`Self::peek`], also giving the slot number, for batch readers
-    /// that report their hits afterwards with [`Self::touch_slots`].
+    /// that report each hit afterwards with [`Self::touch_slot`].
     pub fn peek_slot(&self, peer: &[u8; PK], now: u64) -> Option<(usize, &V)> {
         let &i = self.index.get(peer)?;
         let s = &self.slots[i as usize];
@@ -213,15 +213,19 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         s.value.as_ref().map(|v| (i as usize, v))
     }
 
-    /// Records `hits` lookups served by [`Self::peek_slot`] and marks the
-    /// slots flagged in `used` (indexed by slot number) as most recently used.
-    pub fn touch_slots(&mut self, used: &[bool], hits: u64) {
-        self.stats.hits += hits;
-        for (i, &u) in used.iter().enumerate().take(self.slots.len()) {
-            if u && self.slots[i].value.is_some() {
-                self.unlink(i as u32);
-                self.push_front(i as u32);
+    /// Records one hit served earlier by [`Self::peek_slot`]: if slot `slot`
+    /// still holds `peer`, counts a hit, marks it most recently used and
+    /// returns true; otherwise (it was evicted or reused since) changes
+    /// nothing and returns false.
+    pub fn touch_slot(&mut self, slot: usize, peer: &[u8; PK]) -> bool {
+        match self.slots.get(slot) {
+            Some(s) if s.value.is_some() && s.peer == *peer => {
+                self.stats.hits += 1;
+                self.unlink(slot as u32);
+                self.push_front(slot as u32);
+                true
             }
+            _ => false,
         }
     }
 
@@ -419,10 +423,12 @@ mod tests {
         }
         let (slot, v) = c.peek_slot(&key(1), 0).unwrap();
         assert_eq!(v.0, 1);
-        let mut used = vec![false; c.capacity()];
-        used[slot] = true;
-        c.touch_slots(&used, 5);
-        assert_eq!(c.stats().hits, 5);
+        assert!(c.touch_slot(slot, &key(1)));
+        assert_eq!(c.stats().hits, 1);
+        // A slot that does not hold that peer (any more) changes nothing.
+        assert!(!c.touch_slot(slot, &key(2)));
+        assert!(!c.touch_slot(c.capacity(), &key(1)));
+        assert_eq!(c.stats().hits, 1);
         c.insert(&key(4), V::plain(4), 0);
         assert!(c.peek(&key(1), 0).is_some(), "touched entry survives");
         assert!(c.peek(&key(2), 0).is_none(), "2 became least recently used");

@@ -234,6 +234,33 @@ fn batch_open_matches_one_at_a_time() {
         let again = e.open_batch(&packets, 1, &Batch::with_threads(threads));
         assert!(again.iter().all(|r| r.is_err()));
     }
+    // With room for every sender, the cache ends up exactly as one at a
+    // time leaves it: the same counters and the same entries.
+    let roomy = || {
+        PkcEngine::with_capacity(StaticSecret::from_bytes(&[0x48; 32]).unwrap(), 64)
+            .with_replay_window(ReplayWindow::default())
+    };
+    let mut one = roomy();
+    for p in &packets {
+        let _ = one.open(p.peer_public, p.from, p.id, p.payload, 0);
+    }
+    for threads in [1, 2, 4] {
+        let mut e = roomy();
+        assert_eq!(
+            e.open_batch(&packets, 0, &Batch::with_threads(threads)),
+            serial
+        );
+        assert_eq!(e.cache().stats(), one.cache().stats(), "{threads} threads");
+        assert_eq!(e.cache().len(), one.cache().len());
+        for s in &senders {
+            assert!(e.cache().peek(s.public_key(), 0).is_some());
+        }
+    }
+    assert_eq!(
+        one.cache().stats().misses,
+        41,
+        "40 senders and the weak key"
+    );
 }
 
 #[test]

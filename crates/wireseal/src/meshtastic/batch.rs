@@ -4,9 +4,15 @@
 //! of senders. Packets whose sender's key is cached are opened in parallel
 //! straight away (read-only cache access); the distinct senders that missed
 //! have their keys derived in parallel, and their packets are opened next.
-//! The cache's recency and counters, and the replay window, are then updated
-//! in input order, so results are exactly those of opening the packets one
-//! at a time, and the serial part of the work is a few cheap passes.
+//! Then one serial pass in input order does the book-keeping opening the
+//! packets one at a time would have done: cache recency and counters (a new
+//! sender's first packet is a miss that inserts its key, its later packets
+//! are hits) and the replay window. Plaintexts and errors are always exactly
+//! those of opening one at a time; so are the cache's counters and recency
+//! as long as the batch's distinct senders fit in the cache (when they do
+//! not, a sender evicted during the batch was still served by the key it had
+//! when the batch began, and counts a miss where one-at-a-time would have
+//! derived its key again).
 //!
 //! [`PkcEngine::open_batch_into`] writes every plaintext into one caller
 //! buffer (no allocation per packet); [`PkcEngine::open_batch`] is the
@@ -40,13 +46,24 @@ pub fn batch_output_len(packets: &[PkcPacket<'_>]) -> usize {
         .sum()
 }
 
+/// How a packet's key was found.
+#[derive(Clone, Copy)]
+enum KeyFrom {
+    /// Not looked up (the packet failed its length checks first).
+    NotLookedUp,
+    /// The cache slot that served it.
+    Slot(usize),
+    /// Derived in this batch: index into the batch's distinct new senders.
+    Derived(usize),
+}
+
 /// One packet's work item: its output region and what happened so far.
 struct Job<'a, 'o> {
     packet: &'a PkcPacket<'a>,
     out: &'o mut [u8],
-    /// `None` until opened; the cache slot that served it, if any.
+    /// `None` until opened.
     result: Option<Result<(), Error>>,
-    slot: Option<usize>,
+    key: KeyFrom,
 }
 
 impl PkcEngine {
@@ -81,7 +98,7 @@ impl PkcEngine {
                 packet: p,
                 out: mine,
                 result: len.err().map(Err),
-                slot: None,
+                key: KeyFrom::NotLookedUp,
             });
         }
         // 1. Cached senders: open in parallel, reading the cache only.
@@ -92,56 +109,65 @@ impl PkcEngine {
             }
             let p = j.packet;
             if let Some((slot, key)) = cache.peek_slot(p.peer_public, now) {
-                j.slot = Some(slot);
+                j.key = KeyFrom::Slot(slot);
                 j.result = Some(open_with(key, p.from, p.id, p.payload, j.out));
             }
         });
         // 2. Distinct missing senders: derive their keys in parallel.
-        let mut used = vec![false; self.cache.capacity()];
-        let mut hits = 0u64;
         let mut missing: HashMap<[u8; 32], usize> = HashMap::new();
         let mut distinct: Vec<[u8; 32]> = Vec::new();
-        for j in &jobs {
-            if let Some(slot) = j.slot {
-                used[slot] = true;
-                hits += 1;
-            } else if j.result.is_none() {
-                missing.entry(*j.packet.peer_public).or_insert_with(|| {
-                    distinct.push(*j.packet.peer_public);
-                    distinct.len() - 1
-                });
-            }
+        for j in jobs.iter_mut().filter(|j| j.result.is_none()) {
+            let peer = j.packet.peer_public;
+            let i = *missing.entry(*peer).or_insert_with(|| {
+                distinct.push(*peer);
+                distinct.len() - 1
+            });
+            j.key = KeyFrom::Derived(i);
         }
         let own = self.own();
         let derived: Vec<Result<PkcKey, Error>> = batch.map(&distinct, |k| PkcKey::derive(own, k));
         // 3. Open the packets of those senders in parallel.
         if !distinct.is_empty() {
             batch.for_each_mut(&mut jobs, |j| {
-                if j.result.is_some() {
-                    return;
+                if let (None, KeyFrom::Derived(i)) = (&j.result, j.key) {
+                    let p = j.packet;
+                    j.result = Some(match &derived[i] {
+                        Ok(k) => open_with(k, p.from, p.id, p.payload, j.out),
+                        Err(e) => Err(*e),
+                    });
                 }
-                let p = j.packet;
-                j.result = Some(match missing.get(p.peer_public).map(|&i| &derived[i]) {
-                    Some(Ok(k)) => open_with(k, p.from, p.id, p.payload, j.out),
-                    Some(Err(e)) => Err(*e),
-                    None => Err(Error::WeakPeerKey),
-                });
             });
         }
-        // 4. Book-keeping in input order: cache recency and counters, fresh
-        //    keys, replay window.
-        self.cache.touch_slots(&used, hits);
-        for (k, d) in distinct.iter().zip(derived) {
-            if let Ok(key) = d {
-                self.cache.insert(k, key, now);
-            }
-        }
-        let replay = &mut self.replay;
+        // 4. Book-keeping in input order, as one at a time: cache recency and
+        //    counters, fresh keys, replay window.
+        let mut fresh: Vec<Option<PkcKey>> = derived.into_iter().map(Result::ok).collect();
+        let (cache, replay) = (&mut self.cache, &mut self.replay);
         Ok(jobs
             .into_iter()
             .zip(ranges)
             .map(|(j, r)| {
                 let p = j.packet;
+                match j.key {
+                    KeyFrom::NotLookedUp => {}
+                    KeyFrom::Slot(slot) => {
+                        if !cache.touch_slot(slot, p.peer_public) {
+                            // Evicted earlier in this pass: one at a time would miss.
+                            let _ = cache.get(p.peer_public, now);
+                        }
+                    }
+                    KeyFrom::Derived(i) => match fresh[i].take() {
+                        Some(key) => {
+                            let _ = cache.get_or_try_insert_with(p.peer_public, now, |_| {
+                                Ok::<_, Error>(key)
+                            });
+                        }
+                        // A later packet of a new sender (a hit), or one
+                        // whose key could not be derived (a miss each time).
+                        None => {
+                            let _ = cache.get(p.peer_public, now);
+                        }
+                    },
+                }
                 match j.result.unwrap_or(Err(Error::Auth)) {
                     Err(e) => Err(e),
                     Ok(()) => {
