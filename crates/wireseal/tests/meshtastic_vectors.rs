@@ -236,3 +236,124 @@ fn derived_header_and_channel_vectors() {
         }
     }
 }
+
+/// The firmware vector with the given id.
+fn vector<'a>(doc: &'a Value, id: &str) -> &'a Value {
+    doc["vectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["id"] == id)
+        .unwrap_or_else(|| panic!("vector {id}"))
+}
+
+#[test]
+fn derived_pkc_values_and_public_keys() {
+    let doc = load();
+    let d = &doc["derived_not_from_firmware_file"];
+    let v = vector(&doc, "pkc-decrypt-radio-frame");
+    let dv = &d["pkc-decrypt-radio-frame"];
+    let own = StaticSecret::from_bytes(&arr32(v, "our_private_key_hex")).unwrap();
+    let peer = arr32(v, "sender_public_key_hex");
+    assert_eq!(
+        own.public_key().to_vec(),
+        hx(
+            dv,
+            "our_public_key_hex (X25519 base-point mult of our_private_key)"
+        )
+    );
+    let raw = own.diffie_hellman(&peer).unwrap();
+    assert_eq!(raw.expose().to_vec(), hx(dv, "x25519_raw_shared_hex"));
+    assert_eq!(
+        sha256(raw.expose()).to_vec(),
+        hx(dv, "aes256_ccm_key_sha256_hex")
+    );
+    // The payload splits into ciphertext | tag(8) | extraNonce(4).
+    let frame = hx(v, "radio_frame_hex");
+    let payload = &frame[16..];
+    let (ct, rest) = payload.split_at(payload.len() - pkc::OVERHEAD);
+    assert_eq!(ct.to_vec(), hx(dv, "ciphertext_hex"));
+    assert_eq!(rest[..8].to_vec(), hx(dv, "ccm_tag_hex"));
+    assert_eq!(rest[8..].to_vec(), hx(dv, "extra_nonce_bytes_hex"));
+    assert_eq!(
+        u32::from_le_bytes(rest[8..].try_into().unwrap()),
+        num(dv["extra_nonce_uint32_le"].as_str().unwrap())
+    );
+
+    // The raw X25519 output behind the x25519-4-sha256 vector.
+    let v4 = vector(&doc, "x25519-4-sha256");
+    let k4 = StaticSecret::from_bytes(&arr32(v4, "private_key_hex")).unwrap();
+    let raw4 = k4.diffie_hellman(&arr32(v4, "public_key_hex")).unwrap();
+    assert_eq!(
+        raw4.expose().to_vec(),
+        hx(&d["x25519-4-sha256"], "x25519_raw_shared_hex")
+    );
+
+    // The public key of every private key in the firmware's tests, named by
+    // the first 4 bytes of the private key.
+    let privates: Vec<Vec<u8>> = doc["vectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|v| ["private_key_hex", "our_private_key_hex"].map(|k| v[k].as_str()))
+        .flatten()
+        .map(|h| hex::decode(h).unwrap())
+        .collect();
+    let table = d["public_keys_of_test_private_keys"].as_object().unwrap();
+    assert_eq!(table.len(), 5);
+    for (prefix, public) in table {
+        let sk = privates
+            .iter()
+            .find(|k| hex::encode(&k[..4]) == *prefix)
+            .unwrap_or_else(|| panic!("no private key starts with {prefix}"));
+        let k = StaticSecret::from_bytes(&sk[..].try_into().unwrap()).unwrap();
+        assert_eq!(
+            hex::encode(k.public_key()),
+            public.as_str().unwrap(),
+            "{prefix}"
+        );
+    }
+}
+
+/// The firmware proposal (PR 6560) keyed its cache by the first 4 bytes of
+/// the peer key read as a little-endian u32. Keys that share that prefix (or
+/// even 31 bytes) with a cached sender must not be served its secret.
+#[test]
+fn forged_keys_sharing_a_prefix_miss_the_cache() {
+    let doc = load();
+    let v = vector(&doc, "pkc-decrypt-radio-frame");
+    let own = StaticSecret::from_bytes(&arr32(v, "our_private_key_hex")).unwrap();
+    // The proposal's lookup key for our public key, as the vector records it.
+    assert_eq!(
+        u32::from_le_bytes(own.public_key()[..4].try_into().unwrap()),
+        num(doc["derived_not_from_firmware_file"]["x25519-4-sha256"]
+            ["pr6560_cache_lookup_key_uint32"]
+            .as_str()
+            .unwrap())
+    );
+    let peer = arr32(v, "sender_public_key_hex");
+    let (from, id) = (
+        v["from_node"].as_u64().unwrap() as u32,
+        v["packet_id"].as_u64().unwrap() as u32,
+    );
+    let frame = hx(v, "radio_frame_hex");
+    let payload = &frame[16..];
+    let mut e = PkcEngine::new(own);
+    assert!(e.open(&peer, from, id, payload, 0).is_ok());
+    for shared in [4usize, 31] {
+        let mut forged = peer;
+        forged[shared] ^= 0x01;
+        forged[31] ^= 0x02;
+        let r = e.open(&forged, from, id, payload, 0);
+        assert!(
+            matches!(r, Err(pkc_err) if pkc_err == wireseal::meshtastic::Error::Auth
+                || pkc_err == wireseal::meshtastic::Error::WeakPeerKey),
+            "a key sharing {shared} bytes opened the genuine payload: {r:?}"
+        );
+    }
+    let s = e.cache().stats();
+    assert_eq!((s.hits, s.misses), (0, 3), "every forged key missed");
+    // The genuine sender is still served from the cache.
+    assert!(e.open(&peer, from, id, payload, 0).is_ok());
+    assert_eq!(e.cache().stats().hits, 1);
+}
