@@ -45,7 +45,6 @@ fn peel_all(mut o: Onion, keys_: &[PrivateKey], ad: &[u8]) -> Vec<Vec<u8>> {
                 assert_eq!(i + 1, keys_.len());
                 return out;
             }
-            _ => unreachable!(),
         }
     }
     panic!("no final hop")
@@ -184,6 +183,42 @@ fn build_rejects_bad_routes() {
             have: 1300
         })
     ));
+    // An empty payload would be framed with length 0, the legacy marker that
+    // peel rejects: build refuses it, at any position, in both entry points.
+    for empty_at in 0..3 {
+        let (k, mut p) = route(3, 5);
+        p[empty_at].clear();
+        let hops: Vec<Hop> = k
+            .iter()
+            .zip(&p)
+            .map(|(k, p)| Hop {
+                pubkey: k.public_key(),
+                payload: p,
+            })
+            .collect();
+        assert_eq!(
+            build(&node(9), &hops, b"", PAYMENT_AREA, Padding::Random).unwrap_err(),
+            SphinxError::BadPayload,
+            "empty payload at hop {empty_at}"
+        );
+        let mut out = [0u8; PAYMENT_ONION_LEN];
+        assert_eq!(
+            wireseal::sphinx::build_into(
+                &node(9),
+                &hops,
+                b"",
+                PAYMENT_AREA,
+                Padding::Random,
+                &mut out
+            )
+            .unwrap_err(),
+            SphinxError::BadPayload
+        );
+    }
+    // One byte is the smallest payload that round-trips.
+    let (k, p) = route(2, 1);
+    let o = make(&k, &p, PAYMENT_AREA, Padding::Random);
+    assert_eq!(peel_all(o, &k, b"ad"), p);
     let mut small = [0u8; 100];
     assert!(matches!(
         wireseal::sphinx::build_into(

@@ -14,7 +14,7 @@ use crate::secret::Secret;
 pub struct Hop<'a> {
     /// The hop's node id (or blinded node id).
     pub pubkey: PublicKey,
-    /// The TLV payload, without the BigSize length prefix.
+    /// The TLV payload, without the BigSize length prefix; not empty.
     pub payload: &'a [u8],
 }
 
@@ -40,6 +40,11 @@ pub enum Padding {
 ///
 /// Returns the onion and the per-hop shared secrets, which the origin keeps to
 /// attribute a failure later ([`super::failure::unwrap`]).
+///
+/// Errors: [`SphinxError::NoHops`] for an empty route,
+/// [`SphinxError::BadPayload`] for an empty hop payload (its zero length
+/// prefix is the retired legacy marker, which [`Onion::peel`] rejects), and
+/// [`SphinxError::PayloadsTooLarge`] when the frames do not fit in `area`.
 pub fn build(
     session_key: &PrivateKey,
     hops: &[Hop<'_>],
@@ -99,6 +104,11 @@ fn build_routing_info(
     let area = ri.len();
     let n = hops.len();
     let last = hops.last().ok_or(SphinxError::NoHops)?;
+    // A zero length prefix marks the retired legacy payload: no peer could
+    // peel it, so refuse to build it.
+    if hops.iter().any(|h| h.payload.is_empty()) {
+        return Err(SphinxError::BadPayload);
+    }
     let total: usize = hops.iter().map(Hop::frame_len).sum();
     if total > area {
         return Err(SphinxError::PayloadsTooLarge {
