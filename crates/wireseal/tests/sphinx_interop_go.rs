@@ -153,7 +153,6 @@ fn wireseal_onions_peel_in_lightning_onion_and_back() {
                     assert_eq!(i + 1, n);
                     break;
                 }
-                _ => unreachable!(),
             }
         }
     }

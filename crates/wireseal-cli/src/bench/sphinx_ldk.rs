@@ -183,7 +183,6 @@ mod tests {
                     payloads.push(payload);
                     break;
                 }
-                _ => unreachable!(),
             }
         }
         let hops: Vec<Hop> = keys_

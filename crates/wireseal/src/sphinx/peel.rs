@@ -8,9 +8,9 @@ use crate::primitives::chacha20::KeyStream;
 use crate::primitives::secp256k1::PrivateKey;
 use crate::primitives::sha::{ct_eq, hmac_sha256, sha256_parts};
 
-/// The result of peeling one layer.
+/// The result of peeling one layer: exactly one of the two variants, so a
+/// caller can match them exhaustively.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum Peeled {
     /// Relay `next` to the next hop named in `payload`.
     Forward {
