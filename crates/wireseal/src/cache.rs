@@ -20,8 +20,13 @@
 //! - values must be [`ZeroizeOnDrop`]: they are wiped when evicted, expired,
 //!   invalidated, flushed, or when the cache is dropped.
 //!
-//! Memory: [`SharedSecretCache::BYTES_PER_SLOT`] bytes per slot plus the index
-//! (about `PK + 5` bytes per slot, times the hash table's load factor).
+//! Memory, all allocated in [`SharedSecretCache::new`]:
+//! [`SharedSecretCache::BYTES_PER_SLOT`] bytes per slot (1,024 for
+//! Meshtastic's expanded AES-256-CCM keys, most of it the `aes` crate's
+//! round keys), plus the index: a hash table sized for twice the capacity,
+//! `PK + 5` bytes per bucket (key, slot number, control byte), which is about
+//! 150 bytes per slot for 32-byte keys at the default capacity (64 buckets
+//! for 16 slots).
 
 use std::collections::HashMap;
 use zeroize::ZeroizeOnDrop;
@@ -111,7 +116,10 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         Self {
             own: own_public.to_vec(),
             slots: slots.into_boxed_slice(),
-            index: HashMap::with_capacity_and_hasher(capacity, IndexHasher::new()),
+            // Twice the slots: the table then never holds more than half its
+            // room, so when deleted entries use up its growth allowance it
+            // rehashes in place instead of reallocating.
+            index: HashMap::with_capacity_and_hasher(2 * capacity, IndexHasher::new()),
             head: NIL,
             tail: NIL,
             free: 0,

@@ -52,21 +52,20 @@ impl PkcKey {
         plaintext: &[u8],
         extra_nonce: Option<[u8; 4]>,
         out: &mut [u8],
-    ) -> usize {
+    ) -> Result<usize, Error> {
         let extra = extra_nonce.unwrap_or_else(crate::entropy::random_array::<4>);
-        out[..plaintext.len()].copy_from_slice(plaintext);
-        self.seal(from, id, extra, out, plaintext.len());
-        out.len()
-    }
-
-    /// Seals `buf[..len]` in place given the extraNonce; writes tag and
-    /// extraNonce after it. `buf` must hold `len + OVERHEAD` bytes.
-    fn seal(&self, from: u32, id: u32, extra: [u8; 4], buf: &mut [u8], len: usize) {
-        let n = nonce(from, id, extra);
-        let (pt, rest) = buf.split_at_mut(len);
-        let tag = self.0.seal_in_place(&n, &[], pt);
+        let (pt, rest) = out.split_at_mut(plaintext.len());
+        pt.copy_from_slice(plaintext);
+        let tag = self
+            .0
+            .seal_in_place(&nonce(from, id, extra), &[], pt)
+            .map_err(|_| Error::TooLong {
+                len: plaintext.len(),
+                max: MAX_PLAINTEXT_LEN,
+            })?;
         rest[..TAG_LEN].copy_from_slice(&tag);
         rest[TAG_LEN..OVERHEAD].copy_from_slice(&extra);
+        Ok(out.len())
     }
 
     /// Verifies and decrypts `payload` into `out` (exactly `payload.len() - OVERHEAD` bytes).
@@ -209,7 +208,7 @@ impl PkcEngine {
     ) -> Result<usize, Error> {
         let n = check_seal_lengths(plaintext, out)?;
         let key = self.key(peer_public, now)?;
-        Ok(key.seal_into(from, id, plaintext, extra_nonce, &mut out[..n]))
+        key.seal_into(from, id, plaintext, extra_nonce, &mut out[..n])
     }
 
     /// [`Self::seal_into`] returning a new vector.
@@ -300,7 +299,7 @@ pub fn seal_uncached_into(
 ) -> Result<usize, Error> {
     let n = check_seal_lengths(plaintext, out)?;
     let key = PkcKey::derive(own, peer_public)?;
-    Ok(key.seal_into(from, id, plaintext, extra_nonce, &mut out[..n]))
+    key.seal_into(from, id, plaintext, extra_nonce, &mut out[..n])
 }
 
 /// One-shot open with no cache: a fresh X25519 and SHA-256 per packet, as

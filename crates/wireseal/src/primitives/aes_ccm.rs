@@ -1,8 +1,13 @@
 //! AES-256-CCM with a 13-byte nonce and an 8-byte tag (Meshtastic's PKC
 //! parameters), through RustCrypto's `ccm` over the AES-NI-accelerated `aes`.
+//!
+//! CCM only ever runs the block cipher forwards (CBC-MAC and CTR), so the
+//! key holds encryption round keys only (`Aes256Enc`): a cache miss skips the
+//! decryption key schedule. (The size is unchanged: on x86 the `aes` crate
+//! keeps its portable bitsliced round keys beside the AES-NI ones, 960 bytes.)
 
 use crate::error::AeadError;
-use aes::Aes256;
+use aes::Aes256Enc;
 use ccm::aead::{AeadInPlace, KeyInit};
 use ccm::consts::{U13, U8};
 use ccm::Ccm;
@@ -13,7 +18,11 @@ pub const TAG_LEN: usize = 8;
 /// Nonce length.
 pub const NONCE_LEN: usize = 13;
 
-type Inner = Ccm<Aes256, U8, U13>;
+type Inner = Ccm<Aes256Enc, U8, U13>;
+
+/// Largest message (plaintext plus AAD) this module seals: CCM with a
+/// 13-byte nonce carries a 2-byte length field.
+pub const MAX_MESSAGE_LEN: usize = 0xffff;
 
 /// An expanded AES-256-CCM key (the round keys are zeroized on drop).
 pub struct Aes256Ccm8(Inner);
@@ -24,8 +33,8 @@ impl core::fmt::Debug for Aes256Ccm8 {
     }
 }
 
-// The only field is an `Aes256` built with the `zeroize` feature, which wipes
-// its round keys in `Drop`.
+// The only field is an `Aes256Enc` built with the `zeroize` feature, which
+// wipes its round keys in `Drop`.
 impl zeroize::ZeroizeOnDrop for Aes256Ccm8 {}
 
 impl Aes256Ccm8 {
@@ -34,18 +43,22 @@ impl Aes256Ccm8 {
         Self(Inner::new(key.into()))
     }
 
-    /// Encrypts `buf` in place; returns the 8-byte tag.
+    /// Encrypts `buf` in place; returns the 8-byte tag. Fails, changing
+    /// nothing, when `buf` is longer than [`MAX_MESSAGE_LEN`].
     pub fn seal_in_place(
         &self,
         nonce: &[u8; NONCE_LEN],
         aad: &[u8],
         buf: &mut [u8],
-    ) -> [u8; TAG_LEN] {
+    ) -> Result<[u8; TAG_LEN], AeadError> {
+        if buf.len() > MAX_MESSAGE_LEN {
+            return Err(AeadError);
+        }
         let tag = self
             .0
             .encrypt_in_place_detached(nonce.into(), aad, buf)
-            .expect("CCM with a 13-byte nonce accepts up to 64 KiB");
-        tag.into()
+            .map_err(|_| AeadError)?;
+        Ok(tag.into())
     }
 
     /// Decrypts `buf` in place and verifies `tag` (constant time). On failure
@@ -79,7 +92,7 @@ mod tests {
         let k = Aes256Ccm8::new(&[3u8; 32]);
         let n = [5u8; 13];
         let mut buf = b"hello mesh".to_vec();
-        let tag = k.seal_in_place(&n, b"", &mut buf);
+        let tag = k.seal_in_place(&n, b"", &mut buf).unwrap();
         assert_ne!(&buf[..], b"hello mesh");
         let mut c = buf.clone();
         k.open_in_place(&n, b"", &mut c, &tag).unwrap();
@@ -89,5 +102,10 @@ mod tests {
         let mut c = buf.clone();
         assert!(k.open_in_place(&n, b"", &mut c, &bad).is_err());
         assert!(c.iter().all(|&b| b == 0));
+        // Longer than the 2-byte length field allows: an error, not a panic,
+        // and the buffer is left as it was.
+        let mut big = vec![7u8; MAX_MESSAGE_LEN + 1];
+        assert!(k.seal_in_place(&n, b"", &mut big).is_err());
+        assert!(big.iter().all(|&b| b == 7));
     }
 }
