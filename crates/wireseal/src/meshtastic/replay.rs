@@ -2,11 +2,19 @@
 //!
 //! Meshtastic packet ids are not a strict sequence (a node starts from a
 //! random id and several apps share one node), so the window remembers the
-//! last `ids_per_sender` ids of each sender, for the last `senders` senders,
-//! rather than a counter. The engine consults it only after a packet's tag
-//! verified, so a forged packet can never mark an id as used.
+//! last `ids_per_sender` ids of each sender, for the last `max_senders`
+//! senders, rather than a counter. The engine consults it only after a
+//! packet's tag verified, so a forged packet can never mark an id as used.
+//!
+//! Limits (it is a window, not a ledger): a genuine packet replayed after
+//! its sender sent `ids_per_sender` newer ones, or after `max_senders` other
+//! senders pushed its sender out, is accepted again. Size the window for the
+//! replay horizon you care about; memory is about `4 * ids_per_sender + 64`
+//! bytes per sender (some 320 KiB with the defaults: 64 ids, 1,024 senders).
+//! Every operation is O(`ids_per_sender`) for the id lookup plus
+//! O(log `max_senders`) for the recency order.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Remembers recently accepted (from, id) pairs.
 #[derive(Debug, Clone)]
@@ -14,6 +22,8 @@ pub struct ReplayWindow {
     ids_per_sender: usize,
     max_senders: usize,
     senders: HashMap<u32, Sender>,
+    /// Senders by when they were last heard (tick -> sender), oldest first.
+    recency: BTreeMap<u64, u32>,
     tick: u64,
 }
 
@@ -38,6 +48,7 @@ impl ReplayWindow {
             ids_per_sender: ids_per_sender.max(1),
             max_senders: max_senders.max(1),
             senders: HashMap::new(),
+            recency: BTreeMap::new(),
             tick: 0,
         }
     }
@@ -57,12 +68,7 @@ impl ReplayWindow {
         }
         self.tick += 1;
         if !self.senders.contains_key(&from) && self.senders.len() >= self.max_senders {
-            if let Some(oldest) = self
-                .senders
-                .iter()
-                .min_by_key(|(_, s)| s.last_used)
-                .map(|(k, _)| *k)
-            {
+            if let Some((_, oldest)) = self.recency.pop_first() {
                 self.senders.remove(&oldest);
             }
         }
@@ -72,7 +78,9 @@ impl ReplayWindow {
             next: 0,
             last_used: 0,
         });
+        self.recency.remove(&s.last_used);
         s.last_used = self.tick;
+        self.recency.insert(self.tick, from);
         if s.ring.len() < cap {
             s.ring.push(id);
         } else {
@@ -110,5 +118,23 @@ mod tests {
         assert!(w.accept(3, 1));
         assert!(!w.seen(2, 1), "sender 2 was least recently heard");
         assert!(w.seen(1, 1) && w.seen(3, 1));
+        // Heard again, sender 1 outlives 3; a refused repeat changes nothing.
+        assert!(!w.accept(3, 1));
+        assert!(w.accept(1, 3));
+        assert!(w.accept(4, 1));
+        assert!(!w.seen(3, 1) && w.seen(1, 3) && w.seen(4, 1));
+        assert_eq!(w.senders.len(), 2);
+        assert_eq!(w.recency.len(), 2);
+    }
+
+    #[test]
+    fn many_senders_stay_bounded() {
+        let mut w = ReplayWindow::new(2, 100);
+        for from in 0..10_000u32 {
+            assert!(w.accept(from, from));
+            assert!(w.accept(from % 7, from.wrapping_add(1_000_000)));
+        }
+        assert!(w.senders.len() <= 100 && w.recency.len() == w.senders.len());
+        assert!(w.seen(9_999, 9_999) && !w.seen(0, 0));
     }
 }
