@@ -1,11 +1,11 @@
 //! `wireseal onion`: build and peel BOLT #4 Sphinx onions, create, wrap and
 //! unwrap failure packets.
 
-use crate::util::{hex_arg, hex_array, parse_u32, SecretSource};
+use crate::util::{hex_arg, parse_u32, read_secret_text, secret_hex, SecretSource};
 use anyhow::{anyhow, bail, Context, Result};
+use std::path::PathBuf;
 use wireseal::primitives::secp256k1::{PrivateKey, PublicKey};
 use wireseal::sphinx::{self, blinding, failure, keys, Hop, Onion, Padding, Peeled};
-use zeroize::Zeroizing;
 
 /// `wireseal onion ...`.
 #[derive(Debug, clap::Args)]
@@ -18,9 +18,8 @@ pub struct Args {
 enum Cmd {
     /// Build an onion (deterministic padding unless --random-padding); prints its hex.
     Build {
-        /// Session private key (32 bytes hex).
-        #[arg(long, value_name = "HEX")]
-        session_key: String,
+        #[command(flatten)]
+        session_key: SessionKeySource,
         /// Associated data (the payment hash for payments; empty for onion messages).
         #[arg(long, value_name = "HEX", default_value = "")]
         associated_data: String,
@@ -28,9 +27,10 @@ enum Cmd {
         /// BigSize length prefix). Repeat for each hop.
         #[arg(long = "hop", value_name = "PUBKEY_HEX:PAYLOAD_HEX", required = true)]
         hops: Vec<String>,
-        /// Payload area in bytes: 1300 (payments) or 32768 (large onion messages).
-        #[arg(long, default_value_t = sphinx::PAYMENT_AREA as u32, value_parser = parse_u32)]
-        area: u32,
+        /// Payload area in bytes: 1300 (payments) or 32768 (large onion messages),
+        /// decimal or 0x-hex; nothing else.
+        #[arg(long, default_value_t = sphinx::PAYMENT_AREA, value_parser = parse_area)]
+        area: usize,
         /// Fill the unused area from the OS CSPRNG instead of the `pad` key stream.
         #[arg(long)]
         random_padding: bool,
@@ -89,8 +89,8 @@ enum ErrorCmd {
     /// At the origin: attribute the failure; prints {"hop", "message"}.
     Unwrap {
         /// The session key the onion was built with.
-        #[arg(long, value_name = "HEX")]
-        session_key: String,
+        #[command(flatten)]
+        session_key: SessionKeySource,
         /// Node public keys of the route, in order (repeat).
         #[arg(long = "hop-pubkey", value_name = "HEX", required = true)]
         hops: Vec<String>,
@@ -99,8 +99,63 @@ enum ErrorCmd {
     },
 }
 
+/// The session private key (32 bytes hex): on the command line, in a file or
+/// in an environment variable.
+#[derive(Clone, clap::Args)]
+struct SessionKeySource {
+    /// Session private key, 32 bytes hex (visible in the process list; prefer
+    /// --session-key-file or --session-key-env).
+    #[arg(long, value_name = "HEX")]
+    session_key: Option<String>,
+    /// Read the session private key (hex) from this file.
+    #[arg(long, value_name = "FILE", conflicts_with = "session_key")]
+    session_key_file: Option<PathBuf>,
+    /// Read the session private key (hex) from this environment variable.
+    #[arg(long, value_name = "VAR", conflicts_with_all = ["session_key", "session_key_file"])]
+    session_key_env: Option<String>,
+}
+
+impl std::fmt::Debug for SessionKeySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionKeySource")
+            .field(
+                "session_key",
+                &self.session_key.as_ref().map(|_| "redacted"),
+            )
+            .field("session_key_file", &self.session_key_file)
+            .field("session_key_env", &self.session_key_env)
+            .finish()
+    }
+}
+
+impl SessionKeySource {
+    fn load(&self) -> Result<PrivateKey> {
+        let text = read_secret_text(
+            self.session_key.as_deref(),
+            self.session_key_file.as_deref(),
+            self.session_key_env.as_deref(),
+            "session key",
+            "--session-key, --session-key-file or --session-key-env",
+        )?;
+        private_key(&text, "session key")
+    }
+}
+
+/// A payload area the packet format defines: 1300 or 32768 bytes (clap value parser).
+fn parse_area(s: &str) -> std::result::Result<usize, String> {
+    match parse_u32(s)? as usize {
+        a @ (sphinx::PAYMENT_AREA | sphinx::MESSAGE_AREA_LARGE) => Ok(a),
+        a => Err(format!(
+            "{a} is not a payload area: use {} (payments, small onion messages) or {} (large onion messages)",
+            sphinx::PAYMENT_AREA,
+            sphinx::MESSAGE_AREA_LARGE
+        )),
+    }
+}
+
+/// A private key written as hex; errors never quote the text.
 fn private_key(s: &str, what: &str) -> Result<PrivateKey> {
-    let b = Zeroizing::new(hex_array::<32>(s, what)?);
+    let b = secret_hex::<32>(s, what)?;
     PrivateKey::from_bytes(&b).map_err(|_| anyhow!("{what}: not a valid secp256k1 private key"))
 }
 
@@ -127,6 +182,29 @@ fn public_key(s: &str, what: &str) -> Result<PublicKey> {
     PublicKey::from_slice(&b).map_err(|_| anyhow!("{what}: not a valid secp256k1 public key"))
 }
 
+/// What `onion peel` prints: one JSON object, keys in this order.
+#[derive(serde::Serialize)]
+struct PeelOutput {
+    payload: String,
+    #[serde(rename = "final")]
+    is_final: bool,
+    next_onion: Option<String>,
+}
+
+impl PeelOutput {
+    fn of(p: &Peeled) -> Self {
+        let (is_final, next_onion) = match p {
+            Peeled::Forward { next, .. } => (false, Some(hex::encode(next.to_bytes()))),
+            Peeled::Final { .. } => (true, None),
+        };
+        Self {
+            payload: hex::encode(p.payload()),
+            is_final,
+            next_onion,
+        }
+    }
+}
+
 /// Runs the subcommand.
 pub fn run(a: Args) -> Result<()> {
     match a.cmd {
@@ -137,16 +215,23 @@ pub fn run(a: Args) -> Result<()> {
             area,
             random_padding,
         } => {
-            let session = private_key(&session_key, "--session-key")?;
+            let session = session_key.load()?;
             let ad = hex_arg(&associated_data, "--associated-data")?;
             let mut parsed = Vec::with_capacity(hops.len());
             for (i, h) in hops.iter().enumerate() {
                 let (p, d) = h
                     .split_once(':')
                     .ok_or_else(|| anyhow!("--hop #{}: expected PUBKEY_HEX:PAYLOAD_HEX", i + 1))?;
+                let payload = hex_arg(d, &format!("--hop #{} payload", i + 1))?;
+                if payload.is_empty() {
+                    bail!(
+                        "--hop #{}: empty payload (a hop payload is a TLV stream of at least one record)",
+                        i + 1
+                    );
+                }
                 parsed.push((
                     public_key(p, &format!("--hop #{} public key", i + 1))?,
-                    hex_arg(d, &format!("--hop #{} payload", i + 1))?,
+                    payload,
                 ));
             }
             let hops: Vec<Hop> = parsed
@@ -161,8 +246,8 @@ pub fn run(a: Args) -> Result<()> {
             } else {
                 Padding::Deterministic
             };
-            let (onion, _) = sphinx::build(&session, &hops, &ad, area as usize, pad)
-                .context("cannot build the onion")?;
+            let (onion, _) =
+                sphinx::build(&session, &hops, &ad, area, pad).context("cannot build the onion")?;
             println!("{}", hex::encode(onion.to_bytes()));
         }
         Cmd::Peel {
@@ -184,14 +269,7 @@ pub fn run(a: Args) -> Result<()> {
                 .map(|u| u.blinded_privkey())
                 .unwrap_or(&node);
             let peeled = onion.peel(key, &ad).context("cannot peel the onion")?;
-            let (final_, next) = match &peeled {
-                Peeled::Forward { next, .. } => (false, Some(hex::encode(next.to_bytes()))),
-                _ => (true, None),
-            };
-            println!(
-                "{}",
-                serde_json::json!({"payload": hex::encode(peeled.payload()), "final": final_, "next_onion": next})
-            );
+            println!("{}", serde_json::to_string(&PeelOutput::of(&peeled))?);
         }
         Cmd::Error(e) => run_error(e)?,
     }
@@ -229,7 +307,7 @@ fn run_error(e: ErrorCmd) -> Result<()> {
             hops,
             packet,
         } => {
-            let session = private_key(&session_key, "--session-key")?;
+            let session = session_key.load()?;
             let pubs = hops
                 .iter()
                 .enumerate()
