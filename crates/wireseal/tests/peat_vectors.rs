@@ -263,20 +263,29 @@ fn key_exchange_negative_cases() {
     }
     .encode();
     for n in 0..good.len() {
-        assert!(matches!(
+        assert_eq!(
             KeyExchange::decode(&good[..n]),
-            Err(PeatError::WrongLength { .. })
-        ));
+            Err(PeatError::TooShort { len: n, min: 39 }),
+            "{n}"
+        );
     }
-    let mut long = good.to_vec();
-    long.push(0);
+    let want = KeyExchange::decode(&good).unwrap();
     assert_eq!(
-        KeyExchange::decode(&long),
-        Err(PeatError::WrongLength {
-            len: 40,
-            expected: 39
-        })
+        (want.sender, want.ephemeral, want.public_key),
+        (7, false, [9; 32])
     );
+    // Longer frames: the tail is ignored, as peat-btle's decode ignores it.
+    for tail in [&[0u8][..], &[0xff; 5], &[0x55; 200]] {
+        let mut long = good.to_vec();
+        long.extend_from_slice(tail);
+        assert_eq!(KeyExchange::decode(&long), Ok(want), "{} extra", tail.len());
+    }
+    // The reserved byte is ignored.
+    for r in [0x01u8, 0x80, 0xff] {
+        let mut f = good;
+        f[1] = r;
+        assert_eq!(KeyExchange::decode(&f), Ok(want), "reserved {r:02X}");
+    }
     let mut wrong = good;
     wrong[0] = 0xAE;
     assert!(matches!(

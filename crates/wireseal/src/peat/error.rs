@@ -17,14 +17,6 @@ pub enum PeatError {
         /// Smallest valid length.
         min: usize,
     },
-    /// A fixed-size frame (key exchange) has the wrong length.
-    #[error("frame has {len} bytes, expected exactly {expected}")]
-    WrongLength {
-        /// Bytes given.
-        len: usize,
-        /// The only valid length.
-        expected: usize,
-    },
     /// The first byte is not the marker this call handles.
     #[error("unexpected marker byte 0x{found:02X} (expected 0x{expected:02X})")]
     WrongMarker {
@@ -72,14 +64,12 @@ pub enum PeatError {
         /// The configured cap.
         max: usize,
     },
-    /// The frame's counter is below the next expected one, or its nonce was
-    /// seen recently: a replay.
-    #[error("replayed per-peer frame: counter {counter}, next expected {expected}")]
+    /// The frame's nonce belongs to a frame this session already accepted:
+    /// a replay, whatever its (unauthenticated) counter says.
+    #[error("replayed per-peer frame (nonce already accepted; counter field {counter})")]
     Replay {
-        /// Counter in the frame.
+        /// Counter in the frame (unauthenticated, reported for diagnosis).
         counter: u64,
-        /// Lowest counter still accepted.
-        expected: u64,
     },
     /// The outbound counter is exhausted; re-key.
     #[error("per-peer message counter exhausted; start a new session")]

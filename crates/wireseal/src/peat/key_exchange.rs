@@ -1,9 +1,13 @@
 //! Key-exchange frames (39 bytes):
 //! `0xB0 | 0x00 | sender u32 LE | flags u8 (bit 0 = ephemeral) | X25519 public key(32)`.
+//!
+//! As peat-btle's `KeyExchangeMessage::decode` (which needs at least 37
+//! payload bytes after marker and reserved byte), a longer frame is accepted
+//! and its tail ignored; the reserved byte is ignored too.
 
 use super::{PeatError, KEY_EXCHANGE_MARKER};
 
-/// Length of a key-exchange frame.
+/// Length of a key-exchange frame (the encoded length, and the minimum accepted).
 pub const KEY_EXCHANGE_LEN: usize = 39;
 
 /// A decoded key-exchange frame.
@@ -29,9 +33,9 @@ impl KeyExchange {
         f
     }
 
-    /// Decodes a key-exchange frame. The reserved byte and the flag bits
-    /// other than bit 0 are ignored, as peers ignore them; the length must be
-    /// exactly 39 (peers never send more).
+    /// Decodes a key-exchange frame. The reserved byte, the flag bits other
+    /// than bit 0 and any bytes after the first 39 are ignored, as peers
+    /// ignore them; a frame shorter than 39 bytes is [`PeatError::TooShort`].
     pub fn decode(frame: &[u8]) -> Result<Self, PeatError> {
         match frame.first() {
             Some(&KEY_EXCHANGE_MARKER) => {}
@@ -42,18 +46,20 @@ impl KeyExchange {
                 })
             }
             None => {
-                return Err(PeatError::WrongLength {
+                return Err(PeatError::TooShort {
                     len: 0,
-                    expected: KEY_EXCHANGE_LEN,
+                    min: KEY_EXCHANGE_LEN,
                 })
             }
         }
-        let f: &[u8; KEY_EXCHANGE_LEN] = frame.try_into().map_err(|_| PeatError::WrongLength {
-            len: frame.len(),
-            expected: KEY_EXCHANGE_LEN,
-        })?;
+        let Some(f) = frame.get(..KEY_EXCHANGE_LEN) else {
+            return Err(PeatError::TooShort {
+                len: frame.len(),
+                min: KEY_EXCHANGE_LEN,
+            });
+        };
         let mut public_key = [0u8; 32];
-        public_key.copy_from_slice(&f[7..]);
+        public_key.copy_from_slice(&f[7..KEY_EXCHANGE_LEN]);
         Ok(Self {
             sender: u32::from_le_bytes([f[2], f[3], f[4], f[5]]),
             ephemeral: f[6] & 1 != 0,

@@ -11,8 +11,9 @@
 //! | relay envelope (0xB1) | recognised by dispatch, not opened here |
 //!
 //! Start with [`MeshSealer`] (send), [`Receiver`] (receive and dispatch),
-//! [`PeerSessions`] (per-peer E2EE) and [`policy::decide`]. Design notes,
-//! hazards and bench figures: `docs/peat.md`.
+//! [`PeerSessions`] (per-peer E2EE, replay detection by nonce history) and
+//! [`policy::decide`]. Design notes, hazards
+//! and bench figures: `docs/peat.md`.
 
 mod batch;
 mod error;
@@ -20,6 +21,7 @@ mod genesis;
 mod key_exchange;
 mod mesh;
 mod nonce;
+mod nonce_history;
 mod peer_frame;
 pub mod policy;
 mod receive;
@@ -37,8 +39,9 @@ pub use nonce::{NonceSource, NONCES_PER_REFILL};
 pub use peer_frame::{peer_sealed_len, PeerHeader, PEER_HEADER_LEN, PEER_OVERHEAD};
 pub use receive::{classify, FrameKind, Mode, Received, Receiver};
 pub use sessions::{
-    session_key_bytes, KeyExchangeOutcome, PeerMessage, PeerSessions, SessionState,
-    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TIMEOUT_MS, PEER_HKDF_INFO, RECENT_NONCES,
+    session_key_bytes, KeyExchangeOutcome, PeerMessage, PeerSessions, SessionInfo, SessionState,
+    DEFAULT_MAX_SESSIONS, DEFAULT_NONCE_HISTORY, DEFAULT_SESSION_TIMEOUT_MS, MIN_NONCE_HISTORY,
+    PEER_HKDF_INFO,
 };
 
 /// First byte of a mesh-wide encrypted document.

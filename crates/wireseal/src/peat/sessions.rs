@@ -5,21 +5,50 @@
 //! ikm = X25519(our static key, peer key), info = "PEAT-peer-e2ee-v1"); the
 //! initiator sends a key exchange and waits, the responder answers and is
 //! established at once; a key exchange for a session that is already
-//! established (or closed) is ignored; outbound counters start at 0; a frame
-//! is accepted when its counter is at least the next expected one.
+//! established (or closed) is ignored; outbound counters start at 0 and go
+//! up by one per frame.
 //!
-//! Differences, none visible on the wire:
-//! - the inbound counter moves **only after the tag verifies** (peat-btle
-//!   moves it first, so one forged frame with a huge counter silences a peer);
-//! - the last [`RECENT_NONCES`] nonces accepted per session are remembered
-//!   and a frame that reuses one is a replay, whatever its (unauthenticated)
-//!   counter says;
+//! # Replay protection
+//!
+//! The frame's tag covers only the ciphertext: peat-btle passes no AAD, and
+//! we must not change a byte on the wire. The header (recipient, sender,
+//! **counter**) can be edited freely without breaking the tag. peat-btle
+//! checks and advances its inbound counter *before* the tag, so one forged
+//! frame with counter 1,000,000 silences a peer for good; and because the
+//! counter is unauthenticated it gives no replay protection against anyone
+//! who edits it. Moving the state after the tag is not enough either: take a
+//! genuine old frame, raise its counter to `u64::MAX`, and the tag still
+//! verifies. Any rule in which that counter moves a rejection threshold can be
+//! abused this way.
+//!
+//! So here the counter is **advisory**: it is reported to the caller
+//! ([`PeerMessage::counter`], [`PeerHeader::counter`]) and the highest one
+//! whose frame verified is tracked ([`SessionInfo::highest_inbound_counter`]),
+//! but it never rejects a frame. Replays are detected by the only
+//! authenticated, unique per-frame value, the random 12-byte nonce: each
+//! session remembers the nonces of its last [`DEFAULT_NONCE_HISTORY`] verified
+//! frames (configurable, [`PeerSessions::with_nonce_history`]; about 256 KiB
+//! per busy session at the default, see `nonce_history.rs`) and rejects a
+//! frame whose nonce it holds ([`PeatError::Replay`]), whatever its counter.
+//! Nothing moves before the tag verifies: a failed call leaves the history,
+//! the counter and the activity time as they were.
+//!
+//! Residual risk, the same exposure peat-btle has: a genuine frame older than
+//! the history (its nonce forgotten) can be replayed once more, with any
+//! counter. Likewise a session re-established with the same static keys has
+//! the same key and an empty history (peat-btle restarts its counters at 0
+//! there too). Closing this needs the header as AAD, a wire change peat-btle
+//! would have to adopt.
+//!
+//! # Other differences, none visible on the wire
+//!
 //! - X25519 results come through a [`SharedSecretCache`] keyed by the whole
 //!   peer public key, so re-establishing a session skips the curve operation;
 //! - low-order peer keys are rejected ([`PeatError::WeakPublicKey`]);
 //! - a full table never drops a live established session to make room: it
 //!   drops expired, then closed, then pending sessions, or refuses
-//!   ([`PeatError::SessionLimit`]);
+//!   ([`PeatError::SessionLimit`]) before any curve work, so a refused key
+//!   exchange cannot evict a real peer's cached shared secret;
 //! - an expired session is refused ([`PeatError::SessionExpired`]) rather
 //!   than used until someone cleans it up;
 //! - the outbound counter stops at `u64::MAX` ([`PeatError::CounterExhausted`])
@@ -29,10 +58,11 @@
 
 use super::key_exchange::{KeyExchange, KEY_EXCHANGE_LEN};
 use super::nonce::NonceSource;
+use super::nonce_history::NonceHistory;
 use super::peer_frame::{peer_sealed_len, PeerHeader, PEER_HEADER_LEN};
 use super::PeatError;
 use crate::cache::SharedSecretCache;
-use crate::primitives::chacha20poly1305::{ChaChaKey, NONCE_LEN};
+use crate::primitives::chacha20poly1305::ChaChaKey;
 use crate::primitives::sha::hkdf_sha256;
 use crate::primitives::x25519::StaticSecret;
 use crate::secret::Secret;
@@ -44,8 +74,11 @@ pub const PEER_HKDF_INFO: &[u8] = b"PEAT-peer-e2ee-v1";
 pub const DEFAULT_SESSION_TIMEOUT_MS: u64 = 30 * 60 * 1000;
 /// Default cap on sessions (16, as peat-btle).
 pub const DEFAULT_MAX_SESSIONS: usize = 16;
-/// Accepted nonces remembered per session for replay detection.
-pub const RECENT_NONCES: usize = 64;
+/// Default number of verified nonces remembered per session for replay
+/// detection (about 256 KiB per busy session).
+pub const DEFAULT_NONCE_HISTORY: usize = 4096;
+/// Smallest nonce history [`PeerSessions::with_nonce_history`] accepts.
+pub const MIN_NONCE_HISTORY: usize = 64;
 
 /// The raw session key of nodes `a` and `b` (order does not matter) from
 /// their X25519 shared secret.
@@ -91,10 +124,27 @@ pub enum KeyExchangeOutcome {
 pub struct PeerMessage {
     /// The sending node.
     pub sender: u32,
-    /// The frame's counter.
+    /// The frame's counter: advisory only, the tag does not cover it (see
+    /// the module docs).
     pub counter: u64,
     /// The plaintext.
     pub plaintext: Vec<u8>,
+}
+
+/// A snapshot of one session's state (no key material).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// Where the session stands.
+    pub state: SessionState,
+    /// The last time (caller's milliseconds) a frame was sealed or a verified
+    /// frame opened, or the session was set up.
+    pub last_activity_ms: u64,
+    /// The counter our next frame to this peer carries.
+    pub next_outbound_counter: u64,
+    /// The highest counter of a verified frame from this peer (advisory).
+    pub highest_inbound_counter: Option<u64>,
+    /// Nonces of verified frames remembered for replay detection.
+    pub nonces_remembered: usize,
 }
 
 struct Session {
@@ -103,39 +153,31 @@ struct Session {
     peer_public: Option<[u8; 32]>,
     last_activity_ms: u64,
     outbound: u64,
-    inbound_next: u64,
-    recent: [[u8; NONCE_LEN]; RECENT_NONCES],
-    recent_len: usize,
-    recent_pos: usize,
+    highest_inbound: Option<u64>,
+    history: NonceHistory,
 }
 
 impl Session {
-    fn new(state: SessionState, key: Option<ChaChaKey>, pk: Option<[u8; 32]>, now: u64) -> Self {
+    fn new(
+        state: SessionState,
+        key: Option<ChaChaKey>,
+        pk: Option<[u8; 32]>,
+        now: u64,
+        history: usize,
+    ) -> Self {
         Self {
             state,
             key,
             peer_public: pk,
             last_activity_ms: now,
             outbound: 0,
-            inbound_next: 0,
-            recent: [[0u8; NONCE_LEN]; RECENT_NONCES],
-            recent_len: 0,
-            recent_pos: 0,
+            highest_inbound: None,
+            history: NonceHistory::new(history),
         }
     }
 
     fn expired(&self, now: u64, timeout: u64) -> bool {
         now.saturating_sub(self.last_activity_ms) > timeout
-    }
-
-    fn seen(&self, nonce: &[u8; NONCE_LEN]) -> bool {
-        self.recent[..self.recent_len].iter().any(|n| n == nonce)
-    }
-
-    fn remember(&mut self, nonce: [u8; NONCE_LEN]) {
-        self.recent[self.recent_pos] = nonce;
-        self.recent_pos = (self.recent_pos + 1) % RECENT_NONCES;
-        self.recent_len = (self.recent_len + 1).min(RECENT_NONCES);
     }
 }
 
@@ -149,6 +191,7 @@ pub struct PeerSessions {
     nonces: NonceSource,
     max_sessions: usize,
     timeout_ms: u64,
+    nonce_history: usize,
 }
 
 impl core::fmt::Debug for PeerSessions {
@@ -158,6 +201,7 @@ impl core::fmt::Debug for PeerSessions {
             .field("sessions", &self.sessions.len())
             .field("max_sessions", &self.max_sessions)
             .field("timeout_ms", &self.timeout_ms)
+            .field("nonce_history", &self.nonce_history)
             .finish_non_exhaustive()
     }
 }
@@ -174,7 +218,22 @@ impl PeerSessions {
             nonces: NonceSource::new(),
             max_sessions: DEFAULT_MAX_SESSIONS,
             timeout_ms: DEFAULT_SESSION_TIMEOUT_MS,
+            nonce_history: DEFAULT_NONCE_HISTORY,
         }
+    }
+
+    /// Sets how many verified nonces each session remembers for replay
+    /// detection (at least [`MIN_NONCE_HISTORY`]; default
+    /// [`DEFAULT_NONCE_HISTORY`]). Applies to sessions set up afterwards.
+    /// Each remembered nonce costs about 64 bytes once the history is busy.
+    pub fn with_nonce_history(mut self, nonces: usize) -> Self {
+        self.nonce_history = nonces.max(MIN_NONCE_HISTORY);
+        self
+    }
+
+    /// The nonce history size of new sessions.
+    pub fn nonce_history(&self) -> usize {
+        self.nonce_history
     }
 
     /// Caps the number of sessions (at least 1).
@@ -214,6 +273,17 @@ impl PeerSessions {
         self.sessions.get(&peer).map(|s| s.state)
     }
 
+    /// A snapshot of the session with `peer`, if any.
+    pub fn session_info(&self, peer: u32) -> Option<SessionInfo> {
+        self.sessions.get(&peer).map(|s| SessionInfo {
+            state: s.state,
+            last_activity_ms: s.last_activity_ms,
+            next_outbound_counter: s.outbound,
+            highest_inbound_counter: s.highest_inbound,
+            nonces_remembered: s.history.len(),
+        })
+    }
+
     /// The peer's public key once the session is established.
     pub fn peer_public_key(&self, peer: u32) -> Option<&[u8; 32]> {
         self.sessions.get(&peer)?.peer_public.as_ref()
@@ -247,9 +317,10 @@ impl PeerSessions {
         if !self.sessions.contains_key(&peer) {
             self.make_room(now_ms)?;
         }
+        let history = self.nonce_history;
         self.sessions.insert(
             peer,
-            Session::new(SessionState::AwaitingPeerKey, None, None, now_ms),
+            Session::new(SessionState::AwaitingPeerKey, None, None, now_ms, history),
         );
         Ok(self.key_exchange_frame())
     }
@@ -272,7 +343,14 @@ impl PeerSessions {
             Some(_) => true,
             None => false,
         };
-        // Derive before touching any state, so a weak key changes nothing.
+        // Refuse before any curve work or cache insertion, so a key exchange
+        // refused for lack of room cannot evict a real peer's cached secret.
+        if !pending && !self.has_room(now_ms) {
+            return Err(PeatError::SessionLimit {
+                max: self.max_sessions,
+            });
+        }
+        // Derive before touching any session, so a weak key changes nothing.
         let identity = &self.identity;
         let shared = self
             .shared
@@ -281,6 +359,7 @@ impl PeerSessions {
         if !pending {
             self.make_room(now_ms)?;
         }
+        let history = self.nonce_history;
         self.sessions.insert(
             peer,
             Session::new(
@@ -288,6 +367,7 @@ impl PeerSessions {
                 Some(key),
                 Some(kx.public_key),
                 now_ms,
+                history,
             ),
         );
         Ok(KeyExchangeOutcome::Established {
@@ -351,10 +431,29 @@ impl PeerSessions {
         Ok(out)
     }
 
+    /// Sets the counter our next frame to `peer` carries (to resume a stored
+    /// session). The counter is advisory on the wire (the tag does not cover
+    /// it, and receivers detect replays by nonce), so this affects no
+    /// security property.
+    pub fn set_next_counter(&mut self, peer: u32, counter: u64) -> Result<(), PeatError> {
+        match self.sessions.get_mut(&peer) {
+            Some(s) if s.state == SessionState::Established => {
+                s.outbound = counter;
+                Ok(())
+            }
+            _ => Err(PeatError::NoSession { peer }),
+        }
+    }
+
     /// Verifies and decrypts a per-peer frame in place. Returns the header and
-    /// the plaintext (inside `frame`). The replay state moves only after the
-    /// tag verifies; on any error the session is as it was (and on a tag
-    /// failure the ciphertext is wiped).
+    /// the plaintext (inside `frame`).
+    ///
+    /// A frame whose nonce the session remembers is a replay
+    /// ([`PeatError::Replay`]), whatever its counter; the counter never
+    /// rejects a frame (see the module docs). The nonce history, the highest
+    /// counter and the activity time move only after the tag verifies; on any
+    /// error the session is as it was (and on a tag failure the ciphertext is
+    /// wiped).
     pub fn open_in_place<'a>(
         &mut self,
         frame: &'a mut [u8],
@@ -382,16 +481,14 @@ impl PeerSessions {
         if s.expired(now_ms, timeout) {
             return Err(PeatError::SessionExpired { peer });
         }
-        if h.counter < s.inbound_next || s.seen(&h.nonce) {
-            return Err(PeatError::Replay {
-                counter: h.counter,
-                expected: s.inbound_next,
-            });
+        // A pure lookup: a replay is refused before any decryption.
+        if s.history.contains(&h.nonce) {
+            return Err(PeatError::Replay { counter: h.counter });
         }
         let pt = key.open_in_place(&h.nonce, b"", &mut frame[PEER_HEADER_LEN..])?;
-        // Only now, with the tag verified, does the replay state move.
-        s.inbound_next = h.counter.saturating_add(1);
-        s.remember(h.nonce);
+        // Only now, with the tag verified, does any state move.
+        s.history.insert(h.nonce);
+        s.highest_inbound = Some(s.highest_inbound.map_or(h.counter, |c| c.max(h.counter)));
         s.last_activity_ms = now_ms;
         Ok((h, pt))
     }
@@ -433,6 +530,15 @@ impl PeerSessions {
             self.sessions.remove(id);
         }
         gone
+    }
+
+    /// Whether [`PeerSessions::make_room`] would find a slot (pure check).
+    fn has_room(&self, now_ms: u64) -> bool {
+        self.sessions.len() < self.max_sessions
+            || self
+                .sessions
+                .values()
+                .any(|s| s.state != SessionState::Established || s.expired(now_ms, self.timeout_ms))
     }
 
     /// Frees one slot if the table is full: expired first, then the oldest
