@@ -148,3 +148,86 @@ fn strict_receivers_never_accept_what_the_policy_would_encrypt() {
     }
     assert_eq!(checked, 4 * 2 * 7 * 3 * 3 * 3);
 }
+
+/// Every battery level and a spread of update rates, including each side of
+/// every threshold used below and the largest finite rate.
+fn condition_grid() -> Vec<Conditions> {
+    let rates = [0.0, 0.5, 1.0, 9.99, 10.0, 10.01, 25.0, 1e6, 1e300, f64::MAX];
+    (0..=100u8)
+        .flat_map(|b| {
+            rates.iter().map(move |&r| Conditions {
+                battery_percent: b,
+                update_rate_hz: r,
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn required_floor_is_the_lowest_decision_over_all_conditions() {
+    let types = [
+        Counter,
+        Heartbeat,
+        Location,
+        Chat,
+        Emergency,
+        SensitiveChat,
+        App(3),
+    ];
+    let grid = condition_grid();
+    let mut policies = Vec::new();
+    for lv in [
+        Level::None,
+        Level::MeshWide,
+        Level::Selective,
+        Level::PeerE2ee,
+    ] {
+        policies.push(Policy::new(lv));
+        policies.push(adaptive(lv));
+        // Thresholds that only one side of the grid reaches, or none of it.
+        policies.push(Policy::new(lv).with_adaptive(0, f64::INFINITY)); // never fires
+        policies.push(Policy::new(lv).with_adaptive(0, 1e300)); // only at f64::MAX
+        policies.push(Policy::new(lv).with_adaptive(1, f64::INFINITY)); // only at 0 %
+        policies.push(Policy::new(lv).with_adaptive(101, f64::INFINITY)); // always
+        policies.push(Policy::new(lv).with_adaptive(0, -1.0)); // always
+        let mut custom = Policy::new(lv).with_adaptive(50, 2.0);
+        custom.always_encrypt.clear();
+        custom.known_peer = Override::AtLeast(PeerE2ee);
+        custom.trusted_local = Override::Keep;
+        policies.push(custom);
+    }
+    for p in &policies {
+        for d in types {
+            for l in [TrustedLocal, KnownPeer, UntrustedRelay] {
+                let lowest = grid
+                    .iter()
+                    .map(|&c| decide(p, d, l, c).protection)
+                    .min()
+                    .unwrap();
+                assert_eq!(
+                    required_floor(p, d, l),
+                    lowest,
+                    "{:?} {:?} {d:?} {l:?}",
+                    p.level,
+                    p.adaptive
+                );
+            }
+        }
+    }
+    // Spot checks written from the rules, not computed.
+    let sel = Policy::new(Level::Selective);
+    assert_eq!(required_floor(&sel, Counter, KnownPeer), Plain);
+    assert_eq!(required_floor(&sel, Chat, KnownPeer), MeshWide);
+    assert_eq!(required_floor(&sel, SensitiveChat, TrustedLocal), PeerE2ee);
+    let sel_adaptive = adaptive(Level::Selective);
+    assert_eq!(required_floor(&sel_adaptive, Chat, UntrustedRelay), Plain);
+    assert_eq!(
+        required_floor(&sel_adaptive, Emergency, KnownPeer),
+        MeshWide
+    );
+    let none = Policy::new(Level::None);
+    assert_eq!(required_floor(&none, Emergency, KnownPeer), MeshWide);
+    assert_eq!(required_floor(&none, Counter, UntrustedRelay), PeerE2ee);
+    let never = Policy::new(Level::MeshWide).with_adaptive(0, f64::INFINITY);
+    assert_eq!(required_floor(&never, Location, KnownPeer), MeshWide);
+}

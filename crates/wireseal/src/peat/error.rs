@@ -1,5 +1,6 @@
 //! The `peat` module's error type.
 
+use super::policy::{DataType, Protection};
 use thiserror::Error;
 
 /// Everything that can go wrong sealing, opening or dispatching a peat-btle frame.
@@ -37,6 +38,17 @@ pub enum PeatError {
     /// Strict mode: an unencrypted frame was received.
     #[error("unencrypted frame rejected (strict encryption mode)")]
     UnencryptedInStrictMode,
+    /// Policy mode: a document arrived less protected than the policy would
+    /// ever send a document of its type over that link.
+    #[error("{data:?} document arrived {received:?}; the policy sends it at least {required:?}")]
+    BelowPolicy {
+        /// The document's type, as the receiver's classifier saw it.
+        data: DataType,
+        /// The lowest protection the policy could have chosen.
+        required: Protection,
+        /// The protection it arrived with.
+        received: Protection,
+    },
     /// An encrypted mesh-wide frame arrived but this node has no mesh key.
     #[error("encrypted frame received but no mesh key is configured")]
     NoMeshKey,

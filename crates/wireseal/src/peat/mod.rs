@@ -10,9 +10,9 @@
 //! | key exchange (0xB0) | `0xB0 0x00 \| sender u32 LE \| flags \| X25519 public key(32)` |
 //! | relay envelope (0xB1) | recognised by dispatch, not opened here |
 //!
-//! Start with [`MeshSealer`] (send), [`Receiver`] (receive and dispatch),
-//! [`PeerSessions`] (per-peer E2EE, replay detection by nonce history) and
-//! [`policy::decide`]. Design notes, hazards
+//! Start with [`MeshSealer`] (send), [`Receiver`] (receive, dispatch, and
+//! admission by mode or by policy), [`PeerSessions`] (per-peer E2EE, replay
+//! detection by nonce history) and [`policy::decide`]. Design notes, hazards
 //! and bench figures: `docs/peat.md`.
 
 mod batch;
@@ -37,7 +37,7 @@ pub use mesh::{
 };
 pub use nonce::{NonceSource, NONCES_PER_REFILL};
 pub use peer_frame::{peer_sealed_len, PeerHeader, PEER_HEADER_LEN, PEER_OVERHEAD};
-pub use receive::{classify, FrameKind, Mode, Received, Receiver};
+pub use receive::{classify, Classifier, FrameKind, Mode, Received, Receiver};
 pub use sessions::{
     session_key_bytes, KeyExchangeOutcome, PeerMessage, PeerSessions, SessionInfo, SessionState,
     DEFAULT_MAX_SESSIONS, DEFAULT_NONCE_HISTORY, DEFAULT_SESSION_TIMEOUT_MS, MIN_NONCE_HISTORY,

@@ -15,8 +15,18 @@
 //! 4. **floor**: a type on the always-encrypt list ends at least at
 //!    `max(mesh-wide, its classification)`; no rule can take it lower.
 //!
-//! A strict receiver ([`admits`]) accepts a message only at or above the
-//! protection the policy would have given it.
+//! The level is only the starting point: the link rule and the floor
+//! override it, including at [`Level::None`]. With the defaults, a node at
+//! `None` still sends to an untrusted relay per-peer and sends emergencies
+//! mesh-wide; a node at `None` with no mesh key or no session cannot send
+//! those at all, and must not fall back to plain.
+//!
+//! A receiver cannot know the sender's battery or update rate, so it checks
+//! against [`required_floor`], the lowest protection [`decide`] could choose
+//! for the data type and link under any conditions. A receiver built with
+//! [`super::Receiver::with_policy`] rejects any document below that floor
+//! ([`admits`] with [`super::Mode::Strict`]) and accepts the rest, plain ones
+//! included where the policy itself sends plain.
 
 /// How a single message is protected, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -32,7 +42,8 @@ pub enum Protection {
 /// The policy's overall level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Level {
-    /// No encryption (development, trusted networks).
+    /// No encryption as the base (development, trusted networks). The link
+    /// rule and the always-encrypt floor still apply and can raise it.
     None,
     /// Everything mesh-wide (peat-btle's default).
     MeshWide,
@@ -199,6 +210,11 @@ pub struct Decision {
 }
 
 /// Decides the protection of one message. Pure: same inputs, same output.
+///
+/// The level only sets the base: the link override and the always-encrypt
+/// floor apply on top of every level, [`Level::None`] included (by default
+/// an untrusted relay gets per-peer, emergencies at least mesh-wide). A node
+/// that lacks the keys for the result must not send the message plain.
 pub fn decide(policy: &Policy, data: DataType, link: Link, cond: Conditions) -> Decision {
     let class = policy.classify(data);
     let base = match policy.level {
@@ -249,10 +265,39 @@ pub fn decide(policy: &Policy, data: DataType, link: Link, cond: Conditions) -> 
     }
 }
 
+/// The conditions under which the adaptive rule fires whenever it can fire
+/// at all: empty battery, the fastest finite update rate.
+const LOWEST_POWER: Conditions = Conditions {
+    battery_percent: 0,
+    update_rate_hz: f64::MAX,
+};
+
+/// The conditions under which the adaptive rule stays off whenever it can:
+/// full battery, no updates.
+const FULL_POWER: Conditions = Conditions {
+    battery_percent: 100,
+    update_rate_hz: 0.0,
+};
+
+/// The lowest protection [`decide`] could return for `data` sent over
+/// `link`, over every battery level (0–100 %) and every finite update rate
+/// (≥ 0 Hz): what a receiver, which knows neither, must require.
+///
+/// The conditions enter [`decide`] only through the adaptive rule's yes/no
+/// (step 3), so evaluating one case where it fires if it ever can and one
+/// where it stays off if it ever can covers every outcome.
+pub fn required_floor(policy: &Policy, data: DataType, link: Link) -> Protection {
+    let low = decide(policy, data, link, LOWEST_POWER).protection;
+    let full = decide(policy, data, link, FULL_POWER).protection;
+    low.min(full)
+}
+
 /// Whether a receiver in `mode` accepts a message that arrived with
 /// `received` protection when the policy requires `required`. Strict mode
 /// accepts nothing weaker than the policy would have used; permissive mode
-/// accepts everything (legacy nodes).
+/// accepts everything (legacy nodes). A policy receiver
+/// ([`super::Receiver::with_policy`]) applies the strict rule with
+/// `required` = [`required_floor`].
 pub fn admits(mode: super::Mode, required: Protection, received: Protection) -> bool {
     match mode {
         super::Mode::Strict => received >= required,

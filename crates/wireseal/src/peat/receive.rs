@@ -1,5 +1,17 @@
-//! Receiving: dispatch by first byte, in the order peers use, and the
-//! strict / permissive treatment of unencrypted documents.
+//! Receiving: dispatch by first byte, in the order peers use, and what a
+//! node accepts: strict (no unencrypted document), permissive (anything, for
+//! legacy nodes) or by policy (nothing below what the policy could send).
+//!
+//! A policy receiver ([`Receiver::with_policy`]) classifies each document
+//! with a caller-supplied function (after decryption for a mesh-wide frame;
+//! as received for a plain one) and rejects it with
+//! [`PeatError::BelowPolicy`] when it arrived below
+//! [`policy::required_floor`] for its type and link: plain where mesh-wide
+//! was required, mesh-wide where per-peer was required. Plain documents the
+//! policy itself sends plain (with the defaults at `Selective`: counters and
+//! heartbeats) are accepted. A plain document is unauthenticated, so its
+//! type is whatever its bytes claim: the policy limits what may travel
+//! plain, it cannot vouch for who sent it.
 //!
 //! Peers look at a frame of at least 2 bytes and test 0xB0 (key exchange),
 //! 0xAF (per-peer E2EE) and 0xB1 (relay envelope) first; anything else is a
@@ -13,6 +25,7 @@
 //! they do not).
 
 use super::mesh::MeshKey;
+use super::policy::{self, DataType, Link, Policy, Protection};
 use super::{PeatError, KEY_EXCHANGE_MARKER, MESH_MARKER, PEER_MARKER, RELAY_MARKER};
 
 /// What kind of frame a byte string is, judged by its first byte exactly as
@@ -73,48 +86,154 @@ pub enum Received<'a> {
     RelayEnvelope(&'a [u8]),
 }
 
-/// The document side of a node's receive path: an optional mesh key and a mode.
-#[derive(Debug)]
+/// Tells a document's type from its (decrypted) bytes; supplied by the
+/// application, which knows its document format.
+pub type Classifier = Box<dyn Fn(&[u8]) -> DataType + Send + Sync>;
+
+/// How documents are admitted.
+enum Admission {
+    Mode(Mode),
+    Policy {
+        policy: Policy,
+        classify: Classifier,
+    },
+}
+
+/// The document side of a node's receive path: an optional mesh key and
+/// either a [`Mode`] or a policy.
 pub struct Receiver {
     key: Option<MeshKey>,
-    mode: Mode,
+    admission: Admission,
+}
+
+impl core::fmt::Debug for Receiver {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut d = f.debug_struct("Receiver");
+        d.field("key", &self.key.as_ref().map(|_| "set"));
+        match &self.admission {
+            Admission::Mode(m) => d.field("mode", m),
+            Admission::Policy { policy, .. } => d.field("policy", policy),
+        };
+        d.finish()
+    }
 }
 
 impl Receiver {
-    /// A receiver; with no key, encryption is off (as in peat-btle, strict
-    /// mode only bites when a key is configured).
+    /// A receiver in `mode`; with no key, encryption is off (as in peat-btle,
+    /// strict mode only bites when a key is configured).
     pub fn new(key: Option<MeshKey>, mode: Mode) -> Self {
-        Self { key, mode }
+        Self {
+            key,
+            admission: Admission::Mode(mode),
+        }
     }
 
-    /// The mode.
-    pub fn mode(&self) -> Mode {
-        self.mode
+    /// A policy receiver: every document is classified by `classify` (after
+    /// decryption, or as received when plain) and rejected
+    /// ([`PeatError::BelowPolicy`]) when it arrived below
+    /// [`policy::required_floor`] for its type and link. The policy applies
+    /// with or without a mesh key.
+    pub fn with_policy(
+        key: Option<MeshKey>,
+        policy: Policy,
+        classify: impl Fn(&[u8]) -> DataType + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            key,
+            admission: Admission::Policy {
+                policy,
+                classify: Box::new(classify),
+            },
+        }
     }
 
-    /// True when unencrypted documents are rejected (strict mode with a key).
+    /// The mode, or `None` for a policy receiver.
+    pub fn mode(&self) -> Option<Mode> {
+        match self.admission {
+            Admission::Mode(m) => Some(m),
+            Admission::Policy { .. } => None,
+        }
+    }
+
+    /// The policy of a policy receiver.
+    pub fn policy(&self) -> Option<&Policy> {
+        match &self.admission {
+            Admission::Mode(_) => None,
+            Admission::Policy { policy, .. } => Some(policy),
+        }
+    }
+
+    /// True when every unencrypted document is rejected (strict mode with a
+    /// key).
     pub fn is_strict(&self) -> bool {
-        self.mode == Mode::Strict && self.key.is_some()
+        matches!(self.admission, Admission::Mode(Mode::Strict)) && self.key.is_some()
     }
 
-    /// Dispatches one received frame.
+    /// Whether a document that arrived with `received` protection over
+    /// `link` is accepted: in strict mode (with a key) nothing plain; in
+    /// permissive mode everything; a policy receiver accepts it at or above
+    /// [`policy::required_floor`] for the type `classify` gives it. Use it for
+    /// documents opened elsewhere, e.g. by [`super::PeerSessions::open`].
+    pub fn admit(
+        &self,
+        document: &[u8],
+        received: Protection,
+        link: Link,
+    ) -> Result<(), PeatError> {
+        match &self.admission {
+            Admission::Mode(_) if received == Protection::Plain && self.is_strict() => {
+                Err(PeatError::UnencryptedInStrictMode)
+            }
+            Admission::Mode(_) => Ok(()),
+            Admission::Policy { policy, classify } => {
+                let data = classify(document);
+                let required = policy::required_floor(policy, data, link);
+                if policy::admits(Mode::Strict, required, received) {
+                    Ok(())
+                } else {
+                    Err(PeatError::BelowPolicy {
+                        data,
+                        required,
+                        received,
+                    })
+                }
+            }
+        }
+    }
+
+    /// Dispatches one received frame. A policy receiver, which cannot tell
+    /// the link here, judges documents as if from an
+    /// [`Link::UntrustedRelay`] (the highest floor with the default rules);
+    /// use [`Receiver::receive_from`] when the link is known.
     pub fn receive<'a>(&self, frame: &'a [u8]) -> Result<Received<'a>, PeatError> {
+        self.receive_from(frame, Link::UntrustedRelay)
+    }
+
+    /// Dispatches one frame that arrived over `link` (only a policy receiver
+    /// looks at the link). Key exchanges, per-peer frames and relay envelopes
+    /// are handed back undecided; documents are opened (mesh-wide) and
+    /// admitted or rejected.
+    pub fn receive_from<'a>(&self, frame: &'a [u8], link: Link) -> Result<Received<'a>, PeatError> {
         match classify(frame) {
             FrameKind::KeyExchange => Ok(Received::KeyExchange(frame)),
             FrameKind::PeerE2ee => Ok(Received::PeerE2ee(frame)),
             FrameKind::RelayEnvelope => Ok(Received::RelayEnvelope(frame)),
             FrameKind::MeshWide => {
                 let key = self.key.as_ref().ok_or(PeatError::NoMeshKey)?;
+                let doc = key.open(frame)?;
+                self.admit(&doc, Protection::MeshWide, link)?;
                 Ok(Received::Document {
-                    bytes: key.open(frame)?.into(),
+                    bytes: doc.into(),
                     encrypted: true,
                 })
             }
-            FrameKind::Plain if self.is_strict() => Err(PeatError::UnencryptedInStrictMode),
-            FrameKind::Plain => Ok(Received::Document {
-                bytes: frame.into(),
-                encrypted: false,
-            }),
+            FrameKind::Plain => {
+                self.admit(frame, Protection::Plain, link)?;
+                Ok(Received::Document {
+                    bytes: frame.into(),
+                    encrypted: false,
+                })
+            }
         }
     }
 }
