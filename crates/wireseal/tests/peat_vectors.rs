@@ -143,6 +143,102 @@ fn batch_matches_one_at_a_time() {
             }
         }
     }
+    // Packed into one buffer: the same frames back to back, ranges in order,
+    // opened in place over that buffer.
+    for b in [
+        Batch::with_threads(1),
+        Batch::with_threads(2),
+        Batch::all_cores(),
+    ] {
+        for mesh in ["DEMO", "BENCH", "ALPHA"] {
+            let sel: Vec<usize> = (0..cs.len()).filter(|&i| cs[i].mesh_id == mesh).collect();
+            let k = MeshKey::derive(mesh, &cs[sel[0]].secret);
+            let many: Vec<_> = (0..200)
+                .flat_map(|_| sel.iter().map(|&i| jobs[i].clone()))
+                .collect();
+            let total: usize = many.iter().map(|(_, p)| p.len() + 30).sum();
+            let mut buf = vec![0u8; total + 7];
+            assert_eq!(
+                seal_batch_with_nonces_into(&b, &k, &many, &mut buf[..total - 1]),
+                Err(PeatError::BufferTooSmall { required: total })
+            );
+            let ranges = seal_batch_with_nonces_into(&b, &k, &many, &mut buf).unwrap();
+            assert_eq!(ranges.len(), many.len());
+            let mut at = 0;
+            for (j, r) in ranges.iter().enumerate() {
+                assert_eq!(r.start, at, "back to back");
+                assert_eq!(&buf[r.clone()], &cs[sel[j % sel.len()]].frame[..]);
+                at = r.end;
+            }
+            assert_eq!(at, total);
+            assert!(
+                buf[total..].iter().all(|&x| x == 0),
+                "nothing past the frames"
+            );
+            buf[ranges[5].start + 20] ^= 1;
+            let r = open_batch_in_place_ranges(&b, &k, &mut buf, &ranges);
+            for (j, x) in r.iter().enumerate() {
+                let range = &ranges[j];
+                if j == 5 {
+                    assert_eq!(*x, Err(PeatError::Auth));
+                    assert!(buf[range.start + MESH_HEADER_LEN..range.end]
+                        .iter()
+                        .all(|&x| x == 0));
+                } else {
+                    let n = *x.as_ref().unwrap();
+                    let pt = range.start + MESH_HEADER_LEN;
+                    assert_eq!(&buf[pt..pt + n], &cs[sel[j % sel.len()]].plaintext[..]);
+                }
+            }
+        }
+    }
+    // Random nonces into one buffer: each frame is what sealing it alone with
+    // its nonce gives, every frame opens, all nonces distinct.
+    let k = MeshKey::derive("DEMO", &[0x42; 32]);
+    let mut ns = NonceSource::new();
+    let docs: Vec<Vec<u8>> = (0..1000u32)
+        .map(|i| vec![i as u8; (i % 97) as usize])
+        .collect();
+    let mut buf = vec![0u8; seal_batch_len(&docs)];
+    for b in [
+        Batch::with_threads(1),
+        Batch::with_threads(2),
+        Batch::all_cores(),
+    ] {
+        let ranges = seal_batch_into(&b, &k, &mut ns, &docs, &mut buf).unwrap();
+        let mut seen: Vec<[u8; 12]> = Vec::new();
+        for (r, d) in ranges.iter().zip(&docs) {
+            let f = &buf[r.clone()];
+            let nonce: [u8; 12] = f[2..14].try_into().unwrap();
+            assert_eq!(f, &k.seal_with_nonce(&nonce, d)[..]);
+            assert_eq!(&k.open(f).unwrap(), d);
+            seen.push(nonce);
+        }
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), docs.len());
+        let opened = open_batch_in_place_ranges(&b, &k, &mut buf, &ranges);
+        for ((o, r), d) in opened.iter().zip(&ranges).zip(&docs) {
+            let pt = r.start + MESH_HEADER_LEN;
+            assert_eq!(&buf[pt..pt + *o.as_ref().unwrap()], &d[..]);
+        }
+    }
+    // Bad ranges are reported per range and touch nothing.
+    let mut buf = vec![0u8; seal_batch_len(&docs[..3])];
+    let ranges = seal_batch_into(&Batch::all_cores(), &k, &mut ns, &docs[..3], &mut buf).unwrap();
+    let copy = buf.clone();
+    let len = buf.len();
+    let bad = [
+        ranges[1].clone(),
+        ranges[0].clone(),        // before the previous one
+        ranges[2].start..len + 1, // past the end
+        ranges[2].clone(),
+    ];
+    let r = open_batch_in_place_ranges(&Batch::all_cores(), &k, &mut buf, &bad);
+    assert_eq!(r[1], Err(PeatError::BadRange { index: 1 }));
+    assert_eq!(r[2], Err(PeatError::BadRange { index: 2 }));
+    assert!(r[0].is_ok() && r[3].is_ok());
+    assert_eq!(buf[ranges[0].clone()], copy[ranges[0].clone()], "untouched");
     // Random-nonce batch: every frame opens and nonces are all distinct.
     let k = MeshKey::derive("DEMO", &[0x42; 32]);
     let mut ns = NonceSource::new();

@@ -49,6 +49,13 @@ pub enum PeatError {
         /// The protection it arrived with.
         received: Protection,
     },
+    /// A frame range given to a batch call lies outside the buffer or
+    /// overlaps (or precedes) the range before it.
+    #[error("frame range {index} is out of bounds or overlaps the one before it")]
+    BadRange {
+        /// Position of the range in the list.
+        index: usize,
+    },
     /// An encrypted mesh-wide frame arrived but this node has no mesh key.
     #[error("encrypted frame received but no mesh key is configured")]
     NoMeshKey,

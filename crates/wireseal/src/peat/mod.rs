@@ -27,7 +27,10 @@ pub mod policy;
 mod receive;
 mod sessions;
 
-pub use batch::{open_batch, open_batch_in_place, seal_batch, seal_batch_with_nonces};
+pub use batch::{
+    open_batch, open_batch_in_place, open_batch_in_place_ranges, seal_batch, seal_batch_into,
+    seal_batch_len, seal_batch_with_nonces, seal_batch_with_nonces_into,
+};
 pub use error::PeatError;
 pub use genesis::{mesh_id, Genesis, BEACON_CONTEXT, ENCRYPTION_CONTEXT};
 pub use key_exchange::{KeyExchange, KEY_EXCHANGE_LEN};
