@@ -80,6 +80,12 @@ impl core::fmt::Debug for SessionKeys {
 
 impl SessionKeys {
     /// Derives the session keys from the BIP324 ECDH secret.
+    ///
+    /// Every derived key is a zeroizing [`Secret`], as is the garbage
+    /// terminator block. One thing cannot be wiped: the HKDF pseudorandom key
+    /// held inside RustCrypto's `Hkdf` (an HMAC state), which the `hkdf` crate
+    /// neither zeroizes on drop nor exposes; it lives on the stack only for
+    /// the duration of this call.
     pub fn from_shared_secret(shared: &Secret<32>, network: Network) -> Self {
         let mut salt = [0u8; 28];
         salt[..24].copy_from_slice(b"bitcoin_v2_shared_secret");
@@ -101,7 +107,9 @@ impl SessionKeys {
         }
     }
 
-    /// ECDH between our key and the peer's 64-byte encoding, then HKDF.
+    /// ECDH between our key and the peer's 64-byte encoding, then HKDF. The
+    /// ECDH secret is a zeroizing [`Secret`] dropped (wiped) before this
+    /// returns.
     pub fn derive(
         ours: &EllSwiftKeypair,
         theirs: &[u8; ELLSWIFT_LEN],

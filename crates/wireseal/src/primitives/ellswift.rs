@@ -4,12 +4,19 @@
 //! Every ElligatorSwift encoding made here uses fresh 32-byte auxiliary
 //! randomness from the OS CSPRNG, so encodings of the same key differ and look
 //! uniformly random on the wire. `ElligatorSwift::new` is never called.
+//!
+//! Wiping: the scalar lives in exactly one `SecretKey` per keypair, erased on
+//! drop; copies we make of it (it is `Copy`) are erased too. The secp256k1
+//! crate takes the key by value, so its own stack copies during a call, and
+//! the shared-secret array inside `ElligatorSwift::shared_secret`, are out of
+//! our reach (best effort, as the crate's `non_secure_erase` says).
 
 use crate::entropy;
 use crate::error::KeyError;
 use crate::secret::Secret;
 use ::secp256k1::ellswift::{ElligatorSwift, ElligatorSwiftParty, ElligatorSwiftSharedSecret};
 use ::secp256k1::{PublicKey, SecretKey, SECP256K1};
+use zeroize::Zeroize;
 
 /// Length of an ElligatorSwift encoding.
 pub const ELLSWIFT_LEN: usize = 64;
@@ -38,8 +45,8 @@ impl EllSwiftKeypair {
     pub fn generate() -> Self {
         loop {
             let raw = Secret::<32>::random();
-            if let Ok(sk) = SecretKey::from_byte_array(raw.expose()) {
-                return Self::encode(sk);
+            if let Ok(mut sk) = SecretKey::from_byte_array(raw.expose()) {
+                return Self::encode(&mut sk);
             }
         }
     }
@@ -47,35 +54,52 @@ impl EllSwiftKeypair {
     /// Imports 32 private-key bytes and encodes the public key with fresh
     /// auxiliary randomness.
     pub fn from_secret_bytes(bytes: &[u8; 32]) -> Result<Self, KeyError> {
-        let sk = SecretKey::from_byte_array(bytes).map_err(|_| KeyError::InvalidPrivateKey)?;
-        Ok(Self::encode(sk))
+        let mut sk = SecretKey::from_byte_array(bytes).map_err(|_| KeyError::InvalidPrivateKey)?;
+        Ok(Self::encode(&mut sk))
     }
 
-    /// Imports a private key with a given encoding of its public key (for
-    /// reproducing test vectors). Fails unless `encoding` decodes to the
-    /// key's x coordinate.
-    pub fn from_secret_and_encoding(
+    /// **Test vectors only.** Imports a private key together with a fixed
+    /// encoding of its public key, so that the official vectors can be
+    /// reproduced byte for byte. Fails unless `encoding` decodes to the key's
+    /// x coordinate.
+    ///
+    /// Never use it for a key that goes on the wire: a fixed encoding makes
+    /// handshakes linkable and recognisable, which is what ElligatorSwift's
+    /// fresh randomness exists to prevent (use [`Self::generate`] or
+    /// [`Self::from_secret_bytes`]). Hidden from the docs for that reason.
+    #[doc(hidden)]
+    pub fn from_secret_and_encoding_test_vectors_only(
         bytes: &[u8; 32],
         encoding: &[u8; ELLSWIFT_LEN],
     ) -> Result<Self, KeyError> {
-        let sk = SecretKey::from_byte_array(bytes).map_err(|_| KeyError::InvalidPrivateKey)?;
+        let mut sk = SecretKey::from_byte_array(bytes).map_err(|_| KeyError::InvalidPrivateKey)?;
         let kp = Self {
             sk,
             encoding: *encoding,
         };
+        sk.non_secure_erase();
         if ellswift_decode_x(encoding) != kp.x_only_public() {
             return Err(KeyError::InvalidPrivateKey);
         }
         Ok(kp)
     }
 
-    fn encode(sk: SecretKey) -> Self {
+    /// Takes the key (erasing the caller's copy) and encodes it.
+    fn encode(sk: &mut SecretKey) -> Self {
+        let mut kp = Self {
+            sk: *sk,
+            encoding: [0u8; ELLSWIFT_LEN],
+        };
+        sk.non_secure_erase();
+        kp.reencode();
+        kp
+    }
+
+    /// Replaces the encoding with a new one of the same key, made with fresh
+    /// auxiliary randomness.
+    pub(crate) fn reencode(&mut self) {
         let aux = entropy::random_array::<32>();
-        let es = ElligatorSwift::from_seckey(SECP256K1, sk, Some(aux));
-        Self {
-            sk,
-            encoding: es.to_array(),
-        }
+        self.encoding = ElligatorSwift::from_seckey(SECP256K1, self.sk, Some(aux)).to_array();
     }
 
     /// The 64-byte ElligatorSwift encoding sent on the wire.
@@ -102,14 +126,20 @@ impl EllSwiftKeypair {
         } else {
             ElligatorSwiftParty::B
         };
-        let s = ElligatorSwift::shared_secret(
+        let mut s = ElligatorSwift::shared_secret(
             ElligatorSwift::from_array(*initiator),
             ElligatorSwift::from_array(*responder),
             self.sk,
             party,
             None,
         );
-        Secret::new(s.to_secret_bytes())
+        let mut out = Secret::new([0u8; 32]);
+        out.expose_mut().copy_from_slice(s.as_secret_bytes());
+        // `ElligatorSwiftSharedSecret` is `Copy` with no erase method: overwrite
+        // our copy, and keep the store from being optimised away.
+        s = ElligatorSwiftSharedSecret::from_secret_bytes([0u8; 32]);
+        core::hint::black_box(&s);
+        out
     }
 
     /// The raw x-only ECDH result with the peer's encoded key (no hashing).
@@ -122,8 +152,9 @@ impl EllSwiftKeypair {
             ElligatorSwift::from_array(*theirs),
             self.sk,
             ElligatorSwiftParty::A,
-            |shared_x, _, _| {
+            |mut shared_x, _, _| {
                 *x.expose_mut() = shared_x;
+                shared_x.zeroize();
                 ElligatorSwiftSharedSecret::from_secret_bytes([0u8; 32])
             },
         );
@@ -180,6 +211,13 @@ mod tests {
         );
         assert_eq!(ellswift_decode_x(e1.encoding()), e1.x_only_public());
         assert!(EllSwiftKeypair::from_secret_bytes(&[0u8; 32]).is_err());
-        assert!(EllSwiftKeypair::from_secret_and_encoding(&sk, b.encoding()).is_err());
+        assert!(
+            EllSwiftKeypair::from_secret_and_encoding_test_vectors_only(&sk, b.encoding()).is_err()
+        );
+        let mut r = EllSwiftKeypair::from_secret_bytes(&sk).unwrap();
+        let before = *r.encoding();
+        r.reencode();
+        assert_ne!(*r.encoding(), before);
+        assert_eq!(ellswift_decode_x(r.encoding()), r.x_only_public());
     }
 }
