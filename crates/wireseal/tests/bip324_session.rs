@@ -5,10 +5,12 @@ use ::bip324 as peer;
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{open_many, seal_many, OpenJob, SealJob};
 use wireseal::bip324::{
-    classify_first_bytes, Bip324Error, EllSwiftKeypair, GarbageRead, Handshake, KeyPool, KeyRead,
-    Network, Next, PeerKind, Session, VersionRead, MAX_GARBAGE_LEN,
+    classify_first_bytes, Bip324Error, Classified, EllSwiftKeypair, FsChaCha20, FsChaCha20Poly1305,
+    GarbageRead, Handshake, KeyPool, KeyRead, Network, Next, PacketReceiver, PacketSender,
+    PeerKind, Session, VersionRead, DECOY_FLAG, MAX_GARBAGE_LEN,
 };
 use wireseal::primitives::ellswift::ellswift_reencode_zero_aux;
+use wireseal::secret::Secret;
 
 /// Our initiator and our responder, with the given garbage; returns both
 /// sessions (or the first error seen by the responder reading the version).
@@ -178,6 +180,63 @@ fn decoy_flag_is_bit_0x80_other_bits_ignored() {
     );
 }
 
+/// A packet with any header byte, built from the public cipher pieces
+/// (length field under FSChaCha20, header + contents under
+/// FSChaCha20Poly1305), exactly as [`PacketSender`] lays it out.
+fn packet_with_header(
+    len: &mut FsChaCha20,
+    aead: &mut FsChaCha20Poly1305,
+    header: u8,
+    contents: &[u8],
+) -> Vec<u8> {
+    let mut l = [0u8; 3];
+    l.copy_from_slice(&(contents.len() as u32).to_le_bytes()[..3]);
+    len.crypt(&mut l).unwrap();
+    let mut body = vec![header];
+    body.extend_from_slice(contents);
+    let tag = aead.seal(b"", &mut body).unwrap();
+    let mut wire = l.to_vec();
+    wire.extend_from_slice(&body);
+    wire.extend_from_slice(&tag);
+    wire
+}
+
+#[test]
+fn other_header_bits_are_ignored() {
+    let (lk, pk) = (Secret::new([0x11u8; 32]), Secret::new([0x22u8; 32]));
+    let mut len = FsChaCha20::new(&lk);
+    let mut aead = FsChaCha20Poly1305::new(&pk);
+    let mut rx = PacketReceiver::new(&lk, &pk);
+    // The hand-built packets are the sender's own for headers 0x00 and 0x80,
+    // so the others differ from a real packet only in the header byte.
+    let mut reference = PacketSender::new(&lk, &pk);
+    for (i, header) in [0x00u8, 0x80, 0x7f, 0xff, 0x01, 0xfe, 0x40, 0xc0]
+        .into_iter()
+        .enumerate()
+    {
+        let contents = vec![i as u8; 5 + i];
+        let wire = packet_with_header(&mut len, &mut aead, header, &contents);
+        let mine = reference
+            .seal_to_vec(&contents, header & DECOY_FLAG != 0, b"")
+            .unwrap();
+        if header & !DECOY_FLAG == 0 {
+            assert_eq!(wire, mine, "header {header:#04x}");
+        } else {
+            assert_ne!(wire, mine, "header {header:#04x}");
+        }
+        let mut buf = wire.clone();
+        match rx.open_next(b"", &mut buf).unwrap() {
+            Next::Packet { packet, consumed } => {
+                assert_eq!(consumed, wire.len());
+                assert_eq!(packet.decoy, header & 0x80 != 0, "header {header:#04x}");
+                assert_eq!(packet.contents, &contents[..]);
+            }
+            n => panic!("{n:?}"),
+        }
+    }
+    assert!(!rx.is_poisoned());
+}
+
 #[test]
 fn garbage_limits() {
     let k = EllSwiftKeypair::generate();
@@ -226,6 +285,70 @@ fn v1_peer_is_detected() {
         .unwrap()
         .write_key(&mut out);
     assert!(matches!(r.read_key(&v1), KeyRead::Derived { .. }));
+}
+
+/// A responder made with `accept` writes nothing until the first bytes say
+/// v2; a v1 peer is recognised with nothing sent.
+#[test]
+fn accept_classifies_before_writing() {
+    let net = Network::MAINNET;
+    let mut v1 = net.v1_prefix().to_vec();
+    v1.extend_from_slice(&[0x66; 80]);
+    // Byte by byte: need more through 15 bytes of the prefix, then V1.
+    let mut h = Handshake::accept(net, EllSwiftKeypair::generate(), b"").unwrap();
+    for n in 0..16 {
+        h = match h.classify(&v1[..n]) {
+            Classified::NeedMore(h) => h,
+            other => panic!("{n} bytes: {other:?}"),
+        };
+    }
+    assert!(matches!(h.classify(&v1[..16]), Classified::V1));
+    let h = Handshake::accept(net, EllSwiftKeypair::generate(), b"").unwrap();
+    assert!(matches!(h.classify(&v1), Classified::V1));
+
+    // A v2 initiator: classified V2 (as soon as a byte differs from the
+    // prefix), then the whole handshake completes.
+    let mut a_out = Vec::new();
+    let a = Handshake::initiator(net, EllSwiftKeypair::generate(), b"xyz")
+        .unwrap()
+        .write_key(&mut a_out);
+    let mut h = Handshake::accept(net, EllSwiftKeypair::generate(), b"garbage").unwrap();
+    let mut n = 0;
+    let b = loop {
+        match h.classify(&a_out[..n]) {
+            Classified::NeedMore(next) => {
+                assert!(n < 16 && a_out[..n] == net.v1_prefix()[..n]);
+                h = next;
+                n += 1;
+            }
+            Classified::V2(start) => break start,
+            Classified::V1 => panic!("a v2 key taken for v1"),
+        }
+    };
+    assert!(n <= 16 && a_out[..n] != net.v1_prefix()[..n]);
+    let mut b_out = Vec::new();
+    let b = b.write_key(&mut b_out);
+    assert_eq!(b_out.len(), 64 + 7);
+    let KeyRead::Derived { handshake: a, .. } = a.read_key(&b_out) else {
+        panic!()
+    };
+    let KeyRead::Derived { handshake: b, .. } = b.read_key(&a_out) else {
+        panic!()
+    };
+    let a = a.write_version(&[], &mut a_out).unwrap();
+    let b = b.write_version(&[b"decoy"], &mut b_out).unwrap();
+    let mut sa = finish(a, &mut b_out[64..]).unwrap();
+    let mut sb = finish(b, &mut a_out[64..]).unwrap();
+    assert_eq!(sa.id(), sb.id());
+    let mut w = sa.sender.seal_to_vec(b"after accept", false, b"").unwrap();
+    match sb.open_next(&mut w).unwrap() {
+        Next::Packet { packet, .. } => assert_eq!(packet.contents, b"after accept"),
+        n => panic!("{n:?}"),
+    }
+    assert_eq!(
+        Handshake::accept(net, EllSwiftKeypair::generate(), &[0u8; 4096]).err(),
+        Some(Bip324Error::TooMuchGarbage { len: 4096 })
+    );
 }
 
 /// 300 of our handshake keys never re-encode to themselves through a

@@ -1,13 +1,28 @@
 //! The v2 handshake as consuming state transitions, for either role:
 //!
 //! ```text
+//! (responder) Handshake::accept -> Handshake<AwaitingPeer> --classify--> V1 (nothing sent)
+//!                                                                     | V2: Handshake<Start>
 //! Handshake<Start> --write_key--> Handshake<KeySent> --read_key--> Handshake<KeysDerived>
 //!   --write_version--> Handshake<VersionSent> --read_garbage--> Handshake<GarbageReceived>
 //!   --read_version (decoys, then the version packet)--> Session
 //! ```
 //!
-//! A responder first calls [`classify_first_bytes`] on what arrived, so that
-//! a v1 peer can be handed to a v1 implementation before anything is sent.
+//! A responder that may have to fall back to v1 on the same connection
+//! starts with [`Handshake::accept`]: the only step from
+//! [`Handshake<AwaitingPeer>`] is [`Handshake::classify`], which looks at the
+//! initiator's first bytes before anything is written and hands back a
+//! [`Handshake<Start>`] (from which our key can be written) only once the
+//! peer is known to speak v2. [`Handshake::responder`] skips that step, for
+//! drivers that only speak v2 or ran [`classify_first_bytes`] themselves;
+//! its [`Handshake::read_key`] still reports a v1 peer ([`KeyRead::V1Peer`]),
+//! but only after our key went out.
+//!
+//! An initiator never sends an encoding whose first 16 bytes are the v1
+//! prefix of its network (a responder would take it for a v1 peer): in that
+//! case, which has probability 2^-128, [`Handshake::new`] re-encodes the
+//! key with fresh randomness.
+//!
 //! "Need more bytes" is a value ([`KeyRead::NeedMore`] and friends), never an
 //! error; every error ends the handshake.
 
@@ -52,7 +67,16 @@ pub struct Handshake<S> {
     state: S,
 }
 
-/// Not started: our key and garbage are chosen.
+/// (Responder) nothing written yet: waiting for enough of the initiator's
+/// first bytes to tell v1 from v2 (see [`Handshake::classify`]).
+#[derive(Debug)]
+pub struct AwaitingPeer {
+    key: EllSwiftKeypair,
+    garbage: Vec<u8>,
+}
+
+/// Not started: our key and garbage are chosen (for a responder created by
+/// [`Handshake::accept`]: the peer is known to speak v2).
 #[derive(Debug)]
 pub struct Start {
     key: EllSwiftKeypair,
@@ -108,18 +132,87 @@ impl<S> Handshake<S> {
     }
 }
 
-impl Handshake<Start> {
-    /// A handshake for `role` with our single-use `key` (from a
-    /// [`super::KeyPool`] or freshly generated) and up to 4095 bytes of
-    /// `garbage` to send after it.
-    pub fn new(
-        role: Role,
+fn check_garbage(garbage: &[u8]) -> Result<(), Bip324Error> {
+    if garbage.len() > MAX_GARBAGE_LEN {
+        return Err(Bip324Error::TooMuchGarbage { len: garbage.len() });
+    }
+    Ok(())
+}
+
+/// Result of [`Handshake::<AwaitingPeer>::classify`].
+#[derive(Debug)]
+pub enum Classified {
+    /// Fewer than 16 bytes so far, all matching the v1 prefix: read more and
+    /// call again with everything received.
+    NeedMore(Handshake<AwaitingPeer>),
+    /// The initiator speaks v1 (its first 16 bytes are `magic || "version"
+    /// || 00x5`). Nothing was written; our unused key is dropped (and wiped),
+    /// and the driver can hand the connection to a v1 implementation.
+    V1,
+    /// The initiator speaks v2: write our key next.
+    V2(Handshake<Start>),
+}
+
+impl Handshake<AwaitingPeer> {
+    /// A responder that first checks the initiator's opening bytes (see
+    /// [`Self::classify`]) and only then may write its single-use `key` and
+    /// up to 4095 bytes of `garbage`.
+    pub fn accept(
         network: Network,
         key: EllSwiftKeypair,
         garbage: &[u8],
     ) -> Result<Self, Bip324Error> {
-        if garbage.len() > MAX_GARBAGE_LEN {
-            return Err(Bip324Error::TooMuchGarbage { len: garbage.len() });
+        check_garbage(garbage)?;
+        Ok(Self {
+            role: Role::Responder,
+            network,
+            state: AwaitingPeer {
+                key,
+                garbage: garbage.to_vec(),
+            },
+        })
+    }
+
+    /// Classifies the connection by everything received so far (from its
+    /// first byte); writes nothing. See [`classify_first_bytes`].
+    pub fn classify(self, received: &[u8]) -> Classified {
+        match classify_first_bytes(self.network, received) {
+            PeerKind::NeedMore => Classified::NeedMore(self),
+            PeerKind::V1 => Classified::V1,
+            PeerKind::V2 => {
+                let AwaitingPeer { key, garbage } = self.state;
+                Classified::V2(Handshake {
+                    role: self.role,
+                    network: self.network,
+                    state: Start { key, garbage },
+                })
+            }
+        }
+    }
+}
+
+impl Handshake<Start> {
+    /// A handshake for `role` with our single-use `key` (from a
+    /// [`super::KeyPool`] or freshly generated) and up to 4095 bytes of
+    /// `garbage` to send after it.
+    ///
+    /// An initiator's key whose encoding starts with the network's v1 prefix
+    /// is re-encoded (same key, fresh randomness) so that the responder can
+    /// never mistake it for a v1 peer. A responder made here writes its key
+    /// without looking at the peer's bytes first; use [`Handshake::accept`]
+    /// to detect a v1 peer before anything is sent.
+    pub fn new(
+        role: Role,
+        network: Network,
+        mut key: EllSwiftKeypair,
+        garbage: &[u8],
+    ) -> Result<Self, Bip324Error> {
+        check_garbage(garbage)?;
+        if role == Role::Initiator {
+            let prefix = network.v1_prefix();
+            while key.encoding()[..prefix.len()] == prefix {
+                key.reencode();
+            }
         }
         Ok(Self {
             role,
@@ -140,7 +233,9 @@ impl Handshake<Start> {
         Self::new(Role::Initiator, network, key, garbage)
     }
 
-    /// A responder (see [`Self::new`]).
+    /// A responder that writes its key without first checking for a v1
+    /// peer (see [`Self::new`]); prefer [`Handshake::accept`] when the
+    /// connection may have to fall back to v1.
     pub fn responder(
         network: Network,
         key: EllSwiftKeypair,
@@ -185,7 +280,9 @@ pub enum KeyRead {
 
 impl Handshake<KeySent> {
     /// Reads the peer's 64-byte key from the start of `input`, runs the ECDH
-    /// and derives every session key.
+    /// and derives every session key. A responder checks the v1 prefix here
+    /// too ([`KeyRead::V1Peer`]), which matters only when it was made with
+    /// [`Handshake::responder`] and so skipped [`Handshake::classify`].
     pub fn read_key(self, input: &[u8]) -> KeyRead {
         if self.role == Role::Responder {
             match classify_first_bytes(self.network, input) {

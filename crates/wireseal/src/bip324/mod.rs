@@ -2,8 +2,9 @@
 //!
 //! * [`Handshake`]: consuming typestate for initiator and responder, with
 //!   garbage (up to 4095 bytes), the garbage-terminator search, decoys
-//!   before the version packet and v1-peer detection
-//!   ([`classify_first_bytes`]).
+//!   before the version packet and v1-peer detection before a responder
+//!   writes anything ([`Handshake::accept`], [`Handshake::classify`],
+//!   [`classify_first_bytes`]).
 //! * [`Session`], [`PacketSender`], [`PacketReceiver`]: the packet ciphers
 //!   (FSChaCha20 lengths, FSChaCha20Poly1305 contents, rekey every 224
 //!   packets), writing into caller buffers with `*_len()` helpers and no
@@ -28,8 +29,8 @@ mod session;
 pub use error::Bip324Error;
 pub use fschacha::{FsChaCha20, FsChaCha20Poly1305, REKEY_INTERVAL};
 pub use handshake::{
-    classify_first_bytes, GarbageRead, GarbageReceived, Handshake, KeyRead, KeySent, KeysDerived,
-    PeerKind, Start, VersionRead, VersionSent, MAX_GARBAGE_LEN,
+    classify_first_bytes, AwaitingPeer, Classified, GarbageRead, GarbageReceived, Handshake,
+    KeyRead, KeySent, KeysDerived, PeerKind, Start, VersionRead, VersionSent, MAX_GARBAGE_LEN,
 };
 pub use keys::{Network, Role, SessionKeys, TERMINATOR_LEN};
 pub use packet::{
