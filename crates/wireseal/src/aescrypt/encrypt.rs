@@ -7,7 +7,7 @@
 //! HMAC and the writer's copy hide behind the (serial) CBC encryption.
 
 use super::error::Error;
-use super::header::{header_len, write_header, Extension, Version, CONTAINER_LEN};
+use super::header::{header_len, write_header, Extension, Limits, Version, CONTAINER_LEN};
 use super::kdf;
 use super::session::{seal_session, SessionMaterial};
 use crate::primitives::aes_cbc::{Aes256CbcEnc, BLOCK};
@@ -76,7 +76,9 @@ impl EncryptOptions {
         Ok(self)
     }
 
-    /// Replaces the extensions (an empty list writes none).
+    /// Replaces the extensions (an empty list writes none). Writing more
+    /// than readers accept by default ([`Limits::default`]: 1024 extensions,
+    /// 1 MiB of header) fails with [`Error::InvalidExtension`].
     pub fn extensions(mut self, ext: Vec<Extension>) -> Self {
         self.extensions = ext;
         self
@@ -143,6 +145,18 @@ impl<W: Write> Encryptor<W> {
     ) -> Result<Self, Error> {
         if opts.version < Version::V2 {
             return Err(Error::CannotWriteVersion(opts.version.as_u8()));
+        }
+        // Never write a header our own reader refuses by default.
+        let lim = Limits::default();
+        let ext_end: usize = 5 + opts
+            .extensions
+            .iter()
+            .map(|e| 2 + e.raw().len())
+            .sum::<usize>();
+        if opts.extensions.len() > lim.max_extensions || ext_end > lim.max_header_len {
+            return Err(Error::InvalidExtension(
+                "more extensions or header bytes than readers accept by default",
+            ));
         }
         let pkey = kdf::derive(opts.version, password, &material.public_iv, opts.iterations);
         let mut head = Vec::with_capacity(opts.prefix_len());

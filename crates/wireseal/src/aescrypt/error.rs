@@ -46,6 +46,16 @@ pub enum Error {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The header has more extensions than the configured limit.
+    #[error("AES Crypt header has more than {limit} extensions")]
+    TooManyExtensions {
+        /// The limit.
+        limit: usize,
+    },
+    /// The encrypted body is not a whole number of 16-byte AES blocks: bytes
+    /// were cut off or appended (the length alone can't tell which).
+    #[error("AES Crypt stream length is not a whole number of 16-byte blocks (truncated, or extra bytes appended)")]
+    PartialBlock,
     /// A version 3 stream asks for more PBKDF2 iterations than allowed.
     #[error("AES Crypt stream asks for {iterations} PBKDF2 iterations (limit {limit})")]
     TooManyIterations {
@@ -68,6 +78,12 @@ pub enum Error {
     /// Version 3 padding is invalid although the HMAC matched (a broken writer).
     #[error("invalid padding in an authenticated AES Crypt stream")]
     BadPadding,
+    /// A [`SeekDecryptor`](super::SeekDecryptor) found that its input
+    /// changed between the verification pass and the read pass; the changed
+    /// chunk was not released. Reported inside an `std::io::Error` of kind
+    /// `InvalidData` (see [`std::io::Error::get_ref`]).
+    #[error("the AES Crypt input changed after it was verified; nothing from the changed part was released")]
+    InputChanged,
     /// The caller's output buffer is too small.
     #[error("output buffer too small: {required} bytes required")]
     BufferTooSmall {

@@ -158,117 +158,216 @@ pub enum Parse<T> {
 pub struct Limits {
     /// Largest accepted header (extensions included), in bytes.
     pub max_header_len: usize,
+    /// Largest accepted number of extensions (containers included).
+    pub max_extensions: usize,
     /// Largest accepted version 3 PBKDF2 iteration count.
     pub max_iterations: u32,
 }
 
 impl Default for Limits {
+    /// 1 MiB of header, 1024 extensions, 10,000,000 PBKDF2 iterations.
     fn default() -> Self {
         Self {
             max_header_len: 1 << 20,
+            max_extensions: 1024,
             max_iterations: 10_000_000,
         }
     }
 }
 
-fn be16(b: &[u8], at: usize) -> Option<usize> {
-    Some(u16::from_be_bytes([*b.get(at)?, *b.get(at + 1)?]) as usize)
+/// The next field the header parser expects.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Magic,
+    VersionOctets,
+    ExtLen,
+    ExtBody(usize),
+    Iterations,
+    Iv,
+}
+
+/// Incremental header parser: it asks for the exact number of bytes of the
+/// next field ([`HeaderParser::need`]) and keeps everything parsed so far,
+/// so each input byte is looked at once, however the input is split.
+struct HeaderParser<'l> {
+    limits: &'l Limits,
+    step: Step,
+    /// Bytes consumed so far.
+    pos: usize,
+    version: Version,
+    reserved: u8,
+    extensions: Vec<Extension>,
+    iterations: Option<u32>,
+}
+
+impl<'l> HeaderParser<'l> {
+    fn new(limits: &'l Limits) -> Self {
+        Self {
+            limits,
+            step: Step::Magic,
+            pos: 0,
+            version: Version::V0,
+            reserved: 0,
+            extensions: Vec::new(),
+            iterations: None,
+        }
+    }
+
+    /// Length of the next field.
+    fn need(&self) -> usize {
+        match self.step {
+            Step::Magic => 3,
+            Step::VersionOctets | Step::ExtLen => 2,
+            Step::ExtBody(n) => n,
+            Step::Iterations => 4,
+            Step::Iv => 16,
+        }
+    }
+
+    /// Consumes the next field; `field` holds exactly [`Self::need`] bytes.
+    fn feed(&mut self, field: &[u8]) -> Result<Option<Header>, Error> {
+        debug_assert_eq!(field.len(), self.need());
+        self.pos += field.len();
+        match self.step {
+            Step::Magic => {
+                if field != MAGIC {
+                    return Err(Error::NotAesCrypt);
+                }
+                self.step = Step::VersionOctets;
+            }
+            Step::VersionOctets => {
+                self.version =
+                    Version::from_u8(field[0]).ok_or(Error::UnsupportedVersion(field[0]))?;
+                self.reserved = field[1];
+                if self.version == Version::V0 && self.reserved > 15 {
+                    return Err(Error::Malformed("version 0 size octet above 15"));
+                }
+                self.step = if self.version >= Version::V2 {
+                    Step::ExtLen
+                } else {
+                    Step::Iv
+                };
+            }
+            Step::ExtLen => {
+                let len = u16::from_be_bytes([field[0], field[1]]) as usize;
+                self.step = if len != 0 {
+                    if self.extensions.len() >= self.limits.max_extensions {
+                        return Err(Error::TooManyExtensions {
+                            limit: self.limits.max_extensions,
+                        });
+                    }
+                    if self.pos + len > self.limits.max_header_len {
+                        return Err(Error::HeaderTooLarge {
+                            limit: self.limits.max_header_len,
+                        });
+                    }
+                    Step::ExtBody(len)
+                } else if self.version == Version::V3 {
+                    Step::Iterations
+                } else {
+                    Step::Iv
+                };
+            }
+            Step::ExtBody(_) => {
+                self.extensions.push(Extension {
+                    raw: field.to_vec(),
+                });
+                self.step = Step::ExtLen;
+            }
+            Step::Iterations => {
+                let it = u32::from_be_bytes([field[0], field[1], field[2], field[3]]);
+                if it == 0 {
+                    return Err(Error::Malformed("version 3 iteration count is zero"));
+                }
+                if it > self.limits.max_iterations {
+                    return Err(Error::TooManyIterations {
+                        iterations: it,
+                        limit: self.limits.max_iterations,
+                    });
+                }
+                self.iterations = Some(it);
+                self.step = Step::Iv;
+            }
+            Step::Iv => {
+                let mut public_iv = [0u8; 16];
+                public_iv.copy_from_slice(field);
+                return Ok(Some(Header {
+                    version: self.version,
+                    extensions: std::mem::take(&mut self.extensions),
+                    iterations: self.iterations,
+                    public_iv,
+                    v0_size_mod: if self.version == Version::V0 {
+                        self.reserved
+                    } else {
+                        0
+                    },
+                    len: self.pos,
+                }));
+            }
+        }
+        Ok(None)
+    }
 }
 
 /// Parses the header at the start of `buf` (sans-IO). Returns
 /// [`Parse::NeedMore`] with the minimum buffer length when `buf` is short.
+///
+/// One call costs time linear in the header's length. A caller that
+/// re-parses a growing buffer after every `NeedMore` pays that again each
+/// time; [`read_header`] parses incrementally instead.
 pub fn parse_header(buf: &[u8], limits: &Limits) -> Result<Parse<Header>, Error> {
-    let have_magic = buf.len().min(3);
+    let have_magic = buf.len().min(MAGIC.len());
     if buf.get(..have_magic) != MAGIC.get(..have_magic) {
         return Err(Error::NotAesCrypt);
     }
-    if buf.len() < 5 {
-        return Ok(Parse::NeedMore(5));
-    }
-    let version = Version::from_u8(buf[3]).ok_or(Error::UnsupportedVersion(buf[3]))?;
-    let mut pos = 5;
-    let mut extensions = Vec::new();
-    let mut iterations = None;
-    if version >= Version::V2 {
-        loop {
-            let Some(len) = be16(buf, pos) else {
-                return Ok(Parse::NeedMore(pos + 2));
-            };
-            pos += 2;
-            if len == 0 {
-                break;
-            }
-            if pos + len > limits.max_header_len {
-                return Err(Error::HeaderTooLarge {
-                    limit: limits.max_header_len,
-                });
-            }
-            let Some(raw) = buf.get(pos..pos + len) else {
-                return Ok(Parse::NeedMore(pos + len));
-            };
-            extensions.push(Extension { raw: raw.to_vec() });
-            pos += len;
-        }
-    }
-    if version == Version::V3 {
-        let Some(it) = buf.get(pos..pos + 4) else {
-            return Ok(Parse::NeedMore(pos + 4));
+    let mut p = HeaderParser::new(limits);
+    loop {
+        let (at, n) = (p.pos, p.need());
+        let Some(field) = buf.get(at..at + n) else {
+            return Ok(Parse::NeedMore(at + n));
         };
-        let it = u32::from_be_bytes([it[0], it[1], it[2], it[3]]);
-        if it == 0 {
-            return Err(Error::Malformed("version 3 iteration count is zero"));
+        if let Some(h) = p.feed(field)? {
+            return Ok(Parse::Done(h));
         }
-        if it > limits.max_iterations {
-            return Err(Error::TooManyIterations {
-                iterations: it,
-                limit: limits.max_iterations,
-            });
-        }
-        iterations = Some(it);
-        pos += 4;
     }
-    let Some(iv) = buf.get(pos..pos + 16) else {
-        return Ok(Parse::NeedMore(pos + 16));
-    };
-    let mut public_iv = [0u8; 16];
-    public_iv.copy_from_slice(iv);
-    let v0_size_mod = if version == Version::V0 { buf[4] } else { 0 };
-    if v0_size_mod > 15 {
-        return Err(Error::Malformed("version 0 size octet above 15"));
-    }
-    Ok(Parse::Done(Header {
-        version,
-        extensions,
-        iterations,
-        public_iv,
-        v0_size_mod,
-        len: pos + 16,
-    }))
 }
 
-/// Reads exactly one header from `r` (never reading past it).
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+pub(crate) fn read_full<R: std::io::Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Reads exactly one header from `r` (never reading past it), one field at
+/// a time: time is linear in the header's length, and at most
+/// [`Limits::max_header_len`] bytes and [`Limits::max_extensions`]
+/// extensions are accepted.
 pub fn read_header<R: std::io::Read>(r: &mut R, limits: &Limits) -> Result<Header, Error> {
-    let mut buf = Vec::with_capacity(256);
+    let mut p = HeaderParser::new(limits);
+    let mut field = vec![0u8; 16];
     loop {
-        match parse_header(&buf, limits)? {
-            Parse::Done(h) => return Ok(h),
-            Parse::NeedMore(n) => {
-                let mut have = buf.len();
-                buf.resize(n, 0);
-                while have < n {
-                    match r.read(&mut buf[have..]) {
-                        Ok(0) => {
-                            // Report a wrong magic or version before truncation.
-                            buf.truncate(have);
-                            parse_header(&buf, limits)?;
-                            return Err(Error::Truncated(Region::Header));
-                        }
-                        Ok(k) => have += k,
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(e) => return Err(Error::Io(e)),
-                    }
-                }
+        let n = p.need();
+        if field.len() < n {
+            field.resize(n, 0);
+        }
+        let got = read_full(r, &mut field[..n])?;
+        if got < n {
+            // Report a wrong magic before truncation.
+            if matches!(p.step, Step::Magic) && field[..got] != MAGIC[..got] {
+                return Err(Error::NotAesCrypt);
             }
+            return Err(Error::Truncated(Region::Header));
+        }
+        if let Some(h) = p.feed(&field[..n])? {
+            return Ok(h);
         }
     }
 }
@@ -363,6 +462,113 @@ mod tests {
         assert!(matches!(
             parse_header(&v, &low),
             Err(Error::TooManyIterations { .. })
+        ));
+    }
+
+    /// A v2 header of `n` one-byte extensions, then the IV.
+    fn tiny_extensions(n: usize) -> Vec<u8> {
+        let mut v = b"AES\x02\x00".to_vec();
+        for _ in 0..n {
+            v.extend_from_slice(&[0, 1, b'x']);
+        }
+        v.extend_from_slice(&[0, 0]);
+        v.extend_from_slice(&[5u8; 16]);
+        v
+    }
+
+    /// Hands out one byte per `read`, the worst case for a reader.
+    struct Trickle<'a>(&'a [u8]);
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let Some((&b, rest)) = self.0.split_first() else {
+                return Ok(0);
+            };
+            let Some(first) = buf.first_mut() else {
+                return Ok(0);
+            };
+            *first = b;
+            self.0 = rest;
+            Ok(1)
+        }
+    }
+
+    /// The number of extensions is capped, and parsing is incremental: a
+    /// header of ~350,000 one-byte extensions (what fits in 1 MiB), read one
+    /// byte at a time, parses in linear time. (Re-parsing from the start on
+    /// every read, as before, took ~10^11 steps here: this test would not
+    /// finish.)
+    #[test]
+    fn many_tiny_extensions_are_capped_and_parsed_in_linear_time() {
+        let l = Limits::default();
+        assert_eq!(l.max_extensions, 1024);
+        let ok = tiny_extensions(1024);
+        let h = read_header(&mut Trickle(&ok), &l).unwrap();
+        assert_eq!(h.extensions.len(), 1024);
+        assert_eq!(h.len, ok.len());
+        assert_eq!(h.public_iv, [5u8; 16]);
+        let Parse::Done(p) = parse_header(&ok, &l).unwrap() else {
+            panic!()
+        };
+        assert_eq!(p, h);
+
+        let over = tiny_extensions(1025);
+        assert!(matches!(
+            read_header(&mut Trickle(&over), &l),
+            Err(Error::TooManyExtensions { limit: 1024 })
+        ));
+        assert!(matches!(
+            parse_header(&over, &l),
+            Err(Error::TooManyExtensions { limit: 1024 })
+        ));
+
+        // The most 1 MiB of header can hold, with the count cap lifted.
+        let n = ((1 << 20) - 5) / 3;
+        let huge = tiny_extensions(n);
+        let lifted = Limits {
+            max_extensions: usize::MAX,
+            ..l
+        };
+        let h = read_header(&mut Trickle(&huge), &lifted).unwrap();
+        assert_eq!(h.extensions.len(), n);
+        assert_eq!(h.len, huge.len());
+        // One more extension crosses the 1 MiB header limit.
+        assert!(matches!(
+            read_header(&mut &tiny_extensions(n + 1)[..], &lifted),
+            Err(Error::HeaderTooLarge { limit }) if limit == 1 << 20
+        ));
+        // And the default count cap stops the same header after 1024.
+        assert!(matches!(
+            read_header(&mut &huge[..], &l),
+            Err(Error::TooManyExtensions { limit: 1024 })
+        ));
+    }
+
+    #[test]
+    fn read_header_stops_at_the_header_and_reports_truncation() {
+        let l = Limits::default();
+        let mut v = tiny_extensions(3);
+        let hlen = v.len();
+        v.extend_from_slice(b"rest");
+        let mut r = &v[..];
+        let h = read_header(&mut r, &l).unwrap();
+        assert_eq!(h.len, hlen);
+        assert_eq!(r, b"rest", "nothing past the header was consumed");
+        for cut in 0..hlen {
+            assert!(
+                matches!(
+                    read_header(&mut &v[..cut], &l),
+                    Err(Error::Truncated(Region::Header))
+                ),
+                "{cut}"
+            );
+        }
+        assert!(matches!(
+            read_header(&mut &b"AZ"[..], &l),
+            Err(Error::NotAesCrypt)
+        ));
+        assert!(matches!(
+            read_header(&mut &b"AES\x00\x10"[..], &l),
+            Err(Error::Malformed(_))
         ));
     }
 
