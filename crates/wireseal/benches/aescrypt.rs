@@ -30,7 +30,7 @@ fn bulk(c: &mut Criterion) {
     g.bench_function("decrypt_v2_one_pass", |b| {
         b.iter(|| {
             plain.clear();
-            aescrypt::decrypt_to_writer(PW, &ct[..], &mut plain, &Limits::default()).unwrap()
+            aescrypt::decrypt_into_sink(PW, &ct[..], &mut plain, &Limits::default()).unwrap()
         })
     });
     g.finish();

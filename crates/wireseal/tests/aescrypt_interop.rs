@@ -173,6 +173,25 @@ fn aescry_v3_both_ways() {
     // aescry rejects our stream under a wrong password, and we reject its.
     let ours = encrypt_to_vec("a", b"data", &EncryptOptions::v3(10).unwrap()).unwrap();
     assert!(Decryptor::new("b").unwrap().decrypt(&ours).is_err());
+    assert_eq!(
+        Decryptor::new("a").unwrap().decrypt(&ours).unwrap(),
+        b"data"
+    );
+    let theirs = PeerEncryptor::new("a")
+        .unwrap()
+        .iterations(Iterations::new(10).unwrap())
+        .encrypt(b"data")
+        .unwrap();
+    let lim = Limits::default();
+    assert!(matches!(
+        decrypt_to_vec("b", &theirs, &lim),
+        Err(Error::WrongPassword)
+    ));
+    assert!(matches!(
+        SeekDecryptor::new(Cursor::new(&theirs), "b", &lim),
+        Err(Error::WrongPassword)
+    ));
+    assert_eq!(decrypt_to_vec("a", &theirs, &lim).unwrap(), b"data");
 }
 
 #[test]

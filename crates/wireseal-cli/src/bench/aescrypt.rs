@@ -158,7 +158,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let lim = Limits::default();
     let dec = ctx.time_job(samples, || {
         plain.clear();
-        aescrypt::decrypt_to_writer(PW, &ct[..], &mut plain, &lim).expect("decrypt")
+        aescrypt::decrypt_into_sink(PW, &ct[..], &mut plain, &lim).expect("decrypt")
     });
     assert!(plain == data, "decryption mismatch");
     rows.push(

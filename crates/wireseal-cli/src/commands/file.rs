@@ -2,16 +2,19 @@
 //!
 //! Output goes to a temporary file next to the destination and is renamed
 //! into place only when everything succeeded, so a failed or interrupted
-//! run leaves no partial output and never touches the input. Decryption to
-//! stdout releases only verified plaintext: a seekable input is verified in
-//! a first pass; stdin is decrypted into a private temporary file first.
+//! run leaves no partial output and never touches the input. Decryption is
+//! always one pass into a private temporary file (the library's
+//! [`ProvisionalSink`]): next to OUT, or an anonymous one in the temporary
+//! folder when OUT is stdout, copied out only after the HMAC matched. So
+//! any input works (a file, stdin, a FIFO) and stdout only ever sees
+//! verified plaintext.
 
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs::File;
 use std::io::{self, IsTerminal, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use wireseal::aescrypt::{self, EncryptOptions, Limits, SeekDecryptor};
+use wireseal::aescrypt::{self, EncryptOptions, Limits, ProvisionalSink};
 use zeroize::Zeroizing;
 
 /// `wireseal file ...`.
@@ -54,9 +57,10 @@ struct EncryptArgs {
     /// Stream format version to write.
     #[arg(long, value_enum, default_value = "v2")]
     format: Format,
-    /// PBKDF2 iterations for --format v3.
-    #[arg(long, default_value_t = aescrypt::DEFAULT_V3_ITERATIONS, value_parser = crate::util::parse_u32)]
-    iterations: u32,
+    /// PBKDF2 iterations for --format v3 [default: 300000] (refused with v2,
+    /// whose key stretching is fixed).
+    #[arg(long, value_parser = crate::util::parse_u32)]
+    iterations: Option<u32>,
     /// Overwrite OUT if it exists.
     #[arg(long)]
     force: bool,
@@ -129,20 +133,62 @@ fn load_password(src: &PasswordSource, confirm: bool) -> Result<Zeroizing<String
     Ok(pw)
 }
 
+/// Device and inode of a file, to recognise one file under two names
+/// (a hard link, a symlink, `/proc/self/fd/N`).
+#[cfg(unix)]
+fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+/// The identity of `path` (following symlinks), if it exists.
+fn path_id(path: &str) -> Option<(u64, u64)> {
+    std::fs::metadata(path).ok().and_then(|m| file_id(&m))
+}
+
+/// The identity of stdout when it is a regular file (e.g. `>> IN`).
+#[cfg(unix)]
+fn stdout_id() -> Option<(u64, u64)> {
+    use std::os::fd::AsFd;
+    let fd = io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let m = File::from(fd).metadata().ok()?;
+    if m.is_file() {
+        file_id(&m)
+    } else {
+        None
+    }
+}
+
+#[cfg(not(unix))]
+fn stdout_id() -> Option<(u64, u64)> {
+    None
+}
+
 /// Checks OUT before any work: refuses to overwrite without --force and
-/// refuses OUT == IN.
+/// refuses to write into IN (same path, a symlink or hard link to it, or
+/// stdout redirected into it).
 fn check_output(input: &str, output: &str, force: bool) -> Result<()> {
+    let in_id = if input == "-" { None } else { path_id(input) };
     if output == "-" {
+        if in_id.is_some() && in_id == stdout_id() {
+            bail!("stdout is the input file {input}; refusing to write into it");
+        }
         return Ok(());
     }
     let out = Path::new(output);
     if out.exists() {
-        if input != "-" {
-            if let (Ok(a), Ok(b)) = (Path::new(input).canonicalize(), out.canonicalize()) {
-                if a == b {
-                    bail!("the output {output} is the input; refusing to overwrite it");
-                }
-            }
+        let same_path = input != "-"
+            && matches!(
+                (Path::new(input).canonicalize(), out.canonicalize()),
+                (Ok(a), Ok(b)) if a == b
+            );
+        if same_path || (in_id.is_some() && in_id == path_id(output)) {
+            bail!("the output {output} is the input; refusing to overwrite it");
         }
         if !force {
             bail!("{output} exists; use --force to overwrite it");
@@ -154,19 +200,24 @@ fn check_output(input: &str, output: &str, force: bool) -> Result<()> {
     Ok(())
 }
 
-/// The temporary output of this run, removed by the Ctrl-C handler.
+/// The temporary output of this run, removed by the signal handler.
 static PENDING: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
 
-/// On Ctrl-C (or SIGTERM), delete the temporary output and exit, so an
-/// interrupted run leaves nothing behind.
+/// On Ctrl-C, SIGTERM or SIGHUP (ctrlc's `termination` feature), delete the
+/// temporary output and exit with status 130, so an interrupted run leaves
+/// nothing behind.
 fn clean_up_on_interrupt() {
+    // A second call finds the handler installed; nothing to do.
     let _ = ctrlc::set_handler(|| {
-        if let Ok(mut p) = PENDING.lock() {
-            if let Some(path) = p.take() {
-                let _ = std::fs::remove_file(path);
-            }
+        let removed = match PENDING.lock() {
+            Ok(mut p) => p.take().map(std::fs::remove_file).is_some(),
+            Err(_) => false,
+        };
+        if removed {
+            eprintln!("\nwireseal: interrupted; temporary output removed, no output written");
+        } else {
+            eprintln!("\nwireseal: interrupted");
         }
-        eprintln!("\nwireseal: interrupted; no output written");
         std::process::exit(130);
     });
 }
@@ -178,6 +229,7 @@ fn temp_next_to(output: &str) -> Result<tempfile::NamedTempFile> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    clean_up_on_interrupt();
     let tmp = tempfile::Builder::new()
         .prefix(".wireseal-partial-")
         .tempfile_in(&dir)
@@ -185,7 +237,6 @@ fn temp_next_to(output: &str) -> Result<tempfile::NamedTempFile> {
     if let Ok(mut p) = PENDING.lock() {
         *p = Some(tmp.path().to_path_buf());
     }
-    clean_up_on_interrupt();
     Ok(tmp)
 }
 
@@ -193,39 +244,49 @@ fn commit(tmp: tempfile::NamedTempFile, output: &str, force: bool) -> Result<()>
     tmp.as_file()
         .sync_all()
         .context("cannot flush the output")?;
+    // Hold the lock across the rename, so a signal handler either removes
+    // the temporary file before it or finds nothing to remove after it.
+    let mut pending = PENDING.lock().ok();
     let r = if force {
         tmp.persist(output).map(|_| ())
     } else {
         tmp.persist_noclobber(output).map(|_| ())
     };
-    // After the rename the old temporary name is gone, so a late Ctrl-C
-    // removes nothing.
-    if let Ok(mut p) = PENDING.lock() {
-        *p = None;
+    if let Some(p) = pending.as_mut() {
+        **p = None;
     }
+    drop(pending);
     r.map_err(|e| anyhow!("cannot move the output into place at {output}: {}", e.error))
 }
 
+/// Opens IN; the size is known only for a regular file (not stdin, a FIFO
+/// or a device).
 fn open_input(input: &str) -> Result<(Box<dyn Read + Send>, Option<u64>)> {
     if input == "-" {
         Ok((Box::new(io::stdin()), None))
     } else {
         let f = File::open(input).with_context(|| format!("cannot open {input}"))?;
-        let len = f.metadata().ok().map(|m| m.len());
+        let len = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
         Ok((Box::new(f), len))
     }
 }
 
 fn encrypt(a: EncryptArgs) -> Result<()> {
+    let opts = match (a.format, a.iterations) {
+        (Format::V2, Some(_)) => bail!(
+            "--iterations applies to --format v3 only (version 2 key stretching is fixed at 8192 rounds of SHA-256)"
+        ),
+        (Format::V2, None) => EncryptOptions::v2(),
+        (Format::V3, it) => {
+            EncryptOptions::v3(it.unwrap_or(aescrypt::DEFAULT_V3_ITERATIONS))?
+        }
+    };
     check_output(&a.input, &a.output, a.force)?;
     let (mut input, total) = open_input(&a.input)?;
-    let opts = match a.format {
-        Format::V2 => EncryptOptions::v2(),
-        Format::V3 => EncryptOptions::v3(a.iterations)?,
-    };
     let pw = load_password(&a.password, true)?;
     let mut progress = Progress::new(total);
-    let mut buf = vec![0u8; IO_BUF];
+    // Plaintext passes through here: wiped when dropped.
+    let mut buf = Zeroizing::new(vec![0u8; IO_BUF]);
     let mut pump = |enc: &mut dyn Write| -> Result<()> {
         loop {
             let n = match input.read(&mut buf) {
@@ -280,25 +341,60 @@ fn decrypt(a: DecryptArgs) -> Result<()> {
     };
     if a.output != "-" {
         let tmp = temp_next_to(&a.output)?;
-        let mut f = tmp.as_file();
-        aescrypt::decrypt_to_writer(&pw, counted, &mut f, &limits).map_err(explain)?;
+        let mut sink = TempSink(tmp.as_file());
+        // On error the sink was emptied, and dropping `tmp` deletes it.
+        aescrypt::decrypt_into_sink(&pw, counted, &mut sink, &limits).map_err(explain)?;
         commit(tmp, &a.output, a.force)?;
-    } else if a.input != "-" {
-        // Seekable input: verify first, then stream verified plaintext.
-        let f = File::open(&a.input).with_context(|| format!("cannot open {}", a.input))?;
-        let mut r = SeekDecryptor::new(f, &pw, &limits).map_err(explain)?;
-        io::copy(&mut r, &mut io::stdout().lock()).context("cannot write to stdout")?;
     } else {
-        // stdin to stdout: decrypt into a private temporary file, release on success.
-        let mut tmp = tempfile::tempfile().context("cannot create a temporary file")?;
-        aescrypt::decrypt_to_writer(&pw, counted, &mut tmp, &limits).map_err(explain)?;
-        tmp.rewind()?;
-        io::copy(&mut tmp, &mut io::stdout().lock()).context("cannot write to stdout")?;
+        // To stdout: into a private, nameless temporary file first; only
+        // verified plaintext is copied out.
+        let tmp = tempfile::tempfile().context("cannot create a temporary file")?;
+        let mut sink = TempSink(&tmp);
+        aescrypt::decrypt_into_sink(&pw, counted, &mut sink, &limits).map_err(explain)?;
+        copy_to_stdout(tmp)?;
     }
     if let Ok(mut p) = progress.lock() {
         p.done();
     }
     Ok(())
+}
+
+/// The plaintext sink of `decrypt`: a private temporary file that nobody
+/// reads before `commit`. `discard` empties it; the caller deletes it.
+struct TempSink<'a>(&'a File);
+
+impl ProvisionalSink for TempSink<'_> {
+    fn write_unverified(&mut self, plaintext: &[u8]) -> io::Result<()> {
+        let mut f = self.0;
+        f.write_all(plaintext)
+    }
+
+    fn commit(&mut self) -> io::Result<()> {
+        let mut f = self.0;
+        f.flush()
+    }
+
+    fn discard(&mut self) {
+        let _ = self.0.set_len(0);
+    }
+}
+
+/// Copies the verified plaintext in `tmp` to stdout through a buffer that
+/// is wiped afterwards.
+fn copy_to_stdout(mut tmp: File) -> Result<()> {
+    tmp.rewind()?;
+    let mut buf = Zeroizing::new(vec![0u8; IO_BUF]);
+    let mut out = io::stdout().lock();
+    loop {
+        let n = match tmp.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e).context("cannot read the temporary file"),
+        };
+        out.write_all(&buf[..n]).context("cannot write to stdout")?;
+    }
+    out.flush().context("cannot write to stdout")
 }
 
 /// Counts bytes read for the progress bar.

@@ -6,26 +6,29 @@
 //! bounded memory therefore has two options, and both are offered:
 //!
 //! - [`SeekDecryptor`] (a [`Read`] over a `Read + Seek` input) verifies the
-//!   HMAC in a first pass, then decrypts in a second;
-//! - [`decrypt_to_writer`] makes one pass and streams plaintext into a sink
-//!   the caller must treat as provisional: only an `Ok` return makes it
-//!   valid (the CLI uses a temporary file renamed on success). The final
-//!   block is written only after the HMAC matched.
+//!   HMAC in a first pass, recording a SHA-256 digest of every chunk of
+//!   ciphertext, then decrypts in a second pass, releasing each chunk only
+//!   after its digest matched;
+//! - [`decrypt_into_sink`] makes one pass into a [`ProvisionalSink`]: the
+//!   caller's sink holds the plaintext back and is told to
+//!   [`commit`](ProvisionalSink::commit) it only after the HMAC matched, or
+//!   to [`discard`](ProvisionalSink::discard) it (the CLI's sink is a
+//!   private temporary file).
 //!
 //! [`decrypt_to_vec`] is the in-memory convenience (wipes its output on
 //! failure). CBC decryption runs across all cores, overlapped with the HMAC.
 
 use super::encrypt::CHUNK;
 use super::error::{Error, Region};
-use super::header::{read_exact_or, read_header, Header, Limits, Version};
+use super::header::{read_exact_or, read_full, read_header, Header, Limits, Version};
 use super::kdf;
 use super::session::open_session;
 use crate::primitives::aes_cbc::{aes256_cbc_decrypt_b2b, BLOCK};
 use crate::primitives::hmac_stream::HmacSha256Stream;
-use crate::primitives::sha::ct_eq;
+use crate::primitives::sha::{ct_eq, sha256};
 use crate::secret::Secret;
 use rayon::prelude::*;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom};
 use zeroize::Zeroize;
 
 /// Ciphertext bytes per parallel decryption task.
@@ -47,10 +50,16 @@ struct Body {
     mac: HmacSha256Stream,
 }
 
-/// Reads the header and session block and checks the password.
+/// Reads the header and session block and checks the password. The
+/// session block is read before the (deliberately slow) key derivation, so
+/// a truncated stream fails at once.
 fn begin<R: Read>(r: &mut R, password: &str, limits: &Limits) -> Result<(Header, Body), Error> {
     let header = read_header(r, limits)?;
     let v = header.version;
+    let mut blk = [0u8; 80];
+    if v != Version::V0 {
+        read_exact_or(r, &mut blk, Region::SessionBlock)?;
+    }
     let pkey = kdf::derive(
         v,
         password,
@@ -60,8 +69,6 @@ fn begin<R: Read>(r: &mut R, password: &str, limits: &Limits) -> Result<(Header,
     let (chain, key) = if v == Version::V0 {
         (header.public_iv, pkey)
     } else {
-        let mut blk = [0u8; 80];
-        read_exact_or(r, &mut blk, Region::SessionBlock)?;
         open_session(v, &pkey, &header.public_iv, &blk)?
     };
     let mac = HmacSha256Stream::new(key.expose());
@@ -129,20 +136,6 @@ fn final_len(version: Version, size_mod: u8, last: &[u8]) -> Result<usize, Error
     }
 }
 
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-fn fill<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
-
 /// Validates the body length and finds the size octet and the tag in the
 /// final buffer `x[..have]`. Returns `(body_len, size_mod, tag range)`.
 fn split_trailer(header: &Header, x: &[u8]) -> Result<(usize, u8, std::ops::Range<usize>), Error> {
@@ -153,7 +146,7 @@ fn split_trailer(header: &Header, x: &[u8]) -> Result<(usize, u8, std::ops::Rang
         .checked_sub(tl)
         .ok_or(Error::Truncated(Region::Trailer))?;
     if blen % BLOCK != 0 {
-        return Err(Error::Truncated(Region::Body));
+        return Err(Error::PartialBlock);
     }
     if blen == 0 && v == Version::V3 {
         return Err(Error::Truncated(Region::Body));
@@ -166,19 +159,82 @@ fn split_trailer(header: &Header, x: &[u8]) -> Result<(usize, u8, std::ops::Rang
     Ok((blen, size_mod, blen + tl - 32..blen + tl))
 }
 
-/// One pass: decrypts `input` into `sink`, checking the password first and
-/// the body HMAC at the end.
+/// Where [`decrypt_into_sink`] puts plaintext: a destination that holds
+/// everything back until it is told the plaintext is authentic.
 ///
-/// **The sink is provisional.** All but the last block are written before
-/// the final HMAC is checked (that is what keeps memory bounded on an input
-/// that cannot be rewound); on `Err` the caller must discard everything
-/// written (the `wireseal file` command writes to a temporary file and
-/// renames it only on `Ok`). Use [`SeekDecryptor`] to get only verified
-/// plaintext from a seekable input.
-pub fn decrypt_to_writer<R: Read + Send, W: Write + Send>(
+/// Versions 1-3 authenticate the body with one HMAC at its very end, so a
+/// one-pass decryptor with bounded memory has to hand plaintext over before
+/// it knows whether that plaintext is genuine. Implementing this trait is
+/// the explicit promise to hold it back: nothing written through
+/// [`write_unverified`](Self::write_unverified) may reach anyone (a reader,
+/// a final file name, a parser) until [`commit`](Self::commit) is called,
+/// and [`discard`](Self::discard) must destroy all of it. A private
+/// temporary file renamed into place on `commit` and deleted on `discard`
+/// is the typical implementation (the `wireseal file` command's). For
+/// plaintext that is released only once verified, with no such promise, use
+/// [`SeekDecryptor`] or [`decrypt_to_vec`].
+pub trait ProvisionalSink {
+    /// Appends plaintext that is **not yet authenticated** (it may be
+    /// forged or garbage until [`commit`](Self::commit)).
+    fn write_unverified(&mut self, plaintext: &[u8]) -> io::Result<()>;
+
+    /// Called once, after the final HMAC matched and the last plaintext was
+    /// written: everything written is authentic and may be released. An
+    /// error here is reported as [`Error::Io`] after [`discard`](Self::discard).
+    fn commit(&mut self) -> io::Result<()>;
+
+    /// Called when decryption failed (wrong password, corruption,
+    /// truncation, I/O): everything written must be destroyed, never used.
+    fn discard(&mut self);
+}
+
+/// An in-memory sink: plaintext is appended; `discard` wipes and clears the
+/// **whole** vector (including anything it held before).
+impl ProvisionalSink for Vec<u8> {
+    fn write_unverified(&mut self, plaintext: &[u8]) -> io::Result<()> {
+        self.extend_from_slice(plaintext);
+        Ok(())
+    }
+
+    fn commit(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn discard(&mut self) {
+        self.zeroize();
+    }
+}
+
+/// One pass: decrypts `input` into a [`ProvisionalSink`], checking the
+/// password first and the body HMAC at the end, then calling
+/// [`ProvisionalSink::commit`] on success or [`ProvisionalSink::discard`] on
+/// any error.
+///
+/// This is the fastest path (one read of the input, bounded memory, any
+/// input), but the sink receives all but the final block before the HMAC is
+/// known; see [`ProvisionalSink`] for what that obliges the sink to do. The
+/// final block (and with it the length of the plaintext) is written only
+/// after the HMAC matched.
+pub fn decrypt_into_sink<R: Read + Send, S: ProvisionalSink + Send + ?Sized>(
+    password: &str,
+    input: R,
+    sink: &mut S,
+    limits: &Limits,
+) -> Result<Decrypted, Error> {
+    let r = one_pass(password, input, sink, limits).and_then(|d| {
+        sink.commit()?;
+        Ok(d)
+    });
+    if r.is_err() {
+        sink.discard();
+    }
+    r
+}
+
+fn one_pass<R: Read + Send, S: ProvisionalSink + Send + ?Sized>(
     password: &str,
     mut input: R,
-    sink: &mut W,
+    sink: &mut S,
     limits: &Limits,
 ) -> Result<Decrypted, Error> {
     let (header, mut body) = begin(&mut input, password, limits)?;
@@ -186,7 +242,7 @@ pub fn decrypt_to_writer<R: Read + Send, W: Write + Send>(
     let mut x = vec![0u8; CHUNK + k];
     let mut y = vec![0u8; CHUNK + k];
     let mut pt = zeroize::Zeroizing::new(vec![0u8; CHUNK + k]);
-    let mut have = fill(&mut input, &mut x)?;
+    let mut have = read_full(&mut input, &mut x)?;
     let mut written: u64 = 0;
     // Invariant: x is full, so x[..CHUNK] holds no final block.
     while have == x.len() {
@@ -201,9 +257,9 @@ pub fn decrypt_to_writer<R: Read + Send, W: Write + Send>(
             s.spawn(|_| {
                 step = (|| {
                     par_decrypt(key.expose(), &chain, &xs[..CHUNK], &mut ps[..CHUNK]);
-                    out.write_all(&ps[..CHUNK])?;
+                    out.write_unverified(&ps[..CHUNK])?;
                     ys[..k].copy_from_slice(&xs[CHUNK..]);
-                    Ok(k + fill(inp, &mut ys[k..])?)
+                    Ok(k + read_full(inp, &mut ys[k..])?)
                 })();
             });
             mac.update(&xs[..CHUNK]);
@@ -230,8 +286,7 @@ pub fn decrypt_to_writer<R: Read + Send, W: Write + Send>(
     } else {
         blen - BLOCK + final_len(header.version, size_mod, &pt[blen - BLOCK..blen])?
     };
-    sink.write_all(&pt[..n])?;
-    sink.flush()?;
+    sink.write_unverified(&pt[..n])?;
     Ok(Decrypted {
         header,
         plaintext_len: written + n as u64,
@@ -242,24 +297,22 @@ pub fn decrypt_to_writer<R: Read + Send, W: Write + Send>(
 /// HMACs match; the working buffer is wiped on failure.
 pub fn decrypt_to_vec(password: &str, data: &[u8], limits: &Limits) -> Result<Vec<u8>, Error> {
     let mut out = Vec::with_capacity(data.len());
-    match decrypt_to_writer(password, data, &mut out, limits) {
-        Ok(_) => Ok(out),
-        Err(e) => {
-            out.zeroize();
-            Err(e)
-        }
-    }
+    decrypt_into_sink(password, data, &mut out, limits)?;
+    Ok(out)
 }
 
 /// A [`Read`] over the plaintext of a seekable stream that releases only
-/// verified plaintext: [`SeekDecryptor::new`] checks the password and then
-/// the body HMAC in a first pass (bounded memory), and reads decrypt in a
-/// second pass.
+/// verified plaintext.
 ///
-/// The second pass recomputes the HMAC; if the input changed between the
-/// passes, the final `read` fails with `InvalidData`. Do not use this on
-/// inputs that others may modify concurrently; use [`decrypt_to_writer`]
-/// into a private temporary file instead.
+/// [`SeekDecryptor::new`] checks the password, then makes a first pass over
+/// the body computing its HMAC and a SHA-256 digest of every [`CHUNK`] of
+/// ciphertext (32 bytes of memory per MiB of input), and fails with
+/// [`Error::Corrupted`] unless the HMAC matched. Reads then decrypt in a
+/// second pass, and each chunk is released only after its ciphertext
+/// matched the digest recorded in the first pass, so an input rewritten
+/// between the passes yields an error
+/// ([`io::ErrorKind::InvalidData`] carrying [`Error::InputChanged`]) and
+/// never modified plaintext. After any error, every later read fails.
 pub struct SeekDecryptor<R: Read + Seek> {
     inner: R,
     header: Header,
@@ -268,8 +321,10 @@ pub struct SeekDecryptor<R: Read + Seek> {
     left: u64,
     final_keep: usize,
     plaintext_len: u64,
-    mac: Option<HmacSha256Stream>,
-    tag: [u8; 32],
+    /// SHA-256 of each ciphertext chunk, recorded in the first pass.
+    digests: Vec<[u8; 32]>,
+    next_chunk: usize,
+    failed: bool,
     ct: Vec<u8>,
     out: Vec<u8>,
     pos: usize,
@@ -279,7 +334,7 @@ pub struct SeekDecryptor<R: Read + Seek> {
 impl<R: Read + Seek> SeekDecryptor<R> {
     /// Parses the header at the current position, checks the password
     /// ([`Error::WrongPassword`]) and the body HMAC ([`Error::Corrupted`]),
-    /// then rewinds to the body.
+    /// recording a digest of each chunk, then rewinds to the body.
     pub fn new(mut inner: R, password: &str, limits: &Limits) -> Result<Self, Error> {
         let (header, body) = begin(&mut inner, password, limits)?;
         let v = header.version;
@@ -290,7 +345,10 @@ impl<R: Read + Seek> SeekDecryptor<R> {
         let blen = avail
             .checked_sub(tl)
             .ok_or(Error::Truncated(Region::Trailer))?;
-        if blen % BLOCK as u64 != 0 || (blen == 0 && v == Version::V3) {
+        if blen % BLOCK as u64 != 0 {
+            return Err(Error::PartialBlock);
+        }
+        if blen == 0 && v == Version::V3 {
             return Err(Error::Truncated(Region::Body));
         }
         let mut trailer = [0u8; 33];
@@ -302,18 +360,20 @@ impl<R: Read + Seek> SeekDecryptor<R> {
             Version::V1 | Version::V2 => trailer[0],
             Version::V3 => 0,
         };
-        let mut tag = [0u8; 32];
-        tag.copy_from_slice(&trailer[trailer.len() - 32..]);
-        // Pass 1: the HMAC over the body, keeping the last two blocks.
+        let tag = &trailer[trailer.len() - 32..];
+        // Pass 1: the HMAC and a digest per chunk, keeping the last two blocks.
         inner.seek(SeekFrom::Start(start))?;
         let mut ct = vec![0u8; CHUNK];
         let mut mac = body.mac.clone();
+        let mut digests = Vec::new();
         let mut left = blen;
         let mut tail = [0u8; 32];
         while left > 0 {
             let n = (left.min(CHUNK as u64)) as usize;
             read_exact_or(&mut inner, &mut ct[..n], Region::Body)?;
-            mac.update(&ct[..n]);
+            let chunk = &ct[..n];
+            let ((), digest) = rayon::join(|| mac.update(chunk), || sha256(chunk));
+            digests.push(digest);
             if n >= 32 {
                 tail.copy_from_slice(&ct[n - 32..n]);
             } else {
@@ -322,7 +382,7 @@ impl<R: Read + Seek> SeekDecryptor<R> {
             }
             left -= n as u64;
         }
-        check_tag(v, mac.finalize(), &tag)?;
+        check_tag(v, mac.finalize(), tag)?;
         let final_keep = if blen == 0 {
             0
         } else {
@@ -333,9 +393,9 @@ impl<R: Read + Seek> SeekDecryptor<R> {
             };
             let mut last = [0u8; 16];
             aes256_cbc_decrypt_b2b(body.key.expose(), &iv, &tail[16..], &mut last);
-            let keep = final_len(v, size_mod, &last)?;
+            let keep = final_len(v, size_mod, &last);
             last.zeroize();
-            keep
+            keep?
         };
         inner.seek(SeekFrom::Start(start))?;
         let plaintext_len = if blen == 0 {
@@ -347,12 +407,13 @@ impl<R: Read + Seek> SeekDecryptor<R> {
             inner,
             header,
             chain: body.chain,
-            mac: Some(body.mac),
             key: body.key,
             left: blen,
             final_keep,
             plaintext_len,
-            tag,
+            digests,
+            next_chunk: 0,
+            failed: false,
             ct,
             out: vec![0u8; CHUNK],
             pos: 0,
@@ -369,11 +430,44 @@ impl<R: Read + Seek> SeekDecryptor<R> {
     pub fn plaintext_len(&self) -> u64 {
         self.plaintext_len
     }
+
+    /// Reads, checks and decrypts the next chunk into `self.out`.
+    fn next_chunk(&mut self) -> io::Result<()> {
+        let n = self.left.min(CHUNK as u64) as usize;
+        self.inner.read_exact(&mut self.ct[..n])?;
+        let ct = &self.ct[..n];
+        let (key, chain, out) = (&self.key, &self.chain, &mut self.out);
+        let (digest, ()) = rayon::join(
+            || sha256(ct),
+            || par_decrypt(key.expose(), chain, ct, &mut out[..n]),
+        );
+        let recorded = self.digests.get(self.next_chunk);
+        if !recorded.is_some_and(|d| ct_eq(&digest, d)) {
+            self.out[..n].zeroize();
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                Error::InputChanged,
+            ));
+        }
+        self.next_chunk += 1;
+        self.chain = last_block(ct).unwrap_or(self.chain);
+        self.left -= n as u64;
+        self.pos = 0;
+        self.end = if self.left == 0 {
+            n - BLOCK + self.final_keep
+        } else {
+            n
+        };
+        Ok(())
+    }
 }
 
 impl<R: Read + Seek> Read for SeekDecryptor<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
+            if self.failed {
+                return Err(io::Error::other("aescrypt reader failed earlier"));
+            }
             if self.pos < self.end {
                 let n = (self.end - self.pos).min(buf.len());
                 buf[..n].copy_from_slice(&self.out[self.pos..self.pos + n]);
@@ -381,36 +475,12 @@ impl<R: Read + Seek> Read for SeekDecryptor<R> {
                 return Ok(n);
             }
             if self.left == 0 {
-                if let Some(mac) = self.mac.take() {
-                    if !ct_eq(&mac.finalize(), &self.tag) {
-                        return Err(io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            "aescrypt input changed between verification and decryption",
-                        ));
-                    }
-                }
                 return Ok(0);
             }
-            let n = self.left.min(CHUNK as u64) as usize;
-            self.inner.read_exact(&mut self.ct[..n])?;
-            let ct = &self.ct[..n];
-            let (mac, key, chain, out) = (&mut self.mac, &self.key, &self.chain, &mut self.out);
-            rayon::join(
-                || {
-                    if let Some(m) = mac.as_mut() {
-                        m.update(ct)
-                    }
-                },
-                || par_decrypt(key.expose(), chain, ct, &mut out[..n]),
-            );
-            self.chain = last_block(ct).unwrap_or(self.chain);
-            self.left -= n as u64;
-            self.pos = 0;
-            self.end = if self.left == 0 {
-                n - BLOCK + self.final_keep
-            } else {
-                n
-            };
+            if let Err(e) = self.next_chunk() {
+                self.failed = true;
+                return Err(e);
+            }
         }
     }
 }

@@ -14,7 +14,8 @@
 //! - Writing: [`Encryptor`] (a streaming `Write` over any writer),
 //!   [`encrypt_to_vec`], [`encrypt_into`] with [`EncryptOptions::encrypted_len`].
 //! - Reading: [`SeekDecryptor`] (a `Read` that verifies before releasing
-//!   anything), [`decrypt_to_writer`] (one pass into a provisional sink),
+//!   anything), [`decrypt_into_sink`] (one pass into a [`ProvisionalSink`]
+//!   that holds plaintext back until told to commit it),
 //!   [`decrypt_to_vec`].
 //! - A wrong password is [`Error::WrongPassword`]; damage is
 //!   [`Error::Corrupted`] (version 0 cannot tell them apart).
@@ -29,7 +30,7 @@ mod header;
 mod kdf;
 mod session;
 
-pub use decrypt::{decrypt_to_vec, decrypt_to_writer, Decrypted, SeekDecryptor};
+pub use decrypt::{decrypt_into_sink, decrypt_to_vec, Decrypted, ProvisionalSink, SeekDecryptor};
 pub use encrypt::{
     encrypt_into, encrypt_to_vec, EncryptOptions, Encryptor, CHUNK, DEFAULT_V3_ITERATIONS,
 };

@@ -88,44 +88,209 @@ fn wrong_password_is_distinct_from_corruption() {
     ));
 }
 
-/// An input that changes between the verification pass and the read pass is
-/// reported at the end of the read pass.
+/// A seekable input whose byte `at` is flipped on the first read after
+/// `flip` is set (i.e. at the start of the second pass).
+struct Changing {
+    inner: Cursor<Vec<u8>>,
+    flip: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    at: usize,
+}
+
+impl std::io::Read for Changing {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.flip.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            self.inner.get_mut()[self.at] ^= 1;
+        }
+        self.inner.read(buf)
+    }
+}
+
+impl std::io::Seek for Changing {
+    fn seek(&mut self, p: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.inner.seek(p)
+    }
+}
+
+fn is_input_changed(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::InvalidData
+        && matches!(
+            e.get_ref().and_then(|i| i.downcast_ref::<Error>()),
+            Some(Error::InputChanged)
+        )
+}
+
+/// An input changed between the verification pass and the read pass: the
+/// chunks before the change are released (they still match), the changed
+/// chunk never is, and every later read fails.
 #[test]
-fn seek_decryptor_detects_input_changed_between_passes() {
-    use std::io::{Read, Seek, SeekFrom};
+fn seek_decryptor_releases_no_plaintext_from_a_changed_chunk() {
+    use std::io::Read;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
-    struct Changing {
-        inner: Cursor<Vec<u8>>,
-        flip: Arc<AtomicBool>,
-        at: usize,
-    }
-    impl Read for Changing {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            if self.flip.swap(false, Ordering::SeqCst) {
-                self.inner.get_mut()[self.at] ^= 1;
-            }
-            self.inner.read(buf)
-        }
-    }
-    impl Seek for Changing {
-        fn seek(&mut self, p: SeekFrom) -> std::io::Result<u64> {
-            self.inner.seek(p)
-        }
-    }
-
-    let pt = pattern(3 * CHUNK);
+    let pt = pattern(3 * CHUNK + 100);
     let ct = encrypt_to_vec("pw", &pt, &EncryptOptions::v2()).unwrap();
-    let flip = Arc::new(AtomicBool::new(false));
-    let input = Changing {
-        at: ct.len() - 100,
-        inner: Cursor::new(ct),
-        flip: flip.clone(),
-    };
-    let mut r = SeekDecryptor::new(input, "pw", &Limits::default()).unwrap();
-    flip.store(true, Ordering::SeqCst);
+    let body = EncryptOptions::v2().prefix_len();
+    // In the second chunk, in the last (short) chunk, and in its final block.
+    for (at, released) in [
+        (body + CHUNK + 5, CHUNK),
+        (body + 3 * CHUNK + 3, 3 * CHUNK),
+        (ct.len() - 34, 3 * CHUNK),
+    ] {
+        let flip = Arc::new(AtomicBool::new(false));
+        let input = Changing {
+            at,
+            inner: Cursor::new(ct.clone()),
+            flip: flip.clone(),
+        };
+        let mut r = SeekDecryptor::new(input, "pw", &Limits::default()).unwrap();
+        flip.store(true, Ordering::SeqCst);
+        let mut out = Vec::new();
+        let e = r.read_to_end(&mut out).unwrap_err();
+        assert!(is_input_changed(&e), "{e:?}");
+        assert_eq!(out.len(), released, "flip at {at}");
+        assert!(out[..] == pt[..released], "released bytes are the original");
+        let mut more = [0u8; 16];
+        assert!(r.read(&mut more).is_err(), "poisoned after an error");
+    }
+}
+
+/// The real case: a file on disk rewritten (same length, other content)
+/// after `SeekDecryptor::new` verified it.
+#[test]
+fn seek_decryptor_on_a_file_rewritten_between_passes() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.aes");
+    let pt = pattern(2 * CHUNK + 7);
+    let ct = encrypt_to_vec("pw", &pt, &EncryptOptions::v2()).unwrap();
+    std::fs::write(&path, &ct).unwrap();
+    let f = std::fs::File::open(&path).unwrap();
+    let mut r = SeekDecryptor::new(f, "pw", &Limits::default()).unwrap();
+    // Another writer replaces the first chunk's ciphertext in place.
+    let mut other = ct.clone();
+    let body = EncryptOptions::v2().prefix_len();
+    for b in &mut other[body..body + 64] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&path, &other).unwrap();
     let mut out = Vec::new();
     let e = r.read_to_end(&mut out).unwrap_err();
-    assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+    assert!(is_input_changed(&e), "{e:?}");
+    assert!(out.is_empty(), "nothing from the changed chunk");
+    // Truncating the file between the passes is an error too.
+    std::fs::write(&path, &ct).unwrap();
+    let f = std::fs::File::open(&path).unwrap();
+    let mut r = SeekDecryptor::new(f, "pw", &Limits::default()).unwrap();
+    std::fs::write(&path, &ct[..body + 100]).unwrap();
+    let mut out = Vec::new();
+    assert!(r.read_to_end(&mut out).is_err());
+    assert!(out.is_empty());
+}
+
+/// A sink that records what it was told.
+#[derive(Default)]
+struct Recorder {
+    data: Vec<u8>,
+    committed: usize,
+    discarded: usize,
+    fail_commit: bool,
+}
+
+impl ProvisionalSink for Recorder {
+    fn write_unverified(&mut self, plaintext: &[u8]) -> std::io::Result<()> {
+        assert_eq!(self.committed + self.discarded, 0, "write after the end");
+        self.data.extend_from_slice(plaintext);
+        Ok(())
+    }
+    fn commit(&mut self) -> std::io::Result<()> {
+        self.committed += 1;
+        if self.fail_commit {
+            Err(std::io::Error::other("disk full"))
+        } else {
+            Ok(())
+        }
+    }
+    fn discard(&mut self) {
+        self.discarded += 1;
+    }
+}
+
+/// One pass: commit exactly once after the HMAC matched; on any failure
+/// (even after megabytes were written) discard exactly once, never commit.
+#[test]
+fn provisional_sink_is_committed_only_after_verification() {
+    let pt = pattern(2 * CHUNK + 33);
+    let ct = encrypt_to_vec("pw", &pt, &EncryptOptions::v2()).unwrap();
+    let lim = Limits::default();
+    let mut ok = Recorder::default();
+    let d = decrypt_into_sink("pw", &ct[..], &mut ok, &lim).unwrap();
+    assert_eq!((ok.committed, ok.discarded), (1, 0));
+    assert_eq!(d.plaintext_len, pt.len() as u64);
+    assert!(ok.data == pt);
+
+    let mut bad = ct.clone();
+    let i = bad.len() - 40;
+    bad[i] ^= 1;
+    let mut s = Recorder::default();
+    assert!(matches!(
+        decrypt_into_sink("pw", &bad[..], &mut s, &lim),
+        Err(Error::Corrupted)
+    ));
+    assert_eq!((s.committed, s.discarded), (0, 1));
+    assert_eq!(s.data.len(), 2 * CHUNK, "the final chunk was held back");
+
+    let mut s = Recorder::default();
+    assert!(matches!(
+        decrypt_into_sink("wrong", &ct[..], &mut s, &lim),
+        Err(Error::WrongPassword)
+    ));
+    assert_eq!((s.committed, s.discarded, s.data.len()), (0, 1, 0));
+
+    let mut s = Recorder {
+        fail_commit: true,
+        ..Recorder::default()
+    };
+    assert!(matches!(
+        decrypt_into_sink("pw", &ct[..], &mut s, &lim),
+        Err(Error::Io(_))
+    ));
+    assert_eq!((s.committed, s.discarded), (1, 1));
+
+    // The Vec sink wipes everything on failure, including what it held.
+    let mut v = b"earlier".to_vec();
+    assert!(decrypt_into_sink("pw", &bad[..], &mut v, &lim).is_err());
+    assert!(v.is_empty());
+    let mut v = Vec::new();
+    decrypt_into_sink("pw", &ct[..], &mut v, &lim).unwrap();
+    assert!(v == pt);
+}
+
+#[test]
+fn extension_count_round_trips_up_to_the_reader_limit() {
+    let ext = |n| -> Vec<Extension> {
+        (0..n)
+            .map(|i| Extension::new("N", &[i as u8]).unwrap())
+            .collect()
+    };
+    let opts = EncryptOptions::v2().extensions(ext(1024));
+    let ct = encrypt_to_vec("pw", b"data", &opts).unwrap();
+    assert_eq!(
+        decrypt_to_vec("pw", &ct, &Limits::default()).unwrap(),
+        b"data"
+    );
+    let too_many = EncryptOptions::v2().extensions(ext(1025));
+    assert!(matches!(
+        encrypt_to_vec("pw", b"data", &too_many),
+        Err(Error::InvalidExtension(_))
+    ));
+    let too_long = EncryptOptions::v2().extensions(
+        (0..17)
+            .map(|_| Extension::new("B", &[0u8; 65_000]).unwrap())
+            .collect(),
+    );
+    assert!(matches!(
+        encrypt_to_vec("pw", b"data", &too_long),
+        Err(Error::InvalidExtension(_))
+    ));
 }
