@@ -5,6 +5,7 @@
 use super::header::Version;
 use crate::primitives::{pbkdf2::pbkdf2_hmac_sha512, sha::sha256_parts};
 use crate::secret::{Secret, SecretVec};
+use zeroize::Zeroize;
 
 /// Rounds of the legacy (versions 0-2) derivation.
 pub const LEGACY_ROUNDS: usize = 8192;
@@ -24,8 +25,9 @@ pub fn legacy_key(password: &str, public_iv: &[u8; 16]) -> Secret<32> {
     let mut d = Secret::new([0u8; 32]);
     d.expose_mut()[..16].copy_from_slice(public_iv);
     for _ in 0..LEGACY_ROUNDS {
-        let next = sha256_parts(&[d.expose(), pw.expose()]);
-        *d.expose_mut() = next;
+        let mut next = sha256_parts(&[d.expose(), pw.expose()]);
+        d.expose_mut().copy_from_slice(&next);
+        next.zeroize();
     }
     d
 }

@@ -1,5 +1,14 @@
 //! Incremental HMAC-SHA256 (RustCrypto `hmac` over `sha2`, SHA-NI when the
 //! CPU has it), for MACs over data too large to hold at once.
+//!
+//! Wiping: the keyed state (the SHA-256 states after `key ^ ipad` and
+//! `key ^ opad`) is as good as the key. `hmac` 0.12 / `digest` 0.10 offer
+//! no `zeroize` support and their state is opaque (the `reset` feature
+//! only returns to the keyed state), so without `unsafe` it can't be
+//! zeroed. As a best effort, dropping or finalizing an
+//! [`HmacSha256Stream`] overwrites its state in place with the state of an
+//! HMAC under an empty key; copies left behind by moves (and the state
+//! inside `finalize`) are not wiped.
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -24,8 +33,22 @@ impl HmacSha256Stream {
     }
 
     /// The 32-byte tag.
-    pub fn finalize(self) -> [u8; 32] {
-        self.inner.finalize().into_bytes().into()
+    pub fn finalize(mut self) -> [u8; 32] {
+        let keyed = core::mem::replace(&mut self.inner, blank());
+        keyed.finalize().into_bytes().into()
+    }
+}
+
+/// An HMAC state under the empty key, to overwrite a keyed one.
+fn blank() -> Hmac<Sha256> {
+    <Hmac<Sha256> as Mac>::new_from_slice(&[]).expect("HMAC takes any key length")
+}
+
+impl Drop for HmacSha256Stream {
+    /// Best-effort wipe (see the module docs): overwrite the keyed state.
+    fn drop(&mut self) {
+        self.inner = blank();
+        core::hint::black_box(&self.inner);
     }
 }
 
