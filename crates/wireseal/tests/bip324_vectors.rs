@@ -241,10 +241,10 @@ impl Fe {
     fn add(self, o: Fe) -> Fe {
         let mut out = [0u64; 4];
         let mut carry = 0u64;
-        for i in 0..4 {
-            let (s1, c1) = self.0[i].overflowing_add(o.0[i]);
+        for ((r, a), b) in out.iter_mut().zip(self.0).zip(o.0) {
+            let (s1, c1) = a.overflowing_add(b);
             let (s2, c2) = s1.overflowing_add(carry);
-            out[i] = s2;
+            *r = s2;
             carry = (c1 || c2) as u64;
         }
         if carry == 1 || ge(out, P) {
