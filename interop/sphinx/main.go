@@ -9,7 +9,17 @@
 //	peel       node_key, associated_data, onion, [blinding_point] -> payload, final, next_onion
 //	fail       hops [{node_key, ephemeral}] (failing hop first), message -> packet
 //	unwrap     session_key, pubkeys, packet -> sender_idx (0-based), message
-//	bench      budget_ms, samples -> median ns per op for 20-hop build, 1-hop build, peel
+//	bench_serve  session_key, associated_data, hops, node_key -> {"ready": true},
+//	           then one command per line until stdin closes:
+//	           {"op": "calibrate", "workload": W, "per_sample_ns": P} -> {"n": calls per sample}
+//	           {"op": "sample", "workload": W, "n": N} -> {"ns_per_op": ...}
+//	           W is "build20" (every hop), "build1" (the first hop) or "peel" (the
+//	           first layer of the all-hop onion, with node_key).
+//
+// In bench_serve the keys are parsed and the routes built once, before any
+// timing: a sample times only NewOnionPacket or ProcessOnionPacket (on an
+// already decoded packet), in-process, so the caller can interleave its own
+// samples with these.
 //
 // Payloads are TLV streams without their BigSize length prefix.
 package main
@@ -19,10 +29,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
-	"runtime"
-	"sort"
 	"time"
 
 	"github.com/btcsuite/btcd/btcec/v2"
@@ -48,8 +58,6 @@ type request struct {
 	Message        string   `json:"message"`
 	Pubkeys        []string `json:"pubkeys"`
 	Packet         string   `json:"packet"`
-	BudgetMs       int      `json:"budget_ms"`
-	Samples        int      `json:"samples"`
 }
 
 func must(err error) {
@@ -76,7 +84,8 @@ func pub(s string) *btcec.PublicKey {
 	return p
 }
 
-func buildOnion(session *btcec.PrivateKey, hops []hop, ad []byte, area int) *sphinx.OnionPacket {
+// pathOf parses the hop keys and payloads into a payment path.
+func pathOf(hops []hop) *sphinx.PaymentPath {
 	var path sphinx.PaymentPath
 	if len(hops) > len(path) {
 		must(fmt.Errorf("at most %d hops", len(path)))
@@ -86,10 +95,15 @@ func buildOnion(session *btcec.PrivateKey, hops []hop, ad []byte, area int) *sph
 		must(err)
 		path[i] = sphinx.OnionHop{NodePub: *pub(h.Pubkey), HopPayload: p}
 	}
+	return &path
+}
+
+// newOnion builds an onion along an already parsed path (deterministic filler).
+func newOnion(path *sphinx.PaymentPath, session *btcec.PrivateKey, ad []byte, area int) *sphinx.OnionPacket {
 	if area == 0 {
 		area = sphinx.MaxRoutingPayloadSize
 	}
-	pkt, err := sphinx.NewOnionPacket(&path, session, ad,
+	pkt, err := sphinx.NewOnionPacket(path, session, ad,
 		sphinx.DeterministicPacketFiller, sphinx.WithMaxPayloadSize(area))
 	must(err)
 	return pkt
@@ -120,8 +134,8 @@ func failureBody(msg []byte) []byte {
 	return append(out, make([]byte, pad)...)
 }
 
-func median(f func(), budget time.Duration, samples int) float64 {
-	per := budget / time.Duration(samples)
+// callsPerSample: how many calls of f fill one sample of per.
+func callsPerSample(f func(), per time.Duration) int {
 	n := 1
 	for {
 		t := time.Now()
@@ -134,41 +148,86 @@ func median(f func(), budget time.Duration, samples int) float64 {
 			if scale < 1 {
 				scale = 1
 			}
-			n = int(float64(n)*scale) + 1
-			break
+			return int(float64(n)*scale) + 1
 		}
 		n *= 4
 	}
-	v := make([]float64, samples)
-	for s := range v {
-		t := time.Now()
-		for i := 0; i < n; i++ {
-			f()
-		}
-		v[s] = float64(time.Since(t).Nanoseconds()) / float64(n)
-	}
-	sort.Float64s(v)
-	return v[samples/2]
 }
 
-func allocs(f func()) float64 {
-	var a, b runtime.MemStats
-	const n = 50
-	runtime.ReadMemStats(&a)
+// sample: nanoseconds per call of f over n calls.
+func sample(f func(), n int) float64 {
+	t := time.Now()
 	for i := 0; i < n; i++ {
 		f()
 	}
-	runtime.ReadMemStats(&b)
-	return float64(b.Mallocs-a.Mallocs) / n
+	return float64(time.Since(t).Nanoseconds()) / float64(n)
+}
+
+type benchCmd struct {
+	Op          string `json:"op"`
+	Workload    string `json:"workload"`
+	PerSampleNs int64  `json:"per_sample_ns"`
+	N           int    `json:"n"`
+}
+
+// benchServe sets up the workloads once (keys parsed, routes built, the onion
+// to peel decoded), then answers calibrate / sample commands until EOF.
+func benchServe(dec *json.Decoder, req request) {
+	session := priv(req.SessionKey)
+	ad := unhex(req.AssociatedData)
+	if len(req.Hops) == 0 {
+		must(fmt.Errorf("bench_serve needs hops"))
+	}
+	all := pathOf(req.Hops)
+	first := pathOf(req.Hops[:1])
+	pkt := newOnion(all, session, ad, 0)
+	router := sphinx.NewRouter(&sphinx.PrivKeyECDH{PrivKey: priv(req.NodeKey)}, sphinx.NewNoOpReplayLog())
+	workloads := map[string]func(){
+		"build20": func() { newOnion(all, session, ad, 0) },
+		"build1":  func() { newOnion(first, session, ad, 0) },
+		"peel": func() {
+			p, err := router.ProcessOnionPacket(pkt, ad, 0)
+			must(err)
+			if p.Action != sphinx.MoreHops && len(req.Hops) > 1 {
+				must(fmt.Errorf("peel: expected a forward"))
+			}
+		},
+	}
+	enc := json.NewEncoder(os.Stdout)
+	must(enc.Encode(map[string]any{"ready": true}))
+	for {
+		var c benchCmd
+		err := dec.Decode(&c)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		must(err)
+		f, ok := workloads[c.Workload]
+		if !ok {
+			must(fmt.Errorf("unknown workload %q", c.Workload))
+		}
+		switch c.Op {
+		case "calibrate":
+			must(enc.Encode(map[string]any{"n": callsPerSample(f, time.Duration(c.PerSampleNs))}))
+		case "sample":
+			if c.N < 1 {
+				c.N = 1
+			}
+			must(enc.Encode(map[string]any{"ns_per_op": sample(f, c.N)}))
+		default:
+			must(fmt.Errorf("unknown bench command %q", c.Op))
+		}
+	}
 }
 
 func main() {
 	var req request
-	must(json.NewDecoder(os.Stdin).Decode(&req))
+	dec := json.NewDecoder(os.Stdin)
+	must(dec.Decode(&req))
 	out := map[string]any{}
 	switch req.Op {
 	case "build":
-		pkt := buildOnion(priv(req.SessionKey), req.Hops, unhex(req.AssociatedData), req.Area)
+		pkt := newOnion(pathOf(req.Hops), priv(req.SessionKey), unhex(req.AssociatedData), req.Area)
 		out["onion"] = hex.EncodeToString(encode(pkt))
 	case "peel":
 		router := sphinx.NewRouter(&sphinx.PrivKeyECDH{PrivKey: priv(req.NodeKey)}, sphinx.NewNoOpReplayLog())
@@ -210,34 +269,9 @@ func main() {
 		l := int(binary.BigEndian.Uint16(body[:2]))
 		out["sender_idx"] = e.SenderIdx - 1
 		out["message"] = hex.EncodeToString(body[2 : 2+l])
-	case "bench":
-		budget := time.Duration(req.BudgetMs) * time.Millisecond
-		samples := req.Samples
-		if samples < 3 {
-			samples = 3
-		}
-		session := priv(hex.EncodeToString(bytes.Repeat([]byte{0x41}, 32)))
-		ad := bytes.Repeat([]byte{0x42}, 32)
-		payload := hex.EncodeToString(bytes.Repeat([]byte{0x07}, 20))
-		var hops20 []hop
-		var nodeKeys []*btcec.PrivateKey
-		for i := 0; i < 20; i++ {
-			k := priv(hex.EncodeToString(bytes.Repeat([]byte{byte(0x50 + i)}, 32)))
-			nodeKeys = append(nodeKeys, k)
-			hops20 = append(hops20, hop{Pubkey: hex.EncodeToString(k.PubKey().SerializeCompressed()), Payload: payload})
-		}
-		b20 := func() { buildOnion(session, hops20, ad, 0) }
-		b1 := func() { buildOnion(session, hops20[:1], ad, 0) }
-		pkt := buildOnion(session, hops20, ad, 0)
-		router := sphinx.NewRouter(&sphinx.PrivKeyECDH{PrivKey: nodeKeys[0]}, sphinx.NewNoOpReplayLog())
-		peel := func() {
-			_, err := router.ProcessOnionPacket(pkt, ad, 0)
-			must(err)
-		}
-		out["build20_ns"] = median(b20, budget, samples)
-		out["build1_ns"] = median(b1, budget, samples)
-		out["peel_ns"] = median(peel, budget, samples)
-		out["build20_allocs"] = allocs(b20)
+	case "bench_serve":
+		benchServe(dec, req)
+		return
 	default:
 		must(fmt.Errorf("unknown op %q", req.Op))
 	}

@@ -1,5 +1,5 @@
 //! Criterion benches for BOLT #4 onions: the elliptic-curve pieces, 20-hop
-//! and 1-hop build, one-hop peel.
+//! and 1-hop build, one-hop peel and its elliptic-curve floor.
 
 use criterion::{black_box, criterion_main, Criterion};
 use wireseal::primitives::chacha20::KeyStream;
@@ -74,6 +74,16 @@ fn benches(c: &mut Criterion) {
         .unwrap()
         .0
         .to_bytes();
+    // The EC work a forwarding peel cannot avoid: ECDH + one variable-base mult.
+    let eph = *Onion::parse(&onion).unwrap().ephemeral_key();
+    g.bench_function("peel_floor", |b| {
+        b.iter(|| {
+            (
+                nodes[0].ecdh_sha256(black_box(&eph)),
+                eph.mul_tweak_vartime(black_box(&[7u8; 32])).unwrap(),
+            )
+        })
+    });
     g.bench_function("peel", |b| {
         b.iter(|| {
             Onion::parse(&onion)

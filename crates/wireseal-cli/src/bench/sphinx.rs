@@ -1,12 +1,23 @@
 //! `sphinx` bench section: BOLT #4 onion build and peel next to lightning-onion
 //! (Go, via `interop/sphinx`) and LDK measured in the same run, the
-//! elliptic-curve floor, the quadratic derivation for contrast, and batch peel
-//! on one core against all cores.
+//! elliptic-curve floors of build and peel, the quadratic shared-secret
+//! derivation for contrast, and batch peel on one core against all cores.
+//!
+//! Every ours-vs-other figure is a pair sampled alternately, so load on a
+//! shared machine hits both alike. The peers get their keys parsed and routes
+//! built outside the timed code, as wireseal does. lightning-onion times
+//! itself in its own process (a Go bench server): each round runs one sample
+//! of ours here, then asks Go for one sample of the same workload.
 
 use super::sphinx_ldk::Ldk;
+use super::timing::median;
 use super::{Better, Ctx, Row};
+use serde_json::{json, Value};
+use std::hint::black_box;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Instant;
 use wireseal::batch::Batch;
 use wireseal::primitives::secp256k1::{PrivateKey, PublicKey};
 use wireseal::sphinx::{self, keys, Hop, Onion, Padding, PeelItem, PAYMENT_AREA};
@@ -19,50 +30,172 @@ fn node(i: usize) -> PrivateKey {
     PrivateKey::from_bytes(&[0x50 + i as u8; 32]).expect("valid key")
 }
 
-/// Runs lightning-onion's timing loop; `None` (with a note) without Go.
-fn go_bench(ctx: &Ctx) -> Option<serde_json::Value> {
+/// Builds the Go helper in this run; a failure says which step failed (a
+/// binary left from an earlier run is never used).
+fn build_go_helper() -> Result<PathBuf, String> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let src = root.join("interop/sphinx");
+    if !src.is_dir() {
+        return Err(format!("{} is missing", src.display()));
+    }
+    match Command::new("go").arg("version").output() {
+        Err(_) => return Err("`go` is not installed".into()),
+        Ok(o) if !o.status.success() => return Err("`go version` failed".into()),
+        Ok(_) => {}
+    }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
     let bin = target.join("interop").join("sphinx-peer");
-    let src = root.join("interop/sphinx");
-    let built = src.is_dir()
-        && Command::new("go")
-            .args(["build", "-o"])
-            .arg(&bin)
-            .arg(".")
-            .current_dir(&src)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-    if !built && !bin.is_file() {
-        eprintln!(
-            "sphinx: lightning-onion skipped: `go` is not installed or interop/sphinx is missing"
-        );
-        return None;
+    let out = Command::new("go")
+        .args(["build", "-o"])
+        .arg(&bin)
+        .arg(".")
+        .current_dir(&src)
+        .output()
+        .map_err(|e| format!("cannot run `go build`: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`go build` of interop/sphinx failed: {}",
+            last_line(&out.stderr)
+        ));
     }
-    let req = serde_json::json!({
-        "op": "bench",
-        "budget_ms": ctx.budget().as_millis() as u64,
-        "samples": ctx.samples(),
-    });
-    let mut child = Command::new(&bin)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    use std::io::Write;
-    child
-        .stdin
-        .take()?
-        .write_all(req.to_string().as_bytes())
-        .ok()?;
-    let out = child.wait_with_output().ok()?;
-    serde_json::from_slice(&out.stdout).ok()
+    Ok(bin)
+}
+
+fn last_line(b: &[u8]) -> String {
+    let s = String::from_utf8_lossy(b);
+    s.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("(no output)")
+        .trim()
+        .to_string()
+}
+
+/// lightning-onion's bench server (`interop/sphinx`, op `bench_serve`): the
+/// route and keys are set up once; each sample is timed inside Go.
+struct GoBench {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    out: BufReader<ChildStdout>,
+}
+
+impl GoBench {
+    /// Builds and starts the helper with the same route, session key,
+    /// associated data and peeling key as our side.
+    fn start(setup: Value) -> Result<Self, String> {
+        let bin = build_go_helper()?;
+        let mut child = Command::new(&bin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start the helper: {e}"))?;
+        let stdin = child.stdin.take();
+        let out = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut go = Self { child, stdin, out };
+        go.ask(&setup)?;
+        Ok(go)
+    }
+
+    /// Sends one command line and reads one reply line.
+    fn ask(&mut self, cmd: &Value) -> Result<Value, String> {
+        let sent = self
+            .stdin
+            .as_mut()
+            .map(|w| writeln!(w, "{cmd}").and_then(|_| w.flush()));
+        let mut line = String::new();
+        let got = self.out.read_line(&mut line);
+        match (sent, got) {
+            (Some(Ok(())), Ok(n)) if n > 0 => {
+                serde_json::from_str(&line).map_err(|e| format!("bad reply from the helper: {e}"))
+            }
+            _ => Err(format!("the helper failed: {}", self.stderr_tail())),
+        }
+    }
+
+    fn stderr_tail(&mut self) -> String {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+        let mut e = Vec::new();
+        if let Some(mut s) = self.child.stderr.take() {
+            let _ = s.read_to_end(&mut e);
+        }
+        last_line(&e)
+    }
+
+    /// Calls of `workload` per sample of `per_sample` seconds.
+    fn calibrate(&mut self, workload: &str, per_sample: f64) -> Result<u64, String> {
+        let r = self.ask(&json!({"op": "calibrate", "workload": workload,
+            "per_sample_ns": (per_sample * 1e9) as u64}))?;
+        r["n"]
+            .as_u64()
+            .ok_or_else(|| "calibrate: no n in the reply".into())
+    }
+
+    /// One sample of `n` calls, timed in Go: seconds per call.
+    fn sample(&mut self, workload: &str, n: u64) -> Result<f64, String> {
+        let r = self.ask(&json!({"op": "sample", "workload": workload, "n": n}))?;
+        r["ns_per_op"]
+            .as_f64()
+            .map(|ns| ns / 1e9)
+            .ok_or_else(|| "sample: no ns_per_op in the reply".into())
+    }
+}
+
+impl Drop for GoBench {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// Calls of `f` that fill one sample of `per` seconds.
+fn calls_per_sample<R>(per: f64, f: &mut impl FnMut() -> R) -> u64 {
+    let mut n: u64 = 1;
+    loop {
+        let t = Instant::now();
+        for _ in 0..n {
+            black_box(f());
+        }
+        let el = t.elapsed().as_secs_f64();
+        if el >= per / 4.0 || n >= 1 << 30 {
+            return ((n as f64) * (per / el.max(1e-9)).clamp(1.0, 1e6)).ceil() as u64;
+        }
+        n *= 4;
+    }
+}
+
+/// Ours against lightning-onion on `workload`, sampled alternately: each
+/// round one sample of ours (timed here), then one sample of Go's (timed in
+/// Go, so the pipe is not counted). Medians, seconds per call.
+fn pair_with_go<R>(
+    ctx: &Ctx,
+    go: &mut GoBench,
+    workload: &str,
+    mut ours: impl FnMut() -> R,
+) -> Result<(f64, f64), String> {
+    let per = ctx.budget().as_secs_f64() / ctx.samples() as f64;
+    let n_ours = calls_per_sample(per, &mut ours);
+    let n_go = go.calibrate(workload, per)?;
+    let (mut theirs, mut err) = (Vec::new(), None);
+    let (t_ours, _) = ctx.time_pair_job(
+        ctx.samples(),
+        || {
+            for _ in 0..n_ours {
+                black_box(ours());
+            }
+        },
+        || match go.sample(workload, n_go) {
+            Ok(s) => theirs.push(s),
+            Err(e) => err = Some(e),
+        },
+    );
+    match err {
+        Some(e) => Err(e),
+        None => Ok((t_ours / n_ours as f64, median(&mut theirs))),
+    }
 }
 
 /// The `sphinx` rows.
@@ -80,6 +213,26 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             payload: &payload,
         })
         .collect();
+
+    // lightning-onion: started (and built) before any timing, same workload.
+    let setup = json!({
+        "op": "bench_serve",
+        "session_key": hex::encode(session.to_secret().expose()),
+        "associated_data": hex::encode(ad),
+        "hops": pubs.iter().map(|p| json!({
+            "pubkey": hex::encode(p.serialize()),
+            "payload": hex::encode(payload),
+        })).collect::<Vec<_>>(),
+        "node_key": hex::encode(keys20[0].to_secret().expose()),
+    });
+    let mut go = match GoBench::start(setup) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            eprintln!("sphinx: lightning-onion skipped: {e}");
+            None
+        }
+    };
+
     let mut buf = vec![0u8; sphinx::PAYMENT_ONION_LEN];
     let build = |hops: &[Hop], buf: &mut [u8]| {
         sphinx::build_into(
@@ -93,37 +246,93 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         .expect("builds")
     };
     // Warm up (lazy context set-up, caches, clock) before the first figure.
-    let t = std::time::Instant::now();
+    let t = Instant::now();
     while t.elapsed() < std::time::Duration::from_millis(50) {
         build(&hops20, &mut buf);
     }
-    // The 20-hop build and the floor are measured alternately, three rounds,
-    // and each reported as the median of its rounds, so load drifts hit both.
-    let floor_op = || {
-        for p in &pubs {
-            std::hint::black_box(session.ecdh_sha256(p));
-            std::hint::black_box(session.public_key());
+
+    // LDK: same route shape (its first hop is its own node, so it can peel),
+    // keys parsed and the path built once; payloads of its own making.
+    let ldk = Ldk::new([0x33; 32]);
+    let mut ldk_hops: Vec<[u8; 33]> = pubs.iter().map(|p| p.serialize()).collect();
+    ldk_hops[0] = ldk.node_id();
+    let ldk_path20 = Ldk::path(&ldk_hops);
+    let ldk_path1 = Ldk::path(&ldk_hops[..1]);
+    let ldk_session = Ldk::session_key(&[0x41; 32]);
+    let ph = [0x42u8; 32];
+
+    // The Go pairs; None (and a note) when the helper fails part way.
+    let mut go_pair = |what: &str, ours: &mut dyn FnMut()| -> Option<(f64, f64)> {
+        let g = go.as_mut()?;
+        match pair_with_go(ctx, g, what, ours) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!("sphinx: lightning-onion skipped from `{what}` on: {e}");
+                go = None;
+                None
+            }
         }
     };
-    let (mut r20, mut rfloor) = (Vec::new(), Vec::new());
-    for _ in 0..3 {
-        r20.push(ctx.time_per_op(|| build(&hops20, &mut buf)));
-        rfloor.push(ctx.time_per_op(floor_op));
-    }
-    let b20 = super::timing::median(&mut r20);
-    let floor = super::timing::median(&mut rfloor);
-    let b1 = ctx.time_per_op(|| build(&hops20[..1], &mut buf));
-    let linear = ctx.time_per_op(|| keys::session_secrets(&session, pubs.iter().copied()));
-    let quadratic = ctx.time_per_op(|| keys::session_secrets_quadratic(&session, &pubs));
+
+    // Build, 20 hops: against the floor, LDK and lightning-onion.
+    let floor_build = || {
+        for p in &pubs {
+            black_box(session.ecdh_sha256(p));
+            black_box(session.public_key());
+        }
+    };
+    let (b20_f, floor) = ctx.time_pair_per_op(|| build(&hops20, &mut buf), floor_build);
+    let (b20_l, l20) = ctx.time_pair_per_op(
+        || build(&hops20, &mut buf),
+        || ldk.create(&ldk_session, &ldk_path20, ph, [0; 32]),
+    );
+    let g20 = go_pair("build20", &mut || {
+        build(&hops20, &mut buf);
+    });
+
+    // Shared-secret derivation only (no packet): linear against quadratic.
+    let (linear, quadratic) = ctx.time_pair_per_op(
+        || keys::session_secrets(&session, pubs.iter().copied()),
+        || keys::session_secrets_quadratic(&session, &pubs),
+    );
+
+    // Build, 1 hop.
+    let (b1_l, l1) = ctx.time_pair_per_op(
+        || build(&hops20[..1], &mut buf),
+        || ldk.create(&ldk_session, &ldk_path1, ph, [0; 32]),
+    );
+    let g1 = go_pair("build1", &mut || {
+        build(&hops20[..1], &mut buf);
+    });
+
+    // Peel one layer (of 20), from the wire bytes: against its floor, LDK and
+    // lightning-onion.
     let onion20 = sphinx::build(&session, &hops20, &ad, PAYMENT_AREA, Padding::Deterministic)
         .expect("builds")
         .0
         .to_bytes();
-    let peel = ctx.time_per_op(|| {
+    let peel = || {
         Onion::parse(&onion20)
             .and_then(|o| o.peel(&keys20[0], &ad))
             .expect("peels")
+    };
+    // The EC work a forwarding peel cannot avoid: one ECDH with the onion's
+    // ephemeral key and one variable-base multiplication for the next one.
+    let eph = *Onion::parse(&onion20).expect("parses").ephemeral_key();
+    let tweak = [0x5au8; 32];
+    let floor_peel = || {
+        black_box(keys20[0].ecdh_sha256(&eph));
+        black_box(eph.mul_tweak_vartime(&tweak).expect("valid tweak"))
+    };
+    let (peel_f, pfloor) = ctx.time_pair_per_op(peel, floor_peel);
+    let (lonion, amt, cltv) = ldk.build(&[0x41; 32], &ldk_hops, ph, [0; 32]);
+    let (peel_l, lpeel) = ctx.time_pair_per_op(peel, || {
+        ldk.peel(&lonion, ph, amt, cltv).expect("LDK peels")
     });
+    let gpeel = go_pair("peel", &mut || {
+        peel();
+    });
+    drop(go); // the Go process exits; nothing of it runs during batch peel
 
     // Batch peel: distinct onions, one thread against every core.
     let n = if ctx.full { 4096 } else { 512 };
@@ -149,30 +358,19 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         .collect();
     let one = Batch::with_threads(1);
     let all = Batch::all_cores();
-    let t1 = ctx.time_job(ctx.samples(), || {
-        sphinx::peel_batch(&one, &keys20[0], &items)
-    });
-    let tn = ctx.time_job(ctx.samples(), || {
-        sphinx::peel_batch(&all, &keys20[0], &items)
-    });
+    let (t1, tn) = ctx.time_pair_job(
+        ctx.samples(),
+        || sphinx::peel_batch(&one, &keys20[0], &items),
+        || sphinx::peel_batch(&all, &keys20[0], &items),
+    );
 
-    // LDK: same route shape, payloads of its own making.
-    let ldk = Ldk::new([0x33; 32]);
-    let mut ldk_hops: Vec<[u8; 33]> = pubs.iter().map(|p| p.serialize()).collect();
-    ldk_hops[0] = ldk.node_id();
-    let ph = [0x42u8; 32];
-    let l20 = ctx.time_per_op(|| ldk.build(&[0x41; 32], &ldk_hops, ph, [0; 32]));
-    let l1 = ctx.time_per_op(|| ldk.build(&[0x41; 32], &ldk_hops[..1], ph, [0; 32]));
-    let (lonion, amt, cltv) = ldk.build(&[0x41; 32], &ldk_hops, ph, [0; 32]);
-    let lpeel = ctx.time_per_op(|| ldk.peel(&lonion, ph, amt, cltv).expect("LDK peels"));
-
-    let go = go_bench(ctx);
-    let g = |k: &str| go.as_ref().and_then(|v| v[k].as_f64()).map(|ns| ns / 1e3);
-    let go_name = if go.is_some() {
-        GO
-    } else {
-        "lightning-onion (go missing)"
+    let go_row = |g: Option<(f64, f64)>, fallback: f64| match g {
+        Some((ours, theirs)) => (ours, GO, Some(theirs)),
+        None => (fallback, "lightning-onion (skipped)", None),
     };
+    let (b20_g, go20_name, go20) = go_row(g20, b20_l);
+    let (b1_g, go1_name, go1) = go_row(g1, b1_l);
+    let (peel_g, gop_name, gop) = go_row(gpeel, peel_l);
     let cores = all.threads();
     vec![
         Row::new(
@@ -180,9 +378,9 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             "build 20 hops",
             "µs",
             Better::Lower,
-            b20 * us,
-            go_name,
-            g("build20_ns"),
+            b20_g * us,
+            go20_name,
+            go20.map(|t| t * us),
         )
         .seed("lightning-onion 2.70 ms, 1,212 allocs (issue)"),
         Row::new(
@@ -190,7 +388,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             "build 20 hops",
             "µs",
             Better::Lower,
-            b20 * us,
+            b20_l * us,
             LDK,
             Some(l20 * us),
         )
@@ -200,36 +398,36 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             "build 20 hops vs floor (20 ECDH + 20 k·G)",
             "µs",
             Better::Lower,
-            b20 * us,
+            b20_f * us,
             "EC floor, same run",
             Some(floor * us),
         )
         .seed("target: within 15% (ratio >= 0.87)"),
         Row::new(
             S,
-            "20-hop key derivation, linear vs quadratic",
+            "20-hop shared secrets (no packet), linear",
             "µs",
             Better::Lower,
             linear * us,
-            "quadratic (Core Lightning way)",
+            "quadratic (Core Lightning)",
             Some(quadratic * us),
         )
-        .seed("CLN ~229 variable-base mults"),
+        .seed("derivation only; CLN ~229 var-base mults"),
         Row::new(
             S,
             "build 1 hop",
             "µs",
             Better::Lower,
-            b1 * us,
-            go_name,
-            g("build1_ns"),
+            b1_g * us,
+            go1_name,
+            go1.map(|t| t * us),
         ),
         Row::new(
             S,
             "build 1 hop",
             "µs",
             Better::Lower,
-            b1 * us,
+            b1_l * us,
             LDK,
             Some(l1 * us),
         ),
@@ -238,9 +436,9 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             "peel 1 hop (of 20)",
             "µs",
             Better::Lower,
-            peel * us,
-            go_name,
-            g("peel_ns"),
+            peel_g * us,
+            gop_name,
+            gop.map(|t| t * us),
         )
         .seed("lightning-onion 0.40 ms (issue); target >= 6x"),
         Row::new(
@@ -248,9 +446,18 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             "peel 1 hop (of 20)",
             "µs",
             Better::Lower,
-            peel * us,
+            peel_l * us,
             LDK,
             Some(lpeel * us),
+        ),
+        Row::new(
+            S,
+            "peel 1 hop vs floor (ECDH + var-base mult)",
+            "µs",
+            Better::Lower,
+            peel_f * us,
+            "EC floor, same run",
+            Some(pfloor * us),
         ),
         Row::new(
             S,
@@ -267,8 +474,16 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn floor_keys_are_valid() {
-        assert_eq!(super::node(19).public_key().serialize().len(), 33);
+        assert_eq!(node(19).public_key().serialize().len(), 33);
+    }
+
+    #[test]
+    fn last_line_skips_blank_lines() {
+        assert_eq!(last_line(b"a\nb: failed\n\n"), "b: failed");
+        assert_eq!(last_line(b""), "(no output)");
     }
 }

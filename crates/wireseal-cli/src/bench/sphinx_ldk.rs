@@ -44,15 +44,10 @@ impl Ldk {
             .serialize()
     }
 
-    /// Builds a payment onion along `hops` (compressed node ids); returns the
-    /// serialized onion, the first hop's amount and CLTV expiry.
-    pub fn build(
-        &self,
-        session: &[u8; 32],
-        hops: &[[u8; 33]],
-        payment_hash: [u8; 32],
-        prng_seed: [u8; 32],
-    ) -> (Vec<u8>, u64, u32) {
+    /// The route along `hops` (compressed node ids), parsed once so that a
+    /// timed build does no key parsing (as wireseal's build gets its keys
+    /// parsed in advance).
+    pub fn path(hops: &[[u8; 33]]) -> Path {
         let hops = hops
             .iter()
             .enumerate()
@@ -66,15 +61,31 @@ impl Ldk {
                 maybe_announced_channel: true,
             })
             .collect();
-        let path = Path {
+        Path {
             hops,
             blinded_tail: None,
-        };
-        let session = SecretKey::from_slice(session).expect("valid key");
-        let (pkt, amt, cltv) = create_payment_onion(
+        }
+    }
+
+    /// A session key, parsed once.
+    pub fn session_key(session: &[u8; 32]) -> SecretKey {
+        SecretKey::from_slice(session).expect("valid key")
+    }
+
+    /// Builds a payment onion along a parsed `path` (the timed part: LDK's
+    /// `create_payment_onion` only); returns the packet, the first hop's
+    /// amount and CLTV expiry.
+    pub fn create(
+        &self,
+        session: &SecretKey,
+        path: &Path,
+        payment_hash: [u8; 32],
+        prng_seed: [u8; 32],
+    ) -> (OnionPacket, u64, u32) {
+        create_payment_onion(
             &self.secp,
-            &path,
-            &session,
+            path,
+            session,
             100_000,
             &RecipientOnionFields::secret_only(PaymentSecret([9; 32])),
             HEIGHT,
@@ -83,13 +94,25 @@ impl Ldk {
             None,
             prng_seed,
         )
-        .expect("LDK builds the onion");
-        let mut out = Vec::with_capacity(1366);
-        out.push(pkt.version);
-        out.extend_from_slice(&pkt.public_key.expect("valid key").serialize());
-        out.extend_from_slice(&pkt.hop_data);
-        out.extend_from_slice(&pkt.hmac);
-        (out, amt, cltv)
+        .expect("LDK builds the onion")
+    }
+
+    /// Builds a payment onion along `hops` (compressed node ids); returns the
+    /// serialized onion, the first hop's amount and CLTV expiry.
+    pub fn build(
+        &self,
+        session: &[u8; 32],
+        hops: &[[u8; 33]],
+        payment_hash: [u8; 32],
+        prng_seed: [u8; 32],
+    ) -> (Vec<u8>, u64, u32) {
+        let (pkt, amt, cltv) = self.create(
+            &Self::session_key(session),
+            &Self::path(hops),
+            payment_hash,
+            prng_seed,
+        );
+        (serialize(&pkt), amt, cltv)
     }
 
     /// Peels a 1366-byte onion addressed to this node. Returns `Some(next
@@ -125,21 +148,22 @@ impl Ldk {
             .map_err(|e| format!("{:?}: {}", e.reason, e.msg))?;
         Ok(match info.routing {
             lightning::ln::channelmanager::PendingHTLCRouting::Forward { onion_packet, .. } => {
-                let mut out = Vec::with_capacity(1366);
-                out.push(onion_packet.version);
-                out.extend_from_slice(
-                    &onion_packet
-                        .public_key
-                        .map_err(|e| e.to_string())?
-                        .serialize(),
-                );
-                out.extend_from_slice(&onion_packet.hop_data);
-                out.extend_from_slice(&onion_packet.hmac);
-                Some(out)
+                onion_packet.public_key.map_err(|e| e.to_string())?;
+                Some(serialize(&onion_packet))
             }
             _ => None,
         })
     }
+}
+
+/// The 1366 bytes of an LDK onion packet (its public key must be valid).
+pub fn serialize(pkt: &OnionPacket) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1366);
+    out.push(pkt.version);
+    out.extend_from_slice(&pkt.public_key.expect("valid key").serialize());
+    out.extend_from_slice(&pkt.hop_data);
+    out.extend_from_slice(&pkt.hmac);
+    out
 }
 
 #[cfg(test)]
