@@ -8,8 +8,13 @@ const VECTORS: &str = concat!(
 );
 
 fn ws(args: &[&str]) -> Output {
+    ws_env(args, &[])
+}
+
+fn ws_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wireseal"))
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .unwrap()
 }
@@ -296,4 +301,265 @@ fn key_exchange_and_per_peer_frames() {
         ],
         "authentication failed",
     );
+}
+
+/// A vector frame (mesh DEMO, secret 42 x32) and its plaintext.
+const DEMO_FRAME: &str = "ae00000102030405060708090a0b38d9697c592c680c3c759655df471eba";
+
+fn open_demo(frame: &str) -> Output {
+    ws(&[
+        "peat",
+        "open",
+        "--mesh-id",
+        "DEMO",
+        "--secret",
+        &"42".repeat(32),
+        frame,
+    ])
+}
+
+fn assert_fails(o: &Output, needle: &str) {
+    assert!(!o.status.success(), "should fail");
+    assert!(o.stdout.is_empty(), "nothing on stdout");
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains(needle), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn open_rejects_tampered_truncated_and_oversized_frames() {
+    let good = open_demo(DEMO_FRAME);
+    assert!(good.status.success());
+    let bytes = hex::decode(DEMO_FRAME).unwrap();
+    // Tampered: nonce, ciphertext and tag bytes.
+    for i in [2, 13, 14, bytes.len() - 1] {
+        let mut t = bytes.clone();
+        t[i] ^= 0x01;
+        assert_fails(&open_demo(&hex::encode(&t)), "authentication failed");
+    }
+    // Oversized: bytes appended after the tag.
+    let mut long = bytes.clone();
+    long.extend_from_slice(&[0u8; 3]);
+    assert_fails(&open_demo(&hex::encode(&long)), "authentication failed");
+    // Truncated (this frame carries an empty document, so one byte less is
+    // below the 30-byte minimum).
+    for n in [0, 2, 14, bytes.len() - 1] {
+        assert_fails(&open_demo(&hex::encode(&bytes[..n])), "too short");
+    }
+    // Not a mesh-wide frame at all.
+    let mut other = bytes.clone();
+    other[0] = 0xAF;
+    assert_fails(&open_demo(&hex::encode(&other)), "unexpected marker");
+}
+
+#[test]
+fn secrets_from_file_and_environment() {
+    let secret = "42".repeat(32);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mesh.secret");
+    std::fs::write(&file, format!("{secret}\n")).unwrap();
+    let file = file.to_str().unwrap();
+    let env = [("PEAT_TEST_SECRET", secret.as_str())];
+    let sealed = ws_env(
+        &[
+            "peat",
+            "seal",
+            "--mesh-id",
+            "DEMO",
+            "--secret-env",
+            "PEAT_TEST_SECRET",
+            "--nonce",
+            "000102030405060708090a0b",
+            "",
+        ],
+        &env,
+    );
+    assert!(sealed.status.success());
+    assert_eq!(String::from_utf8_lossy(&sealed.stdout).trim(), DEMO_FRAME);
+    let opened = ok(&[
+        "peat",
+        "open",
+        "--mesh-id",
+        "DEMO",
+        "--secret-file",
+        file,
+        DEMO_FRAME,
+    ]);
+    assert_eq!(opened.trim(), "");
+    // One source only.
+    fails(
+        &[
+            "peat",
+            "open",
+            "--mesh-id",
+            "DEMO",
+            "--secret",
+            &secret,
+            "--secret-file",
+            file,
+            DEMO_FRAME,
+        ],
+        "cannot be used with",
+    );
+    fails(
+        &["peat", "open", "--mesh-id", "DEMO", DEMO_FRAME],
+        "--secret, --secret-file or --secret-env",
+    );
+    // Genesis seed from the environment and from a file: same mesh as argv.
+    let seed = "42".repeat(32);
+    let g = ws_env(
+        &[
+            "peat",
+            "genesis",
+            "--name",
+            "ALPHA-TEAM",
+            "--seed-env",
+            "PEAT_TEST_SEED",
+        ],
+        &[("PEAT_TEST_SEED", seed.as_str())],
+    );
+    assert!(String::from_utf8_lossy(&g.stdout).contains("mesh_id: CBE6FC55"));
+    let seed_file = dir.path().join("seed");
+    std::fs::write(&seed_file, &seed).unwrap();
+    let out = ok(&[
+        "peat",
+        "genesis",
+        "--name",
+        "ALPHA-TEAM",
+        "--seed-file",
+        seed_file.to_str().unwrap(),
+    ]);
+    assert!(out.contains("mesh_id: CBE6FC55"), "{out}");
+}
+
+#[test]
+fn genesis_rejects_a_wrong_length_seed_without_echoing_it() {
+    for seed in ["42".repeat(31), "42".repeat(33), "abc".to_string()] {
+        let o = ws(&["peat", "genesis", "--name", "ALPHA-TEAM", "--seed", &seed]);
+        assert_fails(&o, "--seed: expected 32 bytes (64 hex digits)");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(!e.contains(&seed), "{e}");
+    }
+    let o = ws(&["peat", "genesis", "--name", "X", "--seed", &"zz".repeat(32)]);
+    assert_fails(&o, "not valid hex");
+    fails(
+        &["peat", "genesis", "--name", "X"],
+        "--seed, --seed-file or --seed-env",
+    );
+}
+
+#[test]
+fn policy_ranges_are_checked() {
+    for (flag, v) in [
+        ("--adaptive-battery", "101"),
+        ("--adaptive-battery", "-1"),
+        ("--battery", "101"),
+        ("--adaptive-rate", "-0.5"),
+        ("--adaptive-rate", "inf"),
+        ("--adaptive-rate", "NaN"),
+        ("--rate", "-1"),
+        ("--rate", "inf"),
+    ] {
+        let o = ws(&["peat", "policy", flag, v]);
+        assert!(!o.status.success(), "{flag} {v}");
+        assert!(o.stdout.is_empty());
+    }
+    assert!(ok(&[
+        "peat",
+        "policy",
+        "--adaptive-battery",
+        "100",
+        "--adaptive-rate",
+        "0"
+    ])
+    .starts_with("protection:"));
+}
+
+#[test]
+fn policy_says_the_link_and_floor_override_level_none() {
+    let out = ok(&[
+        "peat",
+        "policy",
+        "--level",
+        "none",
+        "--data",
+        "counter",
+        "--link",
+        "untrusted-relay",
+    ]);
+    assert!(out.starts_with("protection: per-peer"), "{out}");
+    assert!(
+        out.contains("override it at every level, none included"),
+        "{out}"
+    );
+    let out = ok(&["peat", "policy", "--level", "none", "--data", "emergency"]);
+    assert!(out.starts_with("protection: mesh-wide"), "{out}");
+    assert!(out.contains("decided by: AlwaysEncrypt"), "{out}");
+    assert!(out.contains("must not send this message plain"), "{out}");
+    // Nothing raised, no note.
+    let out = ok(&["peat", "policy", "--level", "none", "--data", "chat"]);
+    assert!(
+        out.starts_with("protection: plain") && !out.contains("note:"),
+        "{out}"
+    );
+}
+
+#[test]
+fn peer_seal_takes_a_counter() {
+    let a_sk = "a1".repeat(32);
+    let b_sk = "b2".repeat(32);
+    let a_pk =
+        ok(&["peat", "keyx", "--node", "0x11111111", "--private", &a_sk]).trim()[14..].to_owned();
+    let b_pk =
+        ok(&["peat", "keyx", "--node", "0x22222222", "--private", &b_sk]).trim()[14..].to_owned();
+    let f = ok(&[
+        "peat",
+        "peer-seal",
+        "--node",
+        "0x11111111",
+        "--private",
+        &a_sk,
+        "--peer",
+        "0x22222222",
+        "--peer-key",
+        &b_pk,
+        "--counter",
+        "258",
+        "68656c6c6f",
+    ]);
+    // recipient, sender, then the counter, u64 LE.
+    assert!(f.starts_with("af0022222222111111110201000000000000"), "{f}");
+    let pt = ok(&[
+        "peat",
+        "peer-open",
+        "--node",
+        "0x22222222",
+        "--private",
+        &b_sk,
+        "--peer",
+        "0x11111111",
+        "--peer-key",
+        &a_pk,
+        f.trim(),
+    ]);
+    assert_eq!(pt.trim(), "68656c6c6f");
+    for bad in ["--counter=-1", "--counter=18446744073709551616"] {
+        fails(
+            &[
+                "peat",
+                "peer-seal",
+                "--node",
+                "1",
+                "--private",
+                &a_sk,
+                "--peer",
+                "2",
+                "--peer-key",
+                &b_pk,
+                bad,
+                "00",
+            ],
+            "--counter",
+        );
+    }
 }

@@ -1,9 +1,10 @@
 //! `wireseal peat`: peat-btle mesh-wide frames, genesis provisioning, and the
 //! encryption policy.
 
-use crate::util::{hex_arg, hex_array, parse_u32, SecretSource};
-use anyhow::{bail, Result};
+use crate::util::{hex_arg, hex_array, parse_u32, read_secret_text, secret_hex, SecretSource};
+use anyhow::Result;
 use clap::{Subcommand, ValueEnum};
+use std::path::PathBuf;
 use wireseal::peat::policy::{self, Conditions, DataType, Level, Link, Policy, Protection};
 use wireseal::peat::{Genesis, KeyExchange, MeshKey, MeshSealer, PeerSessions};
 use wireseal::primitives::x25519::StaticSecret;
@@ -17,9 +18,8 @@ pub enum Cmd {
         /// The mesh id (the HKDF salt), e.g. CBE6FC55.
         #[arg(long)]
         mesh_id: String,
-        /// The 32-byte mesh secret as hex.
-        #[arg(long, value_name = "HEX")]
-        secret: String,
+        #[command(flatten)]
+        secret: MeshSecret,
         /// A fixed 12-byte nonce as hex (for reproducing vectors only; never
         /// reuse a nonce). Default: fresh from the OS CSPRNG.
         #[arg(long, value_name = "HEX")]
@@ -32,9 +32,8 @@ pub enum Cmd {
         /// The mesh id.
         #[arg(long)]
         mesh_id: String,
-        /// The 32-byte mesh secret as hex.
-        #[arg(long, value_name = "HEX")]
-        secret: String,
+        #[command(flatten)]
+        secret: MeshSecret,
         /// The frame as hex.
         frame: String,
     },
@@ -43,9 +42,8 @@ pub enum Cmd {
         /// The mesh name.
         #[arg(long)]
         name: String,
-        /// The 32-byte genesis seed as hex.
-        #[arg(long, value_name = "HEX")]
-        seed: String,
+        #[command(flatten)]
+        seed: GenesisSeed,
     },
     /// Explain the protection the policy chooses for a message.
     Policy(PolicyArgs),
@@ -59,10 +57,14 @@ pub enum Cmd {
         private: SecretSource,
     },
     /// Seal one per-peer E2EE frame (0xAF) for a peer whose key exchange we
-    /// received (a fresh session: counter 0, random nonce).
+    /// received (a fresh session, random nonce).
     PeerSeal {
         #[command(flatten)]
         peer: PeerArgs,
+        /// The frame's counter (advisory: the tag does not cover it, and
+        /// receivers detect replays by nonce).
+        #[arg(long, default_value_t = 0)]
+        counter: u64,
         /// The plaintext as hex.
         plaintext: String,
     },
@@ -73,6 +75,84 @@ pub enum Cmd {
         /// The frame as hex.
         frame: String,
     },
+}
+
+/// The 32-byte mesh secret (hex): on the command line, in a file or in an
+/// environment variable.
+#[derive(Clone, clap::Args)]
+pub struct MeshSecret {
+    /// The 32-byte mesh secret as hex (visible in the process list; prefer
+    /// --secret-file or --secret-env).
+    #[arg(long, value_name = "HEX")]
+    secret: Option<String>,
+    /// Read the mesh secret (hex) from this file.
+    #[arg(long, value_name = "FILE", conflicts_with = "secret")]
+    secret_file: Option<PathBuf>,
+    /// Read the mesh secret (hex) from this environment variable.
+    #[arg(long, value_name = "VAR", conflicts_with_all = ["secret", "secret_file"])]
+    secret_env: Option<String>,
+}
+
+impl std::fmt::Debug for MeshSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MeshSecret")
+            .field("secret", &self.secret.as_ref().map(|_| "redacted"))
+            .field("secret_file", &self.secret_file)
+            .field("secret_env", &self.secret_env)
+            .finish()
+    }
+}
+
+impl MeshSecret {
+    fn load(&self) -> Result<Zeroizing<[u8; 32]>> {
+        let text = read_secret_text(
+            self.secret.as_deref(),
+            self.secret_file.as_deref(),
+            self.secret_env.as_deref(),
+            "--secret",
+            "--secret, --secret-file or --secret-env",
+        )?;
+        secret_hex::<32>(&text, "--secret")
+    }
+}
+
+/// The 32-byte genesis seed (hex): on the command line, in a file or in an
+/// environment variable.
+#[derive(Clone, clap::Args)]
+pub struct GenesisSeed {
+    /// The 32-byte genesis seed as hex (visible in the process list; prefer
+    /// --seed-file or --seed-env).
+    #[arg(long, value_name = "HEX")]
+    seed: Option<String>,
+    /// Read the genesis seed (hex) from this file.
+    #[arg(long, value_name = "FILE", conflicts_with = "seed")]
+    seed_file: Option<PathBuf>,
+    /// Read the genesis seed (hex) from this environment variable.
+    #[arg(long, value_name = "VAR", conflicts_with_all = ["seed", "seed_file"])]
+    seed_env: Option<String>,
+}
+
+impl std::fmt::Debug for GenesisSeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GenesisSeed")
+            .field("seed", &self.seed.as_ref().map(|_| "redacted"))
+            .field("seed_file", &self.seed_file)
+            .field("seed_env", &self.seed_env)
+            .finish()
+    }
+}
+
+impl GenesisSeed {
+    fn load(&self) -> Result<Zeroizing<[u8; 32]>> {
+        let text = read_secret_text(
+            self.seed.as_deref(),
+            self.seed_file.as_deref(),
+            self.seed_env.as_deref(),
+            "--seed",
+            "--seed, --seed-file or --seed-env",
+        )?;
+        secret_hex::<32>(&text, "--seed")
+    }
 }
 
 /// Our identity and the peer's, for the stateless per-peer commands.
@@ -126,13 +206,13 @@ pub struct PolicyArgs {
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u8).range(0..=100))]
     battery: u8,
     /// Update rate of this data type, Hz.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = parse_rate)]
     rate: f64,
     /// Enable the adaptive rule: plain below this battery percentage.
-    #[arg(long, value_name = "PERCENT")]
+    #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u8).range(0..=100))]
     adaptive_battery: Option<u8>,
     /// Enable the adaptive rule: plain above this update rate (Hz).
-    #[arg(long, value_name = "HZ")]
+    #[arg(long, value_name = "HZ", value_parser = parse_rate)]
     adaptive_rate: Option<f64>,
     /// Replace the always-encrypt list (repeatable; default: emergency,
     /// sensitive-chat). Use `--always-encrypt none` for an empty list.
@@ -174,14 +254,14 @@ fn parse_data_type(s: &str) -> std::result::Result<DataType, String> {
     })
 }
 
-fn secret32(hex: &str, what: &str) -> Result<Zeroizing<[u8; 32]>> {
-    let v = Zeroizing::new(hex_arg(hex, what)?);
-    if v.len() != 32 {
-        bail!("{what}: expected 32 bytes (64 hex digits), got {}", v.len());
+/// An update rate in Hz: a finite number, at least 0 (clap value parser).
+fn parse_rate(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if r.is_finite() && r >= 0.0 => Ok(r),
+        _ => Err(format!(
+            "{s:?} is not a rate: a finite number of Hz, 0 or more"
+        )),
     }
-    let mut out = Zeroizing::new([0u8; 32]);
-    out.copy_from_slice(&v);
-    Ok(out)
 }
 
 /// Runs a `peat` subcommand.
@@ -193,7 +273,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
             nonce,
             plaintext,
         } => {
-            let secret = secret32(&secret, "--secret")?;
+            let secret = secret.load()?;
             let pt = hex_arg(&plaintext, "PLAINTEXT_HEX")?;
             let frame = match nonce {
                 Some(n) => {
@@ -209,7 +289,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
             secret,
             frame,
         } => {
-            let secret = secret32(&secret, "--secret")?;
+            let secret = secret.load()?;
             let f = hex_arg(&frame, "FRAME_HEX")?;
             let pt = MeshKey::derive(&mesh_id, &secret)
                 .open(&f)
@@ -217,7 +297,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
             println!("{}", hex::encode(pt));
         }
         Cmd::Genesis { name, seed } => {
-            let seed = secret32(&seed, "--seed")?;
+            let seed = seed.load()?;
             let g = Genesis::derive(&name, &seed);
             println!("mesh_id: {}", g.mesh_id());
             let s = Zeroizing::new(hex::encode(g.secret().expose()));
@@ -232,10 +312,16 @@ pub fn run(cmd: Cmd) -> Result<()> {
                 hex::encode(PeerSessions::new(node, id).key_exchange_frame())
             );
         }
-        Cmd::PeerSeal { peer, plaintext } => {
+        Cmd::PeerSeal {
+            peer,
+            counter,
+            plaintext,
+        } => {
             let pt = hex_arg(&plaintext, "PLAINTEXT_HEX")?;
-            let f = peer
-                .session()?
+            let mut s = peer.session()?;
+            s.set_next_counter(peer.peer_node, counter)
+                .map_err(|e| anyhow::anyhow!("cannot seal: {e}"))?;
+            let f = s
                 .seal(peer.peer_node, &pt, 0)
                 .map_err(|e| anyhow::anyhow!("cannot seal: {e}"))?;
             println!("{}", hex::encode(f));
@@ -264,9 +350,6 @@ fn explain(a: PolicyArgs) -> Result<()> {
         LinkArg::KnownPeer => Link::KnownPeer,
         LinkArg::UntrustedRelay => Link::UntrustedRelay,
     };
-    if !a.rate.is_finite() || a.rate < 0.0 {
-        bail!("--rate must be a non-negative number of Hz");
-    }
     let mut p = Policy::new(level);
     if a.adaptive_battery.is_some() || a.adaptive_rate.is_some() {
         p = p.with_adaptive(
@@ -313,5 +396,14 @@ fn explain(a: PolicyArgs) -> Result<()> {
         p.always_encrypt,
         name(d.protection)
     );
+    if d.protection > d.base {
+        println!(
+            "note: the level sets only the base ({}); the link rule and the always-encrypt \
+             floor override it at every level, none included. A node without the keys for \
+             {} must not send this message plain.",
+            name(d.base),
+            name(d.protection)
+        );
+    }
     Ok(())
 }
