@@ -137,6 +137,9 @@ fn seal_packed<'p>(
     ranges
 }
 
+/// One frame of a packed buffer (`None` for a bad range) and its result.
+type OpenSlot<'a> = (Option<&'a mut [u8]>, Result<usize, PeatError>);
+
 /// Opens in place the frames at `ranges` of `buf` (as [`seal_batch_into`]
 /// returned them: ascending, not overlapping), without allocating per frame.
 /// One result per range, in order: the plaintext length on success (the
@@ -149,8 +152,7 @@ pub fn open_batch_in_place_ranges(
     buf: &mut [u8],
     ranges: &[Range<usize>],
 ) -> Vec<Result<usize, PeatError>> {
-    let mut slots: Vec<(Option<&mut [u8]>, Result<usize, PeatError>)> =
-        Vec::with_capacity(ranges.len());
+    let mut slots: Vec<OpenSlot<'_>> = Vec::with_capacity(ranges.len());
     let mut rest = buf;
     let mut at = 0;
     for (index, r) in ranges.iter().enumerate() {
