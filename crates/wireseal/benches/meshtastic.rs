@@ -61,6 +61,7 @@ fn batch_open(c: &mut Criterion) {
     g.throughput(Throughput::Elements(packets.len() as u64));
     for (name, batch) in [
         ("1_core", Batch::with_threads(1)),
+        ("2_cores", Batch::with_threads(2)),
         ("all_cores", Batch::all_cores()),
     ] {
         let mut e =
