@@ -1,7 +1,7 @@
 //! Argument parsing shared by the subcommands: hex, numbers, secrets.
 
 use anyhow::{anyhow, bail, Context, Result};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use zeroize::Zeroizing;
 
 /// Decodes hex (whitespace and a `0x` prefix tolerated) with a message naming `what`.
@@ -28,44 +28,98 @@ pub fn parse_u32(s: &str) -> std::result::Result<u32, String> {
     r.map_err(|e| format!("{s:?} is not a 32-bit number, decimal or 0x-prefixed hex ({e})"))
 }
 
-/// A secret given on the command line, in a file, or in an environment variable.
-/// Other secret-taking options follow the same pattern with their own names:
-/// read them with [`read_secret_text`] and decode with [`secret_hex`].
-#[derive(Clone, Default, clap::Args)]
-pub struct SecretSource {
-    /// Our private key as hex (visible to other local users via the process list;
-    /// prefer --private-file or --private-env).
-    #[arg(long = "private", value_name = "HEX")]
-    pub hex: Option<String>,
-    /// Read the private key (hex) from this file.
-    #[arg(long = "private-file", value_name = "FILE", conflicts_with = "hex")]
-    pub file: Option<PathBuf>,
-    /// Read the private key (hex) from this environment variable.
-    #[arg(long = "private-env", value_name = "VAR", conflicts_with_all = ["hex", "file"])]
-    pub env: Option<String>,
-}
+/// Declares the three mutually exclusive options of one secret, `--NAME`
+/// (inline, visible in the process list), `--NAME-file FILE` and
+/// `--NAME-env VAR`, as a struct to `#[command(flatten)]`, with a `Debug`
+/// that never shows the inline value, `text` (the secret's text, from
+/// whichever option was given) and `load::<N>` (exactly `N` bytes of hex).
+macro_rules! secret_source {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            flags: [$flag:literal, $file_flag:literal, $env_flag:literal],
+            value_name: $value_name:literal,
+            help: [$help:literal, $file_help:literal, $env_help:literal $(,)?] $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Default, clap::Args)]
+        $vis struct $name {
+            /// The secret itself.
+            #[arg(id = $flag, long = $flag, value_name = $value_name, help = $help)]
+            pub hex: Option<String>,
+            /// A file holding the secret.
+            #[arg(
+                id = $file_flag,
+                long = $file_flag,
+                value_name = "FILE",
+                conflicts_with = $flag,
+                help = $file_help
+            )]
+            pub file: Option<std::path::PathBuf>,
+            /// An environment variable holding the secret.
+            #[arg(
+                id = $env_flag,
+                long = $env_flag,
+                value_name = "VAR",
+                conflicts_with_all = [$flag, $file_flag],
+                help = $env_help
+            )]
+            pub env: Option<String>,
+        }
 
-impl std::fmt::Debug for SecretSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SecretSource")
-            .field("hex", &self.hex.as_ref().map(|_| "redacted"))
-            .field("file", &self.file)
-            .field("env", &self.env)
-            .finish()
-    }
-}
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("hex", &self.hex.as_ref().map(|_| "redacted"))
+                    .field("file", &self.file)
+                    .field("env", &self.env)
+                    .finish()
+            }
+        }
 
-impl SecretSource {
-    /// Loads exactly `N` secret bytes from whichever source was given.
-    pub fn load<const N: usize>(&self, what: &str) -> Result<Zeroizing<[u8; N]>> {
-        let text = read_secret_text(
-            self.hex.as_deref(),
-            self.file.as_deref(),
-            self.env.as_deref(),
-            what,
-            "--private, --private-file or --private-env",
-        )?;
-        secret_hex(&text, what)
+        #[allow(dead_code)]
+        impl $name {
+            /// The secret's text from whichever option was given (trimmed,
+            /// wiped when dropped); `what` names it in errors.
+            pub fn text(&self, what: &str) -> anyhow::Result<zeroize::Zeroizing<String>> {
+                $crate::util::read_secret_text(
+                    self.hex.as_deref(),
+                    self.file.as_deref(),
+                    self.env.as_deref(),
+                    what,
+                    concat!("--", $flag, ", --", $file_flag, " or --", $env_flag),
+                )
+            }
+
+            /// Exactly `N` secret bytes, written as hex.
+            pub fn load<const N: usize>(
+                &self,
+                what: &str,
+            ) -> anyhow::Result<zeroize::Zeroizing<[u8; N]>> {
+                $crate::util::secret_hex(&self.text(what)?, what)
+            }
+
+            /// Whether none of the three options was given.
+            pub fn is_absent(&self) -> bool {
+                self.hex.is_none() && self.file.is_none() && self.env.is_none()
+            }
+        }
+    };
+}
+pub(crate) use secret_source;
+
+secret_source! {
+    /// Our private key (hex): on the command line, in a file, or in an
+    /// environment variable.
+    pub struct SecretSource {
+        flags: ["private", "private-file", "private-env"],
+        value_name: "HEX",
+        help: [
+            "Our private key as hex (visible to other local users via the process list; prefer --private-file or --private-env)",
+            "Read the private key (hex) from this file",
+            "Read the private key (hex) from this environment variable",
+        ],
     }
 }
 

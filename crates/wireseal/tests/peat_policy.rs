@@ -8,6 +8,18 @@ use DataType::*;
 use Link::*;
 use Protection::*;
 
+/// Every built-in data type and one application-defined type.
+const TYPES: [DataType; 7] = [
+    Counter,
+    Heartbeat,
+    Location,
+    Chat,
+    Emergency,
+    SensitiveChat,
+    App(3),
+];
+const LINKS: [Link; 3] = [TrustedLocal, KnownPeer, UntrustedRelay];
+
 const OK: Conditions = Conditions {
     battery_percent: 80,
     update_rate_hz: 1.0,
@@ -111,23 +123,13 @@ fn strict_receivers_never_accept_what_the_policy_would_encrypt() {
         Level::Selective,
         Level::PeerE2ee,
     ];
-    let types = [
-        Counter,
-        Heartbeat,
-        Location,
-        Chat,
-        Emergency,
-        SensitiveChat,
-        App(3),
-    ];
-    let links = [TrustedLocal, KnownPeer, UntrustedRelay];
     let conds = [OK, LOW_BATTERY, FAST];
     let received = [Plain, MeshWide, PeerE2ee];
     let mut checked = 0;
     for lv in levels {
         for p in [Policy::new(lv), adaptive(lv)] {
-            for d in types {
-                for l in links {
+            for d in TYPES {
+                for l in LINKS {
                     for c in conds {
                         let need = decide(&p, d, l, c).protection;
                         for r in received {
@@ -165,15 +167,6 @@ fn condition_grid() -> Vec<Conditions> {
 
 #[test]
 fn required_floor_is_the_lowest_decision_over_all_conditions() {
-    let types = [
-        Counter,
-        Heartbeat,
-        Location,
-        Chat,
-        Emergency,
-        SensitiveChat,
-        App(3),
-    ];
     let grid = condition_grid();
     let mut policies = Vec::new();
     for lv in [
@@ -197,7 +190,7 @@ fn required_floor_is_the_lowest_decision_over_all_conditions() {
         policies.push(custom);
     }
     for p in &policies {
-        for d in types {
+        for d in TYPES {
             for l in [TrustedLocal, KnownPeer, UntrustedRelay] {
                 let lowest = grid
                     .iter()

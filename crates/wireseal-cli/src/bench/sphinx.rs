@@ -10,7 +10,7 @@
 //! of ours here, then asks Go for one sample of the same workload.
 
 use super::sphinx_ldk::Ldk;
-use super::timing::median;
+use super::timing::{calls_per_sample, median};
 use super::{Better, Ctx, Row};
 use serde_json::{json, Value};
 use std::hint::black_box;
@@ -148,22 +148,6 @@ impl Drop for GoBench {
     fn drop(&mut self) {
         drop(self.stdin.take());
         let _ = self.child.wait();
-    }
-}
-
-/// Calls of `f` that fill one sample of `per` seconds.
-fn calls_per_sample<R>(per: f64, f: &mut impl FnMut() -> R) -> u64 {
-    let mut n: u64 = 1;
-    loop {
-        let t = Instant::now();
-        for _ in 0..n {
-            black_box(f());
-        }
-        let el = t.elapsed().as_secs_f64();
-        if el >= per / 4.0 || n >= 1 << 30 {
-            return ((n as f64) * (per / el.max(1e-9)).clamp(1.0, 1e6)).ceil() as u64;
-        }
-        n *= 4;
     }
 }
 

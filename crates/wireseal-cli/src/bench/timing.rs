@@ -55,20 +55,7 @@ impl Ctx {
 
     /// How many calls of `f` fill one sample's share of the budget.
     fn calibrate<R>(&self, f: &mut impl FnMut() -> R) -> u64 {
-        let per_sample = self.budget().as_secs_f64() / self.samples() as f64;
-        let mut n: u64 = 1;
-        loop {
-            let t = Instant::now();
-            for _ in 0..n {
-                black_box(f());
-            }
-            let el = t.elapsed().as_secs_f64();
-            if el >= per_sample / 4.0 || n >= 1 << 30 {
-                let scale = (per_sample / el.max(1e-9)).clamp(1.0, 1e6);
-                return ((n as f64) * scale).ceil() as u64;
-            }
-            n *= 4;
-        }
+        calls_per_sample(self.budget().as_secs_f64() / self.samples() as f64, f)
     }
 
     /// Median seconds for one call of `f` that does a whole, large job (no
@@ -125,6 +112,24 @@ pub fn median(v: &mut [f64]) -> f64 {
         v[n / 2]
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// How many calls of `f` fill one sample of `per` seconds (grown by 4x until
+/// a quarter of `per` is reached, then scaled up).
+pub(super) fn calls_per_sample<R>(per: f64, f: &mut impl FnMut() -> R) -> u64 {
+    let mut n: u64 = 1;
+    loop {
+        let t = Instant::now();
+        for _ in 0..n {
+            black_box(f());
+        }
+        let el = t.elapsed().as_secs_f64();
+        if el >= per / 4.0 || n >= 1 << 30 {
+            let scale = (per / el.max(1e-9)).clamp(1.0, 1e6);
+            return ((n as f64) * scale).ceil() as u64;
+        }
+        n *= 4;
     }
 }
 

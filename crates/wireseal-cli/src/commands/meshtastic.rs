@@ -1,9 +1,8 @@
 //! `wireseal meshtastic ...`: PKC direct messages and channel packets.
 
-use crate::util::{hex_arg, hex_array, parse_u32, read_secret_text, SecretSource};
+use crate::util::{hex_arg, hex_array, parse_u32, secret_source, SecretSource};
 use anyhow::{Context, Result};
 use base64::Engine as _;
-use std::path::PathBuf;
 use wireseal::meshtastic::{ChannelKey, PkcEngine};
 use wireseal::primitives::x25519::StaticSecret;
 
@@ -43,28 +42,17 @@ pub struct PkcArgs {
     data: String,
 }
 
-/// A channel PSK, base64 (as in the app's channel settings; "AQ==" is the
-/// default key): on the command line, in a file or in an environment variable.
-#[derive(Clone, clap::Args)]
-pub struct PskSource {
-    /// Channel PSK, base64 (visible in the process list; prefer --psk-file or --psk-env).
-    #[arg(long, value_name = "BASE64")]
-    psk: Option<String>,
-    /// Read the channel PSK (base64) from this file.
-    #[arg(long, value_name = "FILE", conflicts_with = "psk")]
-    psk_file: Option<PathBuf>,
-    /// Read the channel PSK (base64) from this environment variable.
-    #[arg(long, value_name = "VAR", conflicts_with_all = ["psk", "psk_file"])]
-    psk_env: Option<String>,
-}
-
-impl std::fmt::Debug for PskSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PskSource")
-            .field("psk", &self.psk.as_ref().map(|_| "redacted"))
-            .field("psk_file", &self.psk_file)
-            .field("psk_env", &self.psk_env)
-            .finish()
+secret_source! {
+    /// A channel PSK, base64 (as in the app's channel settings; "AQ==" is the
+    /// default key): on the command line, in a file or in an environment variable.
+    pub struct PskSource {
+        flags: ["psk", "psk-file", "psk-env"],
+        value_name: "BASE64",
+        help: [
+            "Channel PSK, base64 (visible in the process list; prefer --psk-file or --psk-env)",
+            "Read the channel PSK (base64) from this file",
+            "Read the channel PSK (base64) from this environment variable",
+        ],
     }
 }
 
@@ -160,13 +148,7 @@ fn engine(a: &PkcArgs) -> Result<(PkcEngine, [u8; 32])> {
 }
 
 fn channel_key(src: &PskSource) -> Result<ChannelKey> {
-    let b64 = read_secret_text(
-        src.psk.as_deref(),
-        src.psk_file.as_deref(),
-        src.psk_env.as_deref(),
-        "--psk",
-        "--psk, --psk-file or --psk-env",
-    )?;
+    let b64 = src.text("--psk")?;
     let psk = zeroize::Zeroizing::new(
         base64::engine::general_purpose::STANDARD
             .decode(b64.as_bytes())

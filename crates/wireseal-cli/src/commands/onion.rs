@@ -1,9 +1,8 @@
 //! `wireseal onion`: build and peel BOLT #4 Sphinx onions, create, wrap and
 //! unwrap failure packets.
 
-use crate::util::{hex_arg, parse_u32, read_secret_text, secret_hex, SecretSource};
+use crate::util::{hex_arg, parse_u32, secret_hex, secret_source, SecretSource};
 use anyhow::{anyhow, bail, Context, Result};
-use std::path::PathBuf;
 use wireseal::primitives::secp256k1::{PrivateKey, PublicKey};
 use wireseal::sphinx::{self, blinding, failure, keys, Hop, Onion, Padding, Peeled};
 
@@ -99,45 +98,23 @@ enum ErrorCmd {
     },
 }
 
-/// The session private key (32 bytes hex): on the command line, in a file or
-/// in an environment variable.
-#[derive(Clone, clap::Args)]
-struct SessionKeySource {
-    /// Session private key, 32 bytes hex (visible in the process list; prefer
-    /// --session-key-file or --session-key-env).
-    #[arg(long, value_name = "HEX")]
-    session_key: Option<String>,
-    /// Read the session private key (hex) from this file.
-    #[arg(long, value_name = "FILE", conflicts_with = "session_key")]
-    session_key_file: Option<PathBuf>,
-    /// Read the session private key (hex) from this environment variable.
-    #[arg(long, value_name = "VAR", conflicts_with_all = ["session_key", "session_key_file"])]
-    session_key_env: Option<String>,
-}
-
-impl std::fmt::Debug for SessionKeySource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SessionKeySource")
-            .field(
-                "session_key",
-                &self.session_key.as_ref().map(|_| "redacted"),
-            )
-            .field("session_key_file", &self.session_key_file)
-            .field("session_key_env", &self.session_key_env)
-            .finish()
+secret_source! {
+    /// The session private key (32 bytes hex): on the command line, in a file or
+    /// in an environment variable.
+    struct SessionKeySource {
+        flags: ["session-key", "session-key-file", "session-key-env"],
+        value_name: "HEX",
+        help: [
+            "Session private key, 32 bytes hex (visible in the process list; prefer --session-key-file or --session-key-env)",
+            "Read the session private key (hex) from this file",
+            "Read the session private key (hex) from this environment variable",
+        ],
     }
 }
 
 impl SessionKeySource {
-    fn load(&self) -> Result<PrivateKey> {
-        let text = read_secret_text(
-            self.session_key.as_deref(),
-            self.session_key_file.as_deref(),
-            self.session_key_env.as_deref(),
-            "session key",
-            "--session-key, --session-key-file or --session-key-env",
-        )?;
-        private_key(&text, "session key")
+    fn private_key(&self) -> Result<PrivateKey> {
+        private_key(&self.text("session key")?, "session key")
     }
 }
 
@@ -164,7 +141,7 @@ fn node_key(hex: Option<&str>, src: &SecretSource) -> Result<PrivateKey> {
     if let Some(h) = hex {
         return private_key(h, "--node-key");
     }
-    if src.file.is_none() && src.env.is_none() && src.hex.is_none() {
+    if src.is_absent() {
         bail!("a node key is required: give --node-key, --private-file or --private-env");
     }
     let b = src.load::<32>("node key")?;
@@ -215,7 +192,7 @@ pub fn run(a: Args) -> Result<()> {
             area,
             random_padding,
         } => {
-            let session = session_key.load()?;
+            let session = session_key.private_key()?;
             let ad = hex_arg(&associated_data, "--associated-data")?;
             let mut parsed = Vec::with_capacity(hops.len());
             for (i, h) in hops.iter().enumerate() {
@@ -307,7 +284,7 @@ fn run_error(e: ErrorCmd) -> Result<()> {
             hops,
             packet,
         } => {
-            let session = session_key.load()?;
+            let session = session_key.private_key()?;
             let pubs = hops
                 .iter()
                 .enumerate()

@@ -1,10 +1,9 @@
 //! `wireseal peat`: peat-btle mesh-wide frames, genesis provisioning, and the
 //! encryption policy.
 
-use crate::util::{hex_arg, hex_array, parse_u32, read_secret_text, secret_hex, SecretSource};
+use crate::util::{hex_arg, hex_array, parse_u32, secret_source, SecretSource};
 use anyhow::Result;
 use clap::{Subcommand, ValueEnum};
-use std::path::PathBuf;
 use wireseal::peat::policy::{self, Conditions, DataType, Level, Link, Policy, Protection};
 use wireseal::peat::{Genesis, KeyExchange, MeshKey, MeshSealer, PeerSessions};
 use wireseal::primitives::x25519::StaticSecret;
@@ -77,81 +76,31 @@ pub enum Cmd {
     },
 }
 
-/// The 32-byte mesh secret (hex): on the command line, in a file or in an
-/// environment variable.
-#[derive(Clone, clap::Args)]
-pub struct MeshSecret {
-    /// The 32-byte mesh secret as hex (visible in the process list; prefer
-    /// --secret-file or --secret-env).
-    #[arg(long, value_name = "HEX")]
-    secret: Option<String>,
-    /// Read the mesh secret (hex) from this file.
-    #[arg(long, value_name = "FILE", conflicts_with = "secret")]
-    secret_file: Option<PathBuf>,
-    /// Read the mesh secret (hex) from this environment variable.
-    #[arg(long, value_name = "VAR", conflicts_with_all = ["secret", "secret_file"])]
-    secret_env: Option<String>,
-}
-
-impl std::fmt::Debug for MeshSecret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MeshSecret")
-            .field("secret", &self.secret.as_ref().map(|_| "redacted"))
-            .field("secret_file", &self.secret_file)
-            .field("secret_env", &self.secret_env)
-            .finish()
+secret_source! {
+    /// The 32-byte mesh secret (hex): on the command line, in a file or in an
+    /// environment variable.
+    pub struct MeshSecret {
+        flags: ["secret", "secret-file", "secret-env"],
+        value_name: "HEX",
+        help: [
+            "The 32-byte mesh secret as hex (visible in the process list; prefer --secret-file or --secret-env)",
+            "Read the mesh secret (hex) from this file",
+            "Read the mesh secret (hex) from this environment variable",
+        ],
     }
 }
 
-impl MeshSecret {
-    fn load(&self) -> Result<Zeroizing<[u8; 32]>> {
-        let text = read_secret_text(
-            self.secret.as_deref(),
-            self.secret_file.as_deref(),
-            self.secret_env.as_deref(),
-            "--secret",
-            "--secret, --secret-file or --secret-env",
-        )?;
-        secret_hex::<32>(&text, "--secret")
-    }
-}
-
-/// The 32-byte genesis seed (hex): on the command line, in a file or in an
-/// environment variable.
-#[derive(Clone, clap::Args)]
-pub struct GenesisSeed {
-    /// The 32-byte genesis seed as hex (visible in the process list; prefer
-    /// --seed-file or --seed-env).
-    #[arg(long, value_name = "HEX")]
-    seed: Option<String>,
-    /// Read the genesis seed (hex) from this file.
-    #[arg(long, value_name = "FILE", conflicts_with = "seed")]
-    seed_file: Option<PathBuf>,
-    /// Read the genesis seed (hex) from this environment variable.
-    #[arg(long, value_name = "VAR", conflicts_with_all = ["seed", "seed_file"])]
-    seed_env: Option<String>,
-}
-
-impl std::fmt::Debug for GenesisSeed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GenesisSeed")
-            .field("seed", &self.seed.as_ref().map(|_| "redacted"))
-            .field("seed_file", &self.seed_file)
-            .field("seed_env", &self.seed_env)
-            .finish()
-    }
-}
-
-impl GenesisSeed {
-    fn load(&self) -> Result<Zeroizing<[u8; 32]>> {
-        let text = read_secret_text(
-            self.seed.as_deref(),
-            self.seed_file.as_deref(),
-            self.seed_env.as_deref(),
-            "--seed",
-            "--seed, --seed-file or --seed-env",
-        )?;
-        secret_hex::<32>(&text, "--seed")
+secret_source! {
+    /// The 32-byte genesis seed (hex): on the command line, in a file or in an
+    /// environment variable.
+    pub struct GenesisSeed {
+        flags: ["seed", "seed-file", "seed-env"],
+        value_name: "HEX",
+        help: [
+            "The 32-byte genesis seed as hex (visible in the process list; prefer --seed-file or --seed-env)",
+            "Read the genesis seed (hex) from this file",
+            "Read the genesis seed (hex) from this environment variable",
+        ],
     }
 }
 
@@ -273,7 +222,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
             nonce,
             plaintext,
         } => {
-            let secret = secret.load()?;
+            let secret = secret.load::<32>("--secret")?;
             let pt = hex_arg(&plaintext, "PLAINTEXT_HEX")?;
             let frame = match nonce {
                 Some(n) => {
@@ -289,7 +238,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
             secret,
             frame,
         } => {
-            let secret = secret.load()?;
+            let secret = secret.load::<32>("--secret")?;
             let f = hex_arg(&frame, "FRAME_HEX")?;
             let pt = MeshKey::derive(&mesh_id, &secret)
                 .open(&f)
@@ -297,7 +246,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
             println!("{}", hex::encode(pt));
         }
         Cmd::Genesis { name, seed } => {
-            let seed = seed.load()?;
+            let seed = seed.load::<32>("--seed")?;
             let g = Genesis::derive(&name, &seed);
             println!("mesh_id: {}", g.mesh_id());
             let s = Zeroizing::new(hex::encode(g.secret().expose()));
