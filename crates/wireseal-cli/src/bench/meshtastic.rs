@@ -111,7 +111,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         .seed("32x faster with cache (firmware PR, nRF52)"),
         Row::new(
             SECTION,
-            "PKC seal 200 B, cached key (OS-random nonce)",
+            "PKC seal 200 B, cached key (OS-random extraNonce)",
             "µs/op",
             Better::Lower,
             seal_cached * 1e6,

@@ -240,7 +240,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     // Nonce source: amortised getrandom vs one getrandom per frame.
     let mut ns = NonceSource::new();
     let (buffered, syscall) =
-        ctx.time_pair_per_op(|| ns.next_nonce(), wireseal::entropy::random_array::<12>);
+        ctx.time_pair_per_op(|| ns.take::<12>(), wireseal::entropy::random_array::<12>);
     rows.push(Row::new(
         S,
         "12-byte nonce from OS CSPRNG",

@@ -12,6 +12,7 @@
 use super::replay::ReplayWindow;
 use super::{Error, MAX_PAYLOAD_LEN};
 use crate::cache::{SharedSecretCache, DEFAULT_CAPACITY};
+use crate::entropy::NonceSource;
 use crate::primitives::aes_ccm::{self, Aes256Ccm8};
 use crate::primitives::sha::sha256;
 use crate::primitives::x25519::StaticSecret;
@@ -44,16 +45,15 @@ impl PkcKey {
     }
 
     /// Seals `plaintext` into `out` (exactly [`sealed_len`] bytes, checked by
-    /// the caller) with the given or a fresh extraNonce; returns `out.len()`.
+    /// the caller) with extraNonce `extra`; returns `out.len()`.
     fn seal_into(
         &self,
         from: u32,
         id: u32,
         plaintext: &[u8],
-        extra_nonce: Option<[u8; 4]>,
+        extra: [u8; 4],
         out: &mut [u8],
     ) -> Result<usize, Error> {
-        let extra = extra_nonce.unwrap_or_else(crate::entropy::random_array::<4>);
         let (pt, rest) = out.split_at_mut(plaintext.len());
         pt.copy_from_slice(plaintext);
         let tag = self
@@ -119,6 +119,8 @@ pub struct PkcEngine {
     own: StaticSecret,
     pub(super) cache: SharedSecretCache<PkcKey, 32>,
     pub(super) replay: Option<ReplayWindow>,
+    /// extraNonces, from the OS CSPRNG a few KiB per system call.
+    nonces: NonceSource,
 }
 
 impl core::fmt::Debug for PkcEngine {
@@ -127,6 +129,7 @@ impl core::fmt::Debug for PkcEngine {
             .field("own", &self.own)
             .field("cache", &self.cache)
             .field("replay", &self.replay.is_some())
+            .field("nonces", &self.nonces)
             .finish()
     }
 }
@@ -144,6 +147,7 @@ impl PkcEngine {
             own,
             cache,
             replay: None,
+            nonces: NonceSource::new(),
         }
     }
 
@@ -182,6 +186,12 @@ impl PkcEngine {
         &self.cache
     }
 
+    /// The source of extraNonces; call [`NonceSource::discard`] on it in a
+    /// child process after `fork` (see [`NonceSource`]).
+    pub fn nonces_mut(&mut self) -> &mut NonceSource {
+        &mut self.nonces
+    }
+
     pub(super) fn own(&self) -> &StaticSecret {
         &self.own
     }
@@ -194,7 +204,8 @@ impl PkcEngine {
 
     /// Seals `plaintext` to `peer_public` as sender `from` with packet `id`,
     /// into `out` (at least [`sealed_len`] bytes); returns the bytes written.
-    /// `extra_nonce` is drawn from the OS CSPRNG when `None`.
+    /// `extra_nonce` comes from the engine's [`NonceSource`] (the OS CSPRNG)
+    /// when `None`.
     #[allow(clippy::too_many_arguments)]
     pub fn seal_into(
         &mut self,
@@ -207,8 +218,12 @@ impl PkcEngine {
         out: &mut [u8],
     ) -> Result<usize, Error> {
         let n = check_seal_lengths(plaintext, out)?;
+        let extra = match extra_nonce {
+            Some(e) => e,
+            None => self.nonces.take(),
+        };
         let key = self.key(peer_public, now)?;
-        key.seal_into(from, id, plaintext, extra_nonce, &mut out[..n])
+        key.seal_into(from, id, plaintext, extra, &mut out[..n])
     }
 
     /// [`Self::seal_into`] returning a new vector.
@@ -284,9 +299,9 @@ fn check_seal_lengths(plaintext: &[u8], out: &[u8]) -> Result<usize, Error> {
     Ok(n)
 }
 
-/// Seals without a cache: a fresh X25519, SHA-256 and key expansion for
-/// every packet, as the firmware does (the baseline the cache is measured
-/// against). Writes into `out` (at least [`sealed_len`] bytes) and returns
+/// Seals without a cache: a fresh X25519, SHA-256 and key expansion, and an
+/// OS CSPRNG call for the extraNonce, for every packet, as the firmware does
+/// (the baseline the cache is measured against). Writes into `out` (at least [`sealed_len`] bytes) and returns
 /// the bytes written.
 pub fn seal_uncached_into(
     own: &StaticSecret,
@@ -299,7 +314,8 @@ pub fn seal_uncached_into(
 ) -> Result<usize, Error> {
     let n = check_seal_lengths(plaintext, out)?;
     let key = PkcKey::derive(own, peer_public)?;
-    key.seal_into(from, id, plaintext, extra_nonce, &mut out[..n])
+    let extra = extra_nonce.unwrap_or_else(crate::entropy::random_array::<4>);
+    key.seal_into(from, id, plaintext, extra, &mut out[..n])
 }
 
 /// One-shot open with no cache: a fresh X25519 and SHA-256 per packet, as

@@ -10,9 +10,9 @@
 //! cores spend their time in the AEAD, not in the allocator and page faults.
 
 use super::mesh::{sealed_len, MeshKey};
-use super::nonce::NonceSource;
 use super::PeatError;
 use crate::batch::Batch;
+use crate::entropy::NonceSource;
 use crate::primitives::chacha20poly1305::NONCE_LEN;
 use std::ops::Range;
 
@@ -25,7 +25,7 @@ pub fn seal_batch<P: AsRef<[u8]> + Sync>(
 ) -> Vec<Vec<u8>> {
     let jobs: Vec<([u8; NONCE_LEN], &[u8])> = plaintexts
         .iter()
-        .map(|p| (nonces.next_nonce(), p.as_ref()))
+        .map(|p| (nonces.take(), p.as_ref()))
         .collect();
     batch.map(&jobs, |(n, p)| key.seal_with_nonce(n, p))
 }
@@ -83,7 +83,7 @@ pub fn seal_batch_into<P: AsRef<[u8]> + Sync>(
     out: &mut [u8],
 ) -> Result<Vec<Range<usize>>, PeatError> {
     check_room(seal_batch_len(plaintexts), out)?;
-    let jobs = plaintexts.iter().map(|p| (nonces.next_nonce(), p.as_ref()));
+    let jobs = plaintexts.iter().map(|p| (nonces.take(), p.as_ref()));
     Ok(seal_packed(batch, key, plaintexts.len(), jobs, out))
 }
 

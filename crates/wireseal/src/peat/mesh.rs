@@ -5,8 +5,8 @@
 //! info = "PEAT-BTLE-mesh-encryption-v1"), derived and expanded once
 //! ([`MeshKey::derive`]); peat-btle re-creates its cipher for every document.
 
-use super::nonce::NonceSource;
 use super::{PeatError, MESH_MARKER};
+use crate::entropy::NonceSource;
 use crate::primitives::chacha20poly1305::{ChaChaKey, NONCE_LEN, TAG_LEN};
 use crate::primitives::sha::hkdf_sha256;
 use crate::secret::Secret;
@@ -191,13 +191,13 @@ impl MeshSealer {
         if out.len() < n {
             return Err(PeatError::BufferTooSmall { required: n });
         }
-        let nonce = self.nonces.next_nonce();
+        let nonce = self.nonces.take();
         self.key.seal_with_nonce_into(&nonce, plaintext, out)
     }
 
     /// Seals `plaintext` with a fresh random nonce into a new frame.
     pub fn seal(&mut self, plaintext: &[u8]) -> Vec<u8> {
-        let nonce = self.nonces.next_nonce();
+        let nonce = self.nonces.take();
         self.key.seal_with_nonce(&nonce, plaintext)
     }
 

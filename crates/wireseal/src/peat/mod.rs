@@ -20,13 +20,13 @@ mod error;
 mod genesis;
 mod key_exchange;
 mod mesh;
-mod nonce;
 mod nonce_history;
 mod peer_frame;
 pub mod policy;
 mod receive;
 mod sessions;
 
+pub use crate::entropy::NonceSource;
 pub use batch::{
     open_batch, open_batch_in_place, open_batch_in_place_ranges, seal_batch, seal_batch_into,
     seal_batch_len, seal_batch_with_nonces, seal_batch_with_nonces_into,
@@ -38,7 +38,6 @@ pub use mesh::{
     derive_key_bytes, opened_len, sealed_len, MeshKey, MeshSealer, MESH_HEADER_LEN, MESH_HKDF_INFO,
     MESH_OVERHEAD,
 };
-pub use nonce::{NonceSource, NONCES_PER_REFILL};
 pub use peer_frame::{peer_sealed_len, PeerHeader, PEER_HEADER_LEN, PEER_OVERHEAD};
 pub use receive::{classify, Classifier, FrameKind, Mode, Received, Receiver};
 pub use sessions::{

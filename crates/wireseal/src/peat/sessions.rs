@@ -57,11 +57,11 @@
 //! Time is the caller's `now_ms` (any monotonic milliseconds).
 
 use super::key_exchange::{KeyExchange, KEY_EXCHANGE_LEN};
-use super::nonce::NonceSource;
 use super::nonce_history::NonceHistory;
 use super::peer_frame::{peer_sealed_len, PeerHeader, PEER_HEADER_LEN};
 use super::PeatError;
 use crate::cache::SharedSecretCache;
+use crate::entropy::NonceSource;
 use crate::primitives::chacha20poly1305::ChaChaKey;
 use crate::primitives::sha::hkdf_sha256;
 use crate::primitives::x25519::StaticSecret;
@@ -411,7 +411,7 @@ impl PeerSessions {
             recipient: peer,
             sender: self.node_id,
             counter: s.outbound,
-            nonce: self.nonces.next_nonce(),
+            nonce: self.nonces.take(),
         };
         let (head, rest) = out.split_at_mut(PEER_HEADER_LEN);
         header.write(head);
