@@ -3,7 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use wireseal::meshtastic::PkcEngine;
-use wireseal::primitives::x25519::StaticSecret;
+use wireseal::keys::StaticSecret;
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 40 {

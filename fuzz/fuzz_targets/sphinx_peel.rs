@@ -5,9 +5,9 @@
 //! frame that ends inside the area.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use wireseal::primitives::chacha20::KeyStream;
-use wireseal::primitives::secp256k1::PrivateKey;
-use wireseal::primitives::sha::hmac_sha256;
+use wireseal::hazmat::chacha20::KeyStream;
+use wireseal::keys::PrivateKey;
+use wireseal::hazmat::sha::hmac_sha256;
 use wireseal::sphinx::{keys, Onion, Peeled, PAYMENT_AREA};
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,6 @@
 //!
 //! Errors go to stderr with a non-zero exit status; results go to stdout.
 
-mod bench;
 mod commands;
 mod util;
 
@@ -66,7 +65,11 @@ fn main() -> ExitCode {
         Cmd::V2(a) => commands::v2::run(a),
         Cmd::File(a) => commands::file::run(a),
         Cmd::Onion(a) => commands::onion::run(a),
-        Cmd::Bench(b) => bench::run(&bench::Ctx { full: b.full }, &b.sections, b.json.as_deref()),
+        Cmd::Bench(b) => wireseal_bench::run(
+            &wireseal_bench::Ctx { full: b.full },
+            &b.sections,
+            b.json.as_deref(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

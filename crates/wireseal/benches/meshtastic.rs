@@ -6,9 +6,9 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use wireseal::batch::Batch;
+use wireseal::keys::StaticSecret;
 use wireseal::meshtastic::pkc::open_uncached;
 use wireseal::meshtastic::{PkcEngine, PkcPacket};
-use wireseal::primitives::x25519::StaticSecret;
 
 fn pkc_open(c: &mut Criterion) {
     let rx_key = StaticSecret::generate();

@@ -5,7 +5,7 @@
 use chacha20poly1305::aead::{AeadInPlace, KeyInit};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
-use wireseal::primitives::{
+use wireseal::hazmat::{
     aes_ccm::Aes256Ccm8, chacha20poly1305::ChaChaKey, sha, x25519::StaticSecret,
 };
 

@@ -2,9 +2,9 @@
 //! and 1-hop build, one-hop peel and its elliptic-curve floor.
 
 use criterion::{black_box, criterion_main, Criterion};
-use wireseal::primitives::chacha20::KeyStream;
-use wireseal::primitives::secp256k1::{PrivateKey, PublicKey};
-use wireseal::primitives::sha::hmac_sha256;
+use wireseal::hazmat::chacha20::KeyStream;
+use wireseal::hazmat::sha::hmac_sha256;
+use wireseal::keys::{PrivateKey, PublicKey};
 use wireseal::sphinx::{self, keys, Hop, Onion, Padding, PAYMENT_AREA};
 
 fn benches(c: &mut Criterion) {

@@ -18,8 +18,15 @@
 //!
 //! Shared pieces: [`secret`] (zeroizing key types), [`cache`] (the per-peer
 //! [`cache::SharedSecretCache`]), [`entropy`] (OS randomness and cached
-//! process context), [`batch`] (many packets across cores), [`primitives`]
-//! (thin wrappers over audited crypto crates) and [`error`].
+//! process context), [`batch`] (many packets across cores), [`keys`] (the
+//! key types the formats take) and [`error`]. The thin wrappers over audited
+//! crypto crates are private; the non-default `hazmat` feature exposes them
+//! as [`hazmat`](crate#features) for benchmarks and fuzzing only.
+//!
+//! # Features
+//!
+//! - `hazmat` (off by default): `wireseal::hazmat`, the raw primitive
+//!   wrappers. Not part of the stable API; see that module's warning.
 
 pub mod aescrypt;
 pub mod batch;
@@ -27,8 +34,23 @@ pub mod bip324;
 pub mod cache;
 pub mod entropy;
 pub mod error;
+pub mod keys;
 pub mod meshtastic;
 pub mod peat;
-pub mod primitives;
+mod primitives;
 pub mod secret;
 pub mod sphinx;
+
+/// Raw primitive wrappers (AES, ChaCha20, X25519, secp256k1, HKDF, ...).
+///
+/// # Warning
+///
+/// Hazardous material: these are the building blocks under the wire formats,
+/// with none of their checks (nonce uniqueness, tag-before-plaintext, key
+/// validation policy). They exist for benchmarks, fuzzing and the
+/// Wycheproof suite, are exempt from semver, and only compile with the
+/// non-default `hazmat` feature. Use the format modules instead.
+#[cfg(feature = "hazmat")]
+pub mod hazmat {
+    pub use crate::primitives::*;
+}

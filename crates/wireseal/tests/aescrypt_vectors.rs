@@ -157,7 +157,7 @@ fn v3_encryption_is_byte_exact() {
 /// up to the final block; block-aligned ones (0, 16, 32, ... bytes) whole.
 #[test]
 fn v2_encryption_is_byte_exact() {
-    use wireseal::primitives::aes_cbc::aes256_cbc_decrypt_in_place;
+    use wireseal::hazmat::aes_cbc::aes256_cbc_decrypt_in_place;
     let set: Vec<Vector> = load("test_vectors_v2.json");
     let mut aligned = 0;
     for t in &set {

@@ -9,7 +9,7 @@ use wireseal::bip324::{
     GarbageRead, Handshake, KeyPool, KeyRead, Network, Next, PacketReceiver, PacketSender,
     PeerKind, Session, VersionRead, DECOY_FLAG, MAX_GARBAGE_LEN,
 };
-use wireseal::primitives::ellswift::ellswift_reencode_zero_aux;
+use wireseal::hazmat::ellswift::ellswift_reencode_zero_aux;
 use wireseal::secret::Secret;
 
 /// Our initiator and our responder, with the given garbage; returns both

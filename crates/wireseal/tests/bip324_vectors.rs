@@ -5,7 +5,7 @@ use wireseal::bip324::{
     classify_first_bytes, Bip324Error, Handshake, Network, PacketSender, PeerKind, Role, Session,
     SessionKeys, CORE_MAX_CONTENTS_LEN, MAX_CONTENTS_LEN,
 };
-use wireseal::primitives::ellswift::{ellswift_decode_x, is_valid_x_vartime, EllSwiftKeypair};
+use wireseal::hazmat::ellswift::{ellswift_decode_x, is_valid_x_vartime, EllSwiftKeypair};
 use wireseal::secret::Secret;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/bip324/");

@@ -3,8 +3,8 @@
 //! the entries churn (counted with dhat's heap profiler as the allocator).
 
 use wireseal::cache::SharedSecretCache;
+use wireseal::keys::StaticSecret;
 use wireseal::meshtastic::pkc::PkcKey;
-use wireseal::primitives::x25519::StaticSecret;
 
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;

@@ -2,10 +2,10 @@
 //! including every negative case a decoder must handle.
 
 use wireseal::batch::Batch;
+use wireseal::keys::StaticSecret;
 use wireseal::meshtastic::{
     pkc, ChannelKey, Error, PacketHeader, PkcEngine, PkcPacket, ReplayWindow, MAX_PAYLOAD_LEN,
 };
-use wireseal::primitives::x25519::StaticSecret;
 
 fn pair() -> (PkcEngine, [u8; 32], PkcEngine, [u8; 32]) {
     let a = StaticSecret::generate();

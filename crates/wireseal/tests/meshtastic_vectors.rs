@@ -2,8 +2,8 @@
 //! unit test, plus the block derived from the firmware's algorithm).
 
 use serde_json::Value;
+use wireseal::hazmat::{aes_ctr, sha::sha256, x25519::StaticSecret};
 use wireseal::meshtastic::{pkc, ChannelKey, PacketHeader, PkcEngine};
-use wireseal::primitives::{aes_ctr, sha::sha256, x25519::StaticSecret};
 
 fn load() -> Value {
     let path = concat!(

@@ -2,10 +2,10 @@
 //! re-implementation of the peat-btle layout (x25519-dalek for the curve,
 //! frames assembled by hand), replay rules, session cap and timeout.
 
+use wireseal::hazmat::chacha20poly1305::ChaChaKey;
+use wireseal::hazmat::sha::hkdf_sha256;
+use wireseal::keys::StaticSecret;
 use wireseal::peat::*;
-use wireseal::primitives::chacha20poly1305::ChaChaKey;
-use wireseal::primitives::sha::hkdf_sha256;
-use wireseal::primitives::x25519::StaticSecret;
 
 const A: u32 = 0x1111_1111;
 const B: u32 = 0x2222_2222;

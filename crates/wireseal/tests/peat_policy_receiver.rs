@@ -5,9 +5,9 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use wireseal::keys::StaticSecret;
 use wireseal::peat::policy::*;
 use wireseal::peat::*;
-use wireseal::primitives::x25519::StaticSecret;
 use DataType::*;
 use Link::*;
 use Protection::*;

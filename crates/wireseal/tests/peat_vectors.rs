@@ -289,7 +289,7 @@ fn key_exchange_frame_from_peat_btle() {
         "b0001111111100c306fb0ef2bf8b7f93bad98155fa37daec74db0c4cbeda6c6f1dba9d36558252",
     )
     .unwrap();
-    let id = wireseal::primitives::x25519::StaticSecret::from_bytes(&[0xa1; 32]).unwrap();
+    let id = wireseal::keys::StaticSecret::from_bytes(&[0xa1; 32]).unwrap();
     let s = PeerSessions::new(0x1111_1111, id);
     assert_eq!(s.key_exchange_frame().to_vec(), want);
     let kx = KeyExchange::decode(&want).unwrap();

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use wireseal::primitives::secp256k1::{PrivateKey, PublicKey};
+use wireseal::keys::{PrivateKey, PublicKey};
 use wireseal::sphinx::{
     build, failure, keys, Hop, Onion, Padding, Peeled, MESSAGE_AREA_LARGE, PAYMENT_AREA,
 };

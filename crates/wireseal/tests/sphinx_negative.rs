@@ -2,9 +2,9 @@
 //! from the BOLT #4 vectors; the rest checks rejection and consistency).
 
 use wireseal::batch::Batch;
-use wireseal::primitives::chacha20::KeyStream;
-use wireseal::primitives::secp256k1::{PrivateKey, PublicKey};
-use wireseal::primitives::sha::hmac_sha256;
+use wireseal::hazmat::chacha20::KeyStream;
+use wireseal::hazmat::sha::hmac_sha256;
+use wireseal::keys::{PrivateKey, PublicKey};
 use wireseal::sphinx::{
     build, keys, peel_batch, Hop, MemoryReplayLog, Onion, Padding, PeelItem, Peeled, SphinxError,
     MESSAGE_AREA_LARGE, PAYMENT_AREA, PAYMENT_ONION_LEN,

@@ -3,7 +3,7 @@
 //! objects through test-side encoders written from the specification).
 
 use serde_json::Value;
-use wireseal::primitives::secp256k1::{PrivateKey, PublicKey};
+use wireseal::keys::{PrivateKey, PublicKey};
 use wireseal::sphinx::{
     bigsize, blinding, build, failure, keys, tlv, Hop, HopSecrets, Onion, Padding, Peeled,
     PAYMENT_AREA,

@@ -1,7 +1,7 @@
 //! `wireseal keygen`.
 
 use anyhow::Result;
-use wireseal::primitives::x25519::StaticSecret;
+use wireseal::keys::StaticSecret;
 
 /// Key types `keygen` can make.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]

@@ -3,8 +3,8 @@
 use crate::util::{hex_arg, hex_array, parse_u32, secret_source, SecretSource};
 use anyhow::{Context, Result};
 use base64::Engine as _;
+use wireseal::keys::StaticSecret;
 use wireseal::meshtastic::{ChannelKey, PkcEngine};
-use wireseal::primitives::x25519::StaticSecret;
 
 /// Meshtastic subcommands.
 #[derive(Debug, clap::Subcommand)]

@@ -3,7 +3,7 @@
 
 use crate::util::{hex_arg, parse_u32, secret_hex, secret_source, SecretSource};
 use anyhow::{anyhow, bail, Context, Result};
-use wireseal::primitives::secp256k1::{PrivateKey, PublicKey};
+use wireseal::keys::{PrivateKey, PublicKey};
 use wireseal::sphinx::{self, blinding, failure, keys, Hop, Onion, Padding, Peeled};
 
 /// `wireseal onion ...`.

@@ -4,9 +4,9 @@
 use crate::util::{hex_arg, hex_array, parse_u32, secret_source, SecretSource};
 use anyhow::Result;
 use clap::{Subcommand, ValueEnum};
+use wireseal::keys::StaticSecret;
 use wireseal::peat::policy::{self, Conditions, DataType, Level, Link, Policy, Protection};
 use wireseal::peat::{Genesis, KeyExchange, MeshKey, MeshSealer, PeerSessions};
-use wireseal::primitives::x25519::StaticSecret;
 use zeroize::Zeroizing;
 
 /// `wireseal peat ...`.

@@ -15,7 +15,7 @@
 //! limit, a few hundred KiB for ordinary traffic).
 
 use anyhow::{anyhow, bail, Context, Result};
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -25,6 +25,7 @@ use wireseal::bip324::{
     Bip324Error, Classified, GarbageRead, Handshake, KeyPool, KeyRead, Network, Next, Role,
     Session, VersionRead,
 };
+use wireseal_bench::traffic::mixed_sizes;
 
 /// Time a peer gets to send the next expected bytes after the handshake.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -97,24 +98,6 @@ pub fn parse_magic(s: &str) -> Result<Network> {
         .try_into()
         .map_err(|_| anyhow!("--magic: need exactly 4 bytes (8 hex digits)"))?;
     Ok(Network::custom(m))
-}
-
-/// Packet sizes of the mixed traffic profile from a seeded generator: 40%
-/// 1–32 bytes, 30% 33–128, 20% 129–512, 10% 513–4096 (about 323 bytes on
-/// average).
-pub fn mixed_sizes(seed: u64, n: usize) -> Vec<u32> {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    (0..n)
-        .map(|_| {
-            let (lo, hi) = match rng.gen_range(0..10u32) {
-                0..=3 => (1, 32),
-                4..=6 => (33, 128),
-                7..=8 => (129, 512),
-                _ => (513, 4096),
-            };
-            rng.gen_range(lo..=hi)
-        })
-        .collect()
 }
 
 /// Deterministic contents of packet `i` (so the checker can regenerate them).
@@ -550,26 +533,6 @@ async fn connect(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mixed_profile_shares_and_bounds() {
-        let s = mixed_sizes(7, 100_000);
-        assert_eq!(s, mixed_sizes(7, 100_000), "seeded");
-        assert!(s.iter().all(|&x| (1..=4096).contains(&x)));
-        let share = |lo: u32, hi: u32| {
-            s.iter().filter(|&&x| (lo..=hi).contains(&x)).count() as f64 / s.len() as f64
-        };
-        for (lo, hi, want) in [
-            (1, 32, 0.4),
-            (33, 128, 0.3),
-            (129, 512, 0.2),
-            (513, 4096, 0.1),
-        ] {
-            assert!((share(lo, hi) - want).abs() < 0.01, "{lo}-{hi}");
-        }
-        let mean = s.iter().map(|&x| x as f64).sum::<f64>() / s.len() as f64;
-        assert!((310.0..340.0).contains(&mean), "{mean}");
-    }
 
     #[test]
     fn magic_parsing() {

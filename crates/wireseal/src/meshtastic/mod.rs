@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use wireseal::meshtastic::PkcEngine;
-//! use wireseal::primitives::x25519::StaticSecret;
+//! use wireseal::keys::StaticSecret;
 //!
 //! let alice = StaticSecret::generate();
 //! let bob = StaticSecret::generate();

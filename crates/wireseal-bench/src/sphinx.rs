@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 use wireseal::batch::Batch;
-use wireseal::primitives::secp256k1::{PrivateKey, PublicKey};
+use wireseal::keys::{PrivateKey, PublicKey};
 use wireseal::sphinx::{self, keys, Hop, Onion, Padding, PeelItem, PAYMENT_AREA};
 
 const S: &str = "sphinx";

@@ -170,7 +170,7 @@ pub fn serialize(pkt: &OnionPacket) -> Vec<u8> {
 mod tests {
     //! Interop with LDK through its public onion API.
     use super::*;
-    use wireseal::primitives::secp256k1::{PrivateKey as WsKey, PublicKey as WsPub};
+    use wireseal::keys::{PrivateKey as WsKey, PublicKey as WsPub};
     use wireseal::sphinx::{self, keys, tlv, Hop, Onion, Padding, Peeled, PAYMENT_AREA};
 
     fn tu(v: u64) -> Vec<u8> {

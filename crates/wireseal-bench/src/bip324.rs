@@ -3,7 +3,7 @@
 //! next to the `bip324` crate (rust-bitcoin) measured in the same run.
 
 use super::{Better, Ctx, Row};
-use crate::commands::v2::mixed_sizes;
+use crate::traffic::mixed_sizes;
 use ::bip324 as peer;
 use std::hint::black_box;
 use std::time::Instant;

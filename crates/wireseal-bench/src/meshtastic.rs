@@ -3,9 +3,9 @@
 
 use super::{Better, Ctx, Row};
 use wireseal::batch::Batch;
+use wireseal::keys::StaticSecret;
 use wireseal::meshtastic::pkc::{open_uncached, seal_uncached_into, sealed_len};
 use wireseal::meshtastic::{batch_output_len, PkcEngine, PkcPacket};
-use wireseal::primitives::x25519::StaticSecret;
 
 const SECTION: &str = "meshtastic";
 const SIZE: usize = 200;

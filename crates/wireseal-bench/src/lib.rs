@@ -10,8 +10,10 @@ mod bip324;
 mod meshtastic;
 mod peat;
 mod sphinx;
+#[cfg(feature = "rust-peers")]
 mod sphinx_ldk;
 mod timing;
+pub mod traffic;
 
 pub use timing::Ctx;
 

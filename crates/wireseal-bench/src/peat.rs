@@ -11,12 +11,12 @@
 use super::{Better, Ctx, Row};
 use std::hint::black_box;
 use wireseal::batch::Batch;
+use wireseal::keys::StaticSecret;
 use wireseal::peat::{
     open_batch_in_place_ranges, policy, seal_batch_into, seal_batch_len, sealed_len,
     KeyExchangeOutcome, MeshKey, MeshSealer, NonceSource, PeerSessions, MESH_OVERHEAD,
     PEER_OVERHEAD,
 };
-use wireseal::primitives::x25519::StaticSecret;
 
 const S: &str = "peat";
 

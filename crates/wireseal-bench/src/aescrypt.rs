@@ -7,8 +7,8 @@ use super::{Better, Ctx, Row};
 use std::hint::black_box;
 use std::io::Write;
 use wireseal::aescrypt::{self, EncryptOptions, Limits, SessionMaterial};
-use wireseal::primitives::aes_cbc::Aes256CbcEnc;
-use wireseal::primitives::hmac_stream::HmacSha256Stream;
+use wireseal::hazmat::aes_cbc::Aes256CbcEnc;
+use wireseal::hazmat::hmac_stream::HmacSha256Stream;
 
 const S: &str = "aescrypt";
 const PW: &str = "correct horse battery staple";
