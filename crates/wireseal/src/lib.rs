@@ -12,9 +12,13 @@
 //! | [`aescrypt`] | AES Crypt `.aes` stream format v0-v3 (read), v2/v3 (write) |
 //! | [`sphinx`] | Lightning BOLT #4 Sphinx onions: build, peel, failures, onion messages, route blinding |
 //!
-//! The crate is sans-IO: no sockets, files, clocks or threads of its own in
-//! protocol code. Time comes in as a `now` argument; bytes come in and out.
-//! Drivers (the `wireseal` CLI, tokio sessions) live elsewhere.
+//! The crate is sans-IO: protocol code opens no socket or file and reads no
+//! clock. Time comes in as a `now` argument in milliseconds; bytes come in
+//! and out. Threads come only from the caller's [`batch::Batch`]; the few
+//! named exceptions (stream drivers over the caller's `Read`/`Write`, the
+//! once-per-process [`entropy::ProcessEntropy`]) are listed in
+//! [`manual::decisions`]. The [`manual`] explains the design and the
+//! vocabulary every module shares.
 //!
 //! Shared pieces: [`secret`] (zeroizing key types), [`cache`] (the per-peer
 //! [`cache::SharedSecretCache`]), [`entropy`] (OS randomness and cached
@@ -35,6 +39,7 @@ pub mod cache;
 pub mod entropy;
 pub mod error;
 pub mod keys;
+pub mod manual;
 pub mod meshtastic;
 pub mod peat;
 mod primitives;
