@@ -1,5 +1,6 @@
 //! AES Crypt interop with real peers, both ways:
 //! - version 2 with pyAesCrypt (PyPI) through `interop/aescrypt/pyaescrypt_peer.py`
+//!   ([`wireseal_bench::peers::pyaescrypt`])
 //!   (skipped with a note when python3 or pyAesCrypt is missing; CI installs them);
 //! - version 3 (and 0-2 for reading) with the `aescry` crate.
 //!
@@ -8,13 +9,10 @@
 
 use std::io::{Cursor, Read, Write};
 use std::path::Path;
-use std::process::Command;
+use wireseal::aescrypt::io::SeekDecryptor;
 use wireseal::aescrypt::*;
-
-const PEER: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../interop/aescrypt/pyaescrypt_peer.py"
-);
+use wireseal::batch::Batch;
+use wireseal_bench::peers::{pyaescrypt, skip_or_fail, PyAesCrypt};
 
 const PASSWORDS: [&str; 2] = ["correct horse battery staple", "pässwörd ✓ 🔑 пароль"];
 
@@ -42,31 +40,21 @@ fn data(n: usize, seed: u8) -> Vec<u8> {
         .collect()
 }
 
-/// Whether the pyAesCrypt peer can run. Without it the pyAesCrypt tests
-/// skip with a note, unless `WIRESEAL_REQUIRE_PEERS` is set (as CI does),
-/// where a missing peer is a failure rather than a silent pass.
-fn python_ready() -> bool {
-    let why = match Command::new("python3").arg(PEER).arg("check").output() {
-        Ok(o) if o.status.success() => return true,
-        Ok(o) => format!(
-            "pyAesCrypt is not importable ({}); `python3 -m pip install pyAesCrypt==6.1.1`",
-            String::from_utf8_lossy(&o.stderr).trim()
-        ),
-        Err(e) => format!("python3 not found ({e})"),
-    };
-    assert!(
-        std::env::var_os("WIRESEAL_REQUIRE_PEERS").is_none(),
-        "WIRESEAL_REQUIRE_PEERS is set but {why}"
-    );
-    println!("skipped: {why}");
-    false
+/// The pyAesCrypt peer, or None after `skipped: WHY` (a failure under
+/// `WIRESEAL_REQUIRE_PEERS`, as CI sets).
+fn python_peer() -> Option<PyAesCrypt> {
+    match pyaescrypt() {
+        Ok(p) => Some(p),
+        Err(why) => {
+            skip_or_fail(&why);
+            None
+        }
+    }
 }
 
-fn run_peer(cmd: &str, dir: &Path, pw: &str) {
-    let o = Command::new("python3")
-        .arg(PEER)
-        .arg(cmd)
-        .arg(dir)
+fn run_peer(peer: &PyAesCrypt, cmd: &str, dir: &Path, pw: &str) {
+    let o = peer
+        .command([std::ffi::OsStr::new(cmd), dir.as_os_str()])
         .env("WIRESEAL_PW", pw)
         .output()
         .unwrap();
@@ -79,9 +67,9 @@ fn run_peer(cmd: &str, dir: &Path, pw: &str) {
 
 fn open_all_ways(pw: &str, ct: &[u8]) -> Vec<u8> {
     let lim = Limits::default();
-    let a = decrypt_to_vec(pw, ct, &lim).unwrap();
+    let a = decrypt_to_vec(&Batch::all_cores(), pw, ct, &lim).unwrap();
     let mut b = Vec::new();
-    SeekDecryptor::new(Cursor::new(ct), pw, &lim)
+    SeekDecryptor::new(&Batch::all_cores(), Cursor::new(ct), pw, &lim)
         .unwrap()
         .read_to_end(&mut b)
         .unwrap();
@@ -91,27 +79,39 @@ fn open_all_ways(pw: &str, ct: &[u8]) -> Vec<u8> {
 
 #[test]
 fn pyaescrypt_v2_both_ways() {
-    if !python_ready() {
+    let Some(peer) = python_peer() else {
         return;
-    }
+    };
     for (k, pw) in PASSWORDS.iter().enumerate() {
         let dir = tempfile::tempdir().unwrap();
         for n in sizes() {
             let pt = data(n, k as u8);
             std::fs::write(dir.path().join(format!("{n}.plain")), &pt).unwrap();
-            let ct = encrypt_to_vec(pw, &pt, &EncryptOptions::v2()).unwrap();
+            let ct = encrypt_to_vec(&Batch::all_cores(), pw, &pt, &EncryptOptions::v2()).unwrap();
             std::fs::write(dir.path().join(format!("{n}.ws.aes")), &ct).unwrap();
         }
         // A tampered body and a wrong password must be refused by pyAesCrypt too.
-        let mut bad = encrypt_to_vec(pw, b"sixteen bytes!!!", &EncryptOptions::v2()).unwrap();
+        let mut bad = encrypt_to_vec(
+            &Batch::all_cores(),
+            pw,
+            b"sixteen bytes!!!",
+            &EncryptOptions::v2(),
+        )
+        .unwrap();
         let i = bad.len() - 40;
         bad[i] ^= 4;
         std::fs::write(dir.path().join("tampered.ws.aes"), &bad).unwrap();
-        let other = encrypt_to_vec("not the password", b"x", &EncryptOptions::v2()).unwrap();
+        let other = encrypt_to_vec(
+            &Batch::all_cores(),
+            "not the password",
+            b"x",
+            &EncryptOptions::v2(),
+        )
+        .unwrap();
         std::fs::write(dir.path().join("otherpw.ws.aes"), other).unwrap();
 
-        run_peer("encrypt", dir.path(), pw);
-        run_peer("decrypt", dir.path(), pw);
+        run_peer(&peer, "encrypt", dir.path(), pw);
+        run_peer(&peer, "decrypt", dir.path(), pw);
         for n in sizes() {
             let pt = data(n, k as u8);
             // ours -> pyAesCrypt
@@ -141,7 +141,7 @@ fn pyaescrypt_v2_both_ways() {
                 "ours decrypting pyAesCrypt, {n} bytes"
             );
             assert!(matches!(
-                decrypt_to_vec("wrong", &theirs, &Limits::default()),
+                decrypt_to_vec(&Batch::all_cores(), "wrong", &theirs, &Limits::default()),
                 Err(Error::WrongPassword)
             ));
         }
@@ -164,7 +164,13 @@ fn aescry_v3_both_ways() {
                 .unwrap();
             assert!(open_all_ways(pw, &theirs) == pt, "{n} bytes from aescry");
             // ours -> peer, streamed in odd-sized writes
-            let mut e = Encryptor::new(Vec::new(), pw, &EncryptOptions::v3(1000).unwrap()).unwrap();
+            let mut e = io::EncryptWriter::new(
+                &Batch::all_cores(),
+                Vec::new(),
+                pw,
+                &EncryptOptions::v3(1000).unwrap(),
+            )
+            .unwrap();
             for piece in pt.chunks(100_003) {
                 e.write_all(piece).unwrap();
             }
@@ -174,7 +180,13 @@ fn aescry_v3_both_ways() {
         }
     }
     // aescry rejects our stream under a wrong password, and we reject its.
-    let ours = encrypt_to_vec("a", b"data", &EncryptOptions::v3(10).unwrap()).unwrap();
+    let ours = encrypt_to_vec(
+        &Batch::all_cores(),
+        "a",
+        b"data",
+        &EncryptOptions::v3(10).unwrap(),
+    )
+    .unwrap();
     assert!(Decryptor::new("b").unwrap().decrypt(&ours).is_err());
     assert_eq!(
         Decryptor::new("a").unwrap().decrypt(&ours).unwrap(),
@@ -187,14 +199,17 @@ fn aescry_v3_both_ways() {
         .unwrap();
     let lim = Limits::default();
     assert!(matches!(
-        decrypt_to_vec("b", &theirs, &lim),
+        decrypt_to_vec(&Batch::all_cores(), "b", &theirs, &lim),
         Err(Error::WrongPassword)
     ));
     assert!(matches!(
-        SeekDecryptor::new(Cursor::new(&theirs), "b", &lim),
+        SeekDecryptor::new(&Batch::all_cores(), Cursor::new(&theirs), "b", &lim),
         Err(Error::WrongPassword)
     ));
-    assert_eq!(decrypt_to_vec("a", &theirs, &lim).unwrap(), b"data");
+    assert_eq!(
+        decrypt_to_vec(&Batch::all_cores(), "a", &theirs, &lim).unwrap(),
+        b"data"
+    );
 }
 
 #[test]
@@ -219,7 +234,7 @@ fn aescry_v2_both_ways_and_legacy_versions_read() {
                 assert_eq!(h.version, ours_v);
                 assert!(open_all_ways(pw, &theirs) == pt, "{ours_v:?} {n}");
             }
-            let ours = encrypt_to_vec(pw, &pt, &EncryptOptions::v2()).unwrap();
+            let ours = encrypt_to_vec(&Batch::all_cores(), pw, &pt, &EncryptOptions::v2()).unwrap();
             let back = aescry::aescrypt::Decryptor::new(pw)
                 .unwrap()
                 .decrypt(&ours)

@@ -4,7 +4,8 @@
 
 use ::bip324 as peer;
 use wireseal::bip324::{
-    EllSwiftKeypair, GarbageRead, Handshake, KeyRead, Network, Next, Session, VersionRead,
+    EllSwiftKeypair, GarbageRead, Handshake, KeyRead, Network, Next, PacketType, Session,
+    VersionRead,
 };
 
 const MAGIC: [u8; 4] = [0xf9, 0xbe, 0xb4, 0xd9];
@@ -128,10 +129,15 @@ fn traffic(mut ours: Session, mut theirs: peer::CipherSession) {
         let size = (i * 37) % 700 + if i % 100 == 0 { 5000 } else { 0 };
         let contents: Vec<u8> = (0..size).map(|j| (i + j) as u8).collect();
         let decoy = i % 9 == 0;
+        let our_kind = if decoy {
+            PacketType::Decoy
+        } else {
+            PacketType::Genuine
+        };
 
         // ours -> crate
-        buf.resize(Session::seal_len(size), 0);
-        let n = ours.seal_into(&contents, decoy, &mut buf).unwrap();
+        buf.resize(Session::sealed_len(size), 0);
+        let n = ours.seal_into(&contents, our_kind, &mut buf).unwrap();
         assert_eq!(n, buf.len());
         let len = theirs
             .inbound()
@@ -152,7 +158,7 @@ fn traffic(mut ours: Session, mut theirs: peer::CipherSession) {
         match ours.open_next(&mut wire).unwrap() {
             Next::Packet { packet, consumed } => {
                 assert_eq!(consumed, wire_len);
-                assert_eq!(packet.decoy, decoy);
+                assert_eq!(packet.kind, our_kind);
                 assert_eq!(packet.contents, &contents[..]);
             }
             Next::NeedMore(n) => panic!("need {n}"),

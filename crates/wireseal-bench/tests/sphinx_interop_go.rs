@@ -1,44 +1,27 @@
 //! Interop with lightning-onion v1.3.0 (lnd's Sphinx, Go) through the helper
-//! in `interop/sphinx`. Skipped with a message when `go` is not installed.
+//! in `interop/sphinx`, built by [`wireseal_bench::peers::go_sphinx`].
+//! Skipped with a message when `go` is not installed.
 
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use wireseal::keys::{PrivateKey, PublicKey};
 use wireseal::sphinx::{
     build, failure, keys, Hop, Onion, Padding, Peeled, MESSAGE_AREA_LARGE, PAYMENT_AREA,
 };
+use wireseal_bench::peers::{go_sphinx, skip_or_fail};
 
-fn peer() -> Option<&'static PathBuf> {
-    static BIN: OnceLock<Option<PathBuf>> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        if Command::new("go").arg("version").output().is_err() {
-            // CI sets WIRESEAL_REQUIRE_PEERS: there a missing peer fails.
-            assert!(
-                std::env::var_os("WIRESEAL_REQUIRE_PEERS").is_none(),
-                "WIRESEAL_REQUIRE_PEERS is set but `go` is not installed"
-            );
-            eprintln!("skipped: `go` is not installed (lightning-onion interop)");
-            return None;
+/// The lightning-onion helper from [`wireseal_bench::peers::go_sphinx`];
+/// None (after `skipped: WHY`, or a failure under `WIRESEAL_REQUIRE_PEERS`).
+fn peer() -> Option<PathBuf> {
+    match go_sphinx() {
+        Ok(bin) => Some(bin),
+        Err(why) => {
+            skip_or_fail(&why);
+            None
         }
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root.join("target"));
-        let bin = target.join("interop").join("sphinx-peer");
-        let st = Command::new("go")
-            .args(["build", "-o"])
-            .arg(&bin)
-            .arg(".")
-            .current_dir(root.join("interop/sphinx"))
-            .status()
-            .expect("running go build");
-        assert!(st.success(), "go build of interop/sphinx failed");
-        Some(bin)
-    })
-    .as_ref()
+    }
 }
 
 fn call(bin: &PathBuf, req: Value) -> Value {
@@ -102,14 +85,19 @@ fn ours(session: &PrivateKey, r: &Route, ad: &[u8], area: usize) -> Onion {
             payload: p,
         })
         .collect();
-    build(session, &hops, ad, area, Padding::Deterministic)
-        .unwrap()
-        .0
+    let route = wireseal::sphinx::Route {
+        hops: &hops,
+        associated_data: ad,
+        area,
+        padding: Padding::Deterministic,
+    };
+    build(session, &route).unwrap().0
 }
 
 #[test]
 fn wireseal_onions_peel_in_lightning_onion_and_back() {
     let Some(bin) = peer() else { return };
+    let bin = &bin;
     let ad = [0x42u8; 32];
     for (n, len, area) in [
         (1, 30, PAYMENT_AREA),
@@ -128,7 +116,7 @@ fn wireseal_onions_peel_in_lightning_onion_and_back() {
             "associated_data": hex::encode(ad), "hops": hops_json(&r), "area": area}),
         );
         assert_eq!(
-            hex::encode(mine.to_bytes()),
+            hex::encode(mine.to_vec()),
             theirs["onion"].as_str().unwrap(),
             "{n} hops"
         );
@@ -139,7 +127,7 @@ fn wireseal_onions_peel_in_lightning_onion_and_back() {
             let go = call(
                 bin,
                 json!({"op": "peel", "node_key": hex::encode(k.to_secret().expose()),
-                "associated_data": hex::encode(ad), "onion": hex::encode(cur.to_bytes())}),
+                "associated_data": hex::encode(ad), "onion": hex::encode(cur.to_vec())}),
             );
             assert_eq!(s(&go["payload"]), r.payloads[i]);
             match cur.peel(k, &ad).unwrap() {
@@ -147,7 +135,7 @@ fn wireseal_onions_peel_in_lightning_onion_and_back() {
                     assert_eq!(payload, r.payloads[i]);
                     assert_eq!(go["final"], false);
                     assert_eq!(
-                        hex::encode(next.to_bytes()),
+                        hex::encode(next.to_vec()),
                         go["next_onion"].as_str().unwrap()
                     );
                     cur = Onion::parse_any(&s(&go["next_onion"])).unwrap();
@@ -166,6 +154,7 @@ fn wireseal_onions_peel_in_lightning_onion_and_back() {
 #[test]
 fn failures_cross_both_ways() {
     let Some(bin) = peer() else { return };
+    let bin = &bin;
     let ad = [7u8; 32];
     let r = route(5, 30, 0x60);
     let session = PrivateKey::from_bytes(&[0x22; 32]).unwrap();
@@ -197,9 +186,9 @@ fn failures_cross_both_ways() {
         let f = failure::unwrap(&secrets, &s(&go["packet"])).unwrap();
         assert_eq!((f.hop, &f.message), (failing, &msg));
         // We create and wrap; Go attributes.
-        let mut p = failure::create(secrets.get(failing).unwrap(), &msg).unwrap();
+        let mut p = failure::create_to_vec(secrets.get(failing).unwrap(), &msg).unwrap();
         for i in (0..failing).rev() {
-            failure::wrap(secrets.get(i).unwrap(), &mut p);
+            failure::wrap_in_place(secrets.get(i).unwrap(), &mut p);
         }
         assert_eq!(hex::encode(&p), go["packet"].as_str().unwrap());
         let back = call(
@@ -216,6 +205,7 @@ fn failures_cross_both_ways() {
 #[test]
 fn blinded_hop_peels_in_lightning_onion() {
     let Some(bin) = peer() else { return };
+    let bin = &bin;
     // The blinded-payment vector: Carol peels with the path key from Bob.
     let v: Value = serde_json::from_str(
         &std::fs::read_to_string(concat!(
@@ -245,11 +235,11 @@ fn blinded_hop_peels_in_lightning_onion() {
     match p {
         Peeled::Forward { next, .. } => {
             assert_eq!(
-                hex::encode(next.to_bytes()),
+                hex::encode(next.to_vec()),
                 go["next_onion"].as_str().unwrap()
             );
             assert_eq!(
-                hex::encode(next.to_bytes()),
+                hex::encode(next.to_vec()),
                 dec[3]["onion"].as_str().unwrap()
             );
         }

@@ -42,10 +42,8 @@ enum Cmd {
 
 #[derive(clap::Args)]
 struct BenchArgs {
-    /// Short run (the default): well under a minute.
-    #[arg(long, conflicts_with = "full")]
-    quick: bool,
-    /// Longer samples and larger workloads.
+    /// Longer samples and larger workloads (the default is a short run, a
+    /// few minutes at most).
     #[arg(long)]
     full: bool,
     /// Write the rows as a JSON array to FILE.
