@@ -2,8 +2,8 @@
 //! bytes the fuzzer made up (it does not know the key).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use wireseal::meshtastic::PkcEngine;
 use wireseal::keys::StaticSecret;
+use wireseal::meshtastic::{PkcEngine, PkcPacket};
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 40 {
@@ -13,5 +13,10 @@ fuzz_target!(|data: &[u8]| {
     let from = u32::from_le_bytes(data[32..36].try_into().unwrap());
     let id = u32::from_le_bytes(data[36..40].try_into().unwrap());
     let mut e = PkcEngine::new(StaticSecret::from_bytes(&[0x42; 32]).unwrap());
-    assert!(e.open(&peer, from, id, &data[40..], 0).is_err());
+    let packet = PkcPacket {
+        peer_public: &peer,
+        from,
+        id,
+    };
+    assert!(e.open_to_vec(0, packet, &data[40..]).is_err());
 });

@@ -1,14 +1,66 @@
 //! Meshtastic section: PKC open with and without the shared-secret cache,
 //! and batch open on one core against all cores.
+//!
+//! The uncached baseline is the firmware's way, built here from the raw
+//! primitives (`wireseal::hazmat`): a fresh X25519, SHA-256 and AES key
+//! expansion for every packet, and one OS CSPRNG call per extraNonce.
 
 use super::{Better, Ctx, Row};
 use wireseal::batch::Batch;
+use wireseal::entropy::random_array;
+use wireseal::hazmat::aes_ccm::{Aes256Ccm8, TAG_LEN};
+use wireseal::hazmat::sha::sha256;
 use wireseal::keys::StaticSecret;
-use wireseal::meshtastic::pkc::{open_uncached, seal_uncached_into, sealed_len};
-use wireseal::meshtastic::{batch_output_len, PkcEngine, PkcPacket};
+use wireseal::meshtastic::pkc::{nonce, sealed_len, OVERHEAD};
+use wireseal::meshtastic::{open_batch_len, PkcEngine, PkcPacket, SealedPkc};
 
 const SECTION: &str = "meshtastic";
 const SIZE: usize = 200;
+
+/// The firmware's per-packet key: SHA-256 of the raw X25519 output.
+fn derive_uncached(own: &StaticSecret, peer: &[u8; 32]) -> Aes256Ccm8 {
+    let shared = own.diffie_hellman(peer).expect("bench keys are valid");
+    Aes256Ccm8::new(&sha256(shared.expose()))
+}
+
+/// Seals with no cache (X25519, SHA-256, key expansion and a getrandom per
+/// packet) into `out`, exactly `sealed_len(plaintext.len())` bytes.
+pub fn seal_uncached_into(
+    own: &StaticSecret,
+    peer: &[u8; 32],
+    from: u32,
+    id: u32,
+    plaintext: &[u8],
+    out: &mut [u8],
+) -> usize {
+    let extra = random_array::<4>();
+    let (body, rest) = out.split_at_mut(plaintext.len());
+    body.copy_from_slice(plaintext);
+    let tag = derive_uncached(own, peer)
+        .seal_in_place(&nonce(from, id, extra), &[], body)
+        .expect("plaintext fits a LoRa frame");
+    rest[..TAG_LEN].copy_from_slice(&tag);
+    rest[TAG_LEN..OVERHEAD].copy_from_slice(&extra);
+    plaintext.len() + OVERHEAD
+}
+
+/// Opens with no cache (X25519, SHA-256 and key expansion per packet).
+pub fn open_uncached(
+    own: &StaticSecret,
+    peer: &[u8; 32],
+    from: u32,
+    id: u32,
+    payload: &[u8],
+) -> Option<Vec<u8>> {
+    let (ct, rest) = payload.split_at(payload.len().checked_sub(OVERHEAD)?);
+    let tag: [u8; TAG_LEN] = rest[..TAG_LEN].try_into().ok()?;
+    let extra: [u8; 4] = rest[TAG_LEN..].try_into().ok()?;
+    let mut out = ct.to_vec();
+    derive_uncached(own, peer)
+        .open_in_place(&nonce(from, id, extra), &[], &mut out, &tag)
+        .ok()?;
+    Some(out)
+}
 
 /// Runs the section.
 pub fn run(ctx: &Ctx) -> Vec<Row> {
@@ -18,7 +70,12 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let sp = *sender.public_key();
     let mut tx = PkcEngine::new(StaticSecret::from_bytes(sender.expose()).expect("key"));
     let pt = vec![0x5au8; SIZE];
-    let payload = tx.seal(&rp, 0x929, 1, &pt, None, 0).expect("seal");
+    let to_rx = |id| PkcPacket {
+        peer_public: &rp,
+        from: 0x929,
+        id,
+    };
+    let payload = tx.seal_to_vec(0, to_rx(1), &pt).expect("seal");
 
     // Uncached: a fresh X25519 + SHA-256 + key expansion per packet (the
     // firmware's way); cached: the peer's expanded key comes from the
@@ -27,19 +84,20 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let mut out = vec![0u8; SIZE];
     let (cached, uncached) = ctx.time_pair_per_op(
         || {
-            rx.open_into(&sp, 0x929, 1, &payload, 0, &mut out)
-                .expect("open")
+            let from_tx = PkcPacket {
+                peer_public: &sp,
+                from: 0x929,
+                id: 1,
+            };
+            rx.open_into(0, from_tx, &payload, &mut out).expect("open")
         },
         || open_uncached(&receiver, &sp, 0x929, 1, &payload).expect("open"),
     );
     let mut sealed = vec![0u8; sealed_len(SIZE)];
     let mut sealed2 = sealed.clone();
     let (seal_cached, seal_uncached) = ctx.time_pair_per_op(
-        || {
-            tx.seal_into(&rp, 0x929, 2, &pt, None, 0, &mut sealed)
-                .expect("seal")
-        },
-        || seal_uncached_into(&sender, &rp, 0x929, 2, &pt, None, &mut sealed2).expect("seal"),
+        || tx.seal_into(0, to_rx(2), &pt, &mut sealed).expect("seal"),
+        || seal_uncached_into(&sender, &rp, 0x929, 2, &pt, &mut sealed2),
     );
 
     // Batch: a gateway's feed, many packets from 64 senders, keys cached.
@@ -49,19 +107,24 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         .map(|i| {
             let s = &senders[i % senders.len()];
             let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).expect("key"));
-            let p = e
-                .seal(&rp, i as u32 % 64, i as u32, &pt, None, 0)
-                .expect("seal");
+            let to = PkcPacket {
+                peer_public: &rp,
+                from: i as u32 % 64,
+                id: i as u32,
+            };
+            let p = e.seal_to_vec(0, to, &pt).expect("seal");
             (*s.public_key(), i as u32 % 64, p)
         })
         .collect();
-    let packets: Vec<PkcPacket<'_>> = feed
+    let packets: Vec<SealedPkc<'_>> = feed
         .iter()
         .enumerate()
-        .map(|(i, (k, from, p))| PkcPacket {
-            peer_public: k,
-            from: *from,
-            id: i as u32,
+        .map(|(i, (k, from, p))| SealedPkc {
+            packet: PkcPacket {
+                peer_public: k,
+                from: *from,
+                id: i as u32,
+            },
             payload: p,
         })
         .collect();
@@ -74,9 +137,9 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let one = Batch::with_threads(1);
     let two = Batch::with_threads(2);
     let all = Batch::all_cores();
-    let mut out = vec![0u8; batch_output_len(&packets)];
+    let mut out = vec![0u8; open_batch_len(&packets)];
     let first = gw
-        .open_batch_into(&packets, 0, &one, &mut out)
+        .open_batch_into(0, &one, &packets, &mut out)
         .expect("buffer");
     assert!(first.iter().all(|r| r.is_ok()));
     let samples = if ctx.full { 15 } else { 7 };
@@ -88,8 +151,8 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let mut pair = |batch: &Batch| {
         ctx.time_pair_job(
             samples,
-            || gw.open_batch_into(&packets, 0, &one, &mut out),
-            || gw2.open_batch_into(&packets, 0, batch, &mut out2),
+            || gw.open_batch_into(0, &one, &packets, &mut out),
+            || gw2.open_batch_into(0, batch, &packets, &mut out2),
         )
     };
     let mut scaling = vec![(2, pair(&two))];

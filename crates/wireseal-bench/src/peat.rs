@@ -13,9 +13,8 @@ use std::hint::black_box;
 use wireseal::batch::Batch;
 use wireseal::keys::StaticSecret;
 use wireseal::peat::{
-    open_batch_in_place_ranges, policy, seal_batch_into, seal_batch_len, sealed_len,
-    KeyExchangeOutcome, MeshKey, MeshSealer, NonceSource, PeerSessions, MESH_OVERHEAD,
-    PEER_OVERHEAD,
+    policy, seal_batch_len, sealed_len, KeyExchangeOutcome, MeshSealer, NonceSource, PeerSessions,
+    MESH_OVERHEAD, PEER_OVERHEAD,
 };
 
 const S: &str = "peat";
@@ -191,22 +190,23 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         ),
     );
 
-    // Batch: seal_batch_into + open_batch_in_place_ranges over one buffer per
+    // Batch: seal_batch_into + open_batch_ranges_in_place over one buffer per
     // side, allocated and touched once, reused by every pass; one thread and
     // all cores sampled alternately.
     let count = if ctx.full { 65_536 } else { 16_384 };
     let d633 = doc(633);
     let docs: Vec<&[u8]> = (0..count).map(|_| d633.as_slice()).collect();
-    let key = MeshKey::derive("BENCH", &[0x42; 32]);
+    let batch_sealer = MeshSealer::new("BENCH", &[0x42; 32]);
+    let key = batch_sealer.key();
     let one = Batch::with_threads(1);
     let all = Batch::all_cores();
     let mut buf_one = vec![0u8; seal_batch_len(&docs)];
     let mut buf_all = buf_one.clone();
-    let (mut nonces_one, mut nonces_all) = (NonceSource::new(), NonceSource::new());
-    let pass = |b: &Batch, nonces: &mut NonceSource, buf: &mut [u8]| {
-        let ranges =
-            seal_batch_into(b, &key, nonces, &docs, buf).expect("buffer sized by seal_batch_len");
-        let opened = open_batch_in_place_ranges(b, &key, buf, &ranges);
+    let pass = |b: &Batch, buf: &mut [u8]| {
+        let ranges = batch_sealer
+            .seal_batch_into(b, &docs, buf)
+            .expect("buffer sized by seal_batch_len");
+        let opened = key.open_batch_ranges_in_place(b, buf, &ranges);
         assert!(
             opened.iter().all(|r| r.is_ok()),
             "a batch frame failed to open"
@@ -214,12 +214,12 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         opened.len()
     };
     // Warm-up: fault the buffers in and start the pools outside the timing.
-    pass(&one, &mut nonces_one, &mut buf_one);
-    pass(&all, &mut nonces_all, &mut buf_all);
+    pass(&one, &mut buf_one);
+    pass(&all, &mut buf_all);
     let (t_one, t_all) = ctx.time_pair_job(
         ctx.samples(),
-        || pass(&one, &mut nonces_one, &mut buf_one),
-        || pass(&all, &mut nonces_all, &mut buf_all),
+        || pass(&one, &mut buf_one),
+        || pass(&all, &mut buf_all),
     );
     rows.push(
         Row::new(
@@ -254,16 +254,16 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     // Per-peer E2EE, 633 B, established session (no baseline in this run).
     let mut a = PeerSessions::new(1, StaticSecret::generate());
     let mut b = PeerSessions::new(2, StaticSecret::generate());
-    let kx = a.initiate(2, 0).expect("distinct node ids");
-    if let Ok(KeyExchangeOutcome::Established { response, .. }) = b.handle_key_exchange(&kx, 0) {
-        if a.handle_key_exchange(&response, 0).is_ok() {
+    let kx = a.initiate(0, 2).expect("distinct node ids");
+    if let Ok(KeyExchangeOutcome::Established { response, .. }) = b.handle_key_exchange(0, &kx) {
+        if a.handle_key_exchange(0, &response).is_ok() {
             let mut pframe = vec![0u8; d633.len() + PEER_OVERHEAD];
             let (e2ee, mesh) = ctx.time_pair_per_op(
                 || {
                     let n = a
-                        .seal_into(2, &d633, 0, &mut pframe)
+                        .seal_into(0, 2, &d633, &mut pframe)
                         .expect("session is up");
-                    b.open_in_place(&mut pframe[..n], 0)
+                    b.open_in_place(0, &mut pframe[..n])
                         .expect("own per-peer frame opens")
                         .1
                         .len()

@@ -60,18 +60,18 @@ fn nonces(c: &mut Criterion) {
 fn per_peer(c: &mut Criterion) {
     let mut a = PeerSessions::new(1, StaticSecret::generate());
     let mut b = PeerSessions::new(2, StaticSecret::generate());
-    let kx = a.initiate(2, 0).unwrap();
-    let KeyExchangeOutcome::Established { response, .. } = b.handle_key_exchange(&kx, 0).unwrap()
+    let kx = a.initiate(0, 2).unwrap();
+    let KeyExchangeOutcome::Established { response, .. } = b.handle_key_exchange(0, &kx).unwrap()
     else {
         unreachable!()
     };
-    a.handle_key_exchange(&response, 0).unwrap();
+    a.handle_key_exchange(0, &response).unwrap();
     let doc = vec![0x5au8; 633];
     let mut frame = vec![0u8; 633 + PEER_OVERHEAD];
     c.bench_function("peat_peer_e2ee_seal_open_633", |bn| {
         bn.iter(|| {
-            let n = a.seal_into(2, black_box(&doc), 0, &mut frame).unwrap();
-            b.open_in_place(&mut frame[..n], 0).unwrap().1.len()
+            let n = a.seal_into(0, 2, black_box(&doc), &mut frame).unwrap();
+            b.open_in_place(0, &mut frame[..n]).unwrap().1.len()
         })
     });
 }

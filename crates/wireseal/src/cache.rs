@@ -13,8 +13,9 @@
 //! - bound to our own public key: [`SharedSecretCache::set_own_key`] with a
 //!   different key flushes every entry;
 //! - least-recently-used eviction in O(1) (an intrusive list over the slots);
-//! - optional time-to-live, with `now` supplied by the caller in any
-//!   monotonic unit (the library has no clock);
+//! - optional time-to-live, with `now` supplied by the caller in
+//!   milliseconds on any monotonic clock (the library has no clock), always
+//!   the first argument;
 //! - [`SharedSecretCache::invalidate`] for a peer that changed its key;
 //! - hit / miss / eviction / expiry counters;
 //! - values must be [`ZeroizeOnDrop`]: they are wiped when evicted, expired,
@@ -128,7 +129,9 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         }
     }
 
-    /// Sets a time-to-live: an entry inserted at `t` is a miss at any `now >= t + ttl`.
+    /// Sets a time-to-live in milliseconds: an entry inserted at `t` is a
+    /// miss at any `now >= t + ttl` (and at any `now < t`: a clock that went
+    /// backwards never makes an entry fresh).
     pub fn with_ttl(mut self, ttl: u64) -> Self {
         self.ttl = Some(ttl);
         self
@@ -197,20 +200,20 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
 
     /// Looks `peer` up at time `now`, counting a hit or a miss, and marks a
     /// hit as most recently used. An expired entry is removed and is a miss.
-    pub fn get(&mut self, peer: &[u8; PK], now: u64) -> Option<&V> {
-        let i = self.lookup(peer, now)?;
+    pub fn get(&mut self, now: u64, peer: &[u8; PK]) -> Option<&V> {
+        let i = self.lookup(now, peer)?;
         self.slots[i as usize].value.as_ref()
     }
 
     /// Reads the value for `peer` without counting or reordering anything
     /// (for parallel readers); `None` if absent or expired at `now`.
-    pub fn peek(&self, peer: &[u8; PK], now: u64) -> Option<&V> {
-        self.peek_slot(peer, now).map(|(_, v)| v)
+    pub fn peek(&self, now: u64, peer: &[u8; PK]) -> Option<&V> {
+        self.peek_slot(now, peer).map(|(_, v)| v)
     }
 
     /// Like [`Self::peek`], also giving the slot number, for batch readers
     /// that report each hit afterwards with [`Self::touch_slot`].
-    pub fn peek_slot(&self, peer: &[u8; PK], now: u64) -> Option<(usize, &V)> {
+    pub fn peek_slot(&self, now: u64, peer: &[u8; PK]) -> Option<(usize, &V)> {
         let &i = self.index.get(peer)?;
         let s = &self.slots[i as usize];
         if let Some(ttl) = self.ttl {
@@ -239,17 +242,20 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
 
     /// Returns the cached value for `peer`, deriving and inserting it with
     /// `derive` on a miss. A failed derivation inserts nothing.
+    ///
+    /// # Errors
+    /// Whatever `derive` returns on a miss.
     pub fn get_or_try_insert_with<E>(
         &mut self,
-        peer: &[u8; PK],
         now: u64,
+        peer: &[u8; PK],
         derive: impl FnOnce(&[u8; PK]) -> Result<V, E>,
     ) -> Result<&V, E> {
-        let i = match self.lookup(peer, now) {
+        let i = match self.lookup(now, peer) {
             Some(i) => i,
             None => {
                 let v = derive(peer)?;
-                self.insert_fresh(peer, v, now)
+                self.insert_fresh(now, peer, v)
             }
         };
         Ok(self.slots[i as usize]
@@ -258,13 +264,13 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
             .expect("indexed slots hold a value"))
     }
 
-    /// Inserts or replaces the value for `peer`.
-    pub fn insert(&mut self, peer: &[u8; PK], value: V, now: u64) {
+    /// Inserts or replaces the value for `peer` at time `now`.
+    pub fn insert(&mut self, now: u64, peer: &[u8; PK], value: V) {
         self.invalidate(peer);
-        self.insert_fresh(peer, value, now);
+        self.insert_fresh(now, peer, value);
     }
 
-    fn lookup(&mut self, peer: &[u8; PK], now: u64) -> Option<u32> {
+    fn lookup(&mut self, now: u64, peer: &[u8; PK]) -> Option<u32> {
         let Some(&i) = self.index.get(peer) else {
             self.stats.misses += 1;
             return None;
@@ -285,7 +291,7 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         Some(i)
     }
 
-    fn insert_fresh(&mut self, peer: &[u8; PK], value: V, now: u64) -> u32 {
+    fn insert_fresh(&mut self, now: u64, peer: &[u8; PK], value: V) -> u32 {
         let i = if self.free != NIL {
             let i = self.free;
             self.free = self.slots[i as usize].next;
@@ -355,205 +361,4 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::cell::Cell;
-    use std::rc::Rc;
-    use zeroize::Zeroize;
-
-    #[derive(Zeroize, ZeroizeOnDrop)]
-    struct V(u8);
-
-    impl V {
-        fn plain(x: u8) -> Self {
-            V(x)
-        }
-    }
-
-    fn key(b: u8) -> [u8; 32] {
-        [b; 32]
-    }
-
-    fn cache(cap: usize) -> SharedSecretCache<V, 32> {
-        SharedSecretCache::new(&[7u8; 32], cap)
-    }
-
-    #[test]
-    fn hit_and_miss_are_counted() {
-        let mut c = cache(4);
-        assert!(c.get(&key(1), 0).is_none());
-        let v = c
-            .get_or_try_insert_with(&key(1), 0, |_| Ok::<_, ()>(V::plain(11)))
-            .unwrap();
-        assert_eq!(v.0, 11);
-        assert_eq!(c.get(&key(1), 1).map(|v| v.0), Some(11));
-        let s = c.stats();
-        assert_eq!((s.hits, s.misses), (1, 2));
-        // peek neither counts nor reorders.
-        assert_eq!(c.peek(&key(1), 1).map(|v| v.0), Some(11));
-        assert!(c.peek(&key(2), 1).is_none());
-        assert_eq!(c.stats(), s);
-    }
-
-    #[test]
-    fn failed_derivation_inserts_nothing() {
-        let mut c = cache(4);
-        let r = c.get_or_try_insert_with(&key(1), 0, |_| Err::<V, _>("weak key"));
-        assert_eq!(r.err(), Some("weak key"));
-        assert!(c.is_empty());
-    }
-
-    #[test]
-    fn evicts_least_recently_used() {
-        let mut c = cache(3);
-        for b in 1..=3 {
-            c.insert(&key(b), V::plain(b), 0);
-        }
-        // Touch 1, so 2 becomes the least recently used.
-        assert!(c.get(&key(1), 0).is_some());
-        c.insert(&key(4), V::plain(4), 0);
-        assert!(c.get(&key(2), 0).is_none(), "2 was LRU and must be evicted");
-        for b in [1, 3, 4] {
-            assert!(c.get(&key(b), 0).is_some(), "{b} must survive");
-        }
-        assert_eq!(c.stats().evictions, 1);
-        // Now the order (LRU first) is 1, 3, 4: inserting 5 evicts 1.
-        c.insert(&key(5), V::plain(5), 0);
-        assert!(c.get(&key(1), 0).is_none());
-        assert_eq!(c.len(), 3);
-    }
-
-    #[test]
-    fn touched_slots_become_most_recent() {
-        let mut c = cache(3);
-        for b in 1..=3 {
-            c.insert(&key(b), V::plain(b), 0);
-        }
-        let (slot, v) = c.peek_slot(&key(1), 0).unwrap();
-        assert_eq!(v.0, 1);
-        assert!(c.touch_slot(slot, &key(1)));
-        assert_eq!(c.stats().hits, 1);
-        // A slot that does not hold that peer (any more) changes nothing.
-        assert!(!c.touch_slot(slot, &key(2)));
-        assert!(!c.touch_slot(c.capacity(), &key(1)));
-        assert_eq!(c.stats().hits, 1);
-        c.insert(&key(4), V::plain(4), 0);
-        assert!(c.peek(&key(1), 0).is_some(), "touched entry survives");
-        assert!(c.peek(&key(2), 0).is_none(), "2 became least recently used");
-    }
-
-    #[test]
-    fn peek_respects_ttl() {
-        let mut c = cache(2).with_ttl(5);
-        c.insert(&key(1), V::plain(1), 10);
-        assert!(c.peek(&key(1), 14).is_some());
-        assert!(c.peek(&key(1), 15).is_none());
-        assert!(c.peek(&key(1), 9).is_none());
-    }
-
-    #[test]
-    fn entries_expire_after_ttl() {
-        let mut c = cache(4).with_ttl(10);
-        c.insert(&key(1), V::plain(1), 100);
-        assert!(c.get(&key(1), 109).is_some());
-        assert!(c.get(&key(1), 110).is_none());
-        assert_eq!(c.stats().expirations, 1);
-        assert!(c.is_empty());
-        // A clock that went backwards is treated as expired, never as fresh.
-        c.insert(&key(2), V::plain(2), 100);
-        assert!(c.get(&key(2), 50).is_none());
-    }
-
-    #[test]
-    fn new_own_key_flushes_everything() {
-        let mut c = cache(4);
-        c.insert(&key(1), V::plain(1), 0);
-        c.set_own_key(&[7u8; 32]);
-        assert!(c.get(&key(1), 0).is_some(), "same own key keeps entries");
-        c.set_own_key(&[8u8; 32]);
-        assert!(c.get(&key(1), 0).is_none());
-        assert_eq!(c.stats().flushes, 1);
-        assert_eq!(c.own_key(), &[8u8; 32]);
-    }
-
-    #[test]
-    fn invalidate_removes_one_peer() {
-        let mut c = cache(4);
-        c.insert(&key(1), V::plain(1), 0);
-        c.insert(&key(2), V::plain(2), 0);
-        assert!(c.invalidate(&key(1)));
-        assert!(!c.invalidate(&key(1)));
-        assert!(c.get(&key(1), 0).is_none());
-        assert!(c.get(&key(2), 0).is_some());
-        // The freed slot is reused without evicting anyone.
-        for b in 3..=5 {
-            c.insert(&key(b), V::plain(b), 0);
-        }
-        assert_eq!(c.stats().evictions, 0);
-    }
-
-    #[test]
-    fn forged_prefix_keys_miss() {
-        let mut c = cache(16);
-        let mut victim = [0u8; 32];
-        for (i, b) in victim.iter_mut().enumerate() {
-            *b = i as u8 + 1;
-        }
-        c.insert(&victim, V::plain(42), 0);
-        let mut forged4 = [0xEEu8; 32];
-        forged4[..4].copy_from_slice(&victim[..4]);
-        assert!(c.get(&forged4, 0).is_none(), "4-byte prefix must not match");
-        let mut forged31 = victim;
-        forged31[31] ^= 1;
-        assert!(
-            c.get(&forged31, 0).is_none(),
-            "31-byte prefix must not match"
-        );
-        assert_eq!(c.get(&victim, 0).map(|v| v.0), Some(42));
-    }
-
-    #[test]
-    fn values_are_dropped_on_eviction_and_drop() {
-        let drops = Rc::new(Cell::new(0));
-        struct Counted(Rc<Cell<u32>>);
-        impl Drop for Counted {
-            fn drop(&mut self) {
-                self.0.set(self.0.get() + 1);
-            }
-        }
-        #[derive(ZeroizeOnDrop)]
-        struct W(#[zeroize(skip)] Counted, [u8; 4]);
-        impl Zeroize for W {
-            fn zeroize(&mut self) {
-                self.1.zeroize();
-            }
-        }
-        let mut c: SharedSecretCache<W> = SharedSecretCache::new(&[0u8; 32], 2);
-        for b in 1..=3 {
-            c.insert(&key(b), W(Counted(drops.clone()), [b; 4]), 0);
-        }
-        assert_eq!(drops.get(), 1, "the evicted value was dropped");
-        c.invalidate(&key(2));
-        assert_eq!(drops.get(), 2);
-        drop(c);
-        assert_eq!(drops.get(), 3);
-    }
-
-    #[test]
-    fn large_capacity_churn_keeps_invariants() {
-        let mut c = cache(64);
-        for round in 0..10u64 {
-            for b in 0..=255u8 {
-                let mut k = [b; 32];
-                k[0] = round as u8;
-                c.get_or_try_insert_with(&k, round, |_| Ok::<_, ()>(V::plain(b)))
-                    .unwrap();
-                assert!(c.len() <= 64);
-            }
-        }
-        assert_eq!(c.len(), 64);
-        let s = c.stats();
-        assert_eq!(s.misses, 2560);
-        assert_eq!(s.evictions, 2560 - 64);
-    }
-}
+mod tests;

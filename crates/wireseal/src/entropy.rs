@@ -2,10 +2,10 @@
 //!
 //! Randomness always comes fresh from the operating system's CSPRNG
 //! (`getrandom`), and no random byte is ever used twice. What *is* cached is
-//! the expensive, non-secret environment work some formats used to repeat per
-//! call (for example a host identifier that AES Crypt writers fold into their
-//! IV): compute it once per process with [`ProcessEntropy`], then mix fresh
-//! OS randomness in every time. Public per-packet nonces, which a format
+//! expensive, non-secret environment work that would otherwise be repeated
+//! per call (for example a host identifier that AES Crypt writers fold into
+//! their IV): compute it once per process with [`ProcessEntropy`], then mix
+//! fresh OS randomness in every time. Public per-packet nonces, which a format
 //! draws for every frame, come from a [`NonceSource`]: the same OS
 //! randomness, fetched a few KiB per system call instead of one call per
 //! packet.

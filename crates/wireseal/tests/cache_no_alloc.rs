@@ -26,8 +26,8 @@ fn churn_after_construction_never_allocates() {
         let before = dhat::HeapStats::get();
         for (i, v) in values.iter_mut().enumerate().take(750) {
             let peer = &peers[(i * 7) % peers.len()];
-            let _ = cache.get(peer, 0);
-            cache.insert(peer, v.take().expect("each value used once"), 0);
+            let _ = cache.get(0, peer);
+            cache.insert(0, peer, v.take().expect("each value used once"));
             if i % 3 == 0 {
                 cache.invalidate(&peers[(i * 11) % peers.len()]);
             }

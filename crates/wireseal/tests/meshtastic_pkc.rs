@@ -4,7 +4,8 @@
 use wireseal::batch::Batch;
 use wireseal::keys::StaticSecret;
 use wireseal::meshtastic::{
-    pkc, ChannelKey, Error, PacketHeader, PkcEngine, PkcPacket, ReplayWindow, MAX_PAYLOAD_LEN,
+    pkc, ChannelKey, Error, PacketHeader, PkcEngine, PkcPacket, ReplayWindow, SealedPkc,
+    MAX_PAYLOAD_LEN,
 };
 
 fn pair() -> (PkcEngine, [u8; 32], PkcEngine, [u8; 32]) {
@@ -18,7 +19,15 @@ fn pair() -> (PkcEngine, [u8; 32], PkcEngine, [u8; 32]) {
 fn every_tampered_byte_is_rejected() {
     let (mut a, ap, mut b, bp) = pair();
     let payload = a
-        .seal(&bp, 10, 20, b"meet at the north ridge", None, 0)
+        .seal_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &bp,
+                from: 10,
+                id: 20,
+            },
+            b"meet at the north ridge",
+        )
         .unwrap();
     assert_eq!(payload.len(), pkc::sealed_len(23));
     for i in 0..payload.len() {
@@ -32,16 +41,55 @@ fn every_tampered_byte_is_rejected() {
             "extraNonce"
         };
         assert_eq!(
-            b.open(&ap, 10, 20, &t, 0),
+            b.open_to_vec(
+                0,
+                PkcPacket {
+                    peer_public: &ap,
+                    from: 10,
+                    id: 20
+                },
+                &t
+            ),
             Err(Error::Auth),
             "{region} byte {i}"
         );
     }
     // Header fields bound into the nonce: a wrong id or sender fails too.
-    assert_eq!(b.open(&ap, 10, 21, &payload, 0), Err(Error::Auth));
-    assert_eq!(b.open(&ap, 11, 20, &payload, 0), Err(Error::Auth));
     assert_eq!(
-        b.open(&ap, 10, 20, &payload, 0).unwrap(),
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 10,
+                id: 21
+            },
+            &payload
+        ),
+        Err(Error::Auth)
+    );
+    assert_eq!(
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 11,
+                id: 20
+            },
+            &payload
+        ),
+        Err(Error::Auth)
+    );
+    assert_eq!(
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 10,
+                id: 20
+            },
+            &payload
+        )
+        .unwrap(),
         b"meet at the north ridge"
     );
 }
@@ -49,36 +97,134 @@ fn every_tampered_byte_is_rejected() {
 #[test]
 fn wrong_key_truncated_and_oversize() {
     let (mut a, ap, mut b, bp) = pair();
-    let payload = a.seal(&bp, 1, 2, b"x", None, 0).unwrap();
+    let payload = a
+        .seal_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &bp,
+                from: 1,
+                id: 2,
+            },
+            b"x",
+        )
+        .unwrap();
     // Wrong key: a third party, or the right party naming the wrong sender key.
     let (mut c, _, _, cp) = pair();
-    assert_eq!(c.open(&ap, 1, 2, &payload, 0), Err(Error::Auth));
-    assert_eq!(b.open(&cp, 1, 2, &payload, 0), Err(Error::Auth));
+    assert_eq!(
+        c.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 1,
+                id: 2
+            },
+            &payload
+        ),
+        Err(Error::Auth)
+    );
+    assert_eq!(
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &cp,
+                from: 1,
+                id: 2
+            },
+            &payload
+        ),
+        Err(Error::Auth)
+    );
     for n in 0..pkc::OVERHEAD {
         assert_eq!(
-            b.open(&ap, 1, 2, &payload[..n], 0),
+            b.open_to_vec(
+                0,
+                PkcPacket {
+                    peer_public: &ap,
+                    from: 1,
+                    id: 2
+                },
+                &payload[..n]
+            ),
             Err(Error::Truncated { len: n, min: 12 })
         );
     }
     // Dropping bytes from the middle still fails authentication.
-    assert_eq!(b.open(&ap, 1, 2, &payload[1..], 0), Err(Error::Auth));
+    assert_eq!(
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 1,
+                id: 2
+            },
+            &payload[1..]
+        ),
+        Err(Error::Auth)
+    );
     let big = vec![0u8; MAX_PAYLOAD_LEN + 1];
     assert!(matches!(
-        b.open(&ap, 1, 2, &big, 0),
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 1,
+                id: 2
+            },
+            &big
+        ),
         Err(Error::TooLong { .. })
     ));
     let pt = vec![0u8; pkc::MAX_PLAINTEXT_LEN];
-    let full = a.seal(&bp, 1, 3, &pt, None, 0).unwrap();
+    let full = a
+        .seal_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &bp,
+                from: 1,
+                id: 3,
+            },
+            &pt,
+        )
+        .unwrap();
     assert_eq!(full.len(), MAX_PAYLOAD_LEN);
-    assert_eq!(b.open(&ap, 1, 3, &full, 0).unwrap(), pt);
+    assert_eq!(
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 1,
+                id: 3
+            },
+            &full
+        )
+        .unwrap(),
+        pt
+    );
     let over = vec![0u8; pkc::MAX_PLAINTEXT_LEN + 1];
     assert!(matches!(
-        a.seal(&bp, 1, 3, &over, None, 0),
+        a.seal_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &bp,
+                from: 1,
+                id: 3
+            },
+            &over
+        ),
         Err(Error::TooLong { max: 227, .. })
     ));
     let mut small = [0u8; 12];
     assert_eq!(
-        a.seal_into(&bp, 1, 3, b"ab", None, 0, &mut small),
+        a.seal_into(
+            0,
+            PkcPacket {
+                peer_public: &bp,
+                from: 1,
+                id: 3
+            },
+            b"ab",
+            &mut small
+        ),
         Err(Error::BufferTooSmall { required: 14 })
     );
 }
@@ -91,20 +237,87 @@ fn weak_peer_keys_are_refused() {
         k[0] = 1;
         k
     }] {
-        assert_eq!(a.seal(&bad, 1, 1, b"x", None, 0), Err(Error::WeakPeerKey));
-        assert_eq!(a.open(&bad, 1, 1, &[0u8; 20], 0), Err(Error::WeakPeerKey));
+        assert_eq!(
+            a.seal_to_vec(
+                0,
+                PkcPacket {
+                    peer_public: &bad,
+                    from: 1,
+                    id: 1
+                },
+                b"x"
+            ),
+            Err(Error::WeakPublicKey)
+        );
+        assert_eq!(
+            a.open_to_vec(
+                0,
+                PkcPacket {
+                    peer_public: &bad,
+                    from: 1,
+                    id: 1
+                },
+                &[0u8; 20]
+            ),
+            Err(Error::WeakPublicKey)
+        );
     }
     assert!(a.cache().is_empty(), "a refused key is never cached");
+}
+
+/// Seals with a given extraNonce into a new vector.
+fn seal_with_extra(
+    e: &mut PkcEngine,
+    packet: PkcPacket<'_>,
+    extra: [u8; 4],
+    plaintext: &[u8],
+) -> Result<Vec<u8>, Error> {
+    let mut out = vec![0u8; pkc::sealed_len(plaintext.len())];
+    let n = e.seal_with_extra_nonce_into(0, packet, extra, plaintext, &mut out)?;
+    out.truncate(n);
+    Ok(out)
 }
 
 #[test]
 fn explicit_extra_nonce_is_used_verbatim() {
     let (mut a, ap, mut b, bp) = pair();
-    let p1 = a.seal(&bp, 5, 6, b"abc", Some([1, 2, 3, 4]), 0).unwrap();
-    let p2 = a.seal(&bp, 5, 6, b"abc", Some([1, 2, 3, 4]), 0).unwrap();
+    let p1 = seal_with_extra(
+        &mut a,
+        PkcPacket {
+            peer_public: &bp,
+            from: 5,
+            id: 6,
+        },
+        [1, 2, 3, 4],
+        b"abc",
+    )
+    .unwrap();
+    let p2 = seal_with_extra(
+        &mut a,
+        PkcPacket {
+            peer_public: &bp,
+            from: 5,
+            id: 6,
+        },
+        [1, 2, 3, 4],
+        b"abc",
+    )
+    .unwrap();
     assert_eq!(p1, p2);
     assert_eq!(&p1[p1.len() - 4..], &[1, 2, 3, 4]);
-    assert_eq!(b.open(&ap, 5, 6, &p1, 0).unwrap(), b"abc");
+    assert_eq!(
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 5,
+                id: 6
+            },
+            &p1
+        )
+        .unwrap(),
+        b"abc"
+    );
 }
 
 #[test]
@@ -117,9 +330,31 @@ fn drawn_extra_nonces_are_fresh_across_refills() {
     let (mut a, ap, mut b, bp) = pair();
     let mut seen = std::collections::HashSet::new();
     for id in 0..2000u32 {
-        let p = a.seal(&bp, 5, id, b"abc", None, 0).unwrap();
+        let p = a
+            .seal_to_vec(
+                0,
+                PkcPacket {
+                    peer_public: &bp,
+                    from: 5,
+                    id: id,
+                },
+                b"abc",
+            )
+            .unwrap();
         seen.insert(<[u8; 4]>::try_from(&p[p.len() - 4..]).unwrap());
-        assert_eq!(b.open(&ap, 5, id, &p, 0).unwrap(), b"abc");
+        assert_eq!(
+            b.open_to_vec(
+                0,
+                PkcPacket {
+                    peer_public: &ap,
+                    from: 5,
+                    id: id
+                },
+                &p
+            )
+            .unwrap(),
+            b"abc"
+        );
     }
     assert!(seen.len() >= 1999, "{} distinct of 2000", seen.len());
 }
@@ -127,35 +362,141 @@ fn drawn_extra_nonces_are_fresh_across_refills() {
 fn replay_is_refused_only_after_the_tag_verifies() {
     let (mut a, ap, b, bp) = pair();
     let mut b = b.with_replay_window(ReplayWindow::default());
-    let genuine = a.seal(&bp, 7, 100, b"hello", None, 0).unwrap();
+    let genuine = a
+        .seal_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &bp,
+                from: 7,
+                id: 100,
+            },
+            b"hello",
+        )
+        .unwrap();
     // A forgery carrying the same (from, id) arrives first: it fails the tag
     // and must not mark the id as used.
     let mut forged = genuine.clone();
     forged[0] ^= 1;
-    assert_eq!(b.open(&ap, 7, 100, &forged, 0), Err(Error::Auth));
-    assert_eq!(b.open(&ap, 7, 100, &genuine, 0).unwrap(), b"hello");
     assert_eq!(
-        b.open(&ap, 7, 100, &genuine, 0),
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 7,
+                id: 100
+            },
+            &forged
+        ),
+        Err(Error::Auth)
+    );
+    assert_eq!(
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 7,
+                id: 100
+            },
+            &genuine
+        )
+        .unwrap(),
+        b"hello"
+    );
+    assert_eq!(
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 7,
+                id: 100
+            },
+            &genuine
+        ),
         Err(Error::Replay { from: 7, id: 100 })
     );
-    let next = a.seal(&bp, 7, 101, b"again", None, 0).unwrap();
-    assert_eq!(b.open(&ap, 7, 101, &next, 0).unwrap(), b"again");
+    let next = a
+        .seal_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &bp,
+                from: 7,
+                id: 101,
+            },
+            b"again",
+        )
+        .unwrap();
+    assert_eq!(
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 7,
+                id: 101
+            },
+            &next
+        )
+        .unwrap(),
+        b"again"
+    );
 }
 
 #[test]
 fn cache_serves_repeats_and_flushes_on_own_key_change() {
     let (mut a, ap, mut b, bp) = pair();
     for id in 0..10 {
-        let p = a.seal(&bp, 1, id, b"m", None, 0).unwrap();
-        assert_eq!(b.open(&ap, 1, id, &p, 0).unwrap(), b"m");
+        let p = a
+            .seal_to_vec(
+                0,
+                PkcPacket {
+                    peer_public: &bp,
+                    from: 1,
+                    id: id,
+                },
+                b"m",
+            )
+            .unwrap();
+        assert_eq!(
+            b.open_to_vec(
+                0,
+                PkcPacket {
+                    peer_public: &ap,
+                    from: 1,
+                    id: id
+                },
+                &p
+            )
+            .unwrap(),
+            b"m"
+        );
     }
     let s = b.cache().stats();
     assert_eq!((s.misses, s.hits), (1, 9));
     // Our key changes: old messages to the old key no longer open, and the
     // cache was flushed rather than serving a stale secret.
-    let old = a.seal(&bp, 1, 99, b"m", None, 0).unwrap();
+    let old = a
+        .seal_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &bp,
+                from: 1,
+                id: 99,
+            },
+            b"m",
+        )
+        .unwrap();
     b.set_own_key(StaticSecret::generate());
-    assert_eq!(b.open(&ap, 1, 99, &old, 0), Err(Error::Auth));
+    assert_eq!(
+        b.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &ap,
+                from: 1,
+                id: 99
+            },
+            &old
+        ),
+        Err(Error::Auth)
+    );
     assert_eq!(b.cache().stats().flushes, 1);
     // The peer changed key: invalidation makes the next message derive afresh.
     assert!(a.invalidate_peer(&bp));
@@ -166,10 +507,47 @@ fn cache_serves_repeats_and_flushes_on_own_key_change() {
 fn cache_entries_expire() {
     let (mut a, ap, b, bp) = pair();
     let mut b = b.with_ttl(60);
-    let p = a.seal(&bp, 1, 1, b"m", None, 0).unwrap();
-    b.open(&ap, 1, 1, &p, 0).unwrap();
-    b.open(&ap, 1, 1, &p, 59).unwrap();
-    b.open(&ap, 1, 1, &p, 60).unwrap();
+    let p = a
+        .seal_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &bp,
+                from: 1,
+                id: 1,
+            },
+            b"m",
+        )
+        .unwrap();
+    b.open_to_vec(
+        0,
+        PkcPacket {
+            peer_public: &ap,
+            from: 1,
+            id: 1,
+        },
+        &p,
+    )
+    .unwrap();
+    b.open_to_vec(
+        59,
+        PkcPacket {
+            peer_public: &ap,
+            from: 1,
+            id: 1,
+        },
+        &p,
+    )
+    .unwrap();
+    b.open_to_vec(
+        60,
+        PkcPacket {
+            peer_public: &ap,
+            from: 1,
+            id: 1,
+        },
+        &p,
+    )
+    .unwrap();
     let s = b.cache().stats();
     assert_eq!((s.hits, s.misses, s.expirations), (1, 2, 1));
 }
@@ -185,7 +563,17 @@ fn batch_open_matches_one_at_a_time() {
         let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).unwrap());
         for j in 0..5u32 {
             let pt = vec![(i as u8) ^ (j as u8); 10 + j as usize * 40];
-            let mut p = e.seal(&rp, i as u32, j, &pt, None, 0).unwrap();
+            let mut p = e
+                .seal_to_vec(
+                    0,
+                    PkcPacket {
+                        peer_public: &rp,
+                        from: i as u32,
+                        id: j,
+                    },
+                    &pt,
+                )
+                .unwrap();
             if (i + j as usize) % 7 == 0 {
                 p[3] ^= 1; // some tampered packets
             }
@@ -197,12 +585,14 @@ fn batch_open_matches_one_at_a_time() {
     payloads.push(dup);
     payloads.push(([0u8; 32], 999, 1, vec![0u8; 30]));
     payloads.push((payloads[0].0, 0, 0, vec![1, 2, 3]));
-    let packets: Vec<PkcPacket<'_>> = payloads
+    let packets: Vec<SealedPkc<'_>> = payloads
         .iter()
-        .map(|(k, f, i, p)| PkcPacket {
-            peer_public: k,
-            from: *f,
-            id: *i,
+        .map(|(k, f, i, p)| SealedPkc {
+            packet: PkcPacket {
+                peer_public: k,
+                from: *f,
+                id: *i,
+            },
             payload: p,
         })
         .collect();
@@ -213,26 +603,26 @@ fn batch_open_matches_one_at_a_time() {
     let mut one = make();
     let serial: Vec<_> = packets
         .iter()
-        .map(|p| one.open(p.peer_public, p.from, p.id, p.payload, 0))
+        .map(|p| one.open_to_vec(0, p.packet, p.payload))
         .collect();
     assert!(serial.iter().filter(|r| r.is_ok()).count() > 150);
     assert!(serial.contains(&Err(Error::Auth)));
     assert!(serial
         .iter()
         .any(|r| matches!(r, Err(Error::Replay { .. }))));
-    assert!(serial.contains(&Err(Error::WeakPeerKey)));
+    assert!(serial.contains(&Err(Error::WeakPublicKey)));
     // The caller-buffer variant: same results, plaintexts laid out in order.
     let mut e = make();
-    let need = wireseal::meshtastic::batch_output_len(&packets);
+    let need = wireseal::meshtastic::open_batch_len(&packets);
     let mut short = vec![0u8; need - 1];
     assert_eq!(
-        e.open_batch_into(&packets, 0, &Batch::with_threads(2), &mut short)
+        e.open_batch_into(0, &Batch::with_threads(2), &packets, &mut short)
             .unwrap_err(),
         Error::BufferTooSmall { required: need }
     );
     let mut out = vec![0u8; need];
     let ranges = e
-        .open_batch_into(&packets, 0, &Batch::with_threads(2), &mut out)
+        .open_batch_into(0, &Batch::with_threads(2), &packets, &mut out)
         .unwrap();
     let as_vecs: Vec<_> = ranges
         .into_iter()
@@ -242,12 +632,12 @@ fn batch_open_matches_one_at_a_time() {
     for threads in [1, 2, 4] {
         let mut e = make();
         assert_eq!(
-            e.open_batch(&packets, 0, &Batch::with_threads(threads)),
+            e.open_batch_to_vec(0, &Batch::with_threads(threads), &packets),
             serial,
             "{threads} threads"
         );
         // A second batch hits the cache (and now everything is a replay).
-        let again = e.open_batch(&packets, 1, &Batch::with_threads(threads));
+        let again = e.open_batch_to_vec(1, &Batch::with_threads(threads), &packets);
         assert!(again.iter().all(|r| r.is_err()));
     }
     // With room for every sender, the cache ends up exactly as one at a
@@ -258,18 +648,18 @@ fn batch_open_matches_one_at_a_time() {
     };
     let mut one = roomy();
     for p in &packets {
-        let _ = one.open(p.peer_public, p.from, p.id, p.payload, 0);
+        let _ = one.open_to_vec(0, p.packet, p.payload);
     }
     for threads in [1, 2, 4] {
         let mut e = roomy();
         assert_eq!(
-            e.open_batch(&packets, 0, &Batch::with_threads(threads)),
+            e.open_batch_to_vec(0, &Batch::with_threads(threads), &packets),
             serial
         );
         assert_eq!(e.cache().stats(), one.cache().stats(), "{threads} threads");
         assert_eq!(e.cache().len(), one.cache().len());
         for s in &senders {
-            assert!(e.cache().peek(s.public_key(), 0).is_some());
+            assert!(e.cache().peek(0, s.public_key()).is_some());
         }
     }
     assert_eq!(

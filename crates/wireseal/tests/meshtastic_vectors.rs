@@ -1,24 +1,15 @@
 //! Every vector in vectors/meshtastic/vectors.json (the firmware's crypto
 //! unit test, plus the block derived from the firmware's algorithm).
 
+mod common;
+
+use common::{arr32, hx};
 use serde_json::Value;
 use wireseal::hazmat::{aes_ctr, sha::sha256, x25519::StaticSecret};
-use wireseal::meshtastic::{pkc, ChannelKey, PacketHeader, PkcEngine};
+use wireseal::meshtastic::{pkc, ChannelKey, PacketHeader, PkcEngine, PkcPacket};
 
 fn load() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../vectors/meshtastic/vectors.json"
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn hx(v: &Value, k: &str) -> Vec<u8> {
-    hex::decode(v[k].as_str().unwrap_or_else(|| panic!("missing {k}"))).unwrap()
-}
-
-fn arr32(v: &Value, k: &str) -> [u8; 32] {
-    hx(v, k).try_into().unwrap()
+    common::load_json("meshtastic/vectors.json")
 }
 
 fn num(s: &str) -> u32 {
@@ -71,8 +62,16 @@ fn every_firmware_vector() {
                 );
                 // The PKC path refuses it too.
                 let mut e = PkcEngine::new(k);
-                let r = e.seal(&arr32(v, "public_key_hex"), 1, 1, b"x", None, 0);
-                assert_eq!(r.unwrap_err(), wireseal::meshtastic::Error::WeakPeerKey);
+                let r = e.seal_to_vec(
+                    0,
+                    PkcPacket {
+                        peer_public: &arr32(v, "public_key_hex"),
+                        from: 1,
+                        id: 1,
+                    },
+                    b"x",
+                );
+                assert_eq!(r.unwrap_err(), wireseal::meshtastic::Error::WeakPublicKey);
             }
             "x25519_then_sha256" => {
                 let k = StaticSecret::from_bytes(&arr32(v, "private_key_hex")).unwrap();
@@ -124,10 +123,32 @@ fn pkc_radio_frame(v: &Value) {
         hx(v, "expected_shared_key_prefix_hex")
     );
     let mut e = PkcEngine::new(own);
-    let pt = e.open(&peer, from, id, payload, 0).unwrap();
+    let pt = e
+        .open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &peer,
+                from: from,
+                id: id,
+            },
+            payload,
+        )
+        .unwrap();
     assert_eq!(pt, hx(v, "expected_plaintext_hex"));
     // A second open is served by the cache and gives the same plaintext.
-    assert_eq!(e.open(&peer, from, id, payload, 1).unwrap(), pt);
+    assert_eq!(
+        e.open_to_vec(
+            1,
+            PkcPacket {
+                peer_public: &peer,
+                from: from,
+                id: id
+            },
+            payload
+        )
+        .unwrap(),
+        pt
+    );
     assert_eq!(e.cache().stats().hits, 1);
 }
 
@@ -141,12 +162,56 @@ fn pkc_roundtrip(all: &[Value], v: &Value) {
     let pt = hx(base, "expected_plaintext_hex");
     let (from, id) = (0x0929, 0x13b2_d662);
     let mut e = PkcEngine::new(own);
-    let a = e.seal(&peer, from, id, &pt, None, 0).unwrap();
-    let b = e.seal(&peer, from, id, &pt, None, 0).unwrap();
+    let a = e
+        .seal_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &peer,
+                from: from,
+                id: id,
+            },
+            &pt,
+        )
+        .unwrap();
+    let b = e
+        .seal_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &peer,
+                from: from,
+                id: id,
+            },
+            &pt,
+        )
+        .unwrap();
     assert_eq!(a.len(), 22);
     assert_ne!(a, b, "the extraNonce must be fresh random per packet");
-    assert_eq!(e.open(&peer, from, id, &a, 0).unwrap(), pt);
-    assert_eq!(e.open(&peer, from, id, &b, 0).unwrap(), pt);
+    assert_eq!(
+        e.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &peer,
+                from: from,
+                id: id
+            },
+            &a
+        )
+        .unwrap(),
+        pt
+    );
+    assert_eq!(
+        e.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &peer,
+                from: from,
+                id: id
+            },
+            &b
+        )
+        .unwrap(),
+        pt
+    );
 }
 
 #[test]
@@ -339,21 +404,49 @@ fn forged_keys_sharing_a_prefix_miss_the_cache() {
     let frame = hx(v, "radio_frame_hex");
     let payload = &frame[16..];
     let mut e = PkcEngine::new(own);
-    assert!(e.open(&peer, from, id, payload, 0).is_ok());
+    assert!(e
+        .open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &peer,
+                from: from,
+                id: id
+            },
+            payload
+        )
+        .is_ok());
     for shared in [4usize, 31] {
         let mut forged = peer;
         forged[shared] ^= 0x01;
         forged[31] ^= 0x02;
-        let r = e.open(&forged, from, id, payload, 0);
+        let r = e.open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &forged,
+                from: from,
+                id: id,
+            },
+            payload,
+        );
         assert!(
             matches!(r, Err(pkc_err) if pkc_err == wireseal::meshtastic::Error::Auth
-                || pkc_err == wireseal::meshtastic::Error::WeakPeerKey),
+                || pkc_err == wireseal::meshtastic::Error::WeakPublicKey),
             "a key sharing {shared} bytes opened the genuine payload: {r:?}"
         );
     }
     let s = e.cache().stats();
     assert_eq!((s.hits, s.misses), (0, 3), "every forged key missed");
     // The genuine sender is still served from the cache.
-    assert!(e.open(&peer, from, id, payload, 0).is_ok());
+    assert!(e
+        .open_to_vec(
+            0,
+            PkcPacket {
+                peer_public: &peer,
+                from: from,
+                id: id
+            },
+            payload
+        )
+        .is_ok());
     assert_eq!(e.cache().stats().hits, 1);
 }

@@ -3,25 +3,15 @@
 //! example and the key-exchange frame from `vectors/README.md`; then the
 //! negative cases for each decoder.
 
+mod common;
+
+use common::{arr, hx};
 use serde_json::Value;
 use wireseal::batch::Batch;
 use wireseal::peat::*;
 
-const VECTORS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../vectors/peat/meshwide_vectors.json"
-);
-
 fn load() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(VECTORS).unwrap()).unwrap()
-}
-
-fn hx(v: &Value, k: &str) -> Vec<u8> {
-    hex::decode(v[k].as_str().unwrap_or_else(|| panic!("missing {k}"))).unwrap()
-}
-
-fn arr<const N: usize>(v: &Value, k: &str) -> [u8; N] {
-    hx(v, k).try_into().unwrap()
+    common::load_json("peat/meshwide_vectors.json")
 }
 
 struct Case {
@@ -62,7 +52,7 @@ fn meshwide_vectors_seal_and_open() {
             c.derived[..]
         );
         let k = MeshKey::derive(&c.mesh_id, &c.secret);
-        assert_eq!(k.seal_with_nonce(&c.nonce, &c.plaintext), c.frame);
+        assert_eq!(k.seal_with_nonce_to_vec(&c.nonce, &c.plaintext), c.frame);
         assert_eq!(sealed_len(c.plaintext.len()), c.frame.len());
         let mut out = vec![0u8; c.frame.len()];
         assert_eq!(
@@ -70,7 +60,7 @@ fn meshwide_vectors_seal_and_open() {
             Ok(c.frame.len())
         );
         assert_eq!(out, c.frame);
-        assert_eq!(k.open(&c.frame).unwrap(), c.plaintext);
+        assert_eq!(k.open_to_vec(&c.frame).unwrap(), c.plaintext);
         let mut f = c.frame.clone();
         assert_eq!(k.open_in_place(&mut f).unwrap(), &c.plaintext[..]);
         let mut o = vec![0u8; c.frame.len()];
@@ -80,8 +70,8 @@ fn meshwide_vectors_seal_and_open() {
         assert_eq!(classify(&c.frame), FrameKind::MeshWide);
         let r = Receiver::new(Some(k), Mode::Strict);
         match r.receive(&c.frame).unwrap() {
-            Received::Document { bytes, encrypted } => {
-                assert!(encrypted);
+            Received::Document { bytes, protection } => {
+                assert_eq!(protection, policy::Protection::MeshWide);
                 assert_eq!(bytes.as_ref(), &c.plaintext[..]);
             }
             other => panic!("{other:?}"),
@@ -96,7 +86,7 @@ fn reserved_byte_is_ignored_on_receive() {
         for r in [0x01u8, 0x7f, 0xff] {
             let mut f = c.frame.clone();
             f[1] = r;
-            assert_eq!(k.open(&f).unwrap(), c.plaintext);
+            assert_eq!(k.open_to_vec(&f).unwrap(), c.plaintext);
         }
     }
 }
@@ -119,20 +109,20 @@ fn batch_matches_one_at_a_time() {
             let many: Vec<_> = (0..200)
                 .flat_map(|_| sel.iter().map(|&i| jobs[i].clone()))
                 .collect();
-            let frames = seal_batch_with_nonces(&b, &k, &many);
+            let frames = k.seal_batch_with_nonces_to_vec(&b, &many);
             for (j, f) in frames.iter().enumerate() {
                 assert_eq!(f, &cs[sel[j % sel.len()]].frame);
             }
-            let opened = open_batch(&b, &k, &frames);
+            let opened = k.open_batch_to_vec(&b, &frames);
             for (j, o) in opened.iter().enumerate() {
                 assert_eq!(o.as_ref().unwrap(), &cs[sel[j % sel.len()]].plaintext);
             }
             let mut inplace = frames.clone();
             inplace[3][20] ^= 1;
-            let r = open_batch_in_place(&b, &k, &mut inplace);
+            let r = k.open_batch_in_place(&b, &mut inplace);
             for (j, x) in r.iter().enumerate() {
                 if j == 3 {
-                    assert_eq!(*x, Err(PeatError::Auth));
+                    assert_eq!(*x, Err(Error::Auth));
                 } else {
                     let n = *x.as_ref().unwrap();
                     assert_eq!(
@@ -159,10 +149,10 @@ fn batch_matches_one_at_a_time() {
             let total: usize = many.iter().map(|(_, p)| p.len() + 30).sum();
             let mut buf = vec![0u8; total + 7];
             assert_eq!(
-                seal_batch_with_nonces_into(&b, &k, &many, &mut buf[..total - 1]),
-                Err(PeatError::BufferTooSmall { required: total })
+                k.seal_batch_with_nonces_into(&b, &many, &mut buf[..total - 1]),
+                Err(Error::BufferTooSmall { required: total })
             );
-            let ranges = seal_batch_with_nonces_into(&b, &k, &many, &mut buf).unwrap();
+            let ranges = k.seal_batch_with_nonces_into(&b, &many, &mut buf).unwrap();
             assert_eq!(ranges.len(), many.len());
             let mut at = 0;
             for (j, r) in ranges.iter().enumerate() {
@@ -176,11 +166,11 @@ fn batch_matches_one_at_a_time() {
                 "nothing past the frames"
             );
             buf[ranges[5].start + 20] ^= 1;
-            let r = open_batch_in_place_ranges(&b, &k, &mut buf, &ranges);
+            let r = k.open_batch_ranges_in_place(&b, &mut buf, &ranges);
             for (j, x) in r.iter().enumerate() {
                 let range = &ranges[j];
                 if j == 5 {
-                    assert_eq!(*x, Err(PeatError::Auth));
+                    assert_eq!(*x, Err(Error::Auth));
                     assert!(buf[range.start + MESH_HEADER_LEN..range.end]
                         .iter()
                         .all(|&x| x == 0));
@@ -194,8 +184,8 @@ fn batch_matches_one_at_a_time() {
     }
     // Random nonces into one buffer: each frame is what sealing it alone with
     // its nonce gives, every frame opens, all nonces distinct.
-    let k = MeshKey::derive("DEMO", &[0x42; 32]);
-    let mut ns = NonceSource::new();
+    let sealer = MeshSealer::new("DEMO", &[0x42; 32]);
+    let k = sealer.key();
     let docs: Vec<Vec<u8>> = (0..1000u32)
         .map(|i| vec![i as u8; (i % 97) as usize])
         .collect();
@@ -205,19 +195,19 @@ fn batch_matches_one_at_a_time() {
         Batch::with_threads(2),
         Batch::all_cores(),
     ] {
-        let ranges = seal_batch_into(&b, &k, &mut ns, &docs, &mut buf).unwrap();
+        let ranges = sealer.seal_batch_into(&b, &docs, &mut buf).unwrap();
         let mut seen: Vec<[u8; 12]> = Vec::new();
         for (r, d) in ranges.iter().zip(&docs) {
             let f = &buf[r.clone()];
             let nonce: [u8; 12] = f[2..14].try_into().unwrap();
-            assert_eq!(f, &k.seal_with_nonce(&nonce, d)[..]);
-            assert_eq!(&k.open(f).unwrap(), d);
+            assert_eq!(f, &k.seal_with_nonce_to_vec(&nonce, d)[..]);
+            assert_eq!(&k.open_to_vec(f).unwrap(), d);
             seen.push(nonce);
         }
         seen.sort();
         seen.dedup();
         assert_eq!(seen.len(), docs.len());
-        let opened = open_batch_in_place_ranges(&b, &k, &mut buf, &ranges);
+        let opened = k.open_batch_ranges_in_place(&b, &mut buf, &ranges);
         for ((o, r), d) in opened.iter().zip(&ranges).zip(&docs) {
             let pt = r.start + MESH_HEADER_LEN;
             assert_eq!(&buf[pt..pt + *o.as_ref().unwrap()], &d[..]);
@@ -225,7 +215,9 @@ fn batch_matches_one_at_a_time() {
     }
     // Bad ranges are reported per range and touch nothing.
     let mut buf = vec![0u8; seal_batch_len(&docs[..3])];
-    let ranges = seal_batch_into(&Batch::all_cores(), &k, &mut ns, &docs[..3], &mut buf).unwrap();
+    let ranges = sealer
+        .seal_batch_into(&Batch::all_cores(), &docs[..3], &mut buf)
+        .unwrap();
     let copy = buf.clone();
     let len = buf.len();
     let bad = [
@@ -234,22 +226,20 @@ fn batch_matches_one_at_a_time() {
         ranges[2].start..len + 1, // past the end
         ranges[2].clone(),
     ];
-    let r = open_batch_in_place_ranges(&Batch::all_cores(), &k, &mut buf, &bad);
-    assert_eq!(r[1], Err(PeatError::BadRange { index: 1 }));
-    assert_eq!(r[2], Err(PeatError::BadRange { index: 2 }));
+    let r = k.open_batch_ranges_in_place(&Batch::all_cores(), &mut buf, &bad);
+    assert_eq!(r[1], Err(Error::BadRange { index: 1 }));
+    assert_eq!(r[2], Err(Error::BadRange { index: 2 }));
     assert!(r[0].is_ok() && r[3].is_ok());
     assert_eq!(buf[ranges[0].clone()], copy[ranges[0].clone()], "untouched");
     // Random-nonce batch: every frame opens and nonces are all distinct.
-    let k = MeshKey::derive("DEMO", &[0x42; 32]);
-    let mut ns = NonceSource::new();
     let docs: Vec<Vec<u8>> = (0..1000u32).map(|i| i.to_le_bytes().to_vec()).collect();
-    let frames = seal_batch(&Batch::all_cores(), &k, &mut ns, &docs);
+    let frames = sealer.seal_batch_to_vec(&Batch::all_cores(), &docs);
     let mut nonces: Vec<&[u8]> = frames.iter().map(|f| &f[2..14]).collect();
     nonces.sort();
     nonces.dedup();
     assert_eq!(nonces.len(), 1000);
     for (f, d) in frames.iter().zip(&docs) {
-        assert_eq!(&k.open(f).unwrap(), d);
+        assert_eq!(&k.open_to_vec(f).unwrap(), d);
     }
 }
 
@@ -311,39 +301,39 @@ fn meshwide_negative_cases() {
     for i in 2..c.frame.len() {
         let mut f = c.frame.clone();
         f[i] ^= 0x01;
-        assert_eq!(k.open(&f), Err(PeatError::Auth), "byte {i}");
+        assert_eq!(k.open_to_vec(&f), Err(Error::Auth), "byte {i}");
         let mut g = f.clone();
-        assert_eq!(k.open_in_place(&mut g), Err(PeatError::Auth));
+        assert_eq!(k.open_in_place(&mut g), Err(Error::Auth));
         assert!(g[MESH_HEADER_LEN..].iter().all(|&b| b == 0), "wiped");
     }
     // Truncated: every length below the full frame.
     for n in 0..c.frame.len() {
-        let r = k.open(&c.frame[..n]);
+        let r = k.open_to_vec(&c.frame[..n]);
         if n < MESH_OVERHEAD {
-            assert!(matches!(r, Err(PeatError::TooShort { .. })), "{n}: {r:?}");
+            assert!(matches!(r, Err(Error::Truncated { .. })), "{n}: {r:?}");
         } else {
-            assert_eq!(r, Err(PeatError::Auth), "{n}");
+            assert_eq!(r, Err(Error::Auth), "{n}");
         }
     }
     // Oversized: appended bytes break the tag.
     let mut long = c.frame.clone();
     long.extend_from_slice(&[0u8; 5]);
-    assert_eq!(k.open(&long), Err(PeatError::Auth));
+    assert_eq!(k.open_to_vec(&long), Err(Error::Auth));
     // Wrong key / wrong mesh id.
     assert_eq!(
-        MeshKey::derive("OTHER", &c.secret).open(&c.frame),
-        Err(PeatError::Auth)
+        MeshKey::derive("OTHER", &c.secret).open_to_vec(&c.frame),
+        Err(Error::Auth)
     );
     assert_eq!(
-        MeshKey::derive(&c.mesh_id, &[0u8; 32]).open(&c.frame),
-        Err(PeatError::Auth)
+        MeshKey::derive(&c.mesh_id, &[0u8; 32]).open_to_vec(&c.frame),
+        Err(Error::Auth)
     );
     // Wrong marker.
     let mut m = c.frame.clone();
     m[0] = 0xAF;
     assert_eq!(
-        k.open(&m),
-        Err(PeatError::WrongMarker {
+        k.open_to_vec(&m),
+        Err(Error::WrongMarker {
             found: 0xAF,
             expected: 0xAE
         })
@@ -361,7 +351,7 @@ fn key_exchange_negative_cases() {
     for n in 0..good.len() {
         assert_eq!(
             KeyExchange::decode(&good[..n]),
-            Err(PeatError::TooShort { len: n, min: 39 }),
+            Err(Error::Truncated { len: n, min: 39 }),
             "{n}"
         );
     }
@@ -386,6 +376,6 @@ fn key_exchange_negative_cases() {
     wrong[0] = 0xAE;
     assert!(matches!(
         KeyExchange::decode(&wrong),
-        Err(PeatError::WrongMarker { .. })
+        Err(Error::WrongMarker { .. })
     ));
 }

@@ -4,7 +4,7 @@ use crate::util::{hex_arg, hex_array, parse_u32, secret_source, SecretSource};
 use anyhow::{Context, Result};
 use base64::Engine as _;
 use wireseal::keys::StaticSecret;
-use wireseal::meshtastic::{ChannelKey, PkcEngine};
+use wireseal::meshtastic::{ChannelKey, PkcEngine, PkcPacket};
 
 /// Meshtastic subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -92,10 +92,18 @@ pub fn run(cmd: Cmd) -> Result<()> {
                 .map(|s| hex_array::<4>(s, "--extra-nonce"))
                 .transpose()?;
             let pt = hex_arg(&a.data, "plaintext")?;
-            let out = e
-                .seal(&peer, a.from, a.id, &pt, extra, 0)
-                .context("encryption failed")?;
-            println!("{}", hex::encode(out));
+            let packet = PkcPacket {
+                peer_public: &peer,
+                from: a.from,
+                id: a.id,
+            };
+            let mut out = vec![0u8; wireseal::meshtastic::sealed_len(pt.len())];
+            let n = match extra {
+                Some(x) => e.seal_with_extra_nonce_into(0, packet, x, &pt, &mut out),
+                None => e.seal_into(0, packet, &pt, &mut out),
+            }
+            .context("encryption failed")?;
+            println!("{}", hex::encode(&out[..n]));
         }
         Cmd::PkcDecrypt(a) => {
             if a.extra_nonce.is_some() {
@@ -103,8 +111,13 @@ pub fn run(cmd: Cmd) -> Result<()> {
             }
             let (mut e, peer) = engine(&a)?;
             let payload = hex_arg(&a.data, "payload")?;
+            let packet = PkcPacket {
+                peer_public: &peer,
+                from: a.from,
+                id: a.id,
+            };
             let pt = e
-                .open(&peer, a.from, a.id, &payload, 0)
+                .open_to_vec(0, packet, &payload)
                 .context("decryption failed")?;
             println!("{}", hex::encode(pt));
         }

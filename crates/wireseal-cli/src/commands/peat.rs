@@ -132,7 +132,7 @@ impl PeerArgs {
             ephemeral: false,
             public_key: hex_array::<32>(&self.peer_key, "--peer-key")?,
         };
-        s.handle_key_exchange(&kx.encode(), 0)
+        s.handle_key_exchange(0, &kx.encode())
             .map_err(|e| anyhow::anyhow!("cannot set up the session: {e}"))?;
         Ok(s)
     }
@@ -227,9 +227,9 @@ pub fn run(cmd: Cmd) -> Result<()> {
             let frame = match nonce {
                 Some(n) => {
                     let n = hex_array::<12>(&n, "--nonce")?;
-                    MeshKey::derive(&mesh_id, &secret).seal_with_nonce(&n, &pt)
+                    MeshKey::derive(&mesh_id, &secret).seal_with_nonce_to_vec(&n, &pt)
                 }
-                None => MeshSealer::new(&mesh_id, &secret).seal(&pt),
+                None => MeshSealer::new(&mesh_id, &secret).seal_to_vec(&pt),
             };
             println!("{}", hex::encode(frame));
         }
@@ -241,7 +241,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
             let secret = secret.load::<32>("--secret")?;
             let f = hex_arg(&frame, "FRAME_HEX")?;
             let pt = MeshKey::derive(&mesh_id, &secret)
-                .open(&f)
+                .open_to_vec(&f)
                 .map_err(|e| anyhow::anyhow!("cannot open frame: {e}"))?;
             println!("{}", hex::encode(pt));
         }
@@ -271,7 +271,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
             s.set_next_counter(peer.peer_node, counter)
                 .map_err(|e| anyhow::anyhow!("cannot seal: {e}"))?;
             let f = s
-                .seal(peer.peer_node, &pt, 0)
+                .seal_to_vec(0, peer.peer_node, &pt)
                 .map_err(|e| anyhow::anyhow!("cannot seal: {e}"))?;
             println!("{}", hex::encode(f));
         }
@@ -279,7 +279,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
             let f = hex_arg(&frame, "FRAME_HEX")?;
             let m = peer
                 .session()?
-                .open(&f, 0)
+                .open_to_vec(0, &f)
                 .map_err(|e| anyhow::anyhow!("cannot open frame: {e}"))?;
             println!("{}", hex::encode(m.plaintext));
         }

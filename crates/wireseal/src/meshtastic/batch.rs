@@ -15,35 +15,34 @@
 //! derived its key again).
 //!
 //! [`PkcEngine::open_batch_into`] writes every plaintext into one caller
-//! buffer (no allocation per packet); [`PkcEngine::open_batch`] is the
+//! buffer (no allocation per packet; each packet's region of it is split
+//! off on the worker threads); [`PkcEngine::open_batch_to_vec`] is the
 //! convenience that returns a vector per packet.
 
-use super::pkc::{open_with, opened_len, PkcEngine, PkcKey};
+use super::pkc::{opened_len, PkcEngine, PkcKey, PkcPacket};
 use super::Error;
-use crate::batch::Batch;
+use crate::batch::{consecutive_ranges, total_len, Batch};
 use core::ops::Range;
 use std::collections::HashMap;
 use zeroize::Zeroize;
 
-/// One packet to open.
+/// One sealed packet to open: its description and its payload.
 #[derive(Debug, Clone, Copy)]
-pub struct PkcPacket<'a> {
-    /// The sender's public key.
-    pub peer_public: &'a [u8; 32],
-    /// The sender's node number.
-    pub from: u32,
-    /// The packet id.
-    pub id: u32,
+pub struct SealedPkc<'a> {
+    /// The sender's public key, node number and packet id.
+    pub packet: PkcPacket<'a>,
     /// `ciphertext | tag | extraNonce`.
     pub payload: &'a [u8],
 }
 
-/// Bytes of output [`PkcEngine::open_batch_into`] needs for `packets`.
-pub fn batch_output_len(packets: &[PkcPacket<'_>]) -> usize {
-    packets
-        .iter()
-        .map(|p| opened_len(p.payload.len()).unwrap_or(0))
-        .sum()
+/// Bytes of output [`PkcEngine::open_batch_into`] needs for `packets` (packets
+/// of impossible length count 0).
+pub fn open_batch_len(packets: &[SealedPkc<'_>]) -> usize {
+    total_len(packets.iter().map(plaintext_len))
+}
+
+fn plaintext_len(p: &SealedPkc<'_>) -> usize {
+    opened_len(p.payload.len()).unwrap_or(0)
 }
 
 /// How a packet's key was found.
@@ -57,67 +56,62 @@ enum KeyFrom {
     Derived(usize),
 }
 
-/// One packet's work item: its output region and what happened so far.
-struct Job<'a, 'o> {
-    packet: &'a PkcPacket<'a>,
-    out: &'o mut [u8],
-    /// `None` until opened.
+/// One packet's progress: `None` until opened, and where its key came from.
+struct Job {
     result: Option<Result<(), Error>>,
     key: KeyFrom,
 }
 
 impl PkcEngine {
-    /// Opens every packet in parallel on `batch`, writing the plaintexts one
-    /// after another into `out` (at least [`batch_output_len`] bytes).
-    /// Returns, per packet in input order, the range of `out` holding its
-    /// plaintext, or the error that opening it alone would have given.
+    /// Opens every packet at time `now` (ms) in parallel on `batch`, writing
+    /// the plaintexts one after another into `out` (at least
+    /// [`open_batch_len`] bytes). Returns, per packet in input order, the
+    /// range of `out` holding its plaintext, or the error that opening it
+    /// alone would have given.
+    ///
+    /// # Errors
+    /// [`Error::BufferTooSmall`] when `out` is shorter than
+    /// [`open_batch_len`]; nothing is opened then.
     pub fn open_batch_into(
         &mut self,
-        packets: &[PkcPacket<'_>],
         now: u64,
         batch: &Batch,
+        packets: &[SealedPkc<'_>],
         out: &mut [u8],
     ) -> Result<Vec<Result<Range<usize>, Error>>, Error> {
-        let need = batch_output_len(packets);
+        let need = open_batch_len(packets);
         if out.len() < need {
             return Err(Error::BufferTooSmall { required: need });
         }
-        // Carve `out` into one region per packet.
-        let mut ranges = Vec::with_capacity(packets.len());
-        let mut jobs = Vec::with_capacity(packets.len());
-        let mut rest = &mut out[..need];
-        let mut at = 0;
-        for p in packets {
-            let len = opened_len(p.payload.len());
-            let n = *len.as_ref().unwrap_or(&0);
-            let (mine, tail) = rest.split_at_mut(n);
-            rest = tail;
-            ranges.push(at..at + n);
-            at += n;
-            jobs.push(Job {
-                packet: p,
-                out: mine,
-                result: len.err().map(Err),
+        let out = &mut out[..need];
+        let ranges = consecutive_ranges(packets.iter().map(plaintext_len));
+        let mut jobs: Vec<Job> = packets
+            .iter()
+            .map(|p| Job {
+                result: opened_len(p.payload.len()).err().map(Err),
                 key: KeyFrom::NotLookedUp,
-            });
-        }
+            })
+            .collect();
         // 1. Cached senders: open in parallel, reading the cache only.
         let cache = &self.cache;
-        batch.for_each_mut(&mut jobs, |j| {
+        batch.for_each_region(&mut jobs, &ranges, out, |i, j, region| {
             if j.result.is_some() {
                 return;
             }
-            let p = j.packet;
-            if let Some((slot, key)) = cache.peek_slot(p.peer_public, now) {
+            let p = packets[i].packet;
+            if let Some((slot, key)) = cache.peek_slot(now, p.peer_public) {
                 j.key = KeyFrom::Slot(slot);
-                j.result = Some(open_with(key, p.from, p.id, p.payload, j.out));
+                j.result = Some(key.open(p.from, p.id, packets[i].payload, region));
             }
         });
         // 2. Distinct missing senders: derive their keys in parallel.
         let mut missing: HashMap<[u8; 32], usize> = HashMap::new();
         let mut distinct: Vec<[u8; 32]> = Vec::new();
-        for j in jobs.iter_mut().filter(|j| j.result.is_none()) {
-            let peer = j.packet.peer_public;
+        for (j, p) in jobs.iter_mut().zip(packets) {
+            if j.result.is_some() {
+                continue;
+            }
+            let peer = p.packet.peer_public;
             let i = *missing.entry(*peer).or_insert_with(|| {
                 distinct.push(*peer);
                 distinct.len() - 1
@@ -128,11 +122,11 @@ impl PkcEngine {
         let derived: Vec<Result<PkcKey, Error>> = batch.map(&distinct, |k| PkcKey::derive(own, k));
         // 3. Open the packets of those senders in parallel.
         if !distinct.is_empty() {
-            batch.for_each_mut(&mut jobs, |j| {
-                if let (None, KeyFrom::Derived(i)) = (&j.result, j.key) {
-                    let p = j.packet;
-                    j.result = Some(match &derived[i] {
-                        Ok(k) => open_with(k, p.from, p.id, p.payload, j.out),
+            batch.for_each_region(&mut jobs, &ranges, out, |i, j, region| {
+                if let (None, KeyFrom::Derived(k)) = (&j.result, j.key) {
+                    let p = packets[i].packet;
+                    j.result = Some(match &derived[k] {
+                        Ok(key) => key.open(p.from, p.id, packets[i].payload, region),
                         Err(e) => Err(*e),
                     });
                 }
@@ -145,26 +139,27 @@ impl PkcEngine {
         Ok(jobs
             .into_iter()
             .zip(ranges)
-            .map(|(j, r)| {
-                let p = j.packet;
+            .zip(packets)
+            .map(|((j, r), sealed)| {
+                let p = sealed.packet;
                 match j.key {
                     KeyFrom::NotLookedUp => {}
                     KeyFrom::Slot(slot) => {
                         if !cache.touch_slot(slot, p.peer_public) {
                             // Evicted earlier in this pass: one at a time would miss.
-                            let _ = cache.get(p.peer_public, now);
+                            let _ = cache.get(now, p.peer_public);
                         }
                     }
                     KeyFrom::Derived(i) => match fresh[i].take() {
                         Some(key) => {
-                            let _ = cache.get_or_try_insert_with(p.peer_public, now, |_| {
+                            let _ = cache.get_or_try_insert_with(now, p.peer_public, |_| {
                                 Ok::<_, Error>(key)
                             });
                         }
                         // A later packet of a new sender (a hit), or one
                         // whose key could not be derived (a miss each time).
                         None => {
-                            let _ = cache.get(p.peer_public, now);
+                            let _ = cache.get(now, p.peer_public);
                         }
                     },
                 }
@@ -175,7 +170,7 @@ impl PkcEngine {
                         if fresh {
                             Ok(r)
                         } else {
-                            j.out.zeroize();
+                            out[r].zeroize();
                             Err(Error::Replay {
                                 from: p.from,
                                 id: p.id,
@@ -187,16 +182,17 @@ impl PkcEngine {
             .collect())
     }
 
-    /// Opens every packet, in parallel on `batch`, results in input order
-    /// and identical to calling [`PkcEngine::open`] on each in turn.
-    pub fn open_batch(
+    /// Opens every packet at time `now` (ms), in parallel on `batch`, results
+    /// in input order and identical to calling [`PkcEngine::open_to_vec`] on
+    /// each in turn.
+    pub fn open_batch_to_vec(
         &mut self,
-        packets: &[PkcPacket<'_>],
         now: u64,
         batch: &Batch,
+        packets: &[SealedPkc<'_>],
     ) -> Vec<Result<Vec<u8>, Error>> {
-        let mut out = vec![0u8; batch_output_len(packets)];
-        match self.open_batch_into(packets, now, batch, &mut out) {
+        let mut out = vec![0u8; open_batch_len(packets)];
+        match self.open_batch_into(now, batch, packets, &mut out) {
             Ok(rs) => rs.into_iter().map(|r| r.map(|r| out[r].to_vec())).collect(),
             // Unreachable: `out` has exactly the required size.
             Err(e) => vec![Err(e); packets.len()],

@@ -34,6 +34,9 @@ impl ChannelKey {
     /// = index over the default key (0 = no encryption, i adds i-1 to its
     /// last byte); 2–15 bytes zero-padded to 16; 17–31 zero-padded to 32;
     /// 16 and 32 bytes as they are.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPsk`] for a PSK longer than 32 bytes.
     pub fn from_psk(psk: &[u8]) -> Result<Self, Error> {
         let mut key = [0u8; 32];
         let len = match psk.len() {
@@ -77,8 +80,23 @@ impl ChannelKey {
         xor(name.as_bytes()) ^ xor(self.expanded())
     }
 
-    /// Encrypts or decrypts (the same operation in CTR mode) `buf` in place
-    /// for sender `from`, packet `id`. A no-op on an unencrypted channel.
+    /// Encrypts a channel packet's payload in place for sender `from`,
+    /// packet `id` (no tag: see the module docs). A no-op on an unencrypted
+    /// channel.
+    pub fn seal_in_place(&self, from: u32, id: u32, buf: &mut [u8]) {
+        self.apply(from, id, buf);
+    }
+
+    /// Decrypts a channel packet's payload in place (the same keystream as
+    /// [`ChannelKey::seal_in_place`]; nothing is verified, channel packets
+    /// carry no tag).
+    pub fn open_in_place(&self, from: u32, id: u32, buf: &mut [u8]) {
+        self.apply(from, id, buf);
+    }
+
+    /// Applies the CTR keystream of sender `from`, packet `id` to `buf` in
+    /// place: what both [`ChannelKey::seal_in_place`] and
+    /// [`ChannelKey::open_in_place`] do. A no-op on an unencrypted channel.
     pub fn apply(&self, from: u32, id: u32, buf: &mut [u8]) {
         if !self.is_encrypted() {
             return;

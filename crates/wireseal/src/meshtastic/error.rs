@@ -6,6 +6,9 @@ use thiserror::Error;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The tag did not verify: wrong key, or the packet was modified.
+    #[error("authentication failed (wrong key, or the packet was modified)")]
+    Auth,
     /// Fewer bytes than the smallest valid encoding.
     #[error("truncated: {len} bytes, need at least {min}")]
     Truncated {
@@ -22,12 +25,15 @@ pub enum Error {
         /// The limit.
         max: usize,
     },
-    /// The tag did not verify: wrong key, or the packet was modified.
-    #[error("authentication failed (wrong key, or the packet was modified)")]
-    Auth,
+    /// The caller's output buffer is too small.
+    #[error("output buffer too small: need {required} bytes")]
+    BufferTooSmall {
+        /// Bytes needed.
+        required: usize,
+    },
     /// The peer's public key is of low order or otherwise unusable.
     #[error("weak or invalid peer public key")]
-    WeakPeerKey,
+    WeakPublicKey,
     /// This (from, id) pair was already accepted: a replayed packet.
     #[error("replayed packet (from {from:#010x}, id {id:#010x})")]
     Replay {
@@ -36,16 +42,26 @@ pub enum Error {
         /// Packet id.
         id: u32,
     },
-    /// The caller's output buffer is too small.
-    #[error("output buffer too small: need {required} bytes")]
-    BufferTooSmall {
-        /// Bytes needed.
-        required: usize,
-    },
     /// A channel pre-shared key of an unusable length (over 32 bytes).
     #[error("invalid channel PSK length {len} (0, 1, up to 16, or up to 32 bytes)")]
     InvalidPsk {
         /// Bytes given.
+        len: usize,
+    },
+    /// An MQTT envelope or a `Data` message that is not valid protobuf, or
+    /// lacks a required part.
+    #[error("malformed {what}")]
+    Malformed {
+        /// What could not be parsed.
+        what: &'static str,
+    },
+    /// A protobuf field of an impossible length (a public key that is not
+    /// 32 bytes, a ciphertext longer than a LoRa frame, ...).
+    #[error("field {field} has an invalid length {len}")]
+    FieldLength {
+        /// Which field.
+        field: &'static str,
+        /// Its length.
         len: usize,
     },
     /// A header field out of range (hop counts are 3 bits).
@@ -64,6 +80,6 @@ impl From<crate::error::AeadError> for Error {
 
 impl From<crate::error::KeyError> for Error {
     fn from(_: crate::error::KeyError) -> Self {
-        Error::WeakPeerKey
+        Error::WeakPublicKey
     }
 }

@@ -54,6 +54,10 @@ pub struct PacketHeader {
 
 impl PacketHeader {
     /// Parses the header at the start of `frame`; returns it and the payload.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] below [`HEADER_LEN`] bytes; [`Error::TooLong`]
+    /// above [`MAX_FRAME_LEN`].
     pub fn parse(frame: &[u8]) -> Result<(Self, &[u8]), Error> {
         if frame.len() < HEADER_LEN {
             return Err(Error::Truncated {
@@ -88,6 +92,9 @@ impl PacketHeader {
     }
 
     /// The flags byte.
+    ///
+    /// # Errors
+    /// [`Error::HeaderField`] when a hop count does not fit its 3 bits.
     pub fn flags(&self) -> Result<u8, Error> {
         if self.hop_limit > HOP_LIMIT_MASK {
             return Err(Error::HeaderField { field: "hop_limit" });
@@ -102,6 +109,9 @@ impl PacketHeader {
     }
 
     /// The 16 header bytes.
+    ///
+    /// # Errors
+    /// As [`PacketHeader::flags`].
     pub fn to_bytes(&self) -> Result<[u8; HEADER_LEN], Error> {
         let mut b = [0u8; HEADER_LEN];
         b[0..4].copy_from_slice(&self.to.to_le_bytes());
@@ -115,6 +125,10 @@ impl PacketHeader {
     }
 
     /// Header followed by `payload`, as sent on the air.
+    ///
+    /// # Errors
+    /// [`Error::TooLong`] for a payload above [`MAX_PAYLOAD_LEN`]; as
+    /// [`PacketHeader::flags`].
     pub fn frame(&self, payload: &[u8]) -> Result<Vec<u8>, Error> {
         if payload.len() > MAX_PAYLOAD_LEN {
             return Err(Error::TooLong {

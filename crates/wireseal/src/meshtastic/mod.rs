@@ -8,31 +8,62 @@
 //! - [`channel`]: channel packets, PSK expansion, AES-CTR, the channel hash.
 //! - [`replay`]: an optional per-sender replay window, consulted only after
 //!   the tag verified.
-//! - [`batch`]: opening many packets across cores.
+//! - [`batch`]: opening many packets across cores on the caller's
+//!   [`Batch`](crate::batch::Batch).
+//!
+//! Time is `now`, the caller's milliseconds, the first argument after the
+//! receiver.
+//!
+//! The common path: a PKC direct message through the shared-secret cache
+//! (the second message to the same peer skips the X25519), and a channel
+//! packet under the default key:
 //!
 //! ```
-//! use wireseal::meshtastic::PkcEngine;
 //! use wireseal::keys::StaticSecret;
+//! use wireseal::meshtastic::{self, ChannelKey, PacketHeader, PkcEngine, PkcPacket};
 //!
 //! let alice = StaticSecret::generate();
 //! let bob = StaticSecret::generate();
 //! let (alice_pub, bob_pub) = (*alice.public_key(), *bob.public_key());
 //! let mut a = PkcEngine::new(alice);
 //! let mut b = PkcEngine::new(bob);
-//! let payload = a.seal(&bob_pub, 0x929, 7, b"hi", None, 0).unwrap();
-//! assert_eq!(b.open(&alice_pub, 0x929, 7, &payload, 0).unwrap(), b"hi");
+//! let now = 0; // the caller's clock, milliseconds
+//! for id in [7, 8] {
+//!     let to_bob = PkcPacket { peer_public: &bob_pub, from: 0x929, id };
+//!     let payload = a.seal_to_vec(now, to_bob, b"hi")?;
+//!     assert_eq!(payload.len(), meshtastic::sealed_len(2));
+//!     let from_alice = PkcPacket { peer_public: &alice_pub, from: 0x929, id };
+//!     assert_eq!(b.open_to_vec(now, from_alice, &payload)?, b"hi");
+//! }
+//! assert_eq!(b.cache().stats().hits, 1); // the second open reused the key
+//!
+//! // A channel packet: AES-CTR under the expanded PSK, no tag.
+//! let key = ChannelKey::from_psk(&[1])?;
+//! let mut body = b"\x08\x01\x12\x04test".to_vec();
+//! key.seal_in_place(0x929, 7, &mut body);
+//! let header = PacketHeader { to: 0xffff_ffff, from: 0x929, id: 7, channel: key.hash("LongFast"), ..Default::default() };
+//! let frame = header.frame(&body)?;
+//! let (parsed, payload) = PacketHeader::parse(&frame)?;
+//! let mut plain = payload.to_vec();
+//! key.open_in_place(parsed.from, parsed.id, &mut plain);
+//! assert_eq!(plain, b"\x08\x01\x12\x04test");
+//! # Ok::<(), meshtastic::Error>(())
 //! ```
 
 pub mod batch;
 pub mod channel;
+pub mod decoder;
+pub mod envelope;
 mod error;
 pub mod header;
 pub mod pkc;
 pub mod replay;
+pub mod xeddsa;
 
-pub use batch::{batch_output_len, PkcPacket};
+pub use batch::{open_batch_len, SealedPkc};
 pub use channel::ChannelKey;
+pub use decoder::Decoder;
 pub use error::Error;
 pub use header::{PacketHeader, HEADER_LEN, MAX_PAYLOAD_LEN};
-pub use pkc::PkcEngine;
+pub use pkc::{opened_len, sealed_len, PkcEngine, PkcPacket};
 pub use replay::ReplayWindow;

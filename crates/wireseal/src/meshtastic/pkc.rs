@@ -8,6 +8,9 @@
 //! packet. [`PkcEngine`] keeps the expanded AES-256-CCM key of each peer in a
 //! [`SharedSecretCache`] keyed by the peer's whole public key and bound to
 //! our own key, so a repeat message costs one CCM operation.
+//!
+//! Time is the caller's `now` in milliseconds (it only ages cache entries,
+//! see [`PkcEngine::with_ttl`]), the first argument after the engine.
 
 use super::replay::ReplayWindow;
 use super::{Error, MAX_PAYLOAD_LEN};
@@ -27,6 +30,19 @@ pub const OVERHEAD: usize = TAG_LEN + EXTRA_NONCE_LEN;
 /// Largest plaintext that fits a LoRa frame.
 pub const MAX_PLAINTEXT_LEN: usize = MAX_PAYLOAD_LEN - OVERHEAD;
 
+/// One PKC direct message's description: the key it travels under and the
+/// header fields the CCM nonce binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PkcPacket<'a> {
+    /// The other node's X25519 public key: the recipient's when sealing,
+    /// the sender's when opening.
+    pub peer_public: &'a [u8; 32],
+    /// The sender's node number (header `from`).
+    pub from: u32,
+    /// The packet id (header `id`).
+    pub id: u32,
+}
+
 /// The per-peer value the cache holds: the expanded AES-256-CCM key.
 pub struct PkcKey(Aes256Ccm8);
 
@@ -35,7 +51,10 @@ impl zeroize::ZeroizeOnDrop for PkcKey {}
 
 impl PkcKey {
     /// Derives the key the firmware uses: SHA-256 of the raw X25519 output.
-    /// Rejects low-order peer keys (all-zero shared secret).
+    ///
+    /// # Errors
+    /// [`Error::WeakPublicKey`] for a low-order peer key (all-zero shared
+    /// secret).
     pub fn derive(own: &StaticSecret, peer_public: &[u8; 32]) -> Result<Self, Error> {
         let shared = own.diffie_hellman(peer_public)?;
         let mut key = sha256(shared.expose());
@@ -69,7 +88,13 @@ impl PkcKey {
     }
 
     /// Verifies and decrypts `payload` into `out` (exactly `payload.len() - OVERHEAD` bytes).
-    fn open(&self, from: u32, id: u32, payload: &[u8], out: &mut [u8]) -> Result<(), Error> {
+    pub(super) fn open(
+        &self,
+        from: u32,
+        id: u32,
+        payload: &[u8],
+        out: &mut [u8],
+    ) -> Result<(), Error> {
         let ct_len = payload.len() - OVERHEAD;
         let (ct, rest) = payload.split_at(ct_len);
         let tag: [u8; TAG_LEN] = rest[..TAG_LEN].try_into().expect("length checked");
@@ -95,10 +120,14 @@ pub const fn sealed_len(plaintext_len: usize) -> usize {
     plaintext_len + OVERHEAD
 }
 
-/// Size of the plaintext that opening a `payload_len`-byte payload yields.
-pub fn opened_len(payload_len: usize) -> Result<usize, Error> {
-    check_payload_len(payload_len)?;
-    Ok(payload_len - OVERHEAD)
+/// Size of the plaintext that opening a `sealed_len`-byte payload yields.
+///
+/// # Errors
+/// [`Error::Truncated`] below [`OVERHEAD`] bytes; [`Error::TooLong`] above
+/// [`MAX_PAYLOAD_LEN`].
+pub fn opened_len(sealed_len: usize) -> Result<usize, Error> {
+    check_payload_len(sealed_len)?;
+    Ok(sealed_len - OVERHEAD)
 }
 
 pub(super) fn check_payload_len(len: usize) -> Result<(), Error> {
@@ -151,8 +180,8 @@ impl PkcEngine {
         }
     }
 
-    /// Expire cached peer keys `ttl` time units after derivation (units of
-    /// the `now` values the caller passes).
+    /// Expire cached peer keys `ttl` milliseconds after derivation (on the
+    /// clock of the `now` values the caller passes).
     pub fn with_ttl(mut self, ttl: u64) -> Self {
         self.cache =
             SharedSecretCache::new(self.own.public_key(), self.cache.capacity()).with_ttl(ttl);
@@ -196,68 +225,96 @@ impl PkcEngine {
         &self.own
     }
 
-    fn key(&mut self, peer: &[u8; 32], now: u64) -> Result<&PkcKey, Error> {
+    fn key(&mut self, now: u64, peer: &[u8; 32]) -> Result<&PkcKey, Error> {
         let own = &self.own;
         self.cache
-            .get_or_try_insert_with(peer, now, |p| PkcKey::derive(own, p))
+            .get_or_try_insert_with(now, peer, |p| PkcKey::derive(own, p))
     }
 
-    /// Seals `plaintext` to `peer_public` as sender `from` with packet `id`,
-    /// into `out` (at least [`sealed_len`] bytes); returns the bytes written.
-    /// `extra_nonce` comes from the engine's [`NonceSource`] (the OS CSPRNG)
-    /// when `None`.
-    #[allow(clippy::too_many_arguments)]
+    /// Seals `plaintext` for `packet` at time `now` (ms) into `out` (at least
+    /// [`sealed_len`] bytes) with a fresh extraNonce from the engine's
+    /// [`NonceSource`] (the OS CSPRNG); returns the bytes written.
+    ///
+    /// # Errors
+    /// [`Error::TooLong`] above [`MAX_PLAINTEXT_LEN`];
+    /// [`Error::BufferTooSmall`] when `out` is too short;
+    /// [`Error::WeakPublicKey`] for a low-order peer key.
     pub fn seal_into(
         &mut self,
-        peer_public: &[u8; 32],
-        from: u32,
-        id: u32,
-        plaintext: &[u8],
-        extra_nonce: Option<[u8; 4]>,
         now: u64,
+        packet: PkcPacket<'_>,
+        plaintext: &[u8],
         out: &mut [u8],
     ) -> Result<usize, Error> {
         let n = check_seal_lengths(plaintext, out)?;
-        let extra = match extra_nonce {
-            Some(e) => e,
-            None => self.nonces.take(),
-        };
-        let key = self.key(peer_public, now)?;
-        key.seal_into(from, id, plaintext, extra, &mut out[..n])
+        let extra = self.nonces.take();
+        let key = self.key(now, packet.peer_public)?;
+        key.seal_into(packet.from, packet.id, plaintext, extra, &mut out[..n])
+    }
+
+    /// [`Self::seal_into`] with the caller's `extra_nonce` (for reproducing
+    /// vectors: an extraNonce must never repeat for the same peer, sender
+    /// and id).
+    ///
+    /// # Errors
+    /// As [`Self::seal_into`].
+    pub fn seal_with_extra_nonce_into(
+        &mut self,
+        now: u64,
+        packet: PkcPacket<'_>,
+        extra_nonce: [u8; EXTRA_NONCE_LEN],
+        plaintext: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
+        let n = check_seal_lengths(plaintext, out)?;
+        let key = self.key(now, packet.peer_public)?;
+        key.seal_into(
+            packet.from,
+            packet.id,
+            plaintext,
+            extra_nonce,
+            &mut out[..n],
+        )
     }
 
     /// [`Self::seal_into`] returning a new vector.
-    pub fn seal(
+    ///
+    /// # Errors
+    /// As [`Self::seal_into`] (never `BufferTooSmall`).
+    pub fn seal_to_vec(
         &mut self,
-        peer_public: &[u8; 32],
-        from: u32,
-        id: u32,
-        plaintext: &[u8],
-        extra_nonce: Option<[u8; 4]>,
         now: u64,
+        packet: PkcPacket<'_>,
+        plaintext: &[u8],
     ) -> Result<Vec<u8>, Error> {
         let mut v = vec![0u8; sealed_len(plaintext.len())];
-        self.seal_into(peer_public, from, id, plaintext, extra_nonce, now, &mut v)?;
+        self.seal_into(now, packet, plaintext, &mut v)?;
         Ok(v)
     }
 
-    /// Verifies and decrypts a payload from `peer_public` (node `from`,
-    /// packet `id`) into `out`; returns the plaintext length. The replay
-    /// window, if any, is consulted and advanced only after the tag verified.
+    /// Verifies and decrypts the payload of `packet` (from its sender's
+    /// public key) at time `now` (ms) into `out`; returns the plaintext
+    /// length. The replay window, if any, is consulted and advanced only
+    /// after the tag verified.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] / [`Error::TooLong`] for a payload of impossible
+    /// length; [`Error::BufferTooSmall`]; [`Error::WeakPublicKey`];
+    /// [`Error::Auth`] when the tag does not verify; [`Error::Replay`] for a
+    /// repeated (from, id) under a replay window (the output is wiped).
     pub fn open_into(
         &mut self,
-        peer_public: &[u8; 32],
-        from: u32,
-        id: u32,
-        payload: &[u8],
         now: u64,
+        packet: PkcPacket<'_>,
+        payload: &[u8],
         out: &mut [u8],
     ) -> Result<usize, Error> {
         let n = opened_len(payload.len())?;
         if out.len() < n {
             return Err(Error::BufferTooSmall { required: n });
         }
-        self.key(peer_public, now)?
+        let PkcPacket { from, id, .. } = packet;
+        self.key(now, packet.peer_public)?
             .open(from, id, payload, &mut out[..n])?;
         if let Some(w) = &mut self.replay {
             if !w.accept(from, id) {
@@ -269,16 +326,17 @@ impl PkcEngine {
     }
 
     /// [`Self::open_into`] returning a new vector.
-    pub fn open(
+    ///
+    /// # Errors
+    /// As [`Self::open_into`] (never `BufferTooSmall`).
+    pub fn open_to_vec(
         &mut self,
-        peer_public: &[u8; 32],
-        from: u32,
-        id: u32,
-        payload: &[u8],
         now: u64,
+        packet: PkcPacket<'_>,
+        payload: &[u8],
     ) -> Result<Vec<u8>, Error> {
         let mut v = vec![0u8; opened_len(payload.len())?];
-        self.open_into(peer_public, from, id, payload, now, &mut v)?;
+        self.open_into(now, packet, payload, &mut v)?;
         Ok(v)
     }
 }
@@ -297,49 +355,4 @@ fn check_seal_lengths(plaintext: &[u8], out: &[u8]) -> Result<usize, Error> {
         return Err(Error::BufferTooSmall { required: n });
     }
     Ok(n)
-}
-
-/// Seals without a cache: a fresh X25519, SHA-256 and key expansion, and an
-/// OS CSPRNG call for the extraNonce, for every packet, as the firmware does
-/// (the baseline the cache is measured against). Writes into `out` (at least [`sealed_len`] bytes) and returns
-/// the bytes written.
-pub fn seal_uncached_into(
-    own: &StaticSecret,
-    peer_public: &[u8; 32],
-    from: u32,
-    id: u32,
-    plaintext: &[u8],
-    extra_nonce: Option<[u8; 4]>,
-    out: &mut [u8],
-) -> Result<usize, Error> {
-    let n = check_seal_lengths(plaintext, out)?;
-    let key = PkcKey::derive(own, peer_public)?;
-    let extra = extra_nonce.unwrap_or_else(crate::entropy::random_array::<4>);
-    key.seal_into(from, id, plaintext, extra, &mut out[..n])
-}
-
-/// One-shot open with no cache: a fresh X25519 and SHA-256 per packet, as
-/// the firmware does. The baseline `wireseal bench` compares the cache with.
-pub fn open_uncached(
-    own: &StaticSecret,
-    peer_public: &[u8; 32],
-    from: u32,
-    id: u32,
-    payload: &[u8],
-) -> Result<Vec<u8>, Error> {
-    let mut out = vec![0u8; opened_len(payload.len())?];
-    PkcKey::derive(own, peer_public)?.open(from, id, payload, &mut out)?;
-    Ok(out)
-}
-
-/// Opens with an already-derived key into `out` (exactly the plaintext
-/// length; used by batch open).
-pub(super) fn open_with(
-    key: &PkcKey,
-    from: u32,
-    id: u32,
-    payload: &[u8],
-    out: &mut [u8],
-) -> Result<(), Error> {
-    key.open(from, id, payload, out)
 }

@@ -5,18 +5,27 @@ use thiserror::Error;
 
 /// Everything that can go wrong sealing, opening or dispatching a peat-btle frame.
 ///
-/// Authentication failures are one opaque variant ([`PeatError::Auth`]); the
+/// Authentication failures are one opaque variant ([`Error::Auth`]); the
 /// other variants tell the caller what to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 #[non_exhaustive]
-pub enum PeatError {
+pub enum Error {
+    /// The tag did not verify: wrong key, or the frame was modified.
+    #[error("authentication failed (wrong key, or the frame was modified)")]
+    Auth,
     /// The frame is shorter than its fixed header plus tag.
     #[error("frame too short: {len} bytes, at least {min} needed")]
-    TooShort {
+    Truncated {
         /// Bytes given.
         len: usize,
         /// Smallest valid length.
         min: usize,
+    },
+    /// The caller's output buffer is too small.
+    #[error("output buffer too small: need {required} bytes")]
+    BufferTooSmall {
+        /// Bytes needed.
+        required: usize,
     },
     /// The first byte is not the marker this call handles.
     #[error("unexpected marker byte 0x{found:02X} (expected 0x{expected:02X})")]
@@ -25,15 +34,6 @@ pub enum PeatError {
         found: u8,
         /// Marker expected.
         expected: u8,
-    },
-    /// The tag did not verify: wrong key, or the frame was modified.
-    #[error("authentication failed (wrong key, or the frame was modified)")]
-    Auth,
-    /// The caller's output buffer is too small.
-    #[error("output buffer too small: {required} bytes required")]
-    BufferTooSmall {
-        /// Bytes needed.
-        required: usize,
     },
     /// Strict mode: an unencrypted frame was received.
     #[error("unencrypted frame rejected (strict encryption mode)")]
@@ -94,21 +94,21 @@ pub enum PeatError {
     #[error("per-peer message counter exhausted; start a new session")]
     CounterExhausted,
     /// The peer's X25519 public key is of low order or malformed.
-    #[error("weak or invalid X25519 public key")]
+    #[error("weak or invalid peer public key")]
     WeakPublicKey,
     /// The key-exchange frame names our own node id as its sender.
     #[error("key exchange claims our own node id")]
     OwnNodeId,
 }
 
-impl From<crate::error::AeadError> for PeatError {
+impl From<crate::error::AeadError> for Error {
     fn from(_: crate::error::AeadError) -> Self {
-        PeatError::Auth
+        Error::Auth
     }
 }
 
-impl From<crate::error::KeyError> for PeatError {
+impl From<crate::error::KeyError> for Error {
     fn from(_: crate::error::KeyError) -> Self {
-        PeatError::WeakPublicKey
+        Error::WeakPublicKey
     }
 }

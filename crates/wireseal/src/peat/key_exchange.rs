@@ -5,7 +5,7 @@
 //! payload bytes after marker and reserved byte), a longer frame is accepted
 //! and its tail ignored; the reserved byte is ignored too.
 
-use super::{PeatError, KEY_EXCHANGE_MARKER};
+use super::{Error, KEY_EXCHANGE_MARKER};
 
 /// Length of a key-exchange frame (the encoded length, and the minimum accepted).
 pub const KEY_EXCHANGE_LEN: usize = 39;
@@ -35,25 +35,29 @@ impl KeyExchange {
 
     /// Decodes a key-exchange frame. The reserved byte, the flag bits other
     /// than bit 0 and any bytes after the first 39 are ignored, as peers
-    /// ignore them; a frame shorter than 39 bytes is [`PeatError::TooShort`].
-    pub fn decode(frame: &[u8]) -> Result<Self, PeatError> {
+    /// ignore them.
+    ///
+    /// # Errors
+    /// [`Error::WrongMarker`] when the first byte is not 0xB0;
+    /// [`Error::Truncated`] when the frame is shorter than 39 bytes.
+    pub fn decode(frame: &[u8]) -> Result<Self, Error> {
         match frame.first() {
             Some(&KEY_EXCHANGE_MARKER) => {}
             Some(&found) => {
-                return Err(PeatError::WrongMarker {
+                return Err(Error::WrongMarker {
                     found,
                     expected: KEY_EXCHANGE_MARKER,
                 })
             }
             None => {
-                return Err(PeatError::TooShort {
+                return Err(Error::Truncated {
                     len: 0,
                     min: KEY_EXCHANGE_LEN,
                 })
             }
         }
         let Some(f) = frame.get(..KEY_EXCHANGE_LEN) else {
-            return Err(PeatError::TooShort {
+            return Err(Error::Truncated {
                 len: frame.len(),
                 min: KEY_EXCHANGE_LEN,
             });

@@ -5,7 +5,7 @@
 //! info = "PEAT-BTLE-mesh-encryption-v1"), derived and expanded once
 //! ([`MeshKey::derive`]); peat-btle re-creates its cipher for every document.
 
-use super::{PeatError, MESH_MARKER};
+use super::{Error, MESH_MARKER};
 use crate::entropy::NonceSource;
 use crate::primitives::chacha20poly1305::{ChaChaKey, NONCE_LEN, TAG_LEN};
 use crate::primitives::sha::hkdf_sha256;
@@ -25,10 +25,18 @@ pub const fn sealed_len(plaintext_len: usize) -> usize {
     plaintext_len + MESH_OVERHEAD
 }
 
-/// Length of the plaintext inside a mesh-wide frame of `frame_len` bytes
-/// (`None` when the frame is too short to be one).
-pub const fn opened_len(frame_len: usize) -> Option<usize> {
-    frame_len.checked_sub(MESH_OVERHEAD)
+/// Length of the plaintext inside a mesh-wide frame of `sealed_len` bytes.
+///
+/// # Errors
+/// [`Error::Truncated`] when the frame is shorter than [`MESH_OVERHEAD`].
+pub const fn opened_len(sealed_len: usize) -> Result<usize, Error> {
+    match sealed_len.checked_sub(MESH_OVERHEAD) {
+        Some(n) => Ok(n),
+        None => Err(Error::Truncated {
+            len: sealed_len,
+            min: MESH_OVERHEAD,
+        }),
+    }
 }
 
 /// The raw 32-byte mesh-wide key: HKDF-SHA256(salt = `mesh_id` bytes,
@@ -56,15 +64,18 @@ impl MeshKey {
     /// Seals `plaintext` with the given `nonce` into `out[..sealed_len]` and
     /// returns that length. The nonce must never repeat under this key; use
     /// [`MeshSealer`] unless you are reproducing a vector.
+    ///
+    /// # Errors
+    /// [`Error::BufferTooSmall`] when `out` is shorter than [`sealed_len`].
     pub fn seal_with_nonce_into(
         &self,
         nonce: &[u8; NONCE_LEN],
         plaintext: &[u8],
         out: &mut [u8],
-    ) -> Result<usize, PeatError> {
+    ) -> Result<usize, Error> {
         let n = sealed_len(plaintext.len());
         let Some(out) = out.get_mut(..n) else {
-            return Err(PeatError::BufferTooSmall { required: n });
+            return Err(Error::BufferTooSmall { required: n });
         };
         let (head, rest) = out.split_at_mut(MESH_HEADER_LEN);
         head[0] = MESH_MARKER;
@@ -77,8 +88,9 @@ impl MeshKey {
         Ok(n)
     }
 
-    /// Seals `plaintext` with the given `nonce` into a new frame.
-    pub fn seal_with_nonce(&self, nonce: &[u8; NONCE_LEN], plaintext: &[u8]) -> Vec<u8> {
+    /// Seals `plaintext` with the given `nonce` into a new frame (see
+    /// [`MeshKey::seal_with_nonce_into`] on nonces).
+    pub fn seal_with_nonce_to_vec(&self, nonce: &[u8; NONCE_LEN], plaintext: &[u8]) -> Vec<u8> {
         let mut out = vec![0u8; sealed_len(plaintext.len())];
         // The buffer has exactly the right length, so this cannot fail.
         let _ = self.seal_with_nonce_into(nonce, plaintext, &mut out);
@@ -89,7 +101,11 @@ impl MeshKey {
     /// plaintext, which lies inside `frame`. The reserved byte is ignored, as
     /// peers ignore it. On failure the ciphertext is wiped and nothing is
     /// released.
-    pub fn open_in_place<'a>(&self, frame: &'a mut [u8]) -> Result<&'a mut [u8], PeatError> {
+    ///
+    /// # Errors
+    /// [`Error::WrongMarker`] or [`Error::Truncated`] for a frame that is not
+    /// a mesh-wide frame; [`Error::Auth`] when the tag does not verify.
+    pub fn open_in_place<'a>(&self, frame: &'a mut [u8]) -> Result<&'a mut [u8], Error> {
         check_mesh_frame(frame)?;
         let (head, ct_and_tag) = frame.split_at_mut(MESH_HEADER_LEN);
         let mut nonce = [0u8; NONCE_LEN];
@@ -101,11 +117,15 @@ impl MeshKey {
     /// returning that length. `out` must hold [`opened_len`] + 16 bytes (the
     /// tag is verified in the caller's buffer before any plaintext is kept);
     /// on failure that area is wiped.
-    pub fn open_into(&self, frame: &[u8], out: &mut [u8]) -> Result<usize, PeatError> {
+    ///
+    /// # Errors
+    /// As [`MeshKey::open_in_place`], and [`Error::BufferTooSmall`] when
+    /// `out` is shorter than the frame's ciphertext and tag.
+    pub fn open_into(&self, frame: &[u8], out: &mut [u8]) -> Result<usize, Error> {
         check_mesh_frame(frame)?;
         let body = &frame[MESH_HEADER_LEN..];
         let Some(work) = out.get_mut(..body.len()) else {
-            return Err(PeatError::BufferTooSmall {
+            return Err(Error::BufferTooSmall {
                 required: body.len(),
             });
         };
@@ -117,7 +137,10 @@ impl MeshKey {
     }
 
     /// Verifies and decrypts a mesh-wide frame into a new vector.
-    pub fn open(&self, frame: &[u8]) -> Result<Vec<u8>, PeatError> {
+    ///
+    /// # Errors
+    /// As [`MeshKey::open_in_place`].
+    pub fn open_to_vec(&self, frame: &[u8]) -> Result<Vec<u8>, Error> {
         check_mesh_frame(frame)?;
         let mut buf = frame[MESH_HEADER_LEN..].to_vec();
         let mut nonce = [0u8; NONCE_LEN];
@@ -128,24 +151,24 @@ impl MeshKey {
     }
 }
 
-fn check_mesh_frame(frame: &[u8]) -> Result<(), PeatError> {
+fn check_mesh_frame(frame: &[u8]) -> Result<(), Error> {
     match frame.first() {
         Some(&MESH_MARKER) => {}
         Some(&found) => {
-            return Err(PeatError::WrongMarker {
+            return Err(Error::WrongMarker {
                 found,
                 expected: MESH_MARKER,
             })
         }
         None => {
-            return Err(PeatError::TooShort {
+            return Err(Error::Truncated {
                 len: 0,
                 min: MESH_OVERHEAD,
             })
         }
     }
     if frame.len() < MESH_OVERHEAD {
-        return Err(PeatError::TooShort {
+        return Err(Error::Truncated {
             len: frame.len(),
             min: MESH_OVERHEAD,
         });
@@ -186,28 +209,46 @@ impl MeshSealer {
 
     /// Seals `plaintext` with a fresh random nonce into
     /// `out[..sealed_len(plaintext.len())]`; returns that length.
-    pub fn seal_into(&mut self, plaintext: &[u8], out: &mut [u8]) -> Result<usize, PeatError> {
+    ///
+    /// # Errors
+    /// [`Error::BufferTooSmall`] when `out` is shorter than [`sealed_len`]
+    /// (no nonce is drawn then).
+    pub fn seal_into(&mut self, plaintext: &[u8], out: &mut [u8]) -> Result<usize, Error> {
         let n = sealed_len(plaintext.len());
         if out.len() < n {
-            return Err(PeatError::BufferTooSmall { required: n });
+            return Err(Error::BufferTooSmall { required: n });
         }
         let nonce = self.nonces.take();
         self.key.seal_with_nonce_into(&nonce, plaintext, out)
     }
 
     /// Seals `plaintext` with a fresh random nonce into a new frame.
-    pub fn seal(&mut self, plaintext: &[u8]) -> Vec<u8> {
+    pub fn seal_to_vec(&mut self, plaintext: &[u8]) -> Vec<u8> {
         let nonce = self.nonces.take();
-        self.key.seal_with_nonce(&nonce, plaintext)
+        self.key.seal_with_nonce_to_vec(&nonce, plaintext)
     }
 
-    /// Same as [`MeshKey::open`].
-    pub fn open(&self, frame: &[u8]) -> Result<Vec<u8>, PeatError> {
-        self.key.open(frame)
+    /// Same as [`MeshKey::open_to_vec`].
+    ///
+    /// # Errors
+    /// As [`MeshKey::open_in_place`].
+    pub fn open_to_vec(&self, frame: &[u8]) -> Result<Vec<u8>, Error> {
+        self.key.open_to_vec(frame)
+    }
+
+    /// Same as [`MeshKey::open_into`].
+    ///
+    /// # Errors
+    /// As [`MeshKey::open_into`].
+    pub fn open_into(&self, frame: &[u8], out: &mut [u8]) -> Result<usize, Error> {
+        self.key.open_into(frame, out)
     }
 
     /// Same as [`MeshKey::open_in_place`].
-    pub fn open_in_place<'a>(&self, frame: &'a mut [u8]) -> Result<&'a mut [u8], PeatError> {
+    ///
+    /// # Errors
+    /// As [`MeshKey::open_in_place`].
+    pub fn open_in_place<'a>(&self, frame: &'a mut [u8]) -> Result<&'a mut [u8], Error> {
         self.key.open_in_place(frame)
     }
 }
@@ -220,35 +261,35 @@ mod tests {
     fn sizes() {
         assert_eq!(MESH_OVERHEAD, 30);
         assert_eq!(sealed_len(633), 663);
-        assert_eq!(opened_len(663), Some(633));
-        assert_eq!(opened_len(29), None);
+        assert_eq!(opened_len(663), Ok(633));
+        assert_eq!(opened_len(29), Err(Error::Truncated { len: 29, min: 30 }));
     }
 
     #[test]
     fn sealer_round_trip_and_fresh_nonces() {
         let mut s = MeshSealer::new("DEMO", &[0x42; 32]);
-        let a = s.seal(b"same");
-        let b = s.seal(b"same");
+        let a = s.seal_to_vec(b"same");
+        let b = s.seal_to_vec(b"same");
         assert_ne!(a[2..14], b[2..14]);
-        assert_eq!(s.open(&a).unwrap(), b"same");
+        assert_eq!(s.open_to_vec(&a).unwrap(), b"same");
         let mut buf = [0u8; 64];
         let n = s.seal_into(b"doc", &mut buf).unwrap();
         assert_eq!(n, 33);
         assert_eq!(s.open_in_place(&mut buf[..n]).unwrap(), b"doc");
         assert_eq!(
             s.seal_into(b"doc", &mut [0u8; 32]),
-            Err(PeatError::BufferTooSmall { required: 33 })
+            Err(Error::BufferTooSmall { required: 33 })
         );
     }
 
     #[test]
     fn open_into_needs_room_for_the_tag() {
         let k = MeshKey::derive("DEMO", &[0x42; 32]);
-        let f = k.seal_with_nonce(&[7; 12], b"hello");
+        let f = k.seal_with_nonce_to_vec(&[7; 12], b"hello");
         let mut out = [0u8; 20];
         assert_eq!(
             k.open_into(&f, &mut out),
-            Err(PeatError::BufferTooSmall { required: 21 })
+            Err(Error::BufferTooSmall { required: 21 })
         );
         let mut out = [0u8; 21];
         assert_eq!(k.open_into(&f, &mut out), Ok(5));

@@ -12,8 +12,40 @@
 //!
 //! Start with [`MeshSealer`] (send), [`Receiver`] (receive, dispatch, and
 //! admission by mode or by policy), [`PeerSessions`] (per-peer E2EE, replay
-//! detection by nonce history) and [`policy::decide`]. Design notes, hazards
-//! and bench figures: `docs/peat.md`.
+//! detection by nonce history) and [`policy::decide`]. Time is `now`, in the
+//! caller's milliseconds, the first argument after the receiver. Many frames
+//! across cores: [`MeshSealer::seal_batch_into`] and
+//! [`MeshKey::open_batch_ranges_in_place`] on the caller's
+//! [`Batch`](crate::batch::Batch). Design notes, hazards and bench figures:
+//! `docs/peat.md`.
+//!
+//! The common path, from a genesis seed to a mesh-wide frame and back:
+//!
+//! ```
+//! use wireseal::peat::policy::Protection;
+//! use wireseal::peat::{self, Genesis, MeshSealer, Mode, Received, Receiver};
+//!
+//! let genesis = Genesis::derive("ALPHA-TEAM", &[0x42; 32]);
+//! let mut sealer = MeshSealer::from_key(genesis.mesh_key());
+//! let frame = sealer.seal_to_vec(b"position report");
+//! assert_eq!(frame.len(), peat::sealed_len(15));
+//! assert_eq!(peat::opened_len(frame.len()), Ok(15));
+//!
+//! // Another node provisioned from the same seed opens it.
+//! let rx = Receiver::new(Some(genesis.mesh_key()), Mode::Strict);
+//! match rx.receive(&frame)? {
+//!     Received::Document { bytes, protection } => {
+//!         assert_eq!(protection, Protection::MeshWide);
+//!         assert_eq!(&bytes[..], b"position report");
+//!     }
+//!     other => panic!("unexpected {other:?}"),
+//! }
+//! // A modified frame fails, opaquely.
+//! let mut bad = frame.clone();
+//! bad[20] ^= 1;
+//! assert_eq!(sealer.open_to_vec(&bad), Err(peat::Error::Auth));
+//! # Ok::<(), peat::Error>(())
+//! ```
 
 mod batch;
 mod error;
@@ -21,29 +53,31 @@ mod genesis;
 mod key_exchange;
 mod mesh;
 mod nonce_history;
+mod peer_crypto;
 mod peer_frame;
 pub mod policy;
 mod receive;
+mod session;
 mod sessions;
 
 pub use crate::entropy::NonceSource;
-pub use batch::{
-    open_batch, open_batch_in_place, open_batch_in_place_ranges, seal_batch, seal_batch_into,
-    seal_batch_len, seal_batch_with_nonces, seal_batch_with_nonces_into,
-};
-pub use error::PeatError;
+pub use batch::seal_batch_len;
+pub use error::Error;
 pub use genesis::{mesh_id, Genesis, BEACON_CONTEXT, ENCRYPTION_CONTEXT};
 pub use key_exchange::{KeyExchange, KEY_EXCHANGE_LEN};
 pub use mesh::{
     derive_key_bytes, opened_len, sealed_len, MeshKey, MeshSealer, MESH_HEADER_LEN, MESH_HKDF_INFO,
     MESH_OVERHEAD,
 };
-pub use peer_frame::{peer_sealed_len, PeerHeader, PEER_HEADER_LEN, PEER_OVERHEAD};
+pub use peer_crypto::PeerMessage;
+pub use peer_frame::{
+    peer_opened_len, peer_sealed_len, PeerHeader, PEER_HEADER_LEN, PEER_OVERHEAD,
+};
 pub use receive::{classify, Classifier, FrameKind, Mode, Received, Receiver};
+pub use session::{session_key_bytes, SessionInfo, SessionState};
 pub use sessions::{
-    session_key_bytes, KeyExchangeOutcome, PeerMessage, PeerSessions, SessionInfo, SessionState,
-    DEFAULT_MAX_SESSIONS, DEFAULT_NONCE_HISTORY, DEFAULT_SESSION_TIMEOUT_MS, MIN_NONCE_HISTORY,
-    PEER_HKDF_INFO,
+    KeyExchangeOutcome, PeerSessions, DEFAULT_MAX_SESSIONS, DEFAULT_NONCE_HISTORY,
+    DEFAULT_SESSION_TIMEOUT_MS, MIN_NONCE_HISTORY, PEER_HKDF_INFO,
 };
 
 /// First byte of a mesh-wide encrypted document.

@@ -5,7 +5,7 @@
 //! The header (recipient, sender, counter) is **not** authenticated by the
 //! wire format: peat-btle passes no AAD. See `docs/peat.md`.
 
-use super::{PeatError, PEER_MARKER};
+use super::{Error, PEER_MARKER};
 use crate::primitives::chacha20poly1305::{NONCE_LEN, TAG_LEN};
 
 /// Bytes before the ciphertext: marker, reserved, recipient, sender, counter, nonce.
@@ -17,6 +17,20 @@ pub const PEER_OVERHEAD: usize = PEER_HEADER_LEN + TAG_LEN;
 /// Length of the per-peer frame that seals `plaintext_len` bytes.
 pub const fn peer_sealed_len(plaintext_len: usize) -> usize {
     plaintext_len + PEER_OVERHEAD
+}
+
+/// Length of the plaintext inside a per-peer frame of `sealed_len` bytes.
+///
+/// # Errors
+/// [`Error::Truncated`] when the frame is shorter than [`PEER_OVERHEAD`].
+pub const fn peer_opened_len(sealed_len: usize) -> Result<usize, Error> {
+    match sealed_len.checked_sub(PEER_OVERHEAD) {
+        Some(n) => Ok(n),
+        None => Err(Error::Truncated {
+            len: sealed_len,
+            min: PEER_OVERHEAD,
+        }),
+    }
 }
 
 /// The cleartext header of a per-peer frame.
@@ -35,24 +49,28 @@ pub struct PeerHeader {
 impl PeerHeader {
     /// Parses the header of a per-peer frame (checking marker and minimum
     /// length, header plus tag). The reserved byte is ignored.
-    pub fn parse(frame: &[u8]) -> Result<Self, PeatError> {
+    ///
+    /// # Errors
+    /// [`Error::WrongMarker`] when the first byte is not 0xAF;
+    /// [`Error::Truncated`] when the frame is shorter than [`PEER_OVERHEAD`].
+    pub fn parse(frame: &[u8]) -> Result<Self, Error> {
         match frame.first() {
             Some(&PEER_MARKER) => {}
             Some(&found) => {
-                return Err(PeatError::WrongMarker {
+                return Err(Error::WrongMarker {
                     found,
                     expected: PEER_MARKER,
                 })
             }
             None => {
-                return Err(PeatError::TooShort {
+                return Err(Error::Truncated {
                     len: 0,
                     min: PEER_OVERHEAD,
                 })
             }
         }
         if frame.len() < PEER_OVERHEAD {
-            return Err(PeatError::TooShort {
+            return Err(Error::Truncated {
                 len: frame.len(),
                 min: PEER_OVERHEAD,
             });

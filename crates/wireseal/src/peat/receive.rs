@@ -5,7 +5,7 @@
 //! A policy receiver ([`Receiver::with_policy`]) classifies each document
 //! with a caller-supplied function (after decryption for a mesh-wide frame;
 //! as received for a plain one) and rejects it with
-//! [`PeatError::BelowPolicy`] when it arrived below
+//! [`Error::BelowPolicy`] when it arrived below
 //! [`policy::required_floor`] for its type and link: plain where mesh-wide
 //! was required, mesh-wide where per-peer was required. Plain documents the
 //! policy itself sends plain (with the defaults at `Selective`: counters and
@@ -26,7 +26,7 @@
 
 use super::mesh::MeshKey;
 use super::policy::{self, DataType, Link, Policy, Protection};
-use super::{PeatError, KEY_EXCHANGE_MARKER, MESH_MARKER, PEER_MARKER, RELAY_MARKER};
+use super::{Error, KEY_EXCHANGE_MARKER, MESH_MARKER, PEER_MARKER, RELAY_MARKER};
 
 /// What kind of frame a byte string is, judged by its first byte exactly as
 /// peers judge it.
@@ -75,12 +75,13 @@ pub enum Received<'a> {
     Document {
         /// The document bytes.
         bytes: std::borrow::Cow<'a, [u8]>,
-        /// Whether it arrived encrypted.
-        encrypted: bool,
+        /// How it arrived: [`Protection::MeshWide`] (decrypted here) or
+        /// [`Protection::Plain`].
+        protection: Protection,
     },
     /// A key exchange: hand to [`super::PeerSessions::handle_key_exchange`].
     KeyExchange(&'a [u8]),
-    /// A per-peer frame: hand to [`super::PeerSessions::open`].
+    /// A per-peer frame: hand to [`super::PeerSessions::open_to_vec`].
     PeerE2ee(&'a [u8]),
     /// A relay envelope: hand to the relay layer.
     RelayEnvelope(&'a [u8]),
@@ -130,7 +131,7 @@ impl Receiver {
 
     /// A policy receiver: every document is classified by `classify` (after
     /// decryption, or as received when plain) and rejected
-    /// ([`PeatError::BelowPolicy`]) when it arrived below
+    /// ([`Error::BelowPolicy`]) when it arrived below
     /// [`policy::required_floor`] for its type and link. The policy applies
     /// with or without a mesh key.
     pub fn with_policy(
@@ -173,16 +174,15 @@ impl Receiver {
     /// `link` is accepted: in strict mode (with a key) nothing plain; in
     /// permissive mode everything; a policy receiver accepts it at or above
     /// [`policy::required_floor`] for the type `classify` gives it. Use it for
-    /// documents opened elsewhere, e.g. by [`super::PeerSessions::open`].
-    pub fn admit(
-        &self,
-        document: &[u8],
-        received: Protection,
-        link: Link,
-    ) -> Result<(), PeatError> {
+    /// documents opened elsewhere, e.g. by [`super::PeerSessions::open_to_vec`].
+    ///
+    /// # Errors
+    /// [`Error::UnencryptedInStrictMode`] for a plain document in strict
+    /// mode; [`Error::BelowPolicy`] for a document below the policy's floor.
+    pub fn admit(&self, document: &[u8], received: Protection, link: Link) -> Result<(), Error> {
         match &self.admission {
             Admission::Mode(_) if received == Protection::Plain && self.is_strict() => {
-                Err(PeatError::UnencryptedInStrictMode)
+                Err(Error::UnencryptedInStrictMode)
             }
             Admission::Mode(_) => Ok(()),
             Admission::Policy { policy, classify } => {
@@ -191,7 +191,7 @@ impl Receiver {
                 if policy::admits(Mode::Strict, required, received) {
                     Ok(())
                 } else {
-                    Err(PeatError::BelowPolicy {
+                    Err(Error::BelowPolicy {
                         data,
                         required,
                         received,
@@ -205,7 +205,10 @@ impl Receiver {
     /// the link here, judges documents as if from an
     /// [`Link::UntrustedRelay`] (the highest floor with the default rules);
     /// use [`Receiver::receive_from`] when the link is known.
-    pub fn receive<'a>(&self, frame: &'a [u8]) -> Result<Received<'a>, PeatError> {
+    ///
+    /// # Errors
+    /// As [`Receiver::receive_from`].
+    pub fn receive<'a>(&self, frame: &'a [u8]) -> Result<Received<'a>, Error> {
         self.receive_from(frame, Link::UntrustedRelay)
     }
 
@@ -213,25 +216,29 @@ impl Receiver {
     /// looks at the link). Key exchanges, per-peer frames and relay envelopes
     /// are handed back undecided; documents are opened (mesh-wide) and
     /// admitted or rejected.
-    pub fn receive_from<'a>(&self, frame: &'a [u8], link: Link) -> Result<Received<'a>, PeatError> {
+    ///
+    /// # Errors
+    /// [`Error::NoMeshKey`] for a mesh-wide frame without a key; the errors
+    /// of [`MeshKey::open_to_vec`]; those of [`Receiver::admit`].
+    pub fn receive_from<'a>(&self, frame: &'a [u8], link: Link) -> Result<Received<'a>, Error> {
         match classify(frame) {
             FrameKind::KeyExchange => Ok(Received::KeyExchange(frame)),
             FrameKind::PeerE2ee => Ok(Received::PeerE2ee(frame)),
             FrameKind::RelayEnvelope => Ok(Received::RelayEnvelope(frame)),
             FrameKind::MeshWide => {
-                let key = self.key.as_ref().ok_or(PeatError::NoMeshKey)?;
-                let doc = key.open(frame)?;
+                let key = self.key.as_ref().ok_or(Error::NoMeshKey)?;
+                let doc = key.open_to_vec(frame)?;
                 self.admit(&doc, Protection::MeshWide, link)?;
                 Ok(Received::Document {
                     bytes: doc.into(),
-                    encrypted: true,
+                    protection: Protection::MeshWide,
                 })
             }
             FrameKind::Plain => {
                 self.admit(frame, Protection::Plain, link)?;
                 Ok(Received::Document {
                     bytes: frame.into(),
-                    encrypted: false,
+                    protection: Protection::Plain,
                 })
             }
         }

@@ -29,7 +29,7 @@
 //! session remembers the nonces of its last [`DEFAULT_NONCE_HISTORY`] verified
 //! frames (configurable, [`PeerSessions::with_nonce_history`]; about 256 KiB
 //! per busy session at the default, see `nonce_history.rs`) and rejects a
-//! frame whose nonce it holds ([`PeatError::Replay`]), whatever its counter.
+//! frame whose nonce it holds ([`Error::Replay`]), whatever its counter.
 //! Nothing moves before the tag verifies: a failed call leaves the history,
 //! the counter and the activity time as they were.
 //!
@@ -44,26 +44,25 @@
 //!
 //! - X25519 results come through a [`SharedSecretCache`] keyed by the whole
 //!   peer public key, so re-establishing a session skips the curve operation;
-//! - low-order peer keys are rejected ([`PeatError::WeakPublicKey`]);
+//! - low-order peer keys are rejected ([`Error::WeakPublicKey`]);
 //! - a full table never drops a live established session to make room: it
 //!   drops expired, then closed, then pending sessions, or refuses
-//!   ([`PeatError::SessionLimit`]) before any curve work, so a refused key
+//!   ([`Error::SessionLimit`]) before any curve work, so a refused key
 //!   exchange cannot evict a real peer's cached shared secret;
-//! - an expired session is refused ([`PeatError::SessionExpired`]) rather
+//! - an expired session is refused ([`Error::SessionExpired`]) rather
 //!   than used until someone cleans it up;
-//! - the outbound counter stops at `u64::MAX` ([`PeatError::CounterExhausted`])
+//! - the outbound counter stops at `u64::MAX` ([`Error::CounterExhausted`])
 //!   instead of wrapping.
 //!
-//! Time is the caller's `now_ms` (any monotonic milliseconds).
+//! Time is the caller's `now`: milliseconds on any monotonic clock, always the
+//! first argument after the receiver.
 
 use super::key_exchange::{KeyExchange, KEY_EXCHANGE_LEN};
-use super::nonce_history::NonceHistory;
-use super::peer_frame::{peer_sealed_len, PeerHeader, PEER_HEADER_LEN};
-use super::PeatError;
+use super::session::{session_key_bytes, Session, SessionInfo, SessionState};
+use super::Error;
 use crate::cache::SharedSecretCache;
 use crate::entropy::NonceSource;
 use crate::primitives::chacha20poly1305::ChaChaKey;
-use crate::primitives::sha::hkdf_sha256;
 use crate::primitives::x25519::StaticSecret;
 use crate::secret::Secret;
 use std::collections::HashMap;
@@ -79,27 +78,6 @@ pub const DEFAULT_MAX_SESSIONS: usize = 16;
 pub const DEFAULT_NONCE_HISTORY: usize = 4096;
 /// Smallest nonce history [`PeerSessions::with_nonce_history`] accepts.
 pub const MIN_NONCE_HISTORY: usize = 64;
-
-/// The raw session key of nodes `a` and `b` (order does not matter) from
-/// their X25519 shared secret.
-pub fn session_key_bytes(shared: &Secret<32>, a: u32, b: u32) -> Secret<32> {
-    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-    let mut salt = [0u8; 8];
-    salt[..4].copy_from_slice(&lo.to_le_bytes());
-    salt[4..].copy_from_slice(&hi.to_le_bytes());
-    hkdf_sha256::<32>(&salt, shared.expose(), PEER_HKDF_INFO)
-}
-
-/// Where a session stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SessionState {
-    /// We sent a key exchange and wait for the peer's.
-    AwaitingPeerKey,
-    /// Keys agreed; frames flow.
-    Established,
-    /// Closed locally; kept until cleaned up.
-    Closed,
-}
 
 /// What handling a key exchange produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,78 +97,16 @@ pub enum KeyExchangeOutcome {
     },
 }
 
-/// A message opened from a per-peer frame.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PeerMessage {
-    /// The sending node.
-    pub sender: u32,
-    /// The frame's counter: advisory only, the tag does not cover it (see
-    /// the module docs).
-    pub counter: u64,
-    /// The plaintext.
-    pub plaintext: Vec<u8>,
-}
-
-/// A snapshot of one session's state (no key material).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SessionInfo {
-    /// Where the session stands.
-    pub state: SessionState,
-    /// The last time (caller's milliseconds) a frame was sealed or a verified
-    /// frame opened, or the session was set up.
-    pub last_activity_ms: u64,
-    /// The counter our next frame to this peer carries.
-    pub next_outbound_counter: u64,
-    /// The highest counter of a verified frame from this peer (advisory).
-    pub highest_inbound_counter: Option<u64>,
-    /// Nonces of verified frames remembered for replay detection.
-    pub nonces_remembered: usize,
-}
-
-struct Session {
-    state: SessionState,
-    key: Option<ChaChaKey>,
-    peer_public: Option<[u8; 32]>,
-    last_activity_ms: u64,
-    outbound: u64,
-    highest_inbound: Option<u64>,
-    history: NonceHistory,
-}
-
-impl Session {
-    fn new(
-        state: SessionState,
-        key: Option<ChaChaKey>,
-        pk: Option<[u8; 32]>,
-        now: u64,
-        history: usize,
-    ) -> Self {
-        Self {
-            state,
-            key,
-            peer_public: pk,
-            last_activity_ms: now,
-            outbound: 0,
-            highest_inbound: None,
-            history: NonceHistory::new(history),
-        }
-    }
-
-    fn expired(&self, now: u64, timeout: u64) -> bool {
-        now.saturating_sub(self.last_activity_ms) > timeout
-    }
-}
-
-/// Our node's per-peer E2EE sessions (sans-IO: frames and `now_ms` in,
-/// frames and plaintexts out).
+/// Our node's per-peer E2EE sessions (sans-IO: `now` and frames in, frames
+/// and plaintexts out). Sealing and opening frames: `peer_crypto.rs`.
 pub struct PeerSessions {
-    node_id: u32,
+    pub(super) node_id: u32,
     identity: StaticSecret,
-    sessions: HashMap<u32, Session>,
+    pub(super) sessions: HashMap<u32, Session>,
     shared: SharedSecretCache<Secret<32>, 32>,
-    nonces: NonceSource,
+    pub(super) nonces: NonceSource,
     max_sessions: usize,
-    timeout_ms: u64,
+    pub(super) timeout: u64,
     nonce_history: usize,
 }
 
@@ -200,7 +116,7 @@ impl core::fmt::Debug for PeerSessions {
             .field("node_id", &format_args!("{:08X}", self.node_id))
             .field("sessions", &self.sessions.len())
             .field("max_sessions", &self.max_sessions)
-            .field("timeout_ms", &self.timeout_ms)
+            .field("timeout_ms", &self.timeout)
             .field("nonce_history", &self.nonce_history)
             .finish_non_exhaustive()
     }
@@ -217,7 +133,7 @@ impl PeerSessions {
             shared,
             nonces: NonceSource::new(),
             max_sessions: DEFAULT_MAX_SESSIONS,
-            timeout_ms: DEFAULT_SESSION_TIMEOUT_MS,
+            timeout: DEFAULT_SESSION_TIMEOUT_MS,
             nonce_history: DEFAULT_NONCE_HISTORY,
         }
     }
@@ -242,9 +158,10 @@ impl PeerSessions {
         self
     }
 
-    /// Sets the idle timeout after which a session is refused.
-    pub fn with_timeout_ms(mut self, timeout_ms: u64) -> Self {
-        self.timeout_ms = timeout_ms;
+    /// Sets the idle timeout, in milliseconds, after which a session is
+    /// refused (default [`DEFAULT_SESSION_TIMEOUT_MS`]).
+    pub fn with_timeout(mut self, timeout_ms: u64) -> Self {
+        self.timeout = timeout_ms;
         self
     }
 
@@ -275,13 +192,7 @@ impl PeerSessions {
 
     /// A snapshot of the session with `peer`, if any.
     pub fn session_info(&self, peer: u32) -> Option<SessionInfo> {
-        self.sessions.get(&peer).map(|s| SessionInfo {
-            state: s.state,
-            last_activity_ms: s.last_activity_ms,
-            next_outbound_counter: s.outbound,
-            highest_inbound_counter: s.highest_inbound,
-            nonces_remembered: s.history.len(),
-        })
+        self.sessions.get(&peer).map(Session::info)
     }
 
     /// The peer's public key once the session is established.
@@ -304,37 +215,46 @@ impl PeerSessions {
         .encode()
     }
 
-    /// Starts a session with `peer`: records a pending session (replacing any
-    /// old one) and returns the key-exchange frame to send.
-    pub fn initiate(
-        &mut self,
-        peer: u32,
-        now_ms: u64,
-    ) -> Result<[u8; KEY_EXCHANGE_LEN], PeatError> {
+    /// Starts a session with `peer` at time `now` (ms): records a pending
+    /// session (replacing any old one) and returns the key-exchange frame to
+    /// send.
+    ///
+    /// # Errors
+    /// [`Error::OwnNodeId`] when `peer` is our own node id;
+    /// [`Error::SessionLimit`] when the table is full of live established
+    /// sessions.
+    pub fn initiate(&mut self, now: u64, peer: u32) -> Result<[u8; KEY_EXCHANGE_LEN], Error> {
         if peer == self.node_id {
-            return Err(PeatError::OwnNodeId);
+            return Err(Error::OwnNodeId);
         }
         if !self.sessions.contains_key(&peer) {
-            self.make_room(now_ms)?;
+            self.make_room(now)?;
         }
         let history = self.nonce_history;
         self.sessions.insert(
             peer,
-            Session::new(SessionState::AwaitingPeerKey, None, None, now_ms, history),
+            Session::new(now, SessionState::AwaitingPeerKey, None, None, history),
         );
         Ok(self.key_exchange_frame())
     }
 
-    /// Handles a key-exchange frame from a peer.
+    /// Handles a key-exchange frame from a peer at time `now` (ms).
+    ///
+    /// # Errors
+    /// [`Error::WrongMarker`] or [`Error::Truncated`] for a frame that is not
+    /// a key exchange; [`Error::OwnNodeId`] when it names our node id;
+    /// [`Error::SessionLimit`] when there is no room (checked before any curve
+    /// work); [`Error::WeakPublicKey`] for a low-order key. On any error the
+    /// table is as it was.
     pub fn handle_key_exchange(
         &mut self,
+        now: u64,
         frame: &[u8],
-        now_ms: u64,
-    ) -> Result<KeyExchangeOutcome, PeatError> {
+    ) -> Result<KeyExchangeOutcome, Error> {
         let kx = KeyExchange::decode(frame)?;
         let peer = kx.sender;
         if peer == self.node_id {
-            return Err(PeatError::OwnNodeId);
+            return Err(Error::OwnNodeId);
         }
         let pending = match self.sessions.get(&peer) {
             Some(s) if s.state != SessionState::AwaitingPeerKey => {
@@ -345,8 +265,8 @@ impl PeerSessions {
         };
         // Refuse before any curve work or cache insertion, so a key exchange
         // refused for lack of room cannot evict a real peer's cached secret.
-        if !pending && !self.has_room(now_ms) {
-            return Err(PeatError::SessionLimit {
+        if !pending && !self.has_room(now) {
+            return Err(Error::SessionLimit {
                 max: self.max_sessions,
             });
         }
@@ -354,153 +274,25 @@ impl PeerSessions {
         let identity = &self.identity;
         let shared = self
             .shared
-            .get_or_try_insert_with(&kx.public_key, now_ms, |pk| identity.diffie_hellman(pk))?;
+            .get_or_try_insert_with(now, &kx.public_key, |pk| identity.diffie_hellman(pk))?;
         let key = ChaChaKey::new(session_key_bytes(shared, self.node_id, peer).expose());
         if !pending {
-            self.make_room(now_ms)?;
+            self.make_room(now)?;
         }
         let history = self.nonce_history;
         self.sessions.insert(
             peer,
             Session::new(
+                now,
                 SessionState::Established,
                 Some(key),
                 Some(kx.public_key),
-                now_ms,
                 history,
             ),
         );
         Ok(KeyExchangeOutcome::Established {
             peer,
             response: self.key_exchange_frame(),
-        })
-    }
-
-    /// Seals `plaintext` for `peer` into `out[..peer_sealed_len(len)]`;
-    /// returns that length.
-    pub fn seal_into(
-        &mut self,
-        peer: u32,
-        plaintext: &[u8],
-        now_ms: u64,
-        out: &mut [u8],
-    ) -> Result<usize, PeatError> {
-        let n = peer_sealed_len(plaintext.len());
-        let Some(out) = out.get_mut(..n) else {
-            return Err(PeatError::BufferTooSmall { required: n });
-        };
-        let timeout = self.timeout_ms;
-        let s = self
-            .sessions
-            .get_mut(&peer)
-            .ok_or(PeatError::NoSession { peer })?;
-        let Some(key) = s
-            .key
-            .as_ref()
-            .filter(|_| s.state == SessionState::Established)
-        else {
-            return Err(PeatError::NoSession { peer });
-        };
-        if s.expired(now_ms, timeout) {
-            return Err(PeatError::SessionExpired { peer });
-        }
-        if s.outbound == u64::MAX {
-            return Err(PeatError::CounterExhausted);
-        }
-        let header = PeerHeader {
-            recipient: peer,
-            sender: self.node_id,
-            counter: s.outbound,
-            nonce: self.nonces.take(),
-        };
-        let (head, rest) = out.split_at_mut(PEER_HEADER_LEN);
-        header.write(head);
-        let (body, tag_out) = rest.split_at_mut(plaintext.len());
-        body.copy_from_slice(plaintext);
-        let tag = key.seal_in_place(&header.nonce, b"", body);
-        tag_out.copy_from_slice(&tag);
-        s.outbound += 1;
-        s.last_activity_ms = now_ms;
-        Ok(n)
-    }
-
-    /// Seals `plaintext` for `peer` into a new frame.
-    pub fn seal(&mut self, peer: u32, plaintext: &[u8], now_ms: u64) -> Result<Vec<u8>, PeatError> {
-        let mut out = vec![0u8; peer_sealed_len(plaintext.len())];
-        self.seal_into(peer, plaintext, now_ms, &mut out)?;
-        Ok(out)
-    }
-
-    /// Sets the counter our next frame to `peer` carries (to resume a stored
-    /// session). The counter is advisory on the wire (the tag does not cover
-    /// it, and receivers detect replays by nonce), so this affects no
-    /// security property.
-    pub fn set_next_counter(&mut self, peer: u32, counter: u64) -> Result<(), PeatError> {
-        match self.sessions.get_mut(&peer) {
-            Some(s) if s.state == SessionState::Established => {
-                s.outbound = counter;
-                Ok(())
-            }
-            _ => Err(PeatError::NoSession { peer }),
-        }
-    }
-
-    /// Verifies and decrypts a per-peer frame in place. Returns the header and
-    /// the plaintext (inside `frame`).
-    ///
-    /// A frame whose nonce the session remembers is a replay
-    /// ([`PeatError::Replay`]), whatever its counter; the counter never
-    /// rejects a frame (see the module docs). The nonce history, the highest
-    /// counter and the activity time move only after the tag verifies; on any
-    /// error the session is as it was (and on a tag failure the ciphertext is
-    /// wiped).
-    pub fn open_in_place<'a>(
-        &mut self,
-        frame: &'a mut [u8],
-        now_ms: u64,
-    ) -> Result<(PeerHeader, &'a mut [u8]), PeatError> {
-        let h = PeerHeader::parse(frame)?;
-        if h.recipient != self.node_id {
-            return Err(PeatError::NotForUs {
-                recipient: h.recipient,
-            });
-        }
-        let peer = h.sender;
-        let timeout = self.timeout_ms;
-        let s = self
-            .sessions
-            .get_mut(&peer)
-            .ok_or(PeatError::NoSession { peer })?;
-        let Some(key) = s
-            .key
-            .as_ref()
-            .filter(|_| s.state == SessionState::Established)
-        else {
-            return Err(PeatError::NoSession { peer });
-        };
-        if s.expired(now_ms, timeout) {
-            return Err(PeatError::SessionExpired { peer });
-        }
-        // A pure lookup: a replay is refused before any decryption.
-        if s.history.contains(&h.nonce) {
-            return Err(PeatError::Replay { counter: h.counter });
-        }
-        let pt = key.open_in_place(&h.nonce, b"", &mut frame[PEER_HEADER_LEN..])?;
-        // Only now, with the tag verified, does any state move.
-        s.history.insert(h.nonce);
-        s.highest_inbound = Some(s.highest_inbound.map_or(h.counter, |c| c.max(h.counter)));
-        s.last_activity_ms = now_ms;
-        Ok((h, pt))
-    }
-
-    /// Verifies and decrypts a per-peer frame into a new message.
-    pub fn open(&mut self, frame: &[u8], now_ms: u64) -> Result<PeerMessage, PeatError> {
-        let mut buf = frame.to_vec();
-        let (h, pt) = self.open_in_place(&mut buf, now_ms)?;
-        Ok(PeerMessage {
-            sender: h.sender,
-            counter: h.counter,
-            plaintext: pt.to_vec(),
         })
     }
 
@@ -517,13 +309,14 @@ impl PeerSessions {
         self.sessions.remove(&peer).is_some()
     }
 
-    /// Removes every session idle for longer than the timeout; returns their peers.
-    pub fn cleanup_expired(&mut self, now_ms: u64) -> Vec<u32> {
-        let timeout = self.timeout_ms;
+    /// Removes every session idle at `now` (ms) for longer than the timeout;
+    /// returns their peers.
+    pub fn cleanup_expired(&mut self, now: u64) -> Vec<u32> {
+        let timeout = self.timeout;
         let gone: Vec<u32> = self
             .sessions
             .iter()
-            .filter(|(_, s)| s.expired(now_ms, timeout))
+            .filter(|(_, s)| s.expired(now, timeout))
             .map(|(id, _)| *id)
             .collect();
         for id in &gone {
@@ -533,21 +326,21 @@ impl PeerSessions {
     }
 
     /// Whether [`PeerSessions::make_room`] would find a slot (pure check).
-    fn has_room(&self, now_ms: u64) -> bool {
+    fn has_room(&self, now: u64) -> bool {
         self.sessions.len() < self.max_sessions
             || self
                 .sessions
                 .values()
-                .any(|s| s.state != SessionState::Established || s.expired(now_ms, self.timeout_ms))
+                .any(|s| s.state != SessionState::Established || s.expired(now, self.timeout))
     }
 
     /// Frees one slot if the table is full: expired first, then the oldest
     /// closed, then the oldest pending session; never a live established one.
-    fn make_room(&mut self, now_ms: u64) -> Result<(), PeatError> {
+    fn make_room(&mut self, now: u64) -> Result<(), Error> {
         if self.sessions.len() < self.max_sessions {
             return Ok(());
         }
-        self.cleanup_expired(now_ms);
+        self.cleanup_expired(now);
         while self.sessions.len() >= self.max_sessions {
             let victim = [SessionState::Closed, SessionState::AwaitingPeerKey]
                 .iter()
@@ -555,7 +348,7 @@ impl PeerSessions {
                     self.sessions
                         .iter()
                         .filter(|(_, s)| s.state == *want)
-                        .min_by_key(|(id, s)| (s.last_activity_ms, **id))
+                        .min_by_key(|(id, s)| (s.last_activity, **id))
                         .map(|(id, _)| *id)
                 });
             match victim {
@@ -563,7 +356,7 @@ impl PeerSessions {
                     self.sessions.remove(&id);
                 }
                 None => {
-                    return Err(PeatError::SessionLimit {
+                    return Err(Error::SessionLimit {
                         max: self.max_sessions,
                     })
                 }
