@@ -45,7 +45,7 @@ fn hundred_thousand_peers_stay_within_capacity() {
         for i in 0..PEERS {
             let pk = peer(i);
             let v = cache
-                .get_or_try_insert_with(&pk, i as u64, derive)
+                .get_or_try_insert_with(i as u64, &pk, derive)
                 .expect("derive never fails");
             assert_eq!(v.expose()[31], pk[0], "value belongs to its peer");
             assert!(
@@ -71,10 +71,10 @@ fn hundred_thousand_peers_stay_within_capacity() {
         // Exactly the most recent `capacity` peers are still cached.
         let now = PEERS as u64;
         let served = (0..PEERS)
-            .filter(|&i| cache.peek(&peer(i), now).is_some())
+            .filter(|&i| cache.peek(now, &peer(i)).is_some())
             .count();
         assert_eq!(served, capacity);
-        assert!((PEERS - capacity..PEERS).all(|i| cache.peek(&peer(i), now).is_some()));
+        assert!((PEERS - capacity..PEERS).all(|i| cache.peek(now, &peer(i)).is_some()));
         println!(
             "capacity {capacity}: {PEERS} peers, {} evictions, {} live, heap {} bytes in {} blocks unchanged",
             s.evictions,
@@ -96,11 +96,11 @@ fn churn_with_ttl_reuses_expired_slots() {
         // Each peer comes back once, 20 ticks later: by then it has expired.
         let t = i as u64;
         cache
-            .get_or_try_insert_with(&peer(i), t, derive)
+            .get_or_try_insert_with(t, &peer(i), derive)
             .expect("derive");
         if i >= 20 {
             cache
-                .get_or_try_insert_with(&peer(i - 20), t, derive)
+                .get_or_try_insert_with(t, &peer(i - 20), derive)
                 .expect("derive");
         }
         assert!(cache.len() <= capacity);

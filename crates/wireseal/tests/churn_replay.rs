@@ -80,13 +80,13 @@ const US: u32 = 0x0000_0001;
 /// A peer node with an established session to us.
 fn establish(us: &mut PeerSessions, id: u32, now: u64) -> PeerSessions {
     let mut peer = PeerSessions::new(id, StaticSecret::generate());
-    let hello = peer.initiate(US, now).expect("peer has room");
+    let hello = peer.initiate(now, US).expect("peer has room");
     let KeyExchangeOutcome::Established { response, .. } =
-        us.handle_key_exchange(&hello, now).expect("we have room")
+        us.handle_key_exchange(now, &hello).expect("we have room")
     else {
         panic!("new peer {id:08x} ignored");
     };
-    peer.handle_key_exchange(&response, now)
+    peer.handle_key_exchange(now, &response)
         .expect("peer accepts");
     peer
 }
@@ -97,7 +97,7 @@ fn peat_sessions_and_nonce_history_stay_bounded() {
     let mut us = PeerSessions::new(US, StaticSecret::generate())
         .with_max_sessions(max_sessions)
         .with_nonce_history(history)
-        .with_timeout_ms(timeout);
+        .with_timeout(timeout);
     let mut rng = StdRng::seed_from_u64(16);
 
     // 2,000 genuine peers, one after another, each after the previous ones
@@ -108,8 +108,8 @@ fn peat_sessions_and_nonce_history_stay_bounded() {
         now += timeout + 1;
         let mut peer = establish(&mut us, 0x1000 + p, now);
         for k in 0..3 * history {
-            let frame = peer.seal(US, &k.to_le_bytes(), now).expect("seal");
-            let msg = us.open(&frame, now).expect("genuine frame opens");
+            let frame = peer.seal_to_vec(now, US, &k.to_le_bytes()).expect("seal");
+            let msg = us.open_to_vec(now, &frame).expect("genuine frame opens");
             assert_eq!(msg.sender, 0x1000 + p);
             let info = us.session_info(0x1000 + p).expect("session");
             assert!(
@@ -129,7 +129,7 @@ fn peat_sessions_and_nonce_history_stay_bounded() {
 
     // 1,000,000 frames claiming random senders (and a random nonce and tag):
     // none gets past the session lookup or the tag, so no state moves.
-    let genuine = peer.seal(US, b"template", now).expect("seal");
+    let genuine = peer.seal_to_vec(now, US, b"template").expect("seal");
     let before = us.session_info(peer_id);
     let (mut refused, mut sessions_max) = (0usize, 0usize);
     let mut frame = genuine.clone();
@@ -139,7 +139,7 @@ fn peat_sessions_and_nonce_history_stay_bounded() {
         frame[6..10].copy_from_slice(&from.to_le_bytes());
         rng.fill_bytes(&mut frame[18..PEER_HEADER_LEN]);
         rng.fill_bytes(&mut frame[PEER_HEADER_LEN..]);
-        refused += usize::from(us.open(&frame, now).is_err());
+        refused += usize::from(us.open_to_vec(now, &frame).is_err());
         sessions_max = sessions_max.max(us.len());
     }
     assert_eq!(refused, SENDERS);
@@ -150,8 +150,8 @@ fn peat_sessions_and_nonce_history_stay_bounded() {
         "a forged frame moved state"
     );
     // The genuine frame still opens once, then is a replay.
-    us.open(&genuine, now).expect("genuine opens");
-    assert!(us.open(&genuine, now).is_err(), "replay refused");
+    us.open_to_vec(now, &genuine).expect("genuine opens");
+    assert!(us.open_to_vec(now, &genuine).is_err(), "replay refused");
     println!(
         "peat: 2,000 peers x {} frames, then {SENDERS} forged senders: {} sessions (max {max_sessions}), {} nonces remembered (max {history})",
         3 * history,
