@@ -1,11 +1,20 @@
 //! Any bytes as an AES Crypt stream: decryption never panics, the one-pass
-//! path (`decrypt_into_sink`) and the verify-then-read path (`SeekDecryptor`)
-//! agree on the plaintext or the error, and a failed one-pass run discards
-//! its sink and never commits it. Iterations are capped low to keep runs fast.
+//! path (`io::decrypt_into_sink`), the sans-IO `Decryptor` fed in 7-byte
+//! pieces and the verify-then-read path (`io::SeekDecryptor`) agree on the
+//! plaintext or the error, and a failed one-pass run discards its sink and
+//! never commits it. Iterations are capped low to keep runs fast.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::io::{Cursor, Read};
-use wireseal::aescrypt::{decrypt_into_sink, Limits, ProvisionalSink, SeekDecryptor};
+use std::sync::OnceLock;
+use wireseal::aescrypt::io::{decrypt_into_sink, SeekDecryptor};
+use wireseal::aescrypt::{Decryptor, Limits, ProvisionalSink};
+use wireseal::batch::Batch;
+
+fn batch() -> &'static Batch {
+    static B: OnceLock<Batch> = OnceLock::new();
+    B.get_or_init(|| Batch::with_threads(2))
+}
 
 #[derive(Default)]
 struct Sink {
@@ -35,10 +44,21 @@ fuzz_target!(|data: &[u8]| {
         ..Limits::default()
     };
     let mut sink = Sink::default();
-    let one = decrypt_into_sink("pw", data, &mut sink, &limits);
+    let one = decrypt_into_sink(batch(), "pw", data, &mut sink, &limits);
     assert_eq!(sink.committed, one.is_ok());
     assert_eq!(sink.discarded, one.is_err());
-    let seek = SeekDecryptor::new(Cursor::new(data), "pw", &limits).map(|mut r| {
+    let mut pieces = Vec::new();
+    let mut d = Decryptor::new("pw", &limits);
+    let fed = data
+        .chunks(7)
+        .try_for_each(|p| d.update(batch(), p, &mut pieces));
+    let fed = fed.and_then(|()| d.finish(&mut pieces));
+    match (&one, &fed) {
+        (Ok(a), Ok(b)) => assert!(a.plaintext_len == b.plaintext_len && sink.data == pieces),
+        (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
+        _ => panic!("one pass and pieces disagree: {one:?} vs {fed:?}"),
+    }
+    let seek = SeekDecryptor::new(batch(), Cursor::new(data), "pw", &limits).map(|mut r| {
         let mut v = Vec::new();
         r.read_to_end(&mut v).expect("an unchanged input reads back");
         v

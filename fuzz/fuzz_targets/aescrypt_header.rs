@@ -4,7 +4,8 @@
 //! the one and truncation for the other. Run under default and tight limits.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use wireseal::aescrypt::{parse_header, read_header, Error, Limits, Parse, Region};
+use wireseal::aescrypt::io::read_header;
+use wireseal::aescrypt::{parse_header, Error, Limits, Parse, Region};
 
 fuzz_target!(|data: &[u8]| {
     let tight = Limits {
@@ -23,8 +24,16 @@ fuzz_target!(|data: &[u8]| {
                 assert!(a.extensions.len() <= limits.max_extensions);
                 assert!(a.iterations.is_none_or(|i| i >= 1 && i <= limits.max_iterations));
             }
-            (Ok(Parse::NeedMore(n)), Err(Error::Truncated(Region::Header))) => {
+            (
+                Ok(Parse::NeedMore(n)),
+                Err(Error::Truncated {
+                    len,
+                    min,
+                    region: Region::Header,
+                }),
+            ) => {
                 assert!(n > data.len());
+                assert_eq!((len, min), (data.len(), n));
             }
             (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
             (a, b) => panic!("parsers disagree: {a:?} vs {b:?}"),

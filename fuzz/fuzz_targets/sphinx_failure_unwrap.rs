@@ -22,11 +22,11 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let failing = rest.first().map_or(0, |b| *b as usize % hops);
-    let Ok(mut packet) = failure::create(secrets.get(failing).unwrap(), rest) else {
+    let Ok(mut packet) = failure::create_to_vec(secrets.get(failing).unwrap(), rest) else {
         return;
     };
     for i in (0..failing).rev() {
-        failure::wrap(secrets.get(i).unwrap(), &mut packet);
+        failure::wrap_in_place(secrets.get(i).unwrap(), &mut packet);
     }
     let f = failure::unwrap(&secrets, &packet).unwrap();
     assert_eq!(f.hop, failing);

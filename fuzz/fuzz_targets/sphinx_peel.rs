@@ -6,8 +6,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use wireseal::hazmat::chacha20::KeyStream;
-use wireseal::keys::PrivateKey;
 use wireseal::hazmat::sha::hmac_sha256;
+use wireseal::keys::PrivateKey;
 use wireseal::sphinx::{keys, Onion, Peeled, PAYMENT_AREA};
 
 fuzz_target!(|data: &[u8]| {
@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
             .into_iter()
             .flatten()
         {
-            assert_eq!(o.to_bytes(), rest);
+            assert_eq!(o.to_vec(), rest);
             assert!(o.peel(&node, b"ad").is_err());
         }
         return;
