@@ -17,3 +17,4 @@ pub mod pbkdf2;
 pub mod secp256k1;
 pub mod sha;
 pub mod x25519;
+pub mod xeddsa;

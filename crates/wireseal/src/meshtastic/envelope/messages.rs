@@ -1,0 +1,127 @@
+//! The protobuf messages of an MQTT envelope, declared from the public
+//! schema's field numbers (`mqtt.proto`, `mesh.proto`). Fields this crate
+//! does not model are skipped on decode.
+
+/// `ServiceEnvelope`: what a gateway publishes on MQTT.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ServiceEnvelope {
+    /// The packet as the gateway received it.
+    #[prost(message, optional, tag = "1")]
+    pub packet: Option<MeshPacket>,
+    /// Channel name, or `PKI` for PKC direct messages.
+    #[prost(string, tag = "2")]
+    pub channel_id: String,
+    /// The publishing gateway's node id (`!xxxxxxxx`).
+    #[prost(string, tag = "3")]
+    pub gateway_id: String,
+}
+
+/// `MeshPacket`: header fields and either the decoded `Data` or its ciphertext.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct MeshPacket {
+    /// Sender node number.
+    #[prost(fixed32, tag = "1")]
+    pub from: u32,
+    /// Destination node number (`0xffffffff` = broadcast).
+    #[prost(fixed32, tag = "2")]
+    pub to: u32,
+    /// Channel hash when encrypted, channel index when decoded.
+    #[prost(uint32, tag = "3")]
+    pub channel: u32,
+    /// The payload: decoded or encrypted.
+    #[prost(oneof = "PayloadVariant", tags = "4, 5")]
+    pub payload_variant: Option<PayloadVariant>,
+    /// Packet id (unique per sender).
+    #[prost(fixed32, tag = "6")]
+    pub id: u32,
+    /// Receive time, seconds since the Unix epoch.
+    #[prost(fixed32, tag = "7")]
+    pub rx_time: u32,
+    /// Hops left.
+    #[prost(uint32, tag = "9")]
+    pub hop_limit: u32,
+    /// Sender wants an acknowledgement.
+    #[prost(bool, tag = "10")]
+    pub want_ack: bool,
+    /// Came through MQTT.
+    #[prost(bool, tag = "14")]
+    pub via_mqtt: bool,
+    /// Hop limit the packet started with.
+    #[prost(uint32, tag = "15")]
+    pub hop_start: u32,
+    /// The sender's X25519 public key (PKC packets).
+    #[prost(bytes = "vec", tag = "16")]
+    pub public_key: Vec<u8>,
+    /// Encrypted with PKC rather than a channel key.
+    #[prost(bool, tag = "17")]
+    pub pki_encrypted: bool,
+    /// Next hop (last byte of its node number).
+    #[prost(uint32, tag = "18")]
+    pub next_hop: u32,
+    /// Relaying node (last byte of its node number).
+    #[prost(uint32, tag = "19")]
+    pub relay_node: u32,
+}
+
+/// The two payload forms of a [`MeshPacket`].
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum PayloadVariant {
+    /// Plaintext `Data`.
+    #[prost(message, tag = "4")]
+    Decoded(Data),
+    /// Channel (AES-CTR) or PKC (AES-CCM) ciphertext of a `Data`.
+    #[prost(bytes, tag = "5")]
+    Encrypted(Vec<u8>),
+}
+
+/// `Data`: the application payload.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Data {
+    /// Application port (1 = text message, 4 = node info, ...).
+    #[prost(int32, tag = "1")]
+    pub portnum: i32,
+    /// Application bytes.
+    #[prost(bytes = "vec", tag = "2")]
+    pub payload: Vec<u8>,
+    /// Sender asks for a response.
+    #[prost(bool, tag = "3")]
+    pub want_response: bool,
+    /// Final destination (routing).
+    #[prost(fixed32, tag = "4")]
+    pub dest: u32,
+    /// Original sender (routing).
+    #[prost(fixed32, tag = "5")]
+    pub source: u32,
+    /// The packet this one answers.
+    #[prost(fixed32, tag = "6")]
+    pub request_id: u32,
+    /// The message this one replies to.
+    #[prost(fixed32, tag = "7")]
+    pub reply_id: u32,
+    /// Whether the payload is an emoji reaction.
+    #[prost(fixed32, tag = "8")]
+    pub emoji: u32,
+    /// Flag bits (for example "ok to MQTT").
+    #[prost(uint32, optional, tag = "9")]
+    pub bitfield: Option<u32>,
+    /// XEdDSA signature over `from ‖ id ‖ portnum ‖ payload` (64 bytes), or empty.
+    #[prost(bytes = "vec", tag = "10")]
+    pub xeddsa_signature: Vec<u8>,
+}
+
+/// `User`: the payload of a NodeInfo packet (portnum 4).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct User {
+    /// Node id string (`!xxxxxxxx`).
+    #[prost(string, tag = "1")]
+    pub id: String,
+    /// Long name.
+    #[prost(string, tag = "2")]
+    pub long_name: String,
+    /// Short name.
+    #[prost(string, tag = "3")]
+    pub short_name: String,
+    /// The node's X25519 public key (32 bytes), or empty.
+    #[prost(bytes = "vec", tag = "8")]
+    pub public_key: Vec<u8>,
+}

@@ -1,0 +1,180 @@
+//! MQTT envelopes: the protobuf `ServiceEnvelope` a Meshtastic gateway
+//! publishes (on `msh/<region>/2/e/<channel>/<gateway>`), decoded and encoded
+//! with `prost` from messages declared by field number ([`messages`]).
+//!
+//! Decoding is bounded: the whole envelope is at most [`MAX_ENVELOPE_LEN`]
+//! bytes, a ciphertext at most one LoRa payload ([`MAX_PAYLOAD_LEN`]), a
+//! public key exactly 32 bytes when present, and the two strings at most
+//! [`MAX_ID_LEN`] bytes. Fields this crate does not model are skipped.
+//!
+//! ```
+//! use wireseal::meshtastic::envelope::{self, MeshPacket, PayloadVariant, ServiceEnvelope};
+//!
+//! let env = ServiceEnvelope {
+//!     packet: Some(MeshPacket {
+//!         from: 0x929,
+//!         to: 0xffff_ffff,
+//!         id: 7,
+//!         channel: 8,
+//!         payload_variant: Some(PayloadVariant::Encrypted(vec![1, 2, 3])),
+//!         ..Default::default()
+//!     }),
+//!     channel_id: "LongFast".into(),
+//!     gateway_id: "!00000929".into(),
+//! };
+//! let bytes = envelope::encode_to_vec(&env);
+//! assert_eq!(envelope::decode(&bytes).unwrap(), env);
+//! ```
+
+pub mod messages;
+
+pub use messages::{Data, MeshPacket, PayloadVariant, ServiceEnvelope, User};
+
+use super::{Error, MAX_PAYLOAD_LEN};
+use prost::Message;
+
+/// Largest envelope accepted (bytes). A full LoRa payload with every header
+/// field and both strings at their limits fits with room to spare.
+pub const MAX_ENVELOPE_LEN: usize = 1024;
+/// Largest `channel_id` or `gateway_id` accepted (bytes).
+pub const MAX_ID_LEN: usize = 64;
+/// Largest `Data` message accepted (bytes): one LoRa payload.
+pub const MAX_DATA_LEN: usize = MAX_PAYLOAD_LEN;
+/// X25519 public key length.
+pub const PUBLIC_KEY_LEN: usize = 32;
+/// The `channel_id` of PKC direct messages.
+pub const PKI_CHANNEL_ID: &str = "PKI";
+/// The `portnum` of text messages.
+pub const TEXT_MESSAGE_APP: i32 = 1;
+/// The `portnum` of NodeInfo packets (payload: [`User`]).
+pub const NODEINFO_APP: i32 = 4;
+
+/// Decodes and checks an envelope.
+///
+/// # Errors
+/// [`Error::TooLong`] over [`MAX_ENVELOPE_LEN`]; [`Error::Malformed`] when
+/// the bytes are not a `ServiceEnvelope` or carry no packet;
+/// [`Error::FieldLength`] for a ciphertext over one LoRa payload, a public
+/// key that is not 32 bytes, or an id string over [`MAX_ID_LEN`].
+pub fn decode(bytes: &[u8]) -> Result<ServiceEnvelope, Error> {
+    if bytes.len() > MAX_ENVELOPE_LEN {
+        return Err(Error::TooLong {
+            len: bytes.len(),
+            max: MAX_ENVELOPE_LEN,
+        });
+    }
+    let env = ServiceEnvelope::decode(bytes).map_err(|_| Error::Malformed {
+        what: "ServiceEnvelope",
+    })?;
+    check(&env)?;
+    Ok(env)
+}
+
+/// The size checks [`decode`] applies, for envelopes built in memory.
+///
+/// # Errors
+/// As [`decode`], except for the overall length.
+pub fn check(env: &ServiceEnvelope) -> Result<(), Error> {
+    let Some(p) = &env.packet else {
+        return Err(Error::Malformed {
+            what: "envelope without packet",
+        });
+    };
+    for (field, s) in [
+        ("channel_id", &env.channel_id),
+        ("gateway_id", &env.gateway_id),
+    ] {
+        if s.len() > MAX_ID_LEN {
+            return Err(Error::FieldLength {
+                field,
+                len: s.len(),
+            });
+        }
+    }
+    if !p.public_key.is_empty() && p.public_key.len() != PUBLIC_KEY_LEN {
+        return Err(Error::FieldLength {
+            field: "public_key",
+            len: p.public_key.len(),
+        });
+    }
+    match &p.payload_variant {
+        Some(PayloadVariant::Encrypted(c)) if c.len() > MAX_PAYLOAD_LEN => {
+            Err(Error::FieldLength {
+                field: "encrypted",
+                len: c.len(),
+            })
+        }
+        Some(PayloadVariant::Decoded(d)) if d.payload.len() > MAX_DATA_LEN => {
+            Err(Error::FieldLength {
+                field: "payload",
+                len: d.payload.len(),
+            })
+        }
+        None => Err(Error::Malformed {
+            what: "packet without payload",
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Parses a decrypted `Data` message. A plaintext is accepted as `Data` only
+/// when it parses and names a port (portnum 0 is what a wrong channel key
+/// most often yields), as the firmware does.
+///
+/// # Errors
+/// [`Error::TooLong`] over [`MAX_DATA_LEN`]; [`Error::Malformed`] otherwise.
+pub fn decode_data(plaintext: &[u8]) -> Result<Data, Error> {
+    if plaintext.len() > MAX_DATA_LEN {
+        return Err(Error::TooLong {
+            len: plaintext.len(),
+            max: MAX_DATA_LEN,
+        });
+    }
+    match Data::decode(plaintext) {
+        Ok(d) if d.portnum != 0 => Ok(d),
+        _ => Err(Error::Malformed { what: "Data" }),
+    }
+}
+
+/// Parses the [`User`] of a NodeInfo payload.
+///
+/// # Errors
+/// [`Error::Malformed`] when it is not a `User`.
+pub fn decode_user(payload: &[u8]) -> Result<User, Error> {
+    User::decode(payload).map_err(|_| Error::Malformed { what: "User" })
+}
+
+/// Bytes [`encode_into`] writes for `env`.
+pub fn encoded_len(env: &ServiceEnvelope) -> usize {
+    env.encoded_len()
+}
+
+/// Encodes `env` into `out`; returns the bytes written.
+///
+/// # Errors
+/// [`Error::BufferTooSmall`] when `out` is shorter than [`encoded_len`].
+pub fn encode_into(env: &ServiceEnvelope, out: &mut [u8]) -> Result<usize, Error> {
+    let n = env.encoded_len();
+    if out.len() < n {
+        return Err(Error::BufferTooSmall { required: n });
+    }
+    let mut w = &mut out[..n];
+    env.encode(&mut w)
+        .map_err(|_| Error::BufferTooSmall { required: n })?;
+    Ok(n)
+}
+
+/// Encodes `env` into a new vector.
+pub fn encode_to_vec(env: &ServiceEnvelope) -> Vec<u8> {
+    env.encode_to_vec()
+}
+
+/// Encodes a `Data` message (the plaintext a channel or PKC packet carries).
+pub fn encode_data(data: &Data) -> Vec<u8> {
+    data.encode_to_vec()
+}
+
+/// Encodes a `User` (the payload of a NodeInfo packet).
+pub fn encode_user(user: &User) -> Vec<u8> {
+    user.encode_to_vec()
+}

@@ -1,0 +1,197 @@
+//! XEdDSA (Signal's specification, revision 1) on Curve25519 through
+//! `curve25519-dalek`: Ed25519-style signatures made and checked with X25519
+//! keys.
+//!
+//! - The Ed25519 public key of an X25519 key `u` is the RFC 7748 birational
+//!   map `y = (u - 1) / (u + 1)` with the sign bit 0; the signer negates its
+//!   scalar when `k·B` has sign bit 1 so that its key matches.
+//! - Signing is hedged: `r = SHA-512(0xFE ‖ 0xFF×31 ‖ a ‖ M ‖ Z) mod q` with
+//!   64 fresh random bytes `Z`, so a broken random source cannot leak the key
+//!   through a repeated nonce.
+//! - Verification is cofactorless: `s < q`, `h = SHA-512(R ‖ A ‖ M) mod q`,
+//!   and the encoding of `s·B − h·A` must equal `R` byte for byte.
+//!
+//! Messages are passed as a list of parts that are hashed one after another,
+//! so a caller never has to concatenate a signing buffer.
+
+use crate::secret::Secret;
+use curve25519_dalek::constants::ED25519_BASEPOINT_TABLE;
+use curve25519_dalek::edwards::EdwardsPoint;
+use curve25519_dalek::montgomery::MontgomeryPoint;
+use curve25519_dalek::scalar::Scalar;
+use sha2::{Digest, Sha512};
+use zeroize::Zeroize;
+
+/// Signature length: `R ‖ s`.
+pub const SIGNATURE_LEN: usize = 64;
+/// Length of the random input `Z` of a hedged signature.
+pub const Z_LEN: usize = 64;
+
+/// `hash_1`'s domain prefix: the 32-byte little-endian encoding of `2^256 − 2`.
+const HASH1_PREFIX: [u8; 32] = {
+    let mut p = [0xffu8; 32];
+    p[0] = 0xfe;
+    p
+};
+
+/// An Ed25519 point ready for verification, made from an X25519 public key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct XedVerifyingKey {
+    /// `−A`, so verification is one double-scalar multiplication.
+    minus_a: EdwardsPoint,
+    /// The encoding of `A` (sign bit 0).
+    a: [u8; 32],
+}
+
+impl XedVerifyingKey {
+    /// Maps an X25519 public key to its Ed25519 key (sign bit 0). The top bit
+    /// of `u` is ignored, as RFC 7748 prescribes. `None` when `u = −1` or
+    /// when the resulting `y` is not on the curve.
+    pub fn from_x25519(u: &[u8; 32]) -> Option<Self> {
+        let point = MontgomeryPoint(*u).to_edwards(0)?;
+        Some(Self {
+            minus_a: -point,
+            a: point.compress().to_bytes(),
+        })
+    }
+
+    /// The Ed25519 public key bytes.
+    pub fn ed25519_bytes(&self) -> &[u8; 32] {
+        &self.a
+    }
+
+    /// Whether `signature` is valid for the concatenation of `message_parts`.
+    pub fn verify(&self, message_parts: &[&[u8]], signature: &[u8; SIGNATURE_LEN]) -> bool {
+        let (r, s) = signature.split_at(32);
+        let s: [u8; 32] = s.try_into().expect("32 bytes");
+        let Some(s) = Option::<Scalar>::from(Scalar::from_canonical_bytes(s)) else {
+            return false;
+        };
+        let mut h = Sha512::new();
+        h.update(r);
+        h.update(self.a);
+        for p in message_parts {
+            h.update(p);
+        }
+        let h = Scalar::from_bytes_mod_order_wide(&h.finalize().into());
+        let check = EdwardsPoint::vartime_double_scalar_mul_basepoint(&h, &self.minus_a, &s);
+        check.compress().as_bytes() == r
+    }
+}
+
+/// An XEdDSA signing key: the Ed25519 scalar `a` derived from an X25519
+/// private key, and its public key `A`. Wiped on drop.
+pub struct XedSigningKey {
+    a: Scalar,
+    public: [u8; 32],
+}
+
+impl core::fmt::Debug for XedSigningKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("XedSigningKey").finish_non_exhaustive()
+    }
+}
+
+impl Drop for XedSigningKey {
+    fn drop(&mut self) {
+        self.a.zeroize();
+    }
+}
+
+impl XedSigningKey {
+    /// Derives the signing key of an X25519 private key (clamped first, as
+    /// X25519 does, so the public key matches the X25519 public key).
+    pub fn from_x25519(private: &[u8; 32]) -> Self {
+        let mut k = Secret::new(*private);
+        let b = k.expose_mut();
+        b[0] &= 248;
+        b[31] &= 127;
+        b[31] |= 64;
+        let mut a = Scalar::from_bytes_mod_order(*k.expose());
+        let e = EdwardsPoint::mul_base(&a).compress();
+        if e.as_bytes()[31] & 0x80 != 0 {
+            a = -a;
+        }
+        let public = EdwardsPoint::mul_base(&a).compress().to_bytes();
+        Self { a, public }
+    }
+
+    /// The Ed25519 public key (sign bit 0).
+    pub fn ed25519_bytes(&self) -> &[u8; 32] {
+        &self.public
+    }
+
+    /// Signs the concatenation of `message_parts` with the random input `z`
+    /// (64 fresh random bytes per signature).
+    pub fn sign(&self, message_parts: &[&[u8]], z: &[u8; Z_LEN]) -> [u8; SIGNATURE_LEN] {
+        let mut a_bytes = self.a.to_bytes();
+        let mut h = Sha512::new();
+        h.update(HASH1_PREFIX);
+        h.update(a_bytes);
+        for p in message_parts {
+            h.update(p);
+        }
+        h.update(z);
+        a_bytes.zeroize();
+        let mut wide: [u8; 64] = h.finalize().into();
+        let mut r = Scalar::from_bytes_mod_order_wide(&wide);
+        wide.zeroize();
+        let big_r = (&r * ED25519_BASEPOINT_TABLE).compress();
+        let mut h = Sha512::new();
+        h.update(big_r.as_bytes());
+        h.update(self.public);
+        for p in message_parts {
+            h.update(p);
+        }
+        let h = Scalar::from_bytes_mod_order_wide(&h.finalize().into());
+        let s = r + h * self.a;
+        r.zeroize();
+        let mut sig = [0u8; SIGNATURE_LEN];
+        sig[..32].copy_from_slice(big_r.as_bytes());
+        sig[32..].copy_from_slice(s.as_bytes());
+        sig
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sign_then_verify_and_tamper() {
+        for seed in 0u8..8 {
+            let private = [seed.wrapping_mul(37).wrapping_add(1); 32];
+            let sk = XedSigningKey::from_x25519(&private);
+            let u = MontgomeryPoint::mul_base_clamped(private).to_bytes();
+            let vk = XedVerifyingKey::from_x25519(&u).unwrap();
+            assert_eq!(vk.ed25519_bytes(), sk.ed25519_bytes());
+            let sig = sk.sign(&[b"hello ", b"world"], &[seed; 64]);
+            assert!(vk.verify(&[b"hello world"], &sig));
+            assert!(!vk.verify(&[b"hello worle"], &sig));
+            let mut bad = sig;
+            bad[40] ^= 1;
+            assert!(!vk.verify(&[b"hello world"], &bad));
+        }
+    }
+
+    #[test]
+    fn non_canonical_s_is_refused() {
+        let private = [9u8; 32];
+        let sk = XedSigningKey::from_x25519(&private);
+        let u = MontgomeryPoint::mul_base_clamped(private).to_bytes();
+        let vk = XedVerifyingKey::from_x25519(&u).unwrap();
+        let mut sig = sk.sign(&[b"m"], &[0; 64]);
+        // s + q is the same residue but not canonical.
+        let s = Scalar::from_canonical_bytes(sig[32..].try_into().unwrap()).unwrap();
+        let q_minus_1 = -Scalar::ONE;
+        let mut wide = [0u8; 32];
+        let mut carry = 1u16;
+        for (i, w) in wide.iter_mut().enumerate() {
+            let v = u16::from(s.as_bytes()[i]) + u16::from(q_minus_1.as_bytes()[i]) + carry;
+            *w = v as u8;
+            carry = v >> 8;
+        }
+        sig[32..].copy_from_slice(&wide);
+        assert!(!vk.verify(&[b"m"], &sig));
+    }
+}
