@@ -1,0 +1,52 @@
+"""wireseal: cheap encrypted packets for mesh networks and peer-to-peer protocols.
+
+Five wire formats, byte for byte, backed by the Rust library of the same name:
+
+- :mod:`wireseal.meshtastic`: PKC direct messages (X25519, SHA-256, AES-256-CCM)
+  through a shared-secret cache, channel packets (AES-CTR), channel hash, header.
+- :mod:`wireseal.peat`: peat-btle mesh keys, mesh-wide and per-peer frames, policy.
+- :mod:`wireseal.bip324`: the BIP324 v2 transport, sans-IO.
+- :mod:`wireseal.sphinx`: Lightning BOLT #4 onions, failures, blinded paths.
+- :mod:`wireseal.aescrypt`: AES Crypt files v0-v3, a drop-in for pyAesCrypt 6.1.1.
+
+Every error is a :class:`wireseal.Error` (itself a :class:`ValueError`), with one
+subclass per situation: :class:`AuthError` for a failed tag, HMAC or password,
+:class:`TruncatedError`, :class:`TooLongError`, and so on. Calls that do real
+work release the GIL, so Python threads run them in parallel.
+"""
+
+from ._wireseal import (
+    AuthError,
+    Batch,
+    BufferTooSmallError,
+    Error,
+    InvalidKeyError,
+    LimitError,
+    MalformedError,
+    ReplayError,
+    StateError,
+    TooLongError,
+    TruncatedError,
+    UnsupportedVersionError,
+)
+from . import aescrypt, bip324, meshtastic, peat, sphinx
+
+__all__ = [
+    "AuthError",
+    "Batch",
+    "BufferTooSmallError",
+    "Error",
+    "InvalidKeyError",
+    "LimitError",
+    "MalformedError",
+    "ReplayError",
+    "StateError",
+    "TooLongError",
+    "TruncatedError",
+    "UnsupportedVersionError",
+    "aescrypt",
+    "bip324",
+    "meshtastic",
+    "peat",
+    "sphinx",
+]

@@ -1,0 +1,167 @@
+"""AES Crypt files (``.aes``): read versions 0-3, write versions 2 and 3.
+
+A drop-in for pyAesCrypt 6.1.1: ``import wireseal.aescrypt as pyAesCrypt``
+keeps ``encryptFile``, ``decryptFile``, ``encryptStream`` and
+``decryptStream`` with the same signatures, defaults, exception types
+(``ValueError``; here the subclasses of :class:`wireseal.Error`) and
+messages. Differences, all on the safe side:
+
+- every version 0-3 stream is read (pyAesCrypt reads version 2 only);
+  ``version=3`` writes AES Crypt 4.x streams (PBKDF2-HMAC-SHA512,
+  ``iterations`` rounds);
+- ``decryptFile`` writes to a private temporary file that becomes
+  ``outfile`` only once the HMAC matched: a failed decryption leaves no
+  plaintext behind and an existing ``outfile`` untouched;
+- ``decryptStream`` writes nothing to ``fOut`` until the HMAC matched (the
+  plaintext is held in memory until then);
+- ``progress(done, total)`` callbacks on the file functions;
+- :class:`Reader` (from :func:`open`) reads a file as a stream without ever
+  handing out unverified plaintext, in bounded memory.
+
+The key stretch, AES-CBC and HMAC run in Rust with the GIL released.
+"""
+
+import io
+import warnings
+from os import path
+
+from ._wireseal import aescrypt as _native
+
+__all__ = [
+    "encryptFile",
+    "decryptFile",
+    "encryptStream",
+    "decryptStream",
+    "encrypt",
+    "decrypt",
+    "open",
+    "Encryptor",
+    "Decryptor",
+    "Reader",
+    "version",
+    "bufferSizeDef",
+    "maxPassLen",
+    "AESBlockSize",
+    "DEFAULT_V3_ITERATIONS",
+]
+
+#: The pyAesCrypt release whose interface this module reproduces.
+version = "6.1.1"
+#: Default buffer size (64 KiB), as pyAesCrypt.
+bufferSizeDef = 64 * 1024
+#: Longest password accepted, in characters, as pyAesCrypt.
+maxPassLen = 1024
+#: AES block size in bytes.
+AESBlockSize = 16
+#: PBKDF2 iterations written in version 3 streams unless told otherwise.
+DEFAULT_V3_ITERATIONS = _native.DEFAULT_V3_ITERATIONS
+
+Encryptor = _native.Encryptor
+Decryptor = _native.Decryptor
+Reader = _native.Reader
+encrypt = _native.encrypt
+decrypt = _native.decrypt
+
+# Bytes read from a stream per call: large reads keep the Rust side busy.
+_READ = _native.CHUNK
+
+
+def _check(passw, bufferSize, message):
+    if bufferSize % AESBlockSize != 0:
+        raise ValueError(message)
+    if len(passw) > maxPassLen:
+        raise ValueError("Password is too long.")
+
+
+def encryptStream(fIn, fOut, passw, bufferSize=bufferSizeDef, *, version=2, iterations=None):
+    """Encrypts the binary stream ``fIn`` into ``fOut`` (AES Crypt version 2,
+    or 3 with ``version=3``). ``bufferSize`` must be a multiple of 16, as in
+    pyAesCrypt; reads are made in larger pieces."""
+    _check(passw, bufferSize, "Buffer size must be a multiple of AES block size.")
+    enc = _native.Encryptor(passw, version=version, iterations=iterations)
+    step = max(bufferSize, _READ)
+    while True:
+        data = fIn.read(step)
+        if not data:
+            break
+        out = enc.update(data)
+        if out:
+            fOut.write(out)
+    fOut.write(enc.finish())
+
+
+def decryptStream(fIn, fOut, passw, bufferSize=bufferSizeDef, inputLength=None):
+    """Decrypts the AES Crypt stream ``fIn`` (version 0-3) into ``fOut``.
+    Nothing is written to ``fOut`` unless the HMAC matched. ``inputLength``
+    is accepted and ignored, with pyAesCrypt's DeprecationWarning."""
+    if inputLength is not None:
+        warnings.warn(
+            "inputLength parameter is no longer used, and might be removed in a future version",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+    _check(passw, bufferSize, "Buffer size must be a multiple of AES block size")
+    dec = _native.Decryptor(passw)
+    step = max(bufferSize, _READ)
+    while True:
+        data = fIn.read(step)
+        if not data:
+            break
+        dec.update(data)
+    fOut.write(dec.finish())
+
+
+def _io_message(e):
+    if str(e).startswith("cannot read input"):
+        return "Unable to read input file."
+    return "Unable to write output file."
+
+
+def _same_file(infile, outfile):
+    return path.isfile(outfile) and path.samefile(infile, outfile)
+
+
+def encryptFile(infile, outfile, passw, bufferSize=bufferSizeDef, *, version=2, iterations=None, progress=None):
+    """Encrypts the file ``infile`` into ``outfile``. ``progress(done,
+    total)`` is called with the plaintext bytes read so far."""
+    _check(passw, bufferSize, "Buffer size must be a multiple of AES block size.")
+    try:
+        with io.open(infile, "rb"):
+            pass
+    except IOError:
+        raise ValueError("Unable to read input file.")
+    if _same_file(infile, outfile):
+        raise ValueError("Input and output files are the same.")
+    try:
+        _native.encrypt_file(
+            infile, outfile, passw, version=version, iterations=iterations, progress=progress
+        )
+    except OSError as e:
+        raise ValueError(_io_message(e))
+
+
+def decryptFile(infile, outfile, passw, bufferSize=bufferSizeDef, *, progress=None):
+    """Decrypts the AES Crypt file ``infile`` (version 0-3) into ``outfile``,
+    which appears only once the HMAC matched. ``progress(done, total)`` is
+    called with the encrypted bytes read so far."""
+    _check(passw, bufferSize, "Buffer size must be a multiple of AES block size")
+    try:
+        with io.open(infile, "rb"):
+            pass
+    except IOError:
+        raise ValueError("Unable to read input file.")
+    if _same_file(infile, outfile):
+        raise ValueError("Input and output files are the same.")
+    try:
+        _native.decrypt_file(infile, outfile, passw, progress=progress)
+    except OSError as e:
+        raise ValueError(_io_message(e))
+
+
+def open(file, password, *, max_iterations=None):
+    """Opens the AES Crypt file at ``file`` for reading as a stream. The
+    password and the whole file's HMAC are checked before this returns;
+    reading then releases each chunk only after checking it is the chunk
+    that was verified (an input changed in between raises). Use as a
+    context manager."""
+    return _native.Reader(file, password, max_iterations=max_iterations)

@@ -1,0 +1,41 @@
+//! `wireseal._wireseal`: the native half of the Python package `wireseal`.
+//!
+//! Each library module has a submodule here (`meshtastic`, `peat`, `bip324`,
+//! `sphinx`, `aescrypt`); the Python package `wireseal` re-exports them with
+//! docstrings, type stubs and the pyAesCrypt-compatible layer. Every call
+//! that does real work (key agreement, bulk encryption, batches) releases the
+//! GIL; no Rust panic reaches Python (PyO3 turns one into `PanicException`,
+//! and none of these paths panics on any input).
+
+use pyo3::prelude::*;
+
+mod aescrypt;
+mod bip324;
+mod buffers;
+mod errors;
+mod meshtastic;
+mod peat;
+mod sphinx;
+
+/// Adds `name` as a submodule of `parent`, filled by `fill`.
+fn submodule(
+    parent: &Bound<'_, PyModule>,
+    name: &str,
+    fill: fn(&Bound<'_, PyModule>) -> PyResult<()>,
+) -> PyResult<()> {
+    let m = PyModule::new(parent.py(), name)?;
+    fill(&m)?;
+    parent.add_submodule(&m)
+}
+
+#[pymodule]
+fn _wireseal(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_class::<buffers::Batch>()?;
+    submodule(m, "meshtastic", meshtastic::register)?;
+    submodule(m, "sphinx", sphinx::register)?;
+    submodule(m, "peat", peat::register)?;
+    submodule(m, "bip324", bip324::register)?;
+    submodule(m, "aescrypt", aescrypt::register)?;
+    Ok(())
+}

@@ -1,0 +1,201 @@
+"""wireseal.aescrypt: vectors v0-v3, pyAesCrypt both ways (v2), v3 round
+trips, negative cases by exception class, the file functions' guarantees,
+the verifying reader, and the GIL released during bulk decryption."""
+
+import io
+import os
+import pathlib
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import wireseal
+from wireseal import aescrypt
+from conftest import VECTORS, hx, load_json, require
+
+PW = "correct horse battery staple"
+
+
+@pytest.mark.parametrize("version", [0, 1, 2, 3])
+def test_aescrypt_rs_vectors(version):
+    for v in load_json(f"aescrypt/aescrypt-rs/test_vectors_v{version}.json"):
+        ct = hx(v["ciphertext_hex"])
+        assert aescrypt.decrypt("Hello", ct) == v["plaintext"].encode()
+        out = io.BytesIO()
+        aescrypt.decryptStream(io.BytesIO(ct), out, "Hello")
+        assert out.getvalue() == v["plaintext"].encode()
+
+
+def test_pyaescrypt_written_vectors():
+    d = VECTORS / "aescrypt"
+    names = sorted(p for p in d.glob("*.plain.aes"))
+    assert names
+    for p in names:
+        plain = pathlib.Path(str(p)[: -len(".aes")]).read_bytes()
+        assert aescrypt.decrypt(PW, p.read_bytes()) == plain
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.binary(max_size=3000), buf=st.sampled_from([16, 64, 1024, 64 * 1024]))
+def test_pyaescrypt_both_ways(data, buf):
+    pyAesCrypt = require("pyAesCrypt")
+    ours = io.BytesIO()
+    aescrypt.encryptStream(io.BytesIO(data), ours, PW, buf)
+    back = io.BytesIO()
+    pyAesCrypt.decryptStream(io.BytesIO(ours.getvalue()), back, PW, buf)
+    assert back.getvalue() == data
+    theirs = io.BytesIO()
+    pyAesCrypt.encryptStream(io.BytesIO(data), theirs, PW, buf)
+    back = io.BytesIO()
+    aescrypt.decryptStream(io.BytesIO(theirs.getvalue()), back, PW, buf)
+    assert back.getvalue() == data
+    assert aescrypt.decrypt(PW, theirs.getvalue()) == data
+
+
+def test_large_both_ways_with_pyaescrypt():
+    pyAesCrypt = require("pyAesCrypt")
+    data = os.urandom(3 * 1024 * 1024 + 5)
+    ours = aescrypt.encrypt(PW, data)
+    back = io.BytesIO()
+    pyAesCrypt.decryptStream(io.BytesIO(ours), back, PW)
+    assert back.getvalue() == data
+    theirs = io.BytesIO()
+    pyAesCrypt.encryptStream(io.BytesIO(data), theirs, PW)
+    assert aescrypt.decrypt(PW, theirs.getvalue()) == data
+
+
+@pytest.mark.parametrize("size", [0, 1, 15, 16, 17, 100_000])
+def test_v3_roundtrip(size):
+    data = os.urandom(size)
+    ct = aescrypt.encrypt(PW, data, version=3, iterations=1000)
+    assert ct[:4] == b"AES\x03"
+    assert aescrypt.decrypt(PW, ct) == data
+    enc = aescrypt.Encryptor(PW, version=3, iterations=1000)
+    ct2 = enc.update(data[: size // 2]) + enc.update(data[size // 2 :]) + enc.finish()
+    dec = aescrypt.Decryptor(PW)
+    for i in range(0, len(ct2), 777):
+        dec.update(ct2[i : i + 777])
+    assert dec.finish() == data
+
+
+def test_negative_cases():
+    ct = aescrypt.encrypt(PW, b"attack at dawn" * 10)
+    with pytest.raises(wireseal.AuthError, match="Wrong password"):
+        aescrypt.decrypt("wrong", ct)
+    bad = bytearray(ct)
+    bad[-40] ^= 1
+    with pytest.raises(wireseal.AuthError, match="Bad HMAC"):
+        aescrypt.decrypt(PW, bytes(bad))
+    with pytest.raises(wireseal.TruncatedError):
+        aescrypt.decrypt(PW, ct[:-1])
+    with pytest.raises(wireseal.TruncatedError):
+        aescrypt.decrypt(PW, ct[:40])
+    with pytest.raises(wireseal.MalformedError, match="not an AES Crypt"):
+        aescrypt.decrypt(PW, b"XES" + ct[3:])
+    with pytest.raises(wireseal.UnsupportedVersionError):
+        aescrypt.decrypt(PW, b"AES\x09" + ct[4:])
+    with pytest.raises(wireseal.UnsupportedVersionError):
+        aescrypt.encrypt(PW, b"x", version=1)
+    with pytest.raises(ValueError, match="Password is too long"):
+        aescrypt.encryptStream(io.BytesIO(b""), io.BytesIO(), "x" * 1025)
+    with pytest.raises(ValueError, match="multiple of AES block size"):
+        aescrypt.decryptStream(io.BytesIO(ct), io.BytesIO(), PW, 100)
+    assert issubclass(wireseal.AuthError, ValueError)
+
+
+def test_decrypt_stream_writes_nothing_unverified():
+    ct = bytearray(aescrypt.encrypt(PW, os.urandom(2_000_000)))
+    ct[-1] ^= 1
+    out = io.BytesIO()
+    with pytest.raises(wireseal.AuthError):
+        aescrypt.decryptStream(io.BytesIO(bytes(ct)), out, PW)
+    assert out.getvalue() == b""
+
+
+def test_files_and_progress(tmp_path):
+    src, enc, dec = tmp_path / "a", tmp_path / "a.aes", tmp_path / "a.out"
+    data = os.urandom(2_500_000)
+    src.write_bytes(data)
+    seen = []
+    aescrypt.encryptFile(str(src), str(enc), PW, progress=lambda d, t: seen.append((d, t)))
+    assert seen and seen[-1] == (len(data), len(data))
+    aescrypt.decryptFile(str(enc), str(dec), PW)
+    assert dec.read_bytes() == data
+    # A failed decryption leaves an existing output untouched and no stray files.
+    dec.write_bytes(b"keep me")
+    with pytest.raises(wireseal.AuthError):
+        aescrypt.decryptFile(str(enc), str(dec), "wrong")
+    assert dec.read_bytes() == b"keep me"
+    damaged = bytearray(enc.read_bytes())
+    damaged[-5] ^= 1
+    enc.write_bytes(bytes(damaged))
+    (tmp_path / "b.out").unlink(missing_ok=True)
+    with pytest.raises(wireseal.AuthError):
+        aescrypt.decryptFile(str(enc), str(tmp_path / "b.out"), PW)
+    assert not (tmp_path / "b.out").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "a.aes", "a.out"]
+
+    def stop(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        aescrypt.encryptFile(str(src), str(tmp_path / "c.aes"), PW, progress=stop)
+    assert not (tmp_path / "c.aes").exists()
+    with pytest.raises(ValueError, match="Unable to read input file"):
+        aescrypt.decryptFile(str(tmp_path / "missing"), str(dec), PW)
+
+
+def test_reader_verifies_before_reading(tmp_path):
+    data = os.urandom(3_000_000)
+    p = tmp_path / "r.aes"
+    p.write_bytes(aescrypt.encrypt(PW, data, version=3, iterations=1000))
+    with aescrypt.open(str(p), PW) as r:
+        assert r.version == 3 and r.plaintext_len == len(data)
+        parts = []
+        while True:
+            b = r.read(100_000)
+            if not b:
+                break
+            parts.append(b)
+    assert b"".join(parts) == data
+    with pytest.raises(wireseal.AuthError):
+        aescrypt.open(str(p), "wrong")
+    damaged = bytearray(p.read_bytes())
+    damaged[len(damaged) // 2] ^= 1
+    p.write_bytes(bytes(damaged))
+    with pytest.raises(wireseal.AuthError):
+        aescrypt.open(str(p), PW)
+
+
+def test_two_threads_decrypting_overlap():
+    """Both threads are inside the native decryption at the same time, and
+    the main Python thread keeps running meanwhile: the GIL is released."""
+    ct = aescrypt.encrypt(PW, os.urandom(24 * 1024 * 1024))
+    one = wireseal.Batch(1)
+    inside = [False, False]
+    done = [False, False]
+    intervals = [None, None]
+
+    def work(i):
+        for _ in range(3):
+            inside[i] = True
+            t0 = time.perf_counter()
+            aescrypt.decrypt(PW, ct, batch=one)
+            intervals[i] = (t0, time.perf_counter())
+            inside[i] = False
+        done[i] = True
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in (0, 1)]
+    both_inside = spins = 0
+    for t in threads:
+        t.start()
+    while not all(done):
+        spins += 1
+        if inside[0] and inside[1]:
+            both_inside += 1
+    for t in threads:
+        t.join()
+    assert spins > 1000, spins
+    assert both_inside > 100, (both_inside, spins)

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""The `python` section of `wireseal bench`: Python-level calls into the
+`wireseal` package next to the pure-Python tools people use today, measured
+in the same run with samples of the two taken alternately.
+
+Usage: bench_wireseal.py quick|full
+Prints one JSON object: {"rows": [...], "skipped": {workload: why}}.
+Each row: workload, unit, better ("lower"/"higher"), ours, baseline_name,
+baseline (null when the peer is missing; its reason is in "skipped").
+"""
+
+import io
+import json
+import os
+import statistics
+import struct
+import sys
+import threading
+import time
+
+import wireseal
+from wireseal import aescrypt, meshtastic as mt, sphinx
+
+FULL = len(sys.argv) > 1 and sys.argv[1] == "full"
+SAMPLES = 7 if FULL else 5
+PW = "correct horse battery staple"
+rows = []
+skipped = {}
+
+
+def row(workload, unit, better, ours, baseline_name, baseline, why=None):
+    rows.append(
+        {
+            "workload": workload,
+            "unit": unit,
+            "better": better,
+            "ours": ours,
+            "baseline_name": baseline_name,
+            "baseline": baseline,
+        }
+    )
+    if baseline is None and why:
+        skipped[workload] = why
+
+
+def pair(a, b, samples=SAMPLES):
+    """Median seconds of one call of `a` and of `b`, sampled alternately."""
+    ta, tb = [], []
+    for _ in range(samples):
+        t = time.perf_counter()
+        a()
+        ta.append(time.perf_counter() - t)
+        if b is not None:
+            t = time.perf_counter()
+            b()
+            tb.append(time.perf_counter() - t)
+    return statistics.median(ta), (statistics.median(tb) if tb else None)
+
+
+def per_op(f, n):
+    def run():
+        for _ in range(n):
+            f()
+
+    return run
+
+
+def peer(name):
+    try:
+        return __import__(name, fromlist=["_"]), None
+    except ImportError as e:
+        return None, f"python cannot import {name} ({e}); `pip install {name}`"
+
+
+# --- AES Crypt: pyAesCrypt 6.1.1 -------------------------------------------
+def bench_aescrypt():
+    pyAesCrypt, why = peer("pyAesCrypt")
+    size = (256 if FULL else 64) << 20
+    data = os.urandom(size)
+    BUF = 64 * 1024
+
+    def ours_enc():
+        aescrypt.encryptStream(io.BytesIO(data), io.BytesIO(), PW, BUF)
+
+    def theirs_enc():
+        pyAesCrypt.encryptStream(io.BytesIO(data), io.BytesIO(), PW, BUF)
+
+    ct = aescrypt.encrypt(PW, data)
+
+    def ours_dec():
+        aescrypt.decryptStream(io.BytesIO(ct), io.BytesIO(), PW, BUF)
+
+    def theirs_dec():
+        pyAesCrypt.decryptStream(io.BytesIO(ct), io.BytesIO(), PW, BUF)
+
+    mib = size >> 20
+    n = 3 if not FULL else 5
+    a, b = pair(ours_enc, theirs_enc if pyAesCrypt else None, n)
+    row(f"aescrypt encryptStream {mib} MiB", "MB/s", "higher", size / a / 1e6,
+        "pyAesCrypt 6.1.1", size / b / 1e6 if b else None, why)
+    a, b = pair(ours_dec, theirs_dec if pyAesCrypt else None, n)
+    row(f"aescrypt decryptStream {mib} MiB", "MB/s", "higher", size / a / 1e6,
+        "pyAesCrypt 6.1.1", size / b / 1e6 if b else None, why)
+
+    kib = os.urandom(1024)
+
+    def small(mod):
+        def f():
+            out = io.BytesIO()
+            mod.encryptStream(io.BytesIO(kib), out, PW, BUF)
+            mod.decryptStream(io.BytesIO(out.getvalue()), io.BytesIO(), PW, BUF)
+
+        return f
+
+    k = 20 if FULL else 8
+    a, b = pair(per_op(small(aescrypt), k * 10), per_op(small(pyAesCrypt), k) if pyAesCrypt else None)
+    row("aescrypt 1 KiB file encrypt+decrypt", "files/s", "higher", k * 10 / a,
+        "pyAesCrypt 6.1.1", k / b if b else None, why)
+
+    # GIL: two Python threads decrypting, each on one core, against one.
+    part = data[: (32 if FULL else 16) << 20]
+    pct = aescrypt.encrypt(PW, part)
+    one = wireseal.Batch(1)
+
+    def dec():
+        aescrypt.decrypt(PW, pct, batch=one)
+
+    def one_thread():
+        dec()
+        dec()
+
+    def two_threads():
+        ts = [threading.Thread(target=dec) for _ in range(2)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+
+    a, b = pair(two_threads, one_thread)
+    row("aescrypt decrypt, 2 Python threads vs 1 (GIL released)", "x", "higher",
+        b / a, "same work on 1 thread", None)
+
+    # Another Python thread keeps running while one call uses every core.
+    stop = []
+    count = [0]
+
+    def spin():
+        while not stop:
+            count[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    time.sleep(0.05)
+    c0, t0 = count[0], time.perf_counter()
+    time.sleep(0.2)
+    free_rate = (count[0] - c0) / (time.perf_counter() - t0)
+    c0, t0 = count[0], time.perf_counter()
+    aescrypt.decrypt(PW, ct)
+    busy_rate = (count[0] - c0) / (time.perf_counter() - t0)
+    stop.append(1)
+    t.join()
+    row("Python thread's progress during an all-core decrypt", "%", "higher",
+        100.0 * busy_rate / free_rate if free_rate else 0.0, "-", None)
+
+
+# --- Sphinx: pyln-proto --------------------------------------------------
+def bench_sphinx():
+    onion_mod, why = peer("pyln.proto.onion")
+    rnd = os.urandom
+    keys = [rnd(32) for _ in range(20)]
+    pubs = [sphinx.public_key_of(k) for k in keys]
+    payloads = [bytes([0x02, 0x08]) + rnd(8) + bytes([0x04, 0x04]) + rnd(4) for _ in range(20)]
+    hops = list(zip(pubs, payloads))
+    session, ad = rnd(32), rnd(32)
+
+    def ours_build():
+        sphinx.build(session, hops, ad)
+
+    theirs_build = None
+    if onion_mod:
+        from pyln.proto.primitives import PrivateKey, PublicKey, Secret
+
+        phops = [onion_mod.SphinxHop(PublicKey(p), bytes([len(pl)]) + pl) for p, pl in hops]
+
+        def theirs_build():
+            onion_mod.SphinxPath(hops=phops, assocdata=ad, session_key=Secret(session)).compile()
+
+    a, b = pair(per_op(ours_build, 20), theirs_build)
+    row("sphinx 20-hop build", "ms", "lower", a / 20 * 1e3, "pyln-proto",
+        b * 1e3 if b else None, why)
+
+    onion, _ = sphinx.build(session, hops[:1], ad)
+
+    def ours_peel():
+        sphinx.peel(keys[0], onion, ad)
+
+    theirs_peel = None
+    if onion_mod:
+        pk = PrivateKey(keys[0])
+
+        def theirs_peel():
+            onion_mod.RoutingOnion.from_bin(onion).unwrap(pk, ad)
+
+    a, b = pair(per_op(ours_peel, 200), per_op(theirs_peel, 20) if theirs_peel else None)
+    row("sphinx one-hop peel", "µs", "lower", a / 200 * 1e6, "pyln-proto",
+        b / 20 * 1e6 if b else None, why)
+
+
+# --- Meshtastic: the cryptography-based decode MQTT tools do ---------------
+def bench_meshtastic():
+    crypto, why = peer("cryptography")
+    psk = b"\x01"
+    key = mt.ChannelKey(psk)
+    expanded = bytes.fromhex("d4f1bb3a20290759f0bcffabcf4e6901")
+    me = mt.generate_private_key()
+    me_pub = mt.public_key(me)
+    senders = [mt.generate_private_key() for _ in range(8)]
+    engines = [mt.PkcEngine(k) for k in senders]
+    built = []
+    for i in range(10_000):
+        text = os.urandom(20 + i % 60)
+        if i % 2:
+            s = i % 8
+            h = mt.PacketHeader(to=0x42, from_=0x1000 + s, id=i, channel=0)
+            built.append(h.frame(engines[s].seal(0, me_pub, 0x1000 + s, i, text)))
+        else:
+            h = mt.PacketHeader(to=0xFFFFFFFF, from_=0x929, id=i, channel=8)
+            built.append(h.frame(key.encrypt(0x929, i, text)))
+    sender_pub = {0x1000 + s: mt.public_key(senders[s]) for s in range(8)}
+    chan_frames = [f for f in built if f[13] != 0]
+
+    def ours_mixed():
+        eng = mt.PkcEngine(me)
+        for f in built:
+            h, payload = mt.PacketHeader.parse(f)
+            if h.channel:
+                key.decrypt(h.from_, h.id, payload)
+            else:
+                eng.open(0, sender_pub[h.from_], h.from_, h.id, payload)
+
+    t, _ = pair(ours_mixed, None, 3)
+    row("meshtastic decode 10,000 mixed channel/PKC packets", "packets/s", "higher",
+        len(built) / t, "-", None)
+
+    def ours_chan():
+        for f in chan_frames:
+            h, payload = mt.PacketHeader.parse(f)
+            key.decrypt(h.from_, h.id, payload)
+
+    theirs_chan = None
+    if crypto:
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+        def theirs_chan():
+            for f in chan_frames:
+                to, frm, pid, flags, ch, nh, rn = struct.unpack("<IIIBBBB", f[:16])
+                nonce = struct.pack("<QI", pid, frm) + b"\x00" * 4
+                d = Cipher(algorithms.AES(expanded), modes.CTR(nonce)).decryptor()
+                d.update(f[16:]) + d.finalize()
+
+    a, b = pair(ours_chan, theirs_chan, 3)
+    n = len(chan_frames)
+    row(f"meshtastic channel decode ({n} packets)", "packets/s", "higher", n / a,
+        "cryptography (AES-CTR in Python)", n / b if b else None, why)
+
+
+for f in (bench_meshtastic, bench_sphinx, bench_aescrypt):
+    try:
+        f()
+    except Exception as e:  # a failing workload must not hide the others
+        skipped[f.__name__] = f"{type(e).__name__}: {e}"
+
+print(json.dumps({"rows": rows, "skipped": skipped}))
