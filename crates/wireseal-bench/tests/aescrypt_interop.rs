@@ -164,8 +164,9 @@ fn aescry_v3_both_ways() {
                 .unwrap();
             assert!(open_all_ways(pw, &theirs) == pt, "{n} bytes from aescry");
             // ours -> peer, streamed in odd-sized writes
+            let batch = Batch::all_cores();
             let mut e = io::EncryptWriter::new(
-                &Batch::all_cores(),
+                &batch,
                 Vec::new(),
                 pw,
                 &EncryptOptions::v3(1000).unwrap(),

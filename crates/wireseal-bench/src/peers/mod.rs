@@ -9,7 +9,6 @@
 //! built is a [`Skip`] that says why; with `WIRESEAL_REQUIRE_PEERS` set,
 //! tests turn a [`Skip`] into a failure ([`skip_or_fail`]).
 
-pub mod bip324_crate;
 mod go_sphinx;
 mod python;
 pub mod rust_peers;
