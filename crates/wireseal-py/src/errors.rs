@@ -180,9 +180,7 @@ pub fn aescrypt(e: wireseal::aescrypt::Error) -> PyErr {
         E::UnsupportedVersion(_) | E::CannotWriteVersion(_) => {
             UnsupportedVersionError::new_err(msg)
         }
-        E::TooManyExtensions { .. } | E::TooManyIterations { .. } => {
-            LimitError::new_err(msg)
-        }
+        E::TooManyExtensions { .. } | E::TooManyIterations { .. } => LimitError::new_err(msg),
         E::Io(io) => pyo3::exceptions::PyOSError::new_err(io.to_string()),
         _ => MalformedError::new_err(msg),
     }

@@ -10,9 +10,11 @@
 use pyo3::prelude::*;
 
 mod aescrypt;
+mod aescrypt_files;
 mod bip324;
 mod buffers;
 mod errors;
+mod held;
 mod meshtastic;
 mod peat;
 mod sphinx;

@@ -326,9 +326,10 @@ impl PkcEngine {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let peer = peer32(peer_public)?;
         let extra: Option<[u8; 4]> = match extra_nonce {
-            Some(e) => Some(e.try_into().map_err(|_| {
-                errors::MalformedError::new_err("extra_nonce must be 4 bytes")
-            })?),
+            Some(e) => Some(
+                e.try_into()
+                    .map_err(|_| errors::MalformedError::new_err("extra_nonce must be 4 bytes"))?,
+            ),
             None => None,
         };
         if plaintext.len() > mt::MAX_PAYLOAD_LEN {

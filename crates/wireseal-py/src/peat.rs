@@ -131,7 +131,12 @@ impl PeerSessions {
     }
 
     /// Starts a session with `peer`; returns the key-exchange frame to send.
-    fn initiate<'py>(&mut self, py: Python<'py>, now: u64, peer: u32) -> PyResult<Bound<'py, PyBytes>> {
+    fn initiate<'py>(
+        &mut self,
+        py: Python<'py>,
+        now: u64,
+        peer: u32,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let f = self.inner.initiate(now, peer).map_err(errors::peat)?;
         Ok(to_bytes(py, &f))
     }
@@ -166,7 +171,10 @@ impl PeerSessions {
         peer: u32,
         plaintext: &[u8],
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let v = self.inner.seal_to_vec(now, peer, plaintext).map_err(errors::peat)?;
+        let v = self
+            .inner
+            .seal_to_vec(now, peer, plaintext)
+            .map_err(errors::peat)?;
         Ok(to_bytes(py, &v))
     }
 

@@ -280,8 +280,15 @@ impl Unblinded {
 
     /// Decrypts this hop's `encrypted_recipient_data`; `AuthError` when it
     /// does not authenticate.
-    fn decrypt<'py>(&self, py: Python<'py>, encrypted_data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let v = self.inner.open_to_vec(encrypted_data).map_err(errors::sphinx)?;
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        encrypted_data: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let v = self
+            .inner
+            .open_to_vec(encrypted_data)
+            .map_err(errors::sphinx)?;
         Ok(to_bytes(py, &v))
     }
 

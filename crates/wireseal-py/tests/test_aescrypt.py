@@ -105,7 +105,7 @@ def test_negative_cases():
     assert issubclass(wireseal.AuthError, ValueError)
 
 
-def test_decrypt_stream_writes_nothing_unverified():
+def test_decrypt_stream_rolls_back_unverified_output():
     ct = bytearray(aescrypt.encrypt(PW, os.urandom(2_000_000)))
     ct[-1] ^= 1
     out = io.BytesIO()

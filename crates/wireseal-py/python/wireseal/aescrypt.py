@@ -12,8 +12,8 @@ messages. Differences, all on the safe side:
 - ``decryptFile`` writes to a private temporary file that becomes
   ``outfile`` only once the HMAC matched: a failed decryption leaves no
   plaintext behind and an existing ``outfile`` untouched;
-- ``decryptStream`` writes nothing to ``fOut`` until the HMAC matched (the
-  plaintext is held in memory until then);
+- ``decryptStream`` streams in bounded memory like pyAesCrypt, and when the
+  HMAC fails it removes what it wrote from a seekable ``fOut``;
 - ``progress(done, total)`` callbacks on the file functions;
 - :class:`Reader` (from :func:`open`) reads a file as a stream without ever
   handing out unverified plaintext, in bounded memory.
@@ -91,9 +91,14 @@ def encryptStream(fIn, fOut, passw, bufferSize=bufferSizeDef, *, version=2, iter
 
 
 def decryptStream(fIn, fOut, passw, bufferSize=bufferSizeDef, inputLength=None):
-    """Decrypts the AES Crypt stream ``fIn`` (version 0-3) into ``fOut``.
-    Nothing is written to ``fOut`` unless the HMAC matched. ``inputLength``
-    is accepted and ignored, with pyAesCrypt's DeprecationWarning."""
+    """Decrypts the AES Crypt stream ``fIn`` (version 0-3) into ``fOut`` in
+    bounded memory, as pyAesCrypt does: plaintext is written as it is
+    decrypted, before the final HMAC is known. When the HMAC (or anything
+    else) fails and ``fOut`` is seekable, what was written is removed
+    (``fOut`` is truncated back to where it started) before the error is
+    raised. To never release unverified plaintext use :func:`decryptFile`,
+    :func:`decrypt`, :class:`Decryptor` or :func:`open`. ``inputLength`` is
+    accepted and ignored, with pyAesCrypt's DeprecationWarning."""
     if inputLength is not None:
         warnings.warn(
             "inputLength parameter is no longer used, and might be removed in a future version",
@@ -101,14 +106,32 @@ def decryptStream(fIn, fOut, passw, bufferSize=bufferSizeDef, inputLength=None):
             stacklevel=2,
         )
     _check(passw, bufferSize, "Buffer size must be a multiple of AES block size")
-    dec = _native.Decryptor(passw)
+    dec = _native.ProvisionalDecryptor(passw)
     step = max(bufferSize, _READ)
-    while True:
-        data = fIn.read(step)
-        if not data:
-            break
-        dec.update(data)
-    fOut.write(dec.finish())
+    start = _tell(fOut)
+    try:
+        while True:
+            data = fIn.read(step)
+            if not data:
+                break
+            out = dec.update(data)
+            if out:
+                fOut.write(out)
+        fOut.write(dec.finish())
+    except Exception:
+        if start is not None:
+            fOut.seek(start)
+            fOut.truncate()
+        raise
+
+
+def _tell(f):
+    try:
+        if f.seekable():
+            return f.tell()
+    except (AttributeError, OSError, ValueError):
+        pass
+    return None
 
 
 def _io_message(e):
