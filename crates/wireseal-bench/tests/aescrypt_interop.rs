@@ -165,13 +165,9 @@ fn aescry_v3_both_ways() {
             assert!(open_all_ways(pw, &theirs) == pt, "{n} bytes from aescry");
             // ours -> peer, streamed in odd-sized writes
             let batch = Batch::all_cores();
-            let mut e = io::EncryptWriter::new(
-                &batch,
-                Vec::new(),
-                pw,
-                &EncryptOptions::v3(1000).unwrap(),
-            )
-            .unwrap();
+            let mut e =
+                io::EncryptWriter::new(&batch, Vec::new(), pw, &EncryptOptions::v3(1000).unwrap())
+                    .unwrap();
             for piece in pt.chunks(100_003) {
                 e.write_all(piece).unwrap();
             }
