@@ -9,7 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use wireseal::bip324::{
     classify_first_bytes, Classified, EllSwiftKeypair, GarbageRead, Handshake, KeyRead, Network,
-    PeerKind, Role, Session, SessionKeys, Start, VersionRead, MAX_GARBAGE_LEN, TERMINATOR_LEN,
+    PacketType, PeerKind, Role, Session, SessionKeys, Start, VersionRead, MAX_GARBAGE_LEN,
+    TERMINATOR_LEN,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_wireseal");
@@ -375,8 +376,14 @@ fn connect_reports_a_bad_tag_after_the_handshake() {
         let mut session = respond(&mut s);
         // Everything the connector sends, up to its end of stream.
         let _ = s.read_to_end(&mut Vec::new());
-        let mut wire = session.sender.seal_to_vec(b"decoy", true, b"").unwrap();
-        let mut bad = session.sender.seal_to_vec(&[1u8; 40], false, b"").unwrap();
+        let mut wire = session
+            .sender
+            .seal_to_vec(b"decoy", PacketType::Decoy, b"")
+            .unwrap();
+        let mut bad = session
+            .sender
+            .seal_to_vec(&[1u8; 40], PacketType::Genuine, b"")
+            .unwrap();
         let last = bad.len() - 1;
         bad[last] ^= 0x01;
         wire.extend_from_slice(&bad);
@@ -398,7 +405,10 @@ fn connect_reports_a_disconnect_in_the_middle_of_a_packet() {
     let addr = scripted_server(|mut s| {
         let mut session = respond(&mut s);
         let _ = s.read_to_end(&mut Vec::new());
-        let p = session.sender.seal_to_vec(&[9u8; 100], false, b"").unwrap();
+        let p = session
+            .sender
+            .seal_to_vec(&[9u8; 100], PacketType::Genuine, b"")
+            .unwrap();
         s.write_all(&p[..p.len() / 2]).unwrap();
     });
     let out = connect(&addr, &["--count", "5"]);
@@ -465,7 +475,7 @@ fn a_peer_that_never_reads_is_dropped() {
         let contents = vec![7u8; 60_000];
         let mut sent = 0u64;
         let e = loop {
-            let p = tx.seal_to_vec(&contents, false, b"").unwrap();
+            let p = tx.seal_to_vec(&contents, PacketType::Genuine, b"").unwrap();
             if let Err(e) = s.write_all(&p) {
                 break e;
             }

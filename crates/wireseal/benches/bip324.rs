@@ -3,7 +3,8 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use wireseal::bip324::{
-    EllSwiftKeypair, GarbageRead, Handshake, KeyPool, KeyRead, Network, Next, Session, VersionRead,
+    EllSwiftKeypair, GarbageRead, Handshake, KeyPool, KeyRead, Network, Next, PacketType, Session,
+    VersionRead,
 };
 
 fn finish(h: Handshake<wireseal::bip324::VersionSent>, input: &mut [u8]) -> Session {
@@ -54,7 +55,9 @@ fn packets(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(size as u64));
         g.bench_function(format!("{size}"), |bench| {
             bench.iter(|| {
-                let n = a.seal_into(&data[..size], false, &mut buf).unwrap();
+                let n = a
+                    .seal_into(&data[..size], PacketType::Genuine, &mut buf)
+                    .unwrap();
                 match b.open_next(&mut buf[..n]).unwrap() {
                     Next::Packet { packet, .. } => packet.contents.len(),
                     Next::NeedMore(_) => unreachable!(),

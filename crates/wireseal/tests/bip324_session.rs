@@ -3,11 +3,13 @@
 
 use ::bip324 as peer;
 use wireseal::batch::Batch;
-use wireseal::bip324::batch::{open_many, seal_many, OpenJob, SealJob};
+use wireseal::bip324::batch::{
+    open_many, seal_many, sealed_len as sealed_len_batch, OpenJob, OpenedRange, SealJob,
+};
 use wireseal::bip324::{
-    classify_first_bytes, Bip324Error, Classified, EllSwiftKeypair, FsChaCha20, FsChaCha20Poly1305,
+    classify_first_bytes, Classified, EllSwiftKeypair, Error, FsChaCha20, FsChaCha20Poly1305,
     GarbageRead, Handshake, KeyPool, KeyRead, Network, Next, PacketReceiver, PacketSender,
-    PeerKind, Session, VersionRead, DECOY_FLAG, MAX_GARBAGE_LEN,
+    PacketType, PeerKind, Role, Session, SessionKeys, VersionRead, DECOY_FLAG, MAX_GARBAGE_LEN,
 };
 use wireseal::hazmat::ellswift::ellswift_reencode_zero_aux;
 use wireseal::secret::Secret;
@@ -19,7 +21,7 @@ fn pair(
     net_b: Network,
     garbage: &[u8],
     tamper_garbage: bool,
-) -> Result<(Session, Session), Bip324Error> {
+) -> Result<(Session, Session), Error> {
     let mut a_out = Vec::new();
     let mut b_out = Vec::new();
     let a =
@@ -41,17 +43,14 @@ fn pair(
     Ok((sa, sb))
 }
 
-fn finish(
-    h: Handshake<wireseal::bip324::VersionSent>,
-    input: &mut [u8],
-) -> Result<Session, Bip324Error> {
+fn finish(h: Handshake<wireseal::bip324::VersionSent>, input: &mut [u8]) -> Result<Session, Error> {
     let GarbageRead::Found {
         handshake: mut h,
         consumed: mut at,
     } = h.read_garbage(input)?
     else {
         // The whole message is here: a missing terminator will never come.
-        return Err(Bip324Error::NoGarbageTerminator);
+        return Err(Error::NoGarbageTerminator);
     };
     loop {
         match h.read_version(&mut input[at..])? {
@@ -76,8 +75,8 @@ fn sessions_agree_and_custom_magic_works() {
     ] {
         let (mut a, mut b) = pair(net, net, b"some garbage", false).unwrap();
         assert_eq!(a.id(), b.id());
-        let mut w = vec![0u8; Session::seal_len(5)];
-        a.seal_into(b"hello", false, &mut w).unwrap();
+        let mut w = vec![0u8; Session::sealed_len(5)];
+        a.seal_into(b"hello", PacketType::Genuine, &mut w).unwrap();
         match b.open_next(&mut w).unwrap() {
             Next::Packet { packet, .. } => assert_eq!(packet.contents, b"hello"),
             n => panic!("{n:?}"),
@@ -89,20 +88,21 @@ fn sessions_agree_and_custom_magic_works() {
 fn different_magic_or_tampered_garbage_fails_authentication() {
     assert_eq!(
         pair(Network::MAINNET, Network::TESTNET, b"", false).err(),
-        Some(Bip324Error::NoGarbageTerminator),
+        Some(Error::NoGarbageTerminator),
         "another network's keys give other terminators"
     );
     assert_eq!(
         pair(Network::MAINNET, Network::MAINNET, b"abc", true).err(),
-        Some(Bip324Error::Decrypt)
+        Some(Error::Auth)
     );
 }
 
 #[test]
 fn bad_tag_poisons_and_truncation_needs_more() {
     let (mut a, mut b) = pair(Network::MAINNET, Network::MAINNET, b"", false).unwrap();
-    let mut w = vec![0u8; Session::seal_len(100)];
-    a.seal_into(&[3u8; 100], false, &mut w).unwrap();
+    let mut w = vec![0u8; Session::sealed_len(100)];
+    a.seal_into(&[3u8; 100], PacketType::Genuine, &mut w)
+        .unwrap();
     // Truncated: need-more values, not errors, and state stays usable.
     let mut part = w[..2].to_vec();
     assert_eq!(b.open_next(&mut part), Ok(Next::NeedMore(3)));
@@ -111,24 +111,32 @@ fn bad_tag_poisons_and_truncation_needs_more() {
     let mut good = w.clone();
     assert!(matches!(b.open_next(&mut good), Ok(Next::Packet { .. })));
     // Tampered tag: Decrypt, then every later call is Poisoned.
-    let mut w2 = vec![0u8; Session::seal_len(10)];
-    a.seal_into(&[4u8; 10], false, &mut w2).unwrap();
-    let mut w3 = vec![0u8; Session::seal_len(10)];
-    a.seal_into(&[5u8; 10], false, &mut w3).unwrap();
+    let mut w2 = vec![0u8; Session::sealed_len(10)];
+    a.seal_into(&[4u8; 10], PacketType::Genuine, &mut w2)
+        .unwrap();
+    let mut w3 = vec![0u8; Session::sealed_len(10)];
+    a.seal_into(&[5u8; 10], PacketType::Genuine, &mut w3)
+        .unwrap();
     let mut bad = w2.clone();
     let last = bad.len() - 1;
     bad[last] ^= 0x80;
-    assert_eq!(b.open_next(&mut bad), Err(Bip324Error::Decrypt));
+    assert_eq!(b.open_next(&mut bad), Err(Error::Auth));
     assert!(bad[4..].iter().all(|&x| x == 0), "no plaintext released");
-    assert_eq!(b.open_next(&mut w2), Err(Bip324Error::Poisoned));
-    assert_eq!(b.open_next(&mut w3), Err(Bip324Error::Poisoned));
+    assert_eq!(b.open_next(&mut w2), Err(Error::Poisoned));
+    assert_eq!(b.open_next(&mut w3), Err(Error::Poisoned));
 }
 
 #[test]
 fn reordered_or_wrong_length_packets_fail() {
     let (mut a, mut b) = pair(Network::MAINNET, Network::MAINNET, b"", false).unwrap();
-    let p1 = a.sender.seal_to_vec(b"one", false, b"").unwrap();
-    let mut p2 = a.sender.seal_to_vec(b"two", false, b"").unwrap();
+    let p1 = a
+        .sender
+        .seal_to_vec(b"one", PacketType::Genuine, b"")
+        .unwrap();
+    let mut p2 = a
+        .sender
+        .seal_to_vec(b"two", PacketType::Genuine, b"")
+        .unwrap();
     let _ = p1;
     // Skipping p1 decrypts p2's length field with p1's keystream: a random
     // 24-bit length. Over Core's limit it is rejected at once; otherwise the
@@ -136,17 +144,20 @@ fn reordered_or_wrong_length_packets_fail() {
     // under p2's nonce, checked under p1's) must fail. Either way no packet.
     match b.open_next(&mut p2) {
         // A length of 3 or less fits the buffer: the tag check fails at once.
-        Err(Bip324Error::OversizedPacket { .. }) | Err(Bip324Error::Decrypt) => {}
+        Err(Error::TooLong { .. }) | Err(Error::Auth) => {}
         Ok(Next::NeedMore(total)) => {
             assert!(total > p2.len(), "a short buffer is not a whole packet");
             p2.resize(total, 0);
-            assert_eq!(b.open_next(&mut p2), Err(Bip324Error::Decrypt));
+            assert_eq!(b.open_next(&mut p2), Err(Error::Auth));
         }
         other => panic!("skipping a packet must fail, got {other:?}"),
     }
-    assert_eq!(b.open_next(&mut p2), Err(Bip324Error::Poisoned));
+    assert_eq!(b.open_next(&mut p2), Err(Error::Poisoned));
     let (mut a, mut b) = pair(Network::MAINNET, Network::MAINNET, b"", false).unwrap();
-    let mut p = a.sender.seal_to_vec(b"abc", false, b"").unwrap();
+    let mut p = a
+        .sender
+        .seal_to_vec(b"abc", PacketType::Genuine, b"")
+        .unwrap();
     let rest = b
         .receiver
         .decrypt_length(p[..3].try_into().unwrap())
@@ -154,24 +165,23 @@ fn reordered_or_wrong_length_packets_fail() {
     assert_eq!(rest, 1 + 3 + 16);
     assert_eq!(
         b.receiver.open_in_place(b"", &mut p[3..10]).unwrap_err(),
-        Bip324Error::WrongPacketLength {
-            expected: 20,
-            got: 7
-        }
+        Error::Truncated { len: 7, min: 20 }
     );
-    assert_eq!(
-        b.receiver.decrypt_length([0; 3]),
-        Err(Bip324Error::Poisoned)
-    );
+    assert_eq!(b.receiver.decrypt_length([0; 3]), Err(Error::Poisoned));
 }
 
 #[test]
 fn decoy_flag_is_bit_0x80_other_bits_ignored() {
     // The crate writes 0x80 for decoys; we set 0x80 and read only that bit.
     let (mut a, mut b) = pair(Network::MAINNET, Network::MAINNET, b"", false).unwrap();
-    let mut d = a.sender.seal_to_vec(b"noise", true, b"").unwrap();
+    let mut d = a
+        .sender
+        .seal_to_vec(b"noise", PacketType::Decoy, b"")
+        .unwrap();
     match b.open_next(&mut d).unwrap() {
-        Next::Packet { packet, .. } => assert!(packet.decoy && packet.contents == b"noise"),
+        Next::Packet { packet, .. } => {
+            assert!(packet.kind == PacketType::Decoy && packet.contents == b"noise")
+        }
         n => panic!("{n:?}"),
     }
     assert_eq!(
@@ -217,7 +227,7 @@ fn other_header_bits_are_ignored() {
         let contents = vec![i as u8; 5 + i];
         let wire = packet_with_header(&mut len, &mut aead, header, &contents);
         let mine = reference
-            .seal_to_vec(&contents, header & DECOY_FLAG != 0, b"")
+            .seal_to_vec(&contents, PacketType::from_header(header), b"")
             .unwrap();
         if header & !DECOY_FLAG == 0 {
             assert_eq!(wire, mine, "header {header:#04x}");
@@ -228,7 +238,11 @@ fn other_header_bits_are_ignored() {
         match rx.open_next(b"", &mut buf).unwrap() {
             Next::Packet { packet, consumed } => {
                 assert_eq!(consumed, wire.len());
-                assert_eq!(packet.decoy, header & 0x80 != 0, "header {header:#04x}");
+                assert_eq!(
+                    packet.kind == PacketType::Decoy,
+                    header & 0x80 != 0,
+                    "header {header:#04x}"
+                );
                 assert_eq!(packet.contents, &contents[..]);
             }
             n => panic!("{n:?}"),
@@ -242,7 +256,10 @@ fn garbage_limits() {
     let k = EllSwiftKeypair::generate();
     assert_eq!(
         Handshake::initiator(Network::MAINNET, k, &[0u8; MAX_GARBAGE_LEN + 1]).err(),
-        Some(Bip324Error::TooMuchGarbage { len: 4096 })
+        Some(Error::TooLong {
+            len: 4096,
+            max: 4095
+        })
     );
     // A peer whose terminator never comes: NeedMore up to 4095 + 16 bytes,
     // then NoGarbageTerminator.
@@ -262,7 +279,7 @@ fn garbage_limits() {
     };
     assert_eq!(
         a.read_garbage(&junk).err(),
-        Some(Bip324Error::NoGarbageTerminator)
+        Some(Error::NoGarbageTerminator)
     );
 }
 
@@ -340,14 +357,20 @@ fn accept_classifies_before_writing() {
     let mut sa = finish(a, &mut b_out[64..]).unwrap();
     let mut sb = finish(b, &mut a_out[64..]).unwrap();
     assert_eq!(sa.id(), sb.id());
-    let mut w = sa.sender.seal_to_vec(b"after accept", false, b"").unwrap();
+    let mut w = sa
+        .sender
+        .seal_to_vec(b"after accept", PacketType::Genuine, b"")
+        .unwrap();
     match sb.open_next(&mut w).unwrap() {
         Next::Packet { packet, .. } => assert_eq!(packet.contents, b"after accept"),
         n => panic!("{n:?}"),
     }
     assert_eq!(
         Handshake::accept(net, EllSwiftKeypair::generate(), &[0u8; 4096]).err(),
-        Some(Bip324Error::TooMuchGarbage { len: 4096 })
+        Some(Error::TooLong {
+            len: 4096,
+            max: 4095
+        })
     );
 }
 
@@ -380,15 +403,23 @@ fn our_keys_do_not_carry_the_zero_aux_fingerprint() {
     }
 }
 
+/// Deterministic sessions (fixed shared secrets), so a batch run can be
+/// compared byte for byte with one at a time.
+fn fixed_pair(i: u8) -> (Session, Session) {
+    let keys = SessionKeys::from_shared_secret(&Secret::new([i; 32]), Network::MAINNET);
+    (
+        Session::from_keys(&keys, Role::Initiator),
+        Session::from_keys(&keys, Role::Responder),
+    )
+}
+
 #[test]
 fn batch_matches_one_by_one() {
-    let mut pairs: Vec<(Session, Session)> = (0..40)
-        .map(|_| pair(Network::MAINNET, Network::MAINNET, b"", false).unwrap())
-        .collect();
+    let mut pairs: Vec<(Session, Session)> = (0..40).map(fixed_pair).collect();
     let sizes: Vec<u32> = (0..300).map(|i| (i * 13 % 600) as u32).collect();
     let contents: Vec<u8> = (0..sizes.iter().sum::<u32>()).map(|i| i as u8).collect();
     let mut outs: Vec<Vec<u8>> = vec![Vec::new(); pairs.len()];
-    let mut opened: Vec<Vec<(usize, usize, bool)>> = vec![Vec::new(); pairs.len()];
+    let mut opened: Vec<Vec<OpenedRange>> = vec![Vec::new(); pairs.len()];
     let batch = Batch::with_threads(2);
     {
         let mut jobs: Vec<SealJob> = pairs
@@ -404,6 +435,19 @@ fn batch_matches_one_by_one() {
             .collect();
         seal_many(&batch, &mut jobs);
         assert!(jobs.iter().all(|j| j.result == Ok(300)));
+    }
+    // One at a time, on fresh copies of the same sessions: the same bytes.
+    for (i, out) in outs.iter().enumerate() {
+        let (mut a, _) = fixed_pair(i as u8);
+        let mut serial = Vec::new();
+        let mut from = 0usize;
+        for &s in &sizes {
+            let c = &contents[from..from + s as usize];
+            serial.extend(a.seal_to_vec(c, PacketType::Genuine).unwrap());
+            from += s as usize;
+        }
+        assert_eq!(&serial, out, "lane {i}");
+        assert_eq!(out.len(), sealed_len_batch(&sizes));
     }
     let mut wires = outs.clone();
     {
@@ -423,12 +467,38 @@ fn batch_matches_one_by_one() {
     }
     for (wire, op) in wires.iter().zip(&opened) {
         let mut from = 0usize;
-        for ((off, len, decoy), &s) in op.iter().zip(&sizes) {
-            assert!(!decoy);
-            assert_eq!(&wire[*off..off + len], &contents[from..from + s as usize]);
+        for (r, &s) in op.iter().zip(&sizes) {
+            assert_eq!(r.kind, PacketType::Genuine);
+            assert_eq!(
+                &wire[r.offset..r.offset + r.len],
+                &contents[from..from + s as usize]
+            );
             from += s as usize;
         }
     }
     // Different sessions produce different bytes for the same contents.
     assert_ne!(outs[0], outs[1]);
+
+    // A wire cut inside a packet: the packets before it open, then Truncated.
+    let (mut a, mut b) = fixed_pair(99);
+    let mut out = Vec::new();
+    let mut job = SealJob {
+        sender: &mut a.sender,
+        contents: &contents,
+        sizes: &sizes[..3],
+        out: &mut out,
+        result: Ok(0),
+    };
+    wireseal::bip324::batch::seal_job(&mut job);
+    let cut = out.len() - 5;
+    let mut opened = Vec::new();
+    let mut job = OpenJob {
+        receiver: &mut b.receiver,
+        wire: &mut out[..cut],
+        opened: &mut opened,
+        result: Ok(0),
+    };
+    wireseal::bip324::batch::open_job(&mut job);
+    assert!(matches!(job.result, Err(Error::Truncated { .. })));
+    assert_eq!(opened.len(), 2);
 }

@@ -1,10 +1,18 @@
 //! Many independent sessions' packets across cores. Each job is one
-//! session's direction and a run of packets; jobs run in parallel, packets
-//! within a job in order (the ciphers are sequential by design). Results
-//! equal doing the jobs one by one.
+//! session's direction and a run of packets; jobs run in parallel on the
+//! caller's [`Batch`], packets within a job in order (the ciphers are
+//! sequential by design). Results equal doing the jobs one by one, in input
+//! order.
+//!
+//! Throughput across cores depends on each job's working set: a job touches
+//! its contents, its wire buffer and nothing else, and [`seal_job`] writes
+//! every wire byte once (no zero-fill before sealing). Jobs of a few dozen
+//! packets (tens of KiB) stay in each core's private cache, so two cores
+//! do not compete for memory bandwidth; see docs/bip324.md.
 
-use super::packet::{packet_len, Next, PacketReceiver, PacketSender};
-use super::Bip324Error;
+use super::packet::{sealed_len as packet_sealed_len, Next, PacketReceiver, PacketSender};
+use super::packet::{PacketType, HEADER_LEN, LENGTH_LEN, MAX_CONTENTS_LEN, TAG_LEN};
+use super::Error;
 use crate::batch::Batch;
 
 /// Outbound work for one session: seal `contents` (concatenated, split by
@@ -20,7 +28,18 @@ pub struct SealJob<'a> {
     /// Wire bytes are appended here (keep it between batches to reuse it).
     pub out: &'a mut Vec<u8>,
     /// Packets sealed, or the first error (later packets are not sealed).
-    pub result: Result<usize, Bip324Error>,
+    pub result: Result<usize, Error>,
+}
+
+/// Where one opened packet's contents sit in an [`OpenJob`]'s wire buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenedRange {
+    /// Offset of the contents in the job's `wire`.
+    pub offset: usize,
+    /// Contents length.
+    pub len: usize,
+    /// Genuine or decoy.
+    pub kind: PacketType,
 }
 
 /// Inbound work for one session: open every whole packet in `wire`, in
@@ -31,38 +50,50 @@ pub struct OpenJob<'a> {
     pub receiver: &'a mut PacketReceiver,
     /// Wire bytes of whole packets, decrypted in place.
     pub wire: &'a mut [u8],
-    /// For each opened packet: (offset of its contents in `wire`, contents
-    /// length, decoy flag). Cleared first.
-    pub opened: &'a mut Vec<(usize, usize, bool)>,
+    /// One entry per opened packet, in order. Cleared first.
+    pub opened: &'a mut Vec<OpenedRange>,
     /// Packets opened, or the first error.
-    pub result: Result<usize, Bip324Error>,
+    pub result: Result<usize, Error>,
 }
 
 /// Wire bytes a [`SealJob`] with these sizes appends.
-pub fn seal_job_len(sizes: &[u32]) -> usize {
-    sizes.iter().map(|&s| packet_len(s as usize)).sum()
+pub fn sealed_len(sizes: &[u32]) -> usize {
+    sizes.iter().map(|&s| packet_sealed_len(s as usize)).sum()
 }
 
-/// Runs one seal job on the calling thread.
+/// Runs one seal job on the calling thread. On error, `out` keeps the
+/// packets sealed before the failing one.
 pub fn seal_job(job: &mut SealJob<'_>) {
-    let start = job.out.len();
-    job.out.resize(start + seal_job_len(job.sizes), 0);
-    let mut at = start;
+    job.out.reserve(sealed_len(job.sizes));
     let mut from = 0usize;
     for &s in job.sizes {
         let s = s as usize;
         let Some(c) = job.contents.get(from..from + s) else {
-            job.out.truncate(at);
-            job.result = Err(Bip324Error::BufferTooSmall { required: from + s });
+            job.result = Err(Error::Truncated {
+                len: job.contents.len(),
+                min: from + s,
+            });
             return;
         };
-        match job.sender.seal_into(c, false, b"", &mut job.out[at..]) {
-            Ok(n) => at += n,
-            Err(e) => {
-                job.out.truncate(at);
-                job.result = Err(e);
-                return;
-            }
+        if s > MAX_CONTENTS_LEN {
+            job.result = Err(Error::TooLong {
+                len: s,
+                max: MAX_CONTENTS_LEN,
+            });
+            return;
+        }
+        // Length field and header, contents, tag: each byte written once.
+        let at = job.out.len();
+        job.out.extend_from_slice(&[0u8; LENGTH_LEN + HEADER_LEN]);
+        job.out.extend_from_slice(c);
+        job.out.extend_from_slice(&[0u8; TAG_LEN]);
+        if let Err(e) = job
+            .sender
+            .seal_in_place(s, PacketType::Genuine, b"", &mut job.out[at..])
+        {
+            job.out.truncate(at);
+            job.result = Err(e);
+            return;
         }
         from += s;
     }
@@ -76,14 +107,17 @@ pub fn open_job(job: &mut OpenJob<'_>) {
     while at < job.wire.len() {
         match job.receiver.open_next(b"", &mut job.wire[at..]) {
             Ok(Next::Packet { packet, consumed }) => {
-                job.opened
-                    .push((at + 3 + 1, packet.contents.len(), packet.decoy));
+                job.opened.push(OpenedRange {
+                    offset: at + LENGTH_LEN + HEADER_LEN,
+                    len: packet.contents.len(),
+                    kind: packet.kind,
+                });
                 at += consumed;
             }
             Ok(Next::NeedMore(n)) => {
-                job.result = Err(Bip324Error::WrongPacketLength {
-                    expected: n,
-                    got: job.wire.len() - at,
+                job.result = Err(Error::Truncated {
+                    len: job.wire.len() - at,
+                    min: n,
                 });
                 return;
             }

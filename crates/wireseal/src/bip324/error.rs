@@ -1,11 +1,38 @@
 //! Errors of the BIP324 module.
 
-use thiserror::Error;
+use thiserror::Error as ThisError;
 
-/// What went wrong in a BIP324 handshake or session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+/// What went wrong in a BIP324 handshake or session. Nothing here carries
+/// key material or plaintext.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ThisError)]
 #[non_exhaustive]
-pub enum Bip324Error {
+pub enum Error {
+    /// A packet's tag did not verify (wrong key, modified, truncated or
+    /// reordered data). Opaque by design. The receiver is poisoned.
+    #[error("packet authentication failed")]
+    Auth,
+    /// Input shorter than the format needs: a sealed packet shorter than
+    /// [`super::OVERHEAD`], or a packet body shorter than its announced
+    /// length. A receiver that saw it is poisoned.
+    #[error("input of {len} bytes is shorter than the {min} bytes required")]
+    Truncated {
+        /// Bytes given.
+        len: usize,
+        /// Bytes required.
+        min: usize,
+    },
+    /// Input longer than allowed: contents over [`super::MAX_CONTENTS_LEN`]
+    /// (sending), a length field announcing more than the receive limit
+    /// (refused before any buffer of that size exists; the receiver is
+    /// poisoned), garbage over [`super::MAX_GARBAGE_LEN`], or a packet body
+    /// longer than its announced length.
+    #[error("{len} bytes exceed the {max}-byte limit")]
+    TooLong {
+        /// Offered or announced length.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
     /// The caller's output buffer is too small; nothing was written and the
     /// state is unchanged.
     #[error("output buffer too small: {required} bytes required")]
@@ -13,45 +40,11 @@ pub enum Bip324Error {
         /// Bytes the call needs.
         required: usize,
     },
-    /// More than 4095 bytes of garbage were offered for sending.
-    #[error("garbage of {len} bytes exceeds the 4095-byte limit")]
-    TooMuchGarbage {
-        /// Offered length.
-        len: usize,
-    },
-    /// Contents too long for the 3-byte length field (sending side).
-    #[error("packet contents of {len} bytes exceed the {max}-byte limit")]
-    ContentsTooLarge {
-        /// Offered length.
-        len: usize,
-        /// The limit.
-        max: usize,
-    },
-    /// The peer announced a packet larger than the receive limit; refused
-    /// before any buffer of that size exists. The session is poisoned.
-    #[error("peer announced {len} bytes of contents, over the {max}-byte limit")]
-    OversizedPacket {
-        /// Announced contents length.
-        len: usize,
-        /// The receive limit.
-        max: usize,
-    },
     /// The peer sent more than 4095 bytes of garbage without its terminator.
     #[error("no garbage terminator within 4095 bytes of garbage")]
     NoGarbageTerminator,
-    /// A packet's tag did not verify (wrong key, modified, truncated or
-    /// reordered data). The session is poisoned.
-    #[error("packet authentication failed")]
-    Decrypt,
-    /// The buffer handed to `open` is not the announced packet.
-    #[error("packet buffer is {got} bytes, the announced packet is {expected}")]
-    WrongPacketLength {
-        /// Bytes the announced packet occupies after its length field.
-        expected: usize,
-        /// Bytes given.
-        got: usize,
-    },
-    /// `open` was called before `decrypt_length`, or `decrypt_length` twice.
+    /// A packet body was opened before its length field was decrypted, or a
+    /// length field was decrypted twice.
     #[error("packet length and packet calls out of order")]
     OutOfOrder,
     /// An earlier failure poisoned this direction of the session.

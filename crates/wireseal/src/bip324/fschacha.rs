@@ -2,7 +2,7 @@
 //! FSChaCha20Poly1305 (packet contents), both rekeyed every
 //! [`REKEY_INTERVAL`] messages.
 
-use super::Bip324Error;
+use super::Error;
 use crate::primitives::chacha20 as raw;
 use crate::primitives::chacha20poly1305::{ChaChaKey, TAG_LEN};
 use crate::secret::Secret;
@@ -54,9 +54,13 @@ impl FsChaCha20 {
     }
 
     /// Encrypts or decrypts one 3-byte length field in place.
-    pub fn crypt(&mut self, chunk: &mut [u8; CHUNK]) -> Result<(), Bip324Error> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CounterExhausted`] when the epoch counter would wrap.
+    pub fn crypt(&mut self, chunk: &mut [u8; CHUNK]) -> Result<(), Error> {
         if self.chunk + 1 == REKEY_INTERVAL && self.epoch == u64::MAX {
-            return Err(Bip324Error::CounterExhausted);
+            return Err(Error::CounterExhausted);
         }
         let at = self.chunk as usize * CHUNK;
         let ks = &self.stream.expose()[at..at + CHUNK];
@@ -107,9 +111,9 @@ impl FsChaCha20Poly1305 {
         }
     }
 
-    fn check(&self) -> Result<(), Bip324Error> {
+    fn check(&self) -> Result<(), Error> {
         if self.packet + 1 == REKEY_INTERVAL && self.epoch == u64::MAX {
-            Err(Bip324Error::CounterExhausted)
+            Err(Error::CounterExhausted)
         } else {
             Ok(())
         }
@@ -129,7 +133,11 @@ impl FsChaCha20Poly1305 {
     }
 
     /// Encrypts `buf` in place and returns the tag.
-    pub fn seal(&mut self, aad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN], Bip324Error> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CounterExhausted`] when the epoch counter would wrap.
+    pub fn seal(&mut self, aad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN], Error> {
         self.check()?;
         let tag = self
             .key
@@ -140,16 +148,21 @@ impl FsChaCha20Poly1305 {
 
     /// Verifies and decrypts `ct_and_tag` in place, returning the plaintext
     /// prefix. The counter moves only when the tag verifies.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Auth`] when the tag does not verify (the buffer is wiped),
+    /// [`Error::CounterExhausted`] when the epoch counter would wrap.
     pub fn open<'a>(
         &mut self,
         aad: &[u8],
         ct_and_tag: &'a mut [u8],
-    ) -> Result<&'a mut [u8], Bip324Error> {
+    ) -> Result<&'a mut [u8], Error> {
         self.check()?;
         let pt = self
             .key
             .open_in_place(&nonce(self.packet, self.epoch), aad, ct_and_tag)
-            .map_err(|_| Bip324Error::Decrypt)?;
+            .map_err(|_| Error::Auth)?;
         self.advance();
         Ok(pt)
     }

@@ -27,10 +27,10 @@
 //! error; every error ends the handshake.
 
 use super::keys::{Network, Role, SessionKeys, TERMINATOR_LEN};
-use super::packet::{packet_len, Next, PacketSender, MAX_CONTENTS_LEN};
+use super::packet::{sealed_len, Next, PacketType, MAX_CONTENTS_LEN};
 use super::session::Session;
-use super::Bip324Error;
-use crate::primitives::ellswift::{EllSwiftKeypair, ELLSWIFT_LEN};
+use super::Error;
+use crate::keys::{EllSwiftKeypair, ELLSWIFT_LEN};
 
 /// Most garbage bytes a peer may send before its terminator.
 pub const MAX_GARBAGE_LEN: usize = 4095;
@@ -132,9 +132,12 @@ impl<S> Handshake<S> {
     }
 }
 
-fn check_garbage(garbage: &[u8]) -> Result<(), Bip324Error> {
+fn check_garbage(garbage: &[u8]) -> Result<(), Error> {
     if garbage.len() > MAX_GARBAGE_LEN {
-        return Err(Bip324Error::TooMuchGarbage { len: garbage.len() });
+        return Err(Error::TooLong {
+            len: garbage.len(),
+            max: MAX_GARBAGE_LEN,
+        });
     }
     Ok(())
 }
@@ -157,11 +160,11 @@ impl Handshake<AwaitingPeer> {
     /// A responder that first checks the initiator's opening bytes (see
     /// [`Self::classify`]) and only then may write its single-use `key` and
     /// up to 4095 bytes of `garbage`.
-    pub fn accept(
-        network: Network,
-        key: EllSwiftKeypair,
-        garbage: &[u8],
-    ) -> Result<Self, Bip324Error> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooLong`] for garbage over [`MAX_GARBAGE_LEN`] bytes.
+    pub fn accept(network: Network, key: EllSwiftKeypair, garbage: &[u8]) -> Result<Self, Error> {
         check_garbage(garbage)?;
         Ok(Self {
             role: Role::Responder,
@@ -201,12 +204,16 @@ impl Handshake<Start> {
     /// never mistake it for a v1 peer. A responder made here writes its key
     /// without looking at the peer's bytes first; use [`Handshake::accept`]
     /// to detect a v1 peer before anything is sent.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooLong`] for garbage over [`MAX_GARBAGE_LEN`] bytes.
     pub fn new(
         role: Role,
         network: Network,
         mut key: EllSwiftKeypair,
         garbage: &[u8],
-    ) -> Result<Self, Bip324Error> {
+    ) -> Result<Self, Error> {
         check_garbage(garbage)?;
         if role == Role::Initiator {
             let prefix = network.v1_prefix();
@@ -225,22 +232,30 @@ impl Handshake<Start> {
     }
 
     /// An initiator (see [`Self::new`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooLong`] for garbage over [`MAX_GARBAGE_LEN`] bytes.
     pub fn initiator(
         network: Network,
         key: EllSwiftKeypair,
         garbage: &[u8],
-    ) -> Result<Self, Bip324Error> {
+    ) -> Result<Self, Error> {
         Self::new(Role::Initiator, network, key, garbage)
     }
 
     /// A responder that writes its key without first checking for a v1
     /// peer (see [`Self::new`]); prefer [`Handshake::accept`] when the
     /// connection may have to fall back to v1.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooLong`] for garbage over [`MAX_GARBAGE_LEN`] bytes.
     pub fn responder(
         network: Network,
         key: EllSwiftKeypair,
         garbage: &[u8],
-    ) -> Result<Self, Bip324Error> {
+    ) -> Result<Self, Error> {
         Self::new(Role::Responder, network, key, garbage)
     }
 
@@ -318,19 +333,24 @@ impl Handshake<KeysDerived> {
 
     /// Bytes [`Self::write_version`] appends for these decoys.
     pub fn write_version_len(decoys: &[&[u8]]) -> usize {
-        TERMINATOR_LEN + decoys.iter().map(|d| packet_len(d.len())).sum::<usize>() + packet_len(0)
+        TERMINATOR_LEN + decoys.iter().map(|d| sealed_len(d.len())).sum::<usize>() + sealed_len(0)
     }
 
     /// Appends our garbage terminator, the `decoys` as decoy packets and our
     /// (empty) version packet; the first of these packets authenticates our
     /// garbage as AAD.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooLong`] for a decoy over [`MAX_CONTENTS_LEN`] bytes
+    /// (nothing is appended).
     pub fn write_version(
         self,
         decoys: &[&[u8]],
         out: &mut Vec<u8>,
-    ) -> Result<Handshake<VersionSent>, Bip324Error> {
+    ) -> Result<Handshake<VersionSent>, Error> {
         if let Some(d) = decoys.iter().find(|d| d.len() > MAX_CONTENTS_LEN) {
-            return Err(Bip324Error::ContentsTooLarge {
+            return Err(Error::TooLong {
                 len: d.len(),
                 max: MAX_CONTENTS_LEN,
             });
@@ -344,22 +364,16 @@ impl Handshake<KeysDerived> {
         let mut at = TERMINATOR_LEN;
         let mut aad: &[u8] = &self.state.garbage;
         for d in decoys {
-            at += seal(&mut session.sender, d, true, aad, &mut buf[at..])?;
+            at += session
+                .sender
+                .seal_into(d, PacketType::Decoy, aad, &mut buf[at..])?;
             aad = b"";
         }
-        seal(&mut session.sender, b"", false, aad, &mut buf[at..])?;
+        session
+            .sender
+            .seal_into(b"", PacketType::Genuine, aad, &mut buf[at..])?;
         Ok(self.to(VersionSent { session, expect }))
     }
-}
-
-fn seal(
-    s: &mut PacketSender,
-    contents: &[u8],
-    decoy: bool,
-    aad: &[u8],
-    out: &mut [u8],
-) -> Result<usize, Bip324Error> {
-    s.seal_into(contents, decoy, aad, out)
 }
 
 /// Result of [`Handshake::<VersionSent>::read_garbage`].
@@ -379,7 +393,12 @@ pub enum GarbageRead {
 impl Handshake<VersionSent> {
     /// Looks for the peer's garbage terminator at most 4095 bytes into
     /// `input` (which starts right after the peer's key).
-    pub fn read_garbage(self, input: &[u8]) -> Result<GarbageRead, Bip324Error> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoGarbageTerminator`] when 4095 bytes of garbage carry no
+    /// terminator.
+    pub fn read_garbage(self, input: &[u8]) -> Result<GarbageRead, Error> {
         let window = &input[..input.len().min(MAX_GARBAGE_LEN + TERMINATOR_LEN)];
         let found = window
             .windows(TERMINATOR_LEN)
@@ -398,7 +417,7 @@ impl Handshake<VersionSent> {
                 })
             }
             None if window.len() == MAX_GARBAGE_LEN + TERMINATOR_LEN => {
-                Err(Bip324Error::NoGarbageTerminator)
+                Err(Error::NoGarbageTerminator)
             }
             None => Ok(GarbageRead::NeedMore(self)),
         }
@@ -431,7 +450,13 @@ impl Handshake<GarbageReceived> {
 
     /// Opens the next packet at the start of `buf` (in place). Decoys are
     /// skipped one per call; the first non-decoy packet is the version.
-    pub fn read_version(mut self, buf: &mut [u8]) -> Result<VersionRead, Bip324Error> {
+    ///
+    /// # Errors
+    ///
+    /// As [`super::PacketReceiver::open_next`]: [`Error::Auth`] when a
+    /// packet (or the peer's garbage, the first packet's AAD) does not
+    /// verify, [`Error::TooLong`] for an announced length over the limit.
+    pub fn read_version(mut self, buf: &mut [u8]) -> Result<VersionRead, Error> {
         let next = self
             .state
             .session
@@ -441,7 +466,7 @@ impl Handshake<GarbageReceived> {
             Next::NeedMore(n) => Ok(VersionRead::NeedMore(self, n)),
             Next::Packet { packet, consumed } => {
                 self.state.garbage = Vec::new();
-                if packet.decoy {
+                if packet.kind == PacketType::Decoy {
                     Ok(VersionRead::Decoy(self, consumed))
                 } else {
                     Ok(VersionRead::Done {

@@ -1,7 +1,7 @@
 //! Key derivation: BIP324 ECDH, then HKDF-SHA256 with salt
 //! `"bitcoin_v2_shared_secret" || network magic`.
 
-use crate::primitives::ellswift::{EllSwiftKeypair, ELLSWIFT_LEN};
+use crate::keys::{EllSwiftKeypair, ELLSWIFT_LEN};
 use crate::primitives::hkdf::HkdfSha256;
 use crate::secret::Secret;
 

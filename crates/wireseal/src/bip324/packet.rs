@@ -3,7 +3,7 @@
 //! ignored on receipt and sent as zero.
 
 use super::fschacha::{FsChaCha20, FsChaCha20Poly1305};
-use super::Bip324Error;
+use super::Error;
 use crate::secret::Secret;
 
 /// Bytes of the encrypted length field.
@@ -23,8 +23,55 @@ pub const MAX_CONTENTS_LEN: usize = (1 << 24) - 1;
 pub const CORE_MAX_CONTENTS_LEN: usize = 4_000_013;
 
 /// Wire size of a packet with `contents_len` bytes of contents.
-pub const fn packet_len(contents_len: usize) -> usize {
+pub const fn sealed_len(contents_len: usize) -> usize {
     contents_len + OVERHEAD
+}
+
+/// Contents length of a whole sealed packet of `sealed_len` bytes (length
+/// field included).
+///
+/// # Errors
+///
+/// [`Error::Truncated`] when `sealed_len` is under [`OVERHEAD`].
+pub const fn opened_len(sealed_len: usize) -> Result<usize, Error> {
+    if sealed_len < OVERHEAD {
+        Err(Error::Truncated {
+            len: sealed_len,
+            min: OVERHEAD,
+        })
+    } else {
+        Ok(sealed_len - OVERHEAD)
+    }
+}
+
+/// What a packet is for: application data, or a decoy the receiver ignores
+/// (header bit [`DECOY_FLAG`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PacketType {
+    /// Contents for the application.
+    Genuine,
+    /// Padding traffic: the receiver drops the contents.
+    Decoy,
+}
+
+impl PacketType {
+    /// The header byte sent for this type.
+    pub const fn header(self) -> u8 {
+        match self {
+            PacketType::Genuine => 0,
+            PacketType::Decoy => DECOY_FLAG,
+        }
+    }
+
+    /// The type a received header byte announces (bits other than
+    /// [`DECOY_FLAG`] are ignored, as the BIP requires).
+    pub const fn from_header(header: u8) -> Self {
+        if header & DECOY_FLAG != 0 {
+            PacketType::Decoy
+        } else {
+            PacketType::Genuine
+        }
+    }
 }
 
 /// Encrypts outbound packets (one direction of a session).
@@ -44,54 +91,71 @@ impl PacketSender {
     }
 
     /// Wire size of a packet with `contents_len` bytes of contents.
-    pub const fn seal_len(contents_len: usize) -> usize {
-        packet_len(contents_len)
+    pub const fn sealed_len(contents_len: usize) -> usize {
+        sealed_len(contents_len)
     }
 
-    /// Encrypts `contents` as one packet into `out[..seal_len(contents.len())]`
-    /// and returns that length. `aad` is the sent garbage on the very first
-    /// packet of a session and empty afterwards. On error nothing changes.
+    /// Encrypts `contents` as one packet of type `kind` into
+    /// `out[..sealed_len(contents.len())]` and returns that length. `aad` is
+    /// the sent garbage on the very first packet of a session and empty
+    /// afterwards. On error nothing changes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BufferTooSmall`] when `out` is shorter than the packet,
+    /// [`Error::TooLong`] for contents over [`MAX_CONTENTS_LEN`],
+    /// [`Error::CounterExhausted`] when the key schedule is spent.
     pub fn seal_into(
         &mut self,
         contents: &[u8],
-        decoy: bool,
+        kind: PacketType,
         aad: &[u8],
         out: &mut [u8],
-    ) -> Result<usize, Bip324Error> {
-        let n = Self::seal_len(contents.len());
+    ) -> Result<usize, Error> {
+        if contents.len() > MAX_CONTENTS_LEN {
+            return Err(Error::TooLong {
+                len: contents.len(),
+                max: MAX_CONTENTS_LEN,
+            });
+        }
+        let n = sealed_len(contents.len());
         let dst = out
             .get_mut(LENGTH_LEN + HEADER_LEN..n)
-            .ok_or(Bip324Error::BufferTooSmall { required: n })?;
+            .ok_or(Error::BufferTooSmall { required: n })?;
         dst[..contents.len()].copy_from_slice(contents);
-        self.seal_in_place(contents.len(), decoy, aad, out)
+        self.seal_in_place(contents.len(), kind, aad, out)
     }
 
     /// Like [`Self::seal_into`], but the contents already sit at
     /// `buf[4..4 + contents_len]` (after room for the length and header), so
     /// nothing is copied.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::seal_into`].
     pub fn seal_in_place(
         &mut self,
         contents_len: usize,
-        decoy: bool,
+        kind: PacketType,
         aad: &[u8],
         buf: &mut [u8],
-    ) -> Result<usize, Bip324Error> {
+    ) -> Result<usize, Error> {
         if contents_len > MAX_CONTENTS_LEN {
-            return Err(Bip324Error::ContentsTooLarge {
+            return Err(Error::TooLong {
                 len: contents_len,
                 max: MAX_CONTENTS_LEN,
             });
         }
-        let n = Self::seal_len(contents_len);
+        let n = sealed_len(contents_len);
         let buf = buf
             .get_mut(..n)
-            .ok_or(Bip324Error::BufferTooSmall { required: n })?;
+            .ok_or(Error::BufferTooSmall { required: n })?;
         let (len_field, rest) = buf.split_at_mut(LENGTH_LEN);
         let (body, tag_out) = rest.split_at_mut(HEADER_LEN + contents_len);
         // Both ciphers check exhaustion before changing anything.
         let mut len_bytes = [0u8; LENGTH_LEN];
         len_bytes.copy_from_slice(&(contents_len as u32).to_le_bytes()[..LENGTH_LEN]);
-        body[0] = if decoy { DECOY_FLAG } else { 0 };
+        body[0] = kind.header();
         let tag = self.packet.seal(aad, body)?;
         self.length.crypt(&mut len_bytes)?;
         len_field.copy_from_slice(&len_bytes);
@@ -99,25 +163,36 @@ impl PacketSender {
         Ok(n)
     }
 
-    /// Convenience: the sealed packet in a new `Vec`.
+    /// The sealed packet in a new `Vec`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::seal_into`] (never [`Error::BufferTooSmall`]).
     pub fn seal_to_vec(
         &mut self,
         contents: &[u8],
-        decoy: bool,
+        kind: PacketType,
         aad: &[u8],
-    ) -> Result<Vec<u8>, Bip324Error> {
-        let mut v = vec![0u8; Self::seal_len(contents.len())];
-        self.seal_into(contents, decoy, aad, &mut v)?;
+    ) -> Result<Vec<u8>, Error> {
+        if contents.len() > MAX_CONTENTS_LEN {
+            return Err(Error::TooLong {
+                len: contents.len(),
+                max: MAX_CONTENTS_LEN,
+            });
+        }
+        let mut v = vec![0u8; sealed_len(contents.len())];
+        self.seal_into(contents, kind, aad, &mut v)?;
         Ok(v)
     }
 }
 
-/// A decrypted packet: its decoy flag and contents (borrowed from the
-/// caller's buffer).
+/// A decrypted packet: its type and contents (borrowed from the caller's
+/// buffer).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Opened<'a> {
-    /// True when the header's decoy bit (0x80) is set: ignore the contents.
-    pub decoy: bool,
+    /// [`PacketType::Decoy`] when the header's decoy bit (0x80) is set:
+    /// ignore the contents.
+    pub kind: PacketType,
     /// The contents.
     pub contents: &'a [u8],
 }
@@ -169,12 +244,12 @@ impl PacketReceiver {
     }
 
     /// True after a failure; every later call fails with
-    /// [`Bip324Error::Poisoned`].
+    /// [`Error::Poisoned`].
     pub fn is_poisoned(&self) -> bool {
         self.poisoned
     }
 
-    fn fail(&mut self, e: Bip324Error) -> Bip324Error {
+    fn fail(&mut self, e: Error) -> Error {
         self.poisoned = true;
         e
     }
@@ -182,12 +257,19 @@ impl PacketReceiver {
     /// Decrypts the 3-byte length field of the next packet and returns how
     /// many more bytes the packet occupies (header + contents + tag).
     /// Announced contents over the limit poison the receiver.
-    pub fn decrypt_length(&mut self, field: [u8; LENGTH_LEN]) -> Result<usize, Bip324Error> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooLong`] for a length over the receive limit,
+    /// [`Error::OutOfOrder`] when the previous length's packet was not
+    /// opened, [`Error::Poisoned`] after an earlier failure,
+    /// [`Error::CounterExhausted`] when the key schedule is spent.
+    pub fn decrypt_length(&mut self, field: [u8; LENGTH_LEN]) -> Result<usize, Error> {
         if self.poisoned {
-            return Err(Bip324Error::Poisoned);
+            return Err(Error::Poisoned);
         }
         if self.pending.is_some() {
-            return Err(self.fail(Bip324Error::OutOfOrder));
+            return Err(self.fail(Error::OutOfOrder));
         }
         let mut f = field;
         if let Err(e) = self.length.crypt(&mut f) {
@@ -195,7 +277,7 @@ impl PacketReceiver {
         }
         let len = u32::from_le_bytes([f[0], f[1], f[2], 0]) as usize;
         if len > self.max_contents {
-            return Err(self.fail(Bip324Error::OversizedPacket {
+            return Err(self.fail(Error::TooLong {
                 len,
                 max: self.max_contents,
             }));
@@ -212,22 +294,36 @@ impl PacketReceiver {
     /// Verifies and decrypts, in place, the packet whose length was just
     /// decrypted: `body` is exactly header + contents + tag. `aad` is the
     /// received garbage for the session's first packet, empty afterwards.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Auth`] when the tag does not verify; [`Error::Truncated`] /
+    /// [`Error::TooLong`] when `body` is not the announced size;
+    /// [`Error::OutOfOrder`] before [`Self::decrypt_length`];
+    /// [`Error::Poisoned`] after an earlier failure. Every error poisons the
+    /// receiver.
     pub fn open_in_place<'a>(
         &mut self,
         aad: &[u8],
         body: &'a mut [u8],
-    ) -> Result<Opened<'a>, Bip324Error> {
+    ) -> Result<Opened<'a>, Error> {
         if self.poisoned {
-            return Err(Bip324Error::Poisoned);
+            return Err(Error::Poisoned);
         }
         let Some(len) = self.pending else {
-            return Err(self.fail(Bip324Error::OutOfOrder));
+            return Err(self.fail(Error::OutOfOrder));
         };
         let expected = len + HEADER_LEN + TAG_LEN;
-        if body.len() != expected {
-            return Err(self.fail(Bip324Error::WrongPacketLength {
-                expected,
-                got: body.len(),
+        if body.len() < expected {
+            return Err(self.fail(Error::Truncated {
+                len: body.len(),
+                min: expected,
+            }));
+        }
+        if body.len() > expected {
+            return Err(self.fail(Error::TooLong {
+                len: body.len(),
+                max: expected,
             }));
         }
         match self.packet.open(aad, body) {
@@ -235,7 +331,7 @@ impl PacketReceiver {
                 self.pending = None;
                 let (header, contents) = pt.split_at(HEADER_LEN);
                 Ok(Opened {
-                    decoy: header[0] & DECOY_FLAG != 0,
+                    kind: PacketType::from_header(header[0]),
                     contents,
                 })
             }
@@ -247,13 +343,14 @@ impl PacketReceiver {
     /// the length when it is not yet known, and returns
     /// [`Next::NeedMore`] until the whole packet is there. Call again with
     /// the same (grown) buffer after `NeedMore`.
-    pub fn open_next<'a>(
-        &mut self,
-        aad: &[u8],
-        buf: &'a mut [u8],
-    ) -> Result<Next<'a>, Bip324Error> {
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::decrypt_length`] and [`Self::open_in_place`]; every error
+    /// poisons the receiver.
+    pub fn open_next<'a>(&mut self, aad: &[u8], buf: &'a mut [u8]) -> Result<Next<'a>, Error> {
         if self.poisoned {
-            return Err(Bip324Error::Poisoned);
+            return Err(Error::Poisoned);
         }
         let rest = match self.pending_len() {
             Some(r) => r,

@@ -6,7 +6,7 @@
 //! out once and never returned; every key was encoded with its own fresh
 //! auxiliary randomness.
 
-use crate::primitives::ellswift::EllSwiftKeypair;
+use crate::keys::EllSwiftKeypair;
 use std::sync::Mutex;
 
 /// A bounded stock of fresh single-use handshake keys.

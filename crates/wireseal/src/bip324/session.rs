@@ -1,8 +1,8 @@
 //! An established v2 session: one sender and one receiver.
 
 use super::keys::{Role, SessionKeys};
-use super::packet::{Next, PacketReceiver, PacketSender};
-use super::Bip324Error;
+use super::packet::{Next, PacketReceiver, PacketSender, PacketType};
+use super::Error;
 
 /// Both directions of an established session. After the handshake every
 /// packet has empty AAD, so the calls here take none.
@@ -46,23 +46,40 @@ impl Session {
     }
 
     /// Wire size of a packet with `contents_len` bytes of contents.
-    pub const fn seal_len(contents_len: usize) -> usize {
-        PacketSender::seal_len(contents_len)
+    pub const fn sealed_len(contents_len: usize) -> usize {
+        PacketSender::sealed_len(contents_len)
     }
 
-    /// Encrypts one packet into `out`; returns its length.
+    /// Encrypts one packet of type `kind` into `out`; returns its length.
+    ///
+    /// # Errors
+    ///
+    /// As [`PacketSender::seal_into`].
     pub fn seal_into(
         &mut self,
         contents: &[u8],
-        decoy: bool,
+        kind: PacketType,
         out: &mut [u8],
-    ) -> Result<usize, Bip324Error> {
-        self.sender.seal_into(contents, decoy, b"", out)
+    ) -> Result<usize, Error> {
+        self.sender.seal_into(contents, kind, b"", out)
+    }
+
+    /// Encrypts one packet of type `kind` into a new `Vec`.
+    ///
+    /// # Errors
+    ///
+    /// As [`PacketSender::seal_to_vec`].
+    pub fn seal_to_vec(&mut self, contents: &[u8], kind: PacketType) -> Result<Vec<u8>, Error> {
+        self.sender.seal_to_vec(contents, kind, b"")
     }
 
     /// Opens the packet at the start of `buf` in place (see
     /// [`PacketReceiver::open_next`]).
-    pub fn open_next<'a>(&mut self, buf: &'a mut [u8]) -> Result<Next<'a>, Bip324Error> {
+    ///
+    /// # Errors
+    ///
+    /// As [`PacketReceiver::open_next`]; every error poisons the receiver.
+    pub fn open_next<'a>(&mut self, buf: &'a mut [u8]) -> Result<Next<'a>, Error> {
         self.receiver.open_next(b"", buf)
     }
 

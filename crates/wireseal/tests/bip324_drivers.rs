@@ -1,0 +1,293 @@
+//! The `std::io` and tokio drivers over real loopback TCP sockets: against
+//! each other and against the `bip324` crate's blocking `io` driver, with
+//! garbage, decoys and enough packets for several rekeys each way.
+
+use ::bip324 as peer;
+use std::net::{TcpListener, TcpStream};
+use std::thread;
+use std::time::Duration;
+use wireseal::bip324::{io, KeyPool, Network, PacketType, Role};
+
+const MAGIC: [u8; 4] = [0xf9, 0xbe, 0xb4, 0xd9];
+const PACKETS: usize = 700;
+
+fn config(garbage: usize, decoys: usize) -> io::Config {
+    let mut c = io::Config::new(Network::MAINNET);
+    c.garbage = vec![0x33; garbage];
+    c.decoys = (0..decoys).map(|i| vec![i as u8; 10 * i]).collect();
+    c
+}
+
+/// Contents of packet `i`: sizes across the rekey boundaries, some large.
+fn msg(i: usize) -> Vec<u8> {
+    let len = (i * 37) % 900 + if i % 97 == 0 { 20_000 } else { 0 };
+    (0..len).map(|j| (i ^ j) as u8).collect()
+}
+
+fn bound() -> (TcpListener, String) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let a = l.local_addr().unwrap().to_string();
+    (l, a)
+}
+
+fn timeouts(s: &TcpStream) {
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.set_write_timeout(Some(Duration::from_secs(20))).unwrap();
+}
+
+/// Our blocking responder: echoes every genuine packet (with a decoy in
+/// front of every tenth echo) until the peer closes; returns the session id.
+fn io_echo_server(l: TcpListener) -> thread::JoinHandle<[u8; 32]> {
+    thread::spawn(move || {
+        let (mut s, _) = l.accept().unwrap();
+        timeouts(&s);
+        let pool = KeyPool::new(1);
+        let mut conn = io::handshake(&mut s, Role::Responder, pool.take(), &config(17, 2)).unwrap();
+        let mut n = 0usize;
+        loop {
+            let contents = match conn.reader.receive(&mut s) {
+                Ok(c) => c,
+                Err(io::Error::Disconnected {
+                    stage: io::Stage::BetweenPackets,
+                }) => return conn.session_id,
+                Err(e) => panic!("server: {e}"),
+            };
+            if n % 10 == 0 {
+                conn.writer.queue(b"decoy echo", PacketType::Decoy).unwrap();
+            }
+            conn.writer
+                .send(&mut s, contents, PacketType::Genuine)
+                .unwrap();
+            n += 1;
+        }
+    })
+}
+
+/// Our blocking initiator: sends PACKETS packets (decoys between), checks
+/// each echo.
+fn io_client(addr: &str) -> [u8; 32] {
+    let mut s = TcpStream::connect(addr).unwrap();
+    timeouts(&s);
+    let pool = KeyPool::new(1);
+    let mut conn = io::handshake(&mut s, Role::Initiator, pool.take(), &config(0, 3)).unwrap();
+    for i in 0..PACKETS {
+        if i % 7 == 0 {
+            conn.writer.queue(&[0u8; 50], PacketType::Decoy).unwrap();
+        }
+        let m = msg(i);
+        conn.writer.send(&mut s, &m, PacketType::Genuine).unwrap();
+        assert_eq!(conn.reader.receive(&mut s).unwrap(), &m[..], "echo {i}");
+    }
+    assert!(conn.reader.packets() >= PACKETS as u64);
+    conn.session_id
+}
+
+#[test]
+fn io_initiator_with_io_responder() {
+    let (l, addr) = bound();
+    let server = io_echo_server(l);
+    let id = io_client(&addr);
+    assert_eq!(server.join().unwrap(), id);
+}
+
+#[test]
+fn tokio_initiator_with_io_responder() {
+    use wireseal::bip324::tokio as driver;
+    let (l, addr) = bound();
+    let server = io_echo_server(l);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let id = rt.block_on(async {
+        let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let pool = KeyPool::new(1);
+        let mut conn = driver::handshake(&mut s, Role::Initiator, pool.take(), &config(64, 1))
+            .await
+            .unwrap();
+        let (mut rd, mut wr) = s.into_split();
+        for i in 0..PACKETS {
+            let m = msg(i);
+            conn.writer
+                .send(&mut wr, &m, PacketType::Genuine)
+                .await
+                .unwrap();
+            let back = tokio::time::timeout(Duration::from_secs(20), conn.reader.receive(&mut rd))
+                .await
+                .expect("echo in time")
+                .unwrap();
+            assert_eq!(back, &m[..], "echo {i}");
+        }
+        conn.session_id
+    });
+    assert_eq!(server.join().unwrap(), id);
+}
+
+#[test]
+fn io_initiator_with_tokio_responder() {
+    use wireseal::bip324::tokio as driver;
+    let (l, addr) = bound();
+    l.set_nonblocking(true).unwrap();
+    let server = thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let l = tokio::net::TcpListener::from_std(l).unwrap();
+            let (mut s, _) = l.accept().await.unwrap();
+            let pool = KeyPool::new(1);
+            let mut conn = driver::handshake(&mut s, Role::Responder, pool.take(), &config(5, 4))
+                .await
+                .unwrap();
+            loop {
+                // Echo everything buffered in one write, as a listener does.
+                while let Some(c) = conn.reader.receive_buffered().unwrap() {
+                    conn.writer.queue(c, PacketType::Genuine).unwrap();
+                }
+                conn.writer.flush(&mut s).await.unwrap();
+                let n = conn.reader.fill(&mut s).await.unwrap();
+                if n == 0 {
+                    assert_eq!(conn.reader.buffered_len(), 0);
+                    return conn.session_id;
+                }
+            }
+        })
+    });
+    let id = io_client(&addr);
+    assert_eq!(server.join().unwrap(), id);
+}
+
+/// Our blocking initiator against the crate's blocking responder.
+#[test]
+fn io_initiator_with_crate_responder() {
+    let (l, addr) = bound();
+    let server = thread::spawn(move || {
+        let (s, _) = l.accept().unwrap();
+        timeouts(&s);
+        let mut p = peer::io::Protocol::new(
+            MAGIC,
+            peer::Role::Responder,
+            Some(vec![1u8; 99]),
+            Some(vec![vec![2u8; 40]]),
+            s.try_clone().unwrap(),
+            s,
+        )
+        .unwrap();
+        for i in 0..PACKETS {
+            // The crate's `read` hands decoys up too: skip them.
+            let got = loop {
+                let got = p.read().unwrap();
+                if got.packet_type() == peer::PacketType::Genuine {
+                    break got;
+                }
+            };
+            assert_eq!(got.contents(), &msg(i)[..]);
+            if i % 11 == 0 {
+                p.write(&peer::io::Payload::decoy(vec![0u8; 9])).unwrap();
+            }
+            p.write(&peer::io::Payload::genuine(got.contents().to_vec()))
+                .unwrap();
+        }
+    });
+    io_client(&addr);
+    server.join().unwrap();
+}
+
+/// The crate's blocking initiator against our tokio responder.
+#[test]
+fn crate_initiator_with_tokio_responder() {
+    use wireseal::bip324::tokio as driver;
+    let (l, addr) = bound();
+    l.set_nonblocking(true).unwrap();
+    let server = thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let l = tokio::net::TcpListener::from_std(l).unwrap();
+            let (s, _) = l.accept().await.unwrap();
+            let (mut rd, mut wr) = s.into_split();
+            let mut s = tokio::io::join(&mut rd, &mut wr);
+            let pool = KeyPool::new(1);
+            let mut conn = driver::handshake(&mut s, Role::Responder, pool.take(), &config(0, 0))
+                .await
+                .unwrap();
+            for i in 0..PACKETS {
+                let c = conn.reader.receive(&mut rd).await.unwrap().to_vec();
+                assert_eq!(c, msg(i));
+                conn.writer
+                    .send(&mut wr, &c, PacketType::Genuine)
+                    .await
+                    .unwrap();
+            }
+        })
+    });
+    let s = TcpStream::connect(&addr).unwrap();
+    timeouts(&s);
+    let mut p = peer::io::Protocol::new(
+        MAGIC,
+        peer::Role::Initiator,
+        Some(vec![7u8; 4095]),
+        Some(vec![vec![3u8; 5], Vec::new()]),
+        s.try_clone().unwrap(),
+        s,
+    )
+    .unwrap();
+    for i in 0..PACKETS {
+        if i % 13 == 0 {
+            p.write(&peer::io::Payload::decoy(vec![1u8; 77])).unwrap();
+        }
+        p.write(&peer::io::Payload::genuine(msg(i))).unwrap();
+        let back = p.read().unwrap();
+        assert_eq!(back.packet_type(), peer::PacketType::Genuine);
+        assert_eq!(back.contents(), &msg(i)[..]);
+    }
+    server.join().unwrap();
+}
+
+/// A v1 peer gets nothing from our responder, which reports `V1Peer`; a
+/// peer that leaves mid-handshake is `Disconnected` at the right stage.
+#[test]
+fn v1_peer_and_early_disconnects() {
+    use std::io::{Read, Write};
+    let (l, addr) = bound();
+    let server = thread::spawn(move || {
+        let mut errs = Vec::new();
+        for _ in 0..2 {
+            let (mut s, _) = l.accept().unwrap();
+            timeouts(&s);
+            let pool = KeyPool::new(1);
+            errs.push(
+                io::handshake(&mut s, Role::Responder, pool.take(), &config(0, 0)).unwrap_err(),
+            );
+        }
+        errs
+    });
+    let mut s = TcpStream::connect(&addr).unwrap();
+    timeouts(&s);
+    s.write_all(b"\xf9\xbe\xb4\xd9version\0\0\0\0\0").unwrap();
+    let mut b = [0u8; 1];
+    assert_eq!(s.read(&mut b).unwrap(), 0, "nothing is sent to a v1 peer");
+    // Twenty bytes of something else, then the end of our stream.
+    let mut s = TcpStream::connect(&addr).unwrap();
+    timeouts(&s);
+    s.write_all(&[0xaa; 20]).unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut theirs = Vec::new();
+    s.read_to_end(&mut theirs).unwrap();
+    assert_eq!(theirs.len(), 64, "the responder's key, no garbage");
+    let errs = server.join().unwrap();
+    assert!(matches!(errs[0], io::Error::V1Peer), "{:?}", errs[0]);
+    assert!(
+        matches!(
+            errs[1],
+            io::Error::Disconnected {
+                stage: io::Stage::Key
+            }
+        ),
+        "{:?}",
+        errs[1]
+    );
+}
