@@ -147,8 +147,9 @@ impl Batch {
     /// calling thread does no per-item work and nothing is allocated.
     ///
     /// # Panics
-    /// When `items` and `ranges` differ in length or the ranges do not fit
-    /// (a bug in the caller, which checks them first).
+    /// When `items` and `ranges` differ in length, or (slicing out of bounds)
+    /// when the ranges do not fit: a bug in the caller, which checks them
+    /// first (debug builds check [`ranges_fit`] here too).
     pub(crate) fn for_each_region<T, F>(
         &self,
         items: &mut [T],
@@ -160,7 +161,7 @@ impl Batch {
         F: Fn(usize, &mut T, &mut [u8]) + Sync + Send,
     {
         assert_eq!(items.len(), ranges.len(), "one range per item");
-        assert!(ranges_fit(ranges, out.len()), "ranges must fit the buffer");
+        debug_assert!(ranges_fit(ranges, out.len()), "ranges must fit the buffer");
         let mut run = || split_regions(0, items, ranges, out, 0, &f);
         match &self.pool {
             Some(p) => p.install(run),
