@@ -1,5 +1,5 @@
 //! Sealing and opening per-peer E2EE frames over an established session of
-//! [`PeerSessions`] (the replay rules are in the `sessions` module docs).
+//! [`PeerSessions`] (the replay rules are in its docs).
 
 use super::nonce_history::NonceHistory;
 use super::peer_frame::{peer_sealed_len, PeerHeader, PEER_HEADER_LEN};

@@ -1,61 +1,6 @@
-//! Per-peer E2EE sessions: X25519 key exchange, session keys, counters.
-//!
-//! Wire behaviour matches peat-btle's `PeerSessionManager`: the session key
-//! is HKDF-SHA256(salt = lower node id || higher node id as u32 LE,
-//! ikm = X25519(our static key, peer key), info = "PEAT-peer-e2ee-v1"); the
-//! initiator sends a key exchange and waits, the responder answers and is
-//! established at once; a key exchange for a session that is already
-//! established (or closed) is ignored; outbound counters start at 0 and go
-//! up by one per frame.
-//!
-//! # Replay protection
-//!
-//! The frame's tag covers only the ciphertext: peat-btle passes no AAD, and
-//! we must not change a byte on the wire. The header (recipient, sender,
-//! **counter**) can be edited freely without breaking the tag. peat-btle
-//! checks and advances its inbound counter *before* the tag, so one forged
-//! frame with counter 1,000,000 silences a peer for good; and because the
-//! counter is unauthenticated it gives no replay protection against anyone
-//! who edits it. Moving the state after the tag is not enough either: take a
-//! genuine old frame, raise its counter to `u64::MAX`, and the tag still
-//! verifies. Any rule in which that counter moves a rejection threshold can be
-//! abused this way.
-//!
-//! So here the counter is **advisory**: it is reported to the caller
-//! ([`PeerMessage::counter`], [`PeerHeader::counter`]) and the highest one
-//! whose frame verified is tracked ([`SessionInfo::highest_inbound_counter`]),
-//! but it never rejects a frame. Replays are detected by the only
-//! authenticated, unique per-frame value, the random 12-byte nonce: each
-//! session remembers the nonces of its last [`DEFAULT_NONCE_HISTORY`] verified
-//! frames (configurable, [`PeerSessions::with_nonce_history`]; about 256 KiB
-//! per busy session at the default, see `nonce_history.rs`) and rejects a
-//! frame whose nonce it holds ([`Error::Replay`]), whatever its counter.
-//! Nothing moves before the tag verifies: a failed call leaves the history,
-//! the counter and the activity time as they were.
-//!
-//! Residual risk, the same exposure peat-btle has: a genuine frame older than
-//! the history (its nonce forgotten) can be replayed once more, with any
-//! counter. Likewise a session re-established with the same static keys has
-//! the same key and an empty history (peat-btle restarts its counters at 0
-//! there too). Closing this needs the header as AAD, a wire change peat-btle
-//! would have to adopt.
-//!
-//! # Other differences, none visible on the wire
-//!
-//! - X25519 results come through a [`SharedSecretCache`] keyed by the whole
-//!   peer public key, so re-establishing a session skips the curve operation;
-//! - low-order peer keys are rejected ([`Error::WeakPublicKey`]);
-//! - a full table never drops a live established session to make room: it
-//!   drops expired, then closed, then pending sessions, or refuses
-//!   ([`Error::SessionLimit`]) before any curve work, so a refused key
-//!   exchange cannot evict a real peer's cached shared secret;
-//! - an expired session is refused ([`Error::SessionExpired`]) rather
-//!   than used until someone cleans it up;
-//! - the outbound counter stops at `u64::MAX` ([`Error::CounterExhausted`])
-//!   instead of wrapping.
-//!
-//! Time is the caller's `now`: milliseconds on any monotonic clock, always the
-//! first argument after the receiver.
+//! The per-peer session table: handshake, session keys, cap and timeout
+//! ([`PeerSessions`]; its docs hold the replay rules). Sealing and opening
+//! frames over an established session: `peer_crypto.rs`.
 
 use super::key_exchange::{KeyExchange, KEY_EXCHANGE_LEN};
 use super::session::{session_key_bytes, Session, SessionInfo, SessionState};
@@ -98,7 +43,64 @@ pub enum KeyExchangeOutcome {
 }
 
 /// Our node's per-peer E2EE sessions (sans-IO: `now` and frames in, frames
-/// and plaintexts out). Sealing and opening frames: `peer_crypto.rs`.
+/// and plaintexts out): X25519 key exchange, session keys, counters.
+///
+/// Wire behaviour matches peat-btle's `PeerSessionManager`: the session key
+/// is HKDF-SHA256(salt = lower node id || higher node id as u32 LE,
+/// ikm = X25519(our static key, peer key), info = "PEAT-peer-e2ee-v1"); the
+/// initiator sends a key exchange and waits, the responder answers and is
+/// established at once; a key exchange for a session that is already
+/// established (or closed) is ignored; outbound counters start at 0 and go
+/// up by one per frame.
+///
+/// # Replay protection
+///
+/// The frame's tag covers only the ciphertext: peat-btle passes no AAD, and
+/// we must not change a byte on the wire. The header (recipient, sender,
+/// **counter**) can be edited freely without breaking the tag. peat-btle
+/// checks and advances its inbound counter *before* the tag, so one forged
+/// frame with counter 1,000,000 silences a peer for good; and because the
+/// counter is unauthenticated it gives no replay protection against anyone
+/// who edits it. Moving the state after the tag is not enough either: take a
+/// genuine old frame, raise its counter to `u64::MAX`, and the tag still
+/// verifies. Any rule in which that counter moves a rejection threshold can be
+/// abused this way.
+///
+/// So here the counter is **advisory**: it is reported to the caller
+/// ([`PeerMessage::counter`](super::PeerMessage::counter), [`PeerHeader::counter`](super::PeerHeader::counter)) and the highest one
+/// whose frame verified is tracked ([`SessionInfo::highest_inbound_counter`]),
+/// but it never rejects a frame. Replays are detected by the only
+/// authenticated, unique per-frame value, the random 12-byte nonce: each
+/// session remembers the nonces of its last [`DEFAULT_NONCE_HISTORY`] verified
+/// frames (configurable, [`PeerSessions::with_nonce_history`]; about 256 KiB
+/// per busy session at the default, see `nonce_history.rs`) and rejects a
+/// frame whose nonce it holds ([`Error::Replay`]), whatever its counter.
+/// Nothing moves before the tag verifies: a failed call leaves the history,
+/// the counter and the activity time as they were.
+///
+/// Residual risk, the same exposure peat-btle has: a genuine frame older than
+/// the history (its nonce forgotten) can be replayed once more, with any
+/// counter. Likewise a session re-established with the same static keys has
+/// the same key and an empty history (peat-btle restarts its counters at 0
+/// there too). Closing this needs the header as AAD, a wire change peat-btle
+/// would have to adopt.
+///
+/// # Other differences, none visible on the wire
+///
+/// - X25519 results come through a [`SharedSecretCache`] keyed by the whole
+///   peer public key, so re-establishing a session skips the curve operation;
+/// - low-order peer keys are rejected ([`Error::WeakPublicKey`]);
+/// - a full table never drops a live established session to make room: it
+///   drops expired, then closed, then pending sessions, or refuses
+///   ([`Error::SessionLimit`]) before any curve work, so a refused key
+///   exchange cannot evict a real peer's cached shared secret;
+/// - an expired session is refused ([`Error::SessionExpired`]) rather
+///   than used until someone cleans it up;
+/// - the outbound counter stops at `u64::MAX` ([`Error::CounterExhausted`])
+///   instead of wrapping.
+///
+/// Time is the caller's `now`: milliseconds on any monotonic clock, always the
+/// first argument after the receiver.
 pub struct PeerSessions {
     pub(super) node_id: u32,
     identity: StaticSecret,
