@@ -10,6 +10,7 @@ mod bip324;
 mod meshtastic;
 mod peat;
 mod sphinx;
+mod sphinx_baselines;
 #[cfg(feature = "rust-peers")]
 mod sphinx_ldk;
 mod timing;

@@ -9,6 +9,7 @@
 //! itself in its own process (a Go bench server): each round runs one sample
 //! of ours here, then asks Go for one sample of the same workload.
 
+use super::sphinx_baselines::session_secrets_quadratic;
 use super::sphinx_ldk::Ldk;
 use super::timing::{calls_per_sample, median};
 use super::{Better, Ctx, Row};
@@ -20,7 +21,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 use wireseal::batch::Batch;
 use wireseal::keys::{PrivateKey, PublicKey};
-use wireseal::sphinx::{self, keys, Hop, Onion, Padding, PeelItem, PAYMENT_AREA};
+use wireseal::sphinx::{self, keys, Hop, Onion, Padding, PeelItem, Route, PAYMENT_AREA};
 
 const S: &str = "sphinx";
 const GO: &str = "lightning-onion v1.3.0 (Go)";
@@ -219,15 +220,13 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
 
     let mut buf = vec![0u8; sphinx::PAYMENT_ONION_LEN];
     let build = |hops: &[Hop], buf: &mut [u8]| {
-        sphinx::build_into(
-            &session,
+        let route = Route {
             hops,
-            &ad,
-            PAYMENT_AREA,
-            Padding::Deterministic,
-            buf,
-        )
-        .expect("builds")
+            associated_data: &ad,
+            area: PAYMENT_AREA,
+            padding: Padding::Deterministic,
+        };
+        sphinx::build_into(&session, &route, buf).expect("builds")
     };
     // Warm up (lazy context set-up, caches, clock) before the first figure.
     let t = Instant::now();
@@ -277,7 +276,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     // Shared-secret derivation only (no packet): linear against quadratic.
     let (linear, quadratic) = ctx.time_pair_per_op(
         || keys::session_secrets(&session, pubs.iter().copied()),
-        || keys::session_secrets_quadratic(&session, &pubs),
+        || session_secrets_quadratic(&session, &pubs),
     );
 
     // Build, 1 hop.
@@ -291,10 +290,13 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
 
     // Peel one layer (of 20), from the wire bytes: against its floor, LDK and
     // lightning-onion.
-    let onion20 = sphinx::build(&session, &hops20, &ad, PAYMENT_AREA, Padding::Deterministic)
-        .expect("builds")
-        .0
-        .to_bytes();
+    let route20 = Route {
+        hops: &hops20,
+        associated_data: &ad,
+        area: PAYMENT_AREA,
+        padding: Padding::Deterministic,
+    };
+    let onion20 = sphinx::build_to_vec(&session, &route20).expect("builds").0;
     let peel = || {
         Onion::parse(&onion20)
             .and_then(|o| o.peel(&keys20[0], &ad))
@@ -322,16 +324,9 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let n = if ctx.full { 4096 } else { 512 };
     let onions: Vec<Vec<u8>> = (0..64)
         .map(|_| {
-            sphinx::build(
-                &PrivateKey::random(),
-                &hops20,
-                &ad,
-                PAYMENT_AREA,
-                Padding::Random,
-            )
-            .expect("builds")
-            .0
-            .to_bytes()
+            sphinx::build_to_vec(&PrivateKey::random(), &Route::payment(&hops20, &ad))
+                .expect("builds")
+                .0
         })
         .collect();
     let items: Vec<PeelItem> = (0..n)

@@ -171,7 +171,7 @@ mod tests {
     //! Interop with LDK through its public onion API.
     use super::*;
     use wireseal::keys::{PrivateKey as WsKey, PublicKey as WsPub};
-    use wireseal::sphinx::{self, keys, tlv, Hop, Onion, Padding, Peeled, PAYMENT_AREA};
+    use wireseal::sphinx::{self, keys, tlv, Hop, Onion, Padding, Peeled, Route, PAYMENT_AREA};
 
     fn tu(v: u64) -> Vec<u8> {
         let b = v.to_be_bytes();
@@ -217,15 +217,15 @@ mod tests {
                 payload: p,
             })
             .collect();
-        let (mine, _) = sphinx::build(
-            &WsKey::from_bytes(&session).unwrap(),
-            &hops,
-            &[5; 32],
-            PAYMENT_AREA,
-            Padding::Deterministic,
-        )
-        .unwrap();
-        assert_eq!(hex::encode(mine.to_bytes()), hex::encode(&onion));
+        let route = Route {
+            hops: &hops,
+            associated_data: &[5; 32],
+            area: PAYMENT_AREA,
+            padding: Padding::Deterministic,
+        };
+        let (mine, _) =
+            sphinx::build_to_vec(&WsKey::from_bytes(&session).unwrap(), &route).unwrap();
+        assert_eq!(hex::encode(mine), hex::encode(&onion));
     }
 
     #[test]
@@ -257,9 +257,7 @@ mod tests {
                 payload: &fin,
             },
         ];
-        let (onion, _) =
-            sphinx::build(&session, &hops, &ph, PAYMENT_AREA, Padding::Random).unwrap();
-        let bytes = onion.to_bytes();
+        let (bytes, _) = sphinx::build_to_vec(&session, &Route::payment(&hops, &ph)).unwrap();
         let nxt = ldk
             .peel(&bytes, ph, 50_010, cltv_out + 72)
             .unwrap()
@@ -273,9 +271,7 @@ mod tests {
             pubkey: ldk_pub,
             payload: &fin,
         }];
-        let (onion, _) =
-            sphinx::build(&session, &hops, &ph, PAYMENT_AREA, Padding::Random).unwrap();
-        let mut bytes = onion.to_bytes();
+        let (mut bytes, _) = sphinx::build_to_vec(&session, &Route::payment(&hops, &ph)).unwrap();
         assert_eq!(ldk.peel(&bytes, ph, 50_000, cltv_out).unwrap(), None);
         // Tampered: LDK refuses.
         bytes[600] ^= 1;

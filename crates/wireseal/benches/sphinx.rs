@@ -5,7 +5,7 @@ use criterion::{black_box, criterion_main, Criterion};
 use wireseal::hazmat::chacha20::KeyStream;
 use wireseal::hazmat::sha::hmac_sha256;
 use wireseal::keys::{PrivateKey, PublicKey};
-use wireseal::sphinx::{self, keys, Hop, Onion, Padding, PAYMENT_AREA};
+use wireseal::sphinx::{self, keys, Hop, Onion, Padding, Route, PAYMENT_AREA};
 
 fn benches(c: &mut Criterion) {
     let session = PrivateKey::from_bytes(&[0x41; 32]).unwrap();
@@ -43,37 +43,21 @@ fn benches(c: &mut Criterion) {
     g.bench_function("key_derivation_20_linear", |b| {
         b.iter(|| keys::session_secrets(&session, pubs.iter().copied()))
     });
+    let route = |hops| Route {
+        hops,
+        associated_data: &ad,
+        area: PAYMENT_AREA,
+        padding: Padding::Deterministic,
+    };
+    let (route20, route1) = (route(&hops[..]), route(&hops[..1]));
     let mut out = vec![0u8; sphinx::PAYMENT_ONION_LEN];
     g.bench_function("build_20", |b| {
-        b.iter(|| {
-            sphinx::build_into(
-                &session,
-                &hops,
-                &ad,
-                PAYMENT_AREA,
-                Padding::Deterministic,
-                &mut out,
-            )
-            .unwrap()
-        })
+        b.iter(|| sphinx::build_into(&session, &route20, &mut out).unwrap())
     });
     g.bench_function("build_1", |b| {
-        b.iter(|| {
-            sphinx::build_into(
-                &session,
-                &hops[..1],
-                &ad,
-                PAYMENT_AREA,
-                Padding::Deterministic,
-                &mut out,
-            )
-            .unwrap()
-        })
+        b.iter(|| sphinx::build_into(&session, &route1, &mut out).unwrap())
     });
-    let onion = sphinx::build(&session, &hops, &ad, PAYMENT_AREA, Padding::Deterministic)
-        .unwrap()
-        .0
-        .to_bytes();
+    let onion = sphinx::build_to_vec(&session, &route20).unwrap().0;
     // The EC work a forwarding peel cannot avoid: ECDH + one variable-base mult.
     let eph = *Onion::parse(&onion).unwrap().ephemeral_key();
     g.bench_function("peel_floor", |b| {

@@ -6,8 +6,9 @@ use wireseal::hazmat::chacha20::KeyStream;
 use wireseal::hazmat::sha::hmac_sha256;
 use wireseal::keys::{PrivateKey, PublicKey};
 use wireseal::sphinx::{
-    build, keys, peel_batch, Hop, MemoryReplayLog, Onion, Padding, PeelItem, Peeled, SphinxError,
-    MESSAGE_AREA_LARGE, PAYMENT_AREA, PAYMENT_ONION_LEN,
+    area_len, blinding, build, build_into, build_to_vec, failure, keys, peel_batch, Error, Hop,
+    HopSecrets, MemoryReplayLog, Onion, Padding, PeelItem, Peeled, Route, MESSAGE_AREA_LARGE,
+    PAYMENT_AREA, PAYMENT_ONION_LEN,
 };
 
 fn node(i: u8) -> PrivateKey {
@@ -29,7 +30,13 @@ fn make(keys_: &[PrivateKey], payloads: &[Vec<u8>], area: usize, pad: Padding) -
             payload: p,
         })
         .collect();
-    build(&node(0x99), &hops, b"ad", area, pad).unwrap().0
+    let route = Route {
+        hops: &hops,
+        associated_data: b"ad",
+        area,
+        padding: pad,
+    };
+    build(&node(0x99), &route).unwrap().0
 }
 
 fn peel_all(mut o: Onion, keys_: &[PrivateKey], ad: &[u8]) -> Vec<Vec<u8>> {
@@ -54,62 +61,77 @@ fn peel_all(mut o: Onion, keys_: &[PrivateKey], ad: &[u8]) -> Vec<Vec<u8>> {
 fn round_trips_with_random_padding_and_large_area() {
     let (k, p) = route(20, 20);
     let o = make(&k, &p, PAYMENT_AREA, Padding::Random);
-    assert_eq!(o.to_bytes().len(), PAYMENT_ONION_LEN);
+    assert_eq!(o.to_vec().len(), PAYMENT_ONION_LEN);
     assert_eq!(peel_all(o, &k, b"ad"), p);
     let (k, p) = route(5, 6000);
     let o = make(&k, &p, MESSAGE_AREA_LARGE, Padding::Deterministic);
-    let bytes = o.to_bytes();
+    let bytes = o.to_vec();
     assert_eq!(bytes.len(), 32834);
     let o = Onion::parse_message(&bytes).unwrap();
     assert_eq!(peel_all(o, &k, b"ad"), p);
-    assert!(matches!(
-        Onion::parse(&bytes),
-        Err(SphinxError::BadLength { .. })
-    ));
+    assert_eq!(
+        Onion::parse(&bytes).unwrap_err(),
+        Error::TooLong {
+            len: 32834,
+            max: PAYMENT_ONION_LEN
+        }
+    );
 }
 
 #[test]
 fn tampering_wrong_key_and_wrong_ad_fail_the_hmac() {
     let (k, p) = route(3, 30);
-    let bytes = make(&k, &p, PAYMENT_AREA, Padding::Deterministic).to_bytes();
+    let bytes = make(&k, &p, PAYMENT_AREA, Padding::Deterministic).to_vec();
     for pos in [40, 700, 1333, 1340, 1365] {
         let mut b = bytes.clone();
         b[pos] ^= 0x01;
         let o = Onion::parse(&b).unwrap();
-        assert_eq!(
-            o.peel(&k[0], b"ad").unwrap_err(),
-            SphinxError::BadHmac,
-            "{pos}"
-        );
+        assert_eq!(o.peel(&k[0], b"ad").unwrap_err(), Error::Auth, "{pos}");
     }
     let o = Onion::parse(&bytes).unwrap();
-    assert_eq!(
-        o.clone().peel(&k[1], b"ad").unwrap_err(),
-        SphinxError::BadHmac
-    );
-    assert_eq!(o.peel(&k[0], b"ae").unwrap_err(), SphinxError::BadHmac);
+    assert_eq!(o.clone().peel(&k[1], b"ad").unwrap_err(), Error::Auth);
+    assert_eq!(o.peel(&k[0], b"ae").unwrap_err(), Error::Auth);
     // Ephemeral key: a bad point or version.
     let mut b = bytes.clone();
     b[1] = 0x05;
-    assert_eq!(Onion::parse(&b).unwrap_err(), SphinxError::BadEphemeralKey);
+    assert_eq!(Onion::parse(&b).unwrap_err(), Error::BadEphemeralKey);
     let mut b = bytes.clone();
     b[0] = 1;
-    assert_eq!(
-        Onion::parse(&b).unwrap_err(),
-        SphinxError::UnknownVersion(1)
-    );
+    assert_eq!(Onion::parse(&b).unwrap_err(), Error::UnknownVersion(1));
     // Truncated, oversized.
-    assert!(matches!(
-        Onion::parse(&bytes[..1365]),
-        Err(SphinxError::BadLength { .. })
-    ));
+    assert_eq!(
+        Onion::parse(&bytes[..1365]).unwrap_err(),
+        Error::Truncated {
+            len: 1365,
+            min: 1366
+        }
+    );
     let mut long = bytes.clone();
     long.push(0);
-    assert!(matches!(
-        Onion::parse(&long),
-        Err(SphinxError::BadLength { .. })
-    ));
-    assert!(Onion::parse_any(&bytes[..40]).is_err());
+    assert_eq!(
+        Onion::parse(&long).unwrap_err(),
+        Error::TooLong {
+            len: 1367,
+            max: 1366
+        }
+    );
+    assert_eq!(
+        Onion::parse_message(&long).unwrap_err(),
+        Error::UnsupportedSize { len: 1367 }
+    );
+    assert_eq!(
+        Onion::parse_message(&bytes[..100]).unwrap_err(),
+        Error::Truncated {
+            len: 100,
+            min: 1366
+        }
+    );
+    assert_eq!(
+        Onion::parse_any(&bytes[..40]).unwrap_err(),
+        Error::Truncated { len: 40, min: 99 }
+    );
+    assert_eq!(area_len(40), Err(Error::Truncated { len: 40, min: 99 }));
+    assert_eq!(area_len(99), Ok(33));
 }
 
 /// Forges a packet whose HMAC verifies under a known secret but whose first
@@ -135,7 +157,7 @@ fn frames_past_the_area_and_legacy_payloads_are_rejected() {
     let (o, ss) = forged(&[0xfd, 0x04, 0xf5]);
     assert_eq!(
         o.peel_with_secret(ss, b"").unwrap_err(),
-        SphinxError::FrameOverflow
+        Error::FrameOverflow
     );
     // 1265 + 3 + 32 = 1300 fits exactly.
     let (o, ss) = forged(&[0xfd, 0x04, 0xf1]);
@@ -144,19 +166,13 @@ fn frames_past_the_area_and_legacy_payloads_are_rejected() {
         Ok(Peeled::Final { .. })
     ));
     let (o, ss) = forged(&[0x00]);
-    assert_eq!(
-        o.peel_with_secret(ss, b"").unwrap_err(),
-        SphinxError::BadPayload
-    );
+    assert_eq!(o.peel_with_secret(ss, b"").unwrap_err(), Error::BadPayload);
     let (o, ss) = forged(&[0xfd, 0x00, 0x10]); // non-canonical BigSize
-    assert_eq!(
-        o.peel_with_secret(ss, b"").unwrap_err(),
-        SphinxError::BadPayload
-    );
+    assert_eq!(o.peel_with_secret(ss, b"").unwrap_err(), Error::BadPayload);
     let (o, ss) = forged(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
     assert_eq!(
         o.peel_with_secret(ss, b"").unwrap_err(),
-        SphinxError::FrameOverflow
+        Error::FrameOverflow
     );
 }
 
@@ -164,8 +180,8 @@ fn frames_past_the_area_and_legacy_payloads_are_rejected() {
 fn build_rejects_bad_routes() {
     let hops: [Hop; 0] = [];
     assert_eq!(
-        build(&node(9), &hops, b"", PAYMENT_AREA, Padding::Random).unwrap_err(),
-        SphinxError::NoHops
+        build(&node(9), &Route::payment(&hops, b"")).unwrap_err(),
+        Error::NoHops
     );
     let (k, p) = route(2, 700);
     let hops: Vec<Hop> = k
@@ -176,13 +192,13 @@ fn build_rejects_bad_routes() {
             payload: p,
         })
         .collect();
-    assert!(matches!(
-        build(&node(9), &hops, b"", PAYMENT_AREA, Padding::Random),
-        Err(SphinxError::PayloadsTooLarge {
-            need: 1470,
-            have: 1300
-        })
-    ));
+    assert_eq!(
+        build(&node(9), &Route::payment(&hops, b"")).unwrap_err(),
+        Error::TooLong {
+            len: 1470,
+            max: 1300
+        }
+    );
     // An empty payload would be framed with length 0, the legacy marker that
     // peel rejects: build refuses it, at any position, in both entry points.
     for empty_at in 0..3 {
@@ -196,23 +212,20 @@ fn build_rejects_bad_routes() {
                 payload: p,
             })
             .collect();
+        let route = Route::payment(&hops, b"");
         assert_eq!(
-            build(&node(9), &hops, b"", PAYMENT_AREA, Padding::Random).unwrap_err(),
-            SphinxError::BadPayload,
+            build(&node(9), &route).unwrap_err(),
+            Error::BadPayload,
             "empty payload at hop {empty_at}"
         );
         let mut out = [0u8; PAYMENT_ONION_LEN];
         assert_eq!(
-            wireseal::sphinx::build_into(
-                &node(9),
-                &hops,
-                b"",
-                PAYMENT_AREA,
-                Padding::Random,
-                &mut out
-            )
-            .unwrap_err(),
-            SphinxError::BadPayload
+            build_into(&node(9), &route, &mut out).unwrap_err(),
+            Error::BadPayload
+        );
+        assert_eq!(
+            build_to_vec(&node(9), &route).unwrap_err(),
+            Error::BadPayload
         );
     }
     // One byte is the smallest payload that round-trips.
@@ -221,15 +234,8 @@ fn build_rejects_bad_routes() {
     assert_eq!(peel_all(o, &k, b"ad"), p);
     let mut small = [0u8; 100];
     assert!(matches!(
-        wireseal::sphinx::build_into(
-            &node(9),
-            &hops[..1],
-            b"",
-            PAYMENT_AREA,
-            Padding::Random,
-            &mut small
-        ),
-        Err(SphinxError::BufferTooSmall { required: 1366 })
+        build_into(&node(9), &Route::payment(&hops[..1], b""), &mut small),
+        Err(Error::BufferTooSmall { required: 1366 })
     ));
 }
 
@@ -239,13 +245,13 @@ fn replay_log_rejects_the_second_copy_only_after_a_valid_hmac() {
     let o = make(&k, &p, PAYMENT_AREA, Padding::Random);
     let mut log = MemoryReplayLog::default();
     // A bad HMAC does not touch the log.
-    let mut b = o.to_bytes();
+    let mut b = o.to_vec();
     b[500] ^= 1;
     let bad = Onion::parse(&b).unwrap();
     assert_eq!(
         bad.peel_with_replay_log(&k[0], b"ad", &mut log)
             .unwrap_err(),
-        SphinxError::BadHmac
+        Error::Auth
     );
     assert!(o
         .clone()
@@ -253,7 +259,7 @@ fn replay_log_rejects_the_second_copy_only_after_a_valid_hmac() {
         .is_ok());
     assert_eq!(
         o.peel_with_replay_log(&k[0], b"ad", &mut log).unwrap_err(),
-        SphinxError::Replay
+        Error::Replay
     );
 }
 
@@ -261,7 +267,7 @@ fn replay_log_rejects_the_second_copy_only_after_a_valid_hmac() {
 fn batch_peel_matches_serial() {
     let (k, p) = route(3, 40);
     let onions: Vec<Vec<u8>> = (0..50)
-        .map(|_| make(&k, &p, PAYMENT_AREA, Padding::Random).to_bytes())
+        .map(|_| make(&k, &p, PAYMENT_AREA, Padding::Random).to_vec())
         .collect();
     let mut items: Vec<PeelItem> = onions
         .iter()
@@ -295,4 +301,64 @@ fn batch_peel_matches_serial() {
         assert!(r[50].is_err());
     }
     let _ = PublicKey::from_slice(&k[0].public_key().serialize()).unwrap();
+}
+
+#[test]
+fn failure_packets_reject_short_long_and_unattributable_input() {
+    let secrets = HopSecrets::new(vec![keys::SharedSecret::new([3; 32])]);
+    assert_eq!(
+        failure::unwrap(&secrets, &[0u8; 35]).unwrap_err(),
+        Error::Truncated {
+            len: 35,
+            min: failure::MIN_FAILURE_LEN
+        }
+    );
+    assert_eq!(
+        failure::unwrap(&secrets, &[0u8; 292]).unwrap_err(),
+        Error::Auth
+    );
+    let ss = secrets.get(0).unwrap();
+    let long = vec![0u8; failure::MAX_MESSAGE_LEN + 1];
+    assert_eq!(
+        failure::create_to_vec(ss, &long).unwrap_err(),
+        Error::TooLong {
+            len: failure::MAX_MESSAGE_LEN + 1,
+            max: failure::MAX_MESSAGE_LEN
+        }
+    );
+    let mut small = [0u8; 10];
+    assert_eq!(
+        failure::create_into(ss, b"msg", &mut small).unwrap_err(),
+        Error::BufferTooSmall {
+            required: failure::failure_len(3)
+        }
+    );
+    let packet = failure::create_to_vec(ss, b"msg").unwrap();
+    assert_eq!(failure::unwrap(&secrets, &packet).unwrap().message, b"msg");
+}
+
+#[test]
+fn recipient_data_opens_in_place_and_rejects_tampering() {
+    let alice = node(0x21);
+    let data: &[u8] = b"data";
+    let path = blinding::blind_path(&node(0x22), &[(alice.public_key(), data)]).unwrap();
+    let sealed = &path.hops[0].encrypted_data;
+    assert_eq!(sealed.len(), blinding::sealed_len(4));
+    assert_eq!(blinding::opened_len(sealed.len()), Ok(4));
+    assert_eq!(
+        blinding::opened_len(15),
+        Err(Error::Truncated { len: 15, min: 16 })
+    );
+    let u = blinding::unblind(&alice, &path.first_path_key).unwrap();
+    let mut buf = sealed.clone();
+    assert_eq!(u.open_in_place(&mut buf), Ok(4));
+    assert_eq!(&buf[..4], b"data");
+    assert_eq!(u.open_to_vec(sealed).unwrap(), b"data");
+    let mut bad = sealed.clone();
+    bad[0] ^= 1;
+    assert_eq!(u.open_to_vec(&bad).unwrap_err(), Error::Auth);
+    assert_eq!(
+        u.open_to_vec(&sealed[..15]).unwrap_err(),
+        Error::Truncated { len: 15, min: 16 }
+    );
 }

@@ -4,7 +4,7 @@
 use crate::util::{hex_arg, parse_u32, secret_hex, secret_source, SecretSource};
 use anyhow::{anyhow, bail, Context, Result};
 use wireseal::keys::{PrivateKey, PublicKey};
-use wireseal::sphinx::{self, blinding, failure, keys, Hop, Onion, Padding, Peeled};
+use wireseal::sphinx::{self, blinding, failure, keys, Hop, Onion, Padding, Peeled, Route};
 
 /// `wireseal onion ...`.
 #[derive(Debug, clap::Args)]
@@ -171,7 +171,7 @@ struct PeelOutput {
 impl PeelOutput {
     fn of(p: &Peeled) -> Self {
         let (is_final, next_onion) = match p {
-            Peeled::Forward { next, .. } => (false, Some(hex::encode(next.to_bytes()))),
+            Peeled::Forward { next, .. } => (false, Some(hex::encode(next.to_vec()))),
             Peeled::Final { .. } => (true, None),
         };
         Self {
@@ -223,9 +223,15 @@ pub fn run(a: Args) -> Result<()> {
             } else {
                 Padding::Deterministic
             };
+            let route = Route {
+                hops: &hops,
+                associated_data: &ad,
+                area,
+                padding: pad,
+            };
             let (onion, _) =
-                sphinx::build(&session, &hops, &ad, area, pad).context("cannot build the onion")?;
-            println!("{}", hex::encode(onion.to_bytes()));
+                sphinx::build_to_vec(&session, &route).context("cannot build the onion")?;
+            println!("{}", hex::encode(onion));
         }
         Cmd::Peel {
             node_key: nk,
@@ -264,7 +270,8 @@ fn run_error(e: ErrorCmd) -> Result<()> {
             let node = node_key(nk.as_deref(), &key_source)?;
             let ss = node.ecdh_sha256(&public_key(&ephemeral_key, "--ephemeral-key")?);
             let msg = hex_arg(&message, "--message")?;
-            let p = failure::create(&ss, &msg).context("cannot create the failure packet")?;
+            let p =
+                failure::create_to_vec(&ss, &msg).context("cannot create the failure packet")?;
             println!("{}", hex::encode(p));
         }
         ErrorCmd::Wrap {
@@ -276,7 +283,7 @@ fn run_error(e: ErrorCmd) -> Result<()> {
             let node = node_key(nk.as_deref(), &key_source)?;
             let ss = node.ecdh_sha256(&public_key(&ephemeral_key, "--ephemeral-key")?);
             let mut p = hex_arg(&packet, "packet")?;
-            failure::wrap(&ss, &mut p);
+            failure::wrap_in_place(&ss, &mut p);
             println!("{}", hex::encode(p));
         }
         ErrorCmd::Unwrap {

@@ -2,7 +2,7 @@
 
 use super::packet::Onion;
 use super::peel::Peeled;
-use super::SphinxError;
+use super::Error;
 use crate::batch::Batch;
 use crate::primitives::secp256k1::PrivateKey;
 
@@ -16,7 +16,8 @@ pub struct PeelItem<'a> {
 }
 
 /// Parses and peels every item with `node_key`, in parallel on `batch`;
-/// results are in input order and identical to peeling one at a time.
+/// results are in input order and identical to peeling one at a time
+/// ([`Onion::parse`] then [`Onion::peel`], with their errors per item).
 ///
 /// Replay checking is left to the caller: record each successful result's
 /// [`Peeled::replay_tag`] in order, after the batch returns.
@@ -24,7 +25,7 @@ pub fn peel_batch(
     batch: &Batch,
     node_key: &PrivateKey,
     items: &[PeelItem<'_>],
-) -> Vec<Result<Peeled, SphinxError>> {
+) -> Vec<Result<Peeled, Error>> {
     batch.map(items, |it| {
         Onion::parse(it.onion).and_then(|o| o.peel(node_key, it.associated_data))
     })

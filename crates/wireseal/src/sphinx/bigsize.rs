@@ -1,6 +1,6 @@
 //! BigSize: the Lightning variable-length integer (big-endian, canonical).
 
-use super::SphinxError;
+use super::Error;
 
 /// Bytes needed to encode `n` as BigSize.
 pub fn len(n: u64) -> usize {
@@ -42,8 +42,13 @@ pub fn push(n: u64, out: &mut Vec<u8>) {
 }
 
 /// Reads a canonical BigSize from the start of `b`: `(value, bytes used)`.
-pub fn read(b: &[u8]) -> Result<(u64, usize), SphinxError> {
-    let first = *b.first().ok_or(SphinxError::BadPayload)?;
+///
+/// # Errors
+///
+/// [`Error::BadPayload`] when `b` is empty, ends inside the number, or the
+/// encoding is not canonical (the shortest one).
+pub fn read(b: &[u8]) -> Result<(u64, usize), Error> {
+    let first = *b.first().ok_or(Error::BadPayload)?;
     let (v, l) = match first {
         0xfd => (u16::from_be_bytes(take::<2>(b)?) as u64, 3),
         0xfe => (u32::from_be_bytes(take::<4>(b)?) as u64, 5),
@@ -51,15 +56,15 @@ pub fn read(b: &[u8]) -> Result<(u64, usize), SphinxError> {
         x => (x as u64, 1),
     };
     if len(v) != l {
-        return Err(SphinxError::BadPayload);
+        return Err(Error::BadPayload);
     }
     Ok((v, l))
 }
 
-fn take<const N: usize>(b: &[u8]) -> Result<[u8; N], SphinxError> {
+fn take<const N: usize>(b: &[u8]) -> Result<[u8; N], Error> {
     b.get(1..1 + N)
         .and_then(|s| s.try_into().ok())
-        .ok_or(SphinxError::BadPayload)
+        .ok_or(Error::BadPayload)
 }
 
 #[cfg(test)]

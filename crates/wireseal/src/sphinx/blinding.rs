@@ -8,7 +8,7 @@
 //! (zero nonce, no associated data), next path key `E' = SHA-256(E || ss)·E`.
 
 use super::keys::{blinding_factor, derive, KeyKind, SharedSecret};
-use super::{tlv, SphinxError};
+use super::{tlv, Error};
 use crate::primitives::chacha20poly1305::{ChaChaKey, NONCE_LEN, TAG_LEN};
 use crate::primitives::secp256k1::{PrivateKey, PublicKey};
 use crate::primitives::sha::hmac_sha256;
@@ -18,6 +18,25 @@ use crate::secret::Secret;
 pub const NEXT_PATH_KEY_OVERRIDE: u64 = 8;
 /// TLV type of `next_node_id` inside encrypted recipient data.
 pub const NEXT_NODE_ID: u64 = 4;
+
+/// Size of sealed `encrypted_recipient_data` for `data_len` bytes of
+/// recipient data (the data and a 16-byte tag).
+pub const fn sealed_len(data_len: usize) -> usize {
+    data_len + TAG_LEN
+}
+
+/// Size of the recipient data inside `sealed_len` bytes of
+/// `encrypted_recipient_data`; the inverse of [`sealed_len`].
+///
+/// # Errors
+///
+/// [`Error::Truncated`] when `sealed_len` is shorter than the tag.
+pub fn opened_len(sealed_len: usize) -> Result<usize, Error> {
+    sealed_len.checked_sub(TAG_LEN).ok_or(Error::Truncated {
+        len: sealed_len,
+        min: TAG_LEN,
+    })
+}
 
 fn blinding_tweak(ss: &SharedSecret) -> [u8; 32] {
     hmac_sha256(b"blinded_node_id", &[ss.expose()])
@@ -38,16 +57,21 @@ pub struct BlindedHop {
 
 /// Blinds one hop with path private key `e`: returns the hop and the next
 /// path private key `e·SHA-256(E || ss)`.
+///
+/// # Errors
+///
+/// [`Error::KeyDerivation`] when a derived scalar or point is out of range
+/// (negligible probability).
 pub fn blind_hop(
     path_privkey: PrivateKey,
     node_id: &PublicKey,
     data: &[u8],
-) -> Result<(BlindedHop, PrivateKey), SphinxError> {
+) -> Result<(BlindedHop, PrivateKey), Error> {
     let path_key = path_privkey.public_key();
     let ss = path_privkey.ecdh_sha256(node_id);
     let blinded_node_id = node_id
         .mul_tweak_vartime(&blinding_tweak(&ss))
-        .map_err(|_| SphinxError::KeyDerivation)?;
+        .map_err(|_| Error::KeyDerivation)?;
     let mut encrypted_data = data.to_vec();
     let rho = derive(KeyKind::Rho, ss.expose());
     let tag =
@@ -55,7 +79,7 @@ pub fn blind_hop(
     encrypted_data.extend_from_slice(&tag);
     let next = path_privkey
         .mul_tweak(&blinding_factor(&path_key, &ss))
-        .map_err(|_| SphinxError::KeyDerivation)?;
+        .map_err(|_| Error::KeyDerivation)?;
     Ok((
         BlindedHop {
             path_key,
@@ -77,10 +101,14 @@ pub struct BlindedPath {
 }
 
 /// Blinds the path `hops` = `(node id, recipient data)` with `session_key`.
+///
+/// # Errors
+///
+/// [`Error::NoHops`] for an empty path, otherwise as [`blind_hop`].
 pub fn blind_path(
     session_key: &PrivateKey,
     hops: &[(PublicKey, &[u8])],
-) -> Result<BlindedPath, SphinxError> {
+) -> Result<BlindedPath, Error> {
     let mut e = session_key.duplicate();
     let mut out = Vec::with_capacity(hops.len());
     for (node, data) in hops {
@@ -88,7 +116,7 @@ pub fn blind_path(
         out.push(hop);
         e = next;
     }
-    let first_path_key = out.first().ok_or(SphinxError::NoHops)?.path_key;
+    let first_path_key = out.first().ok_or(Error::NoHops)?.path_key;
     Ok(BlindedPath {
         first_path_key,
         hops: out,
@@ -105,12 +133,17 @@ pub struct Unblinded {
 
 /// At a blinded hop: derives the shared secret with the path key and the
 /// blinded private key `HMAC("blinded_node_id", ss)·k` that peels the onion.
-pub fn unblind(node_key: &PrivateKey, path_key: &PublicKey) -> Result<Unblinded, SphinxError> {
+///
+/// # Errors
+///
+/// [`Error::KeyDerivation`] when the blinded key is out of range (negligible
+/// probability).
+pub fn unblind(node_key: &PrivateKey, path_key: &PublicKey) -> Result<Unblinded, Error> {
     let ss = node_key.ecdh_sha256(path_key);
     let blinded_privkey = node_key
         .duplicate()
         .mul_tweak(&blinding_tweak(&ss))
-        .map_err(|_| SphinxError::KeyDerivation)?;
+        .map_err(|_| Error::KeyDerivation)?;
     Ok(Unblinded {
         path_key: *path_key,
         shared_secret: ss,
@@ -129,34 +162,62 @@ impl Unblinded {
         &self.shared_secret
     }
 
-    /// Opens `encrypted_recipient_data` (tag checked before anything is
-    /// returned).
-    pub fn decrypt(&self, encrypted_data: &[u8]) -> Result<Vec<u8>, SphinxError> {
-        if encrypted_data.len() < TAG_LEN {
-            return Err(SphinxError::BadEncryptedData);
-        }
+    /// Opens `encrypted_recipient_data` in place: `buf` holds the sealed
+    /// data on entry and the recipient data in its first bytes on success;
+    /// returns their length ([`opened_len`]). The tag is checked before
+    /// anything is released; on failure `buf` is wiped.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] when `buf` is shorter than the tag, [`Error::Auth`]
+    /// when the tag does not verify (wrong node key or path key, tampered
+    /// data).
+    pub fn open_in_place(&self, buf: &mut [u8]) -> Result<usize, Error> {
+        opened_len(buf.len())?;
         let rho = derive(KeyKind::Rho, self.shared_secret.expose());
-        let mut buf = encrypted_data.to_vec();
         let n = ChaChaKey::new(rho.expose())
-            .open_in_place(&[0u8; NONCE_LEN], &[], &mut buf)
-            .map_err(|_| SphinxError::BadEncryptedData)?
+            .open_in_place(&[0u8; NONCE_LEN], &[], buf)
+            .map_err(|_| Error::Auth)?
             .len();
+        Ok(n)
+    }
+
+    /// Opens `encrypted_recipient_data` into a new buffer (tag checked before
+    /// anything is returned).
+    ///
+    /// # Errors
+    ///
+    /// As [`Unblinded::open_in_place`].
+    pub fn open_to_vec(&self, encrypted_data: &[u8]) -> Result<Vec<u8>, Error> {
+        let mut buf = encrypted_data.to_vec();
+        let n = self.open_in_place(&mut buf)?;
         buf.truncate(n);
         Ok(buf)
     }
 
     /// The computed next path key `SHA-256(E || ss)·E` (ignoring any override).
-    pub fn next_path_key(&self) -> Result<PublicKey, SphinxError> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::KeyDerivation`] when the point is out of range (negligible
+    /// probability).
+    pub fn next_path_key(&self) -> Result<PublicKey, Error> {
         self.path_key
             .mul_tweak_vartime(&blinding_factor(&self.path_key, &self.shared_secret))
-            .map_err(|_| SphinxError::KeyDerivation)
+            .map_err(|_| Error::KeyDerivation)
     }
 
     /// The next path key for decrypted data `data`: its
     /// `next_path_key_override` when present, else [`Unblinded::next_path_key`].
-    pub fn next_path_key_for(&self, data: &[u8]) -> Result<PublicKey, SphinxError> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BadPayload`] for a malformed TLV stream,
+    /// [`Error::BadPublicKey`] for an override that is not a curve point,
+    /// otherwise as [`Unblinded::next_path_key`].
+    pub fn next_path_key_for(&self, data: &[u8]) -> Result<PublicKey, Error> {
         match tlv::find(data, NEXT_PATH_KEY_OVERRIDE)? {
-            Some(k) => PublicKey::from_slice(k).map_err(|_| SphinxError::BadPublicKey),
+            Some(k) => PublicKey::from_slice(k).map_err(|_| Error::BadPublicKey),
             None => self.next_path_key(),
         }
     }

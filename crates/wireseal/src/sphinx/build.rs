@@ -2,9 +2,9 @@
 
 use super::keys::{derive, session_secrets, HopSecrets, KeyKind};
 use super::packet::{onion_len, Onion};
-use super::{bigsize, SphinxError, HMAC_LEN};
+use super::{bigsize, Error, HMAC_LEN, PAYMENT_AREA};
 use crate::primitives::chacha20::KeyStream;
-use crate::primitives::secp256k1::{PrivateKey, PublicKey};
+use crate::primitives::secp256k1::{PrivateKey, PublicKey, PUBLIC_KEY_LEN};
 use crate::primitives::sha::hmac_sha256;
 use crate::secret::Secret;
 
@@ -35,31 +35,53 @@ pub enum Padding {
     Random,
 }
 
-/// Builds an onion for `hops` with a payload area of `area` bytes (1300 for
-/// payments and small onion messages, 32768 for large onion messages).
+/// What to build: the hops, the associated data the HMACs commit to, the
+/// payload area and how its unused tail is filled.
+#[derive(Debug, Clone, Copy)]
+pub struct Route<'a> {
+    /// The hops, first to last; at least one.
+    pub hops: &'a [Hop<'a>],
+    /// Associated data committed to by every HMAC (the payment hash for
+    /// payments, empty for onion messages).
+    pub associated_data: &'a [u8],
+    /// Payload area in bytes: [`PAYMENT_AREA`] for payments and small onion
+    /// messages, [`super::MESSAGE_AREA_LARGE`] for large onion messages.
+    pub area: usize,
+    /// How the unused tail of the payload area is filled.
+    pub padding: Padding,
+}
+
+impl<'a> Route<'a> {
+    /// A payment onion route: [`PAYMENT_AREA`] and [`Padding::Random`].
+    pub fn payment(hops: &'a [Hop<'a>], associated_data: &'a [u8]) -> Self {
+        Self {
+            hops,
+            associated_data,
+            area: PAYMENT_AREA,
+            padding: Padding::Random,
+        }
+    }
+
+    /// Size of the onion this route builds ([`onion_len`]`(area)`).
+    pub fn onion_len(&self) -> usize {
+        onion_len(self.area)
+    }
+}
+
+/// Builds an onion for `route` with `session_key`.
 ///
 /// Returns the onion and the per-hop shared secrets, which the origin keeps to
 /// attribute a failure later ([`super::failure::unwrap`]).
 ///
-/// Errors: [`SphinxError::NoHops`] for an empty route,
-/// [`SphinxError::BadPayload`] for an empty hop payload (its zero length
-/// prefix is the retired legacy marker, which [`Onion::peel`] rejects), and
-/// [`SphinxError::PayloadsTooLarge`] when the frames do not fit in `area`.
-pub fn build(
-    session_key: &PrivateKey,
-    hops: &[Hop<'_>],
-    associated_data: &[u8],
-    area: usize,
-    padding: Padding,
-) -> Result<(Onion, HopSecrets), SphinxError> {
-    let mut routing_info = vec![0u8; area];
-    let (ephemeral, secrets, hmac) = build_routing_info(
-        session_key,
-        hops,
-        associated_data,
-        padding,
-        &mut routing_info,
-    )?;
+/// # Errors
+///
+/// [`Error::NoHops`] for an empty route, [`Error::BadPayload`] for an empty
+/// hop payload (its zero length prefix is the retired legacy marker, which
+/// [`Onion::peel`] rejects), and [`Error::TooLong`] when the hop frames
+/// (`len`) do not fit in the payload area (`max`).
+pub fn build(session_key: &PrivateKey, route: &Route<'_>) -> Result<(Onion, HopSecrets), Error> {
+    let mut routing_info = vec![0u8; route.area];
+    let (ephemeral, secrets, hmac) = build_routing_info(session_key, route, &mut routing_info)?;
     Ok((
         Onion {
             ephemeral,
@@ -71,49 +93,67 @@ pub fn build(
 }
 
 /// Like [`build`], writing the serialized onion into `out` (at least
-/// [`onion_len`]`(area)` bytes); returns the bytes written and the secrets.
+/// [`Route::onion_len`] bytes); returns the bytes written and the secrets.
+///
+/// # Errors
+///
+/// [`Error::BufferTooSmall`] when `out` is too short, otherwise as [`build`].
 pub fn build_into(
     session_key: &PrivateKey,
-    hops: &[Hop<'_>],
-    associated_data: &[u8],
-    area: usize,
-    padding: Padding,
+    route: &Route<'_>,
     out: &mut [u8],
-) -> Result<(usize, HopSecrets), SphinxError> {
-    let n = onion_len(area);
+) -> Result<(usize, HopSecrets), Error> {
+    let n = route.onion_len();
     let out = out
         .get_mut(..n)
-        .ok_or(SphinxError::BufferTooSmall { required: n })?;
-    let (head, rest) = out.split_at_mut(34);
-    let (ri, mac) = rest.split_at_mut(area);
-    let (ephemeral, secrets, hmac) =
-        build_routing_info(session_key, hops, associated_data, padding, ri)?;
+        .ok_or(Error::BufferTooSmall { required: n })?;
+    let (head, rest) = out.split_at_mut(1 + PUBLIC_KEY_LEN);
+    let (ri, mac) = rest.split_at_mut(route.area);
+    let (ephemeral, secrets, hmac) = build_routing_info(session_key, route, ri)?;
     head[0] = super::VERSION;
     head[1..].copy_from_slice(&ephemeral.serialize());
     mac.copy_from_slice(&hmac);
     Ok((n, secrets))
 }
 
+/// Like [`build`], returning the serialized onion in a new buffer.
+///
+/// # Errors
+///
+/// As [`build`].
+pub fn build_to_vec(
+    session_key: &PrivateKey,
+    route: &Route<'_>,
+) -> Result<(Vec<u8>, HopSecrets), Error> {
+    let mut out = vec![0u8; route.onion_len()];
+    let (_, secrets) = build_into(session_key, route, &mut out)?;
+    Ok((out, secrets))
+}
+
 fn build_routing_info(
     session_key: &PrivateKey,
-    hops: &[Hop<'_>],
-    associated_data: &[u8],
-    padding: Padding,
+    route: &Route<'_>,
     ri: &mut [u8],
-) -> Result<(PublicKey, HopSecrets, [u8; HMAC_LEN]), SphinxError> {
+) -> Result<(PublicKey, HopSecrets, [u8; HMAC_LEN]), Error> {
+    let Route {
+        hops,
+        associated_data,
+        padding,
+        ..
+    } = *route;
     let area = ri.len();
     let n = hops.len();
-    let last = hops.last().ok_or(SphinxError::NoHops)?;
+    let last = hops.last().ok_or(Error::NoHops)?;
     // A zero length prefix marks the retired legacy payload: no peer could
     // peel it, so refuse to build it.
     if hops.iter().any(|h| h.payload.is_empty()) {
-        return Err(SphinxError::BadPayload);
+        return Err(Error::BadPayload);
     }
     let total: usize = hops.iter().map(Hop::frame_len).sum();
     if total > area {
-        return Err(SphinxError::PayloadsTooLarge {
-            need: total,
-            have: area,
+        return Err(Error::TooLong {
+            len: total,
+            max: area,
         });
     }
     let (ephemeral, secrets) = session_secrets(session_key, hops.iter().map(|h| h.pubkey))?;

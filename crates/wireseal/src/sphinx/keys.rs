@@ -1,7 +1,7 @@
 //! Key derivation: per-hop shared secrets (linear), the derived stream and
 //! MAC keys (`rho`, `mu`, `um`, `ammag`, `pad`) and blinding factors.
 
-use super::SphinxError;
+use super::Error;
 use crate::primitives::secp256k1::{PrivateKey, PublicKey};
 use crate::primitives::sha::{hmac_sha256, sha256_parts};
 use crate::secret::Secret;
@@ -84,13 +84,18 @@ impl HopSecrets {
 ///
 /// Returns the first ephemeral public key (the one written into the onion) and
 /// the secrets.
+///
+/// # Errors
+///
+/// [`Error::NoHops`] for an empty route, [`Error::KeyDerivation`] when a
+/// derived scalar is out of range (negligible probability).
 pub fn session_secrets(
     session_key: &PrivateKey,
     hops: impl ExactSizeIterator<Item = PublicKey>,
-) -> Result<(PublicKey, HopSecrets), SphinxError> {
+) -> Result<(PublicKey, HopSecrets), Error> {
     let n = hops.len();
     if n == 0 {
-        return Err(SphinxError::NoHops);
+        return Err(Error::NoHops);
     }
     let mut out = Vec::with_capacity(n);
     let mut e = session_key.duplicate();
@@ -101,42 +106,9 @@ pub fn session_secrets(
         if i + 1 < n {
             let ephemeral = if i == 0 { first } else { e.public_key() };
             let b = blinding_factor(&ephemeral, &ss);
-            e = e.mul_tweak(&b).map_err(|_| SphinxError::KeyDerivation)?;
+            e = e.mul_tweak(&b).map_err(|_| Error::KeyDerivation)?;
         }
         out.push(ss);
-    }
-    Ok((first, HopSecrets(out)))
-}
-
-/// The same secrets computed the way Core Lightning does: for hop `i` the
-/// hop's key is blinded by every earlier blinding factor before the ECDH
-/// (about `n²/2` variable-base multiplications). Kept only as the contrast in
-/// benchmarks; use [`session_secrets`].
-pub fn session_secrets_quadratic(
-    session_key: &PrivateKey,
-    hops: &[PublicKey],
-) -> Result<(PublicKey, HopSecrets), SphinxError> {
-    let first = session_key.public_key();
-    let mut ephemeral = first;
-    let mut factors: Vec<[u8; 32]> = Vec::with_capacity(hops.len());
-    let mut out = Vec::with_capacity(hops.len());
-    for hop in hops {
-        let mut p = *hop;
-        for b in &factors {
-            p = p
-                .mul_tweak_vartime(b)
-                .map_err(|_| SphinxError::KeyDerivation)?;
-        }
-        let ss = session_key.ecdh_sha256(&p);
-        let b = blinding_factor(&ephemeral, &ss);
-        ephemeral = ephemeral
-            .mul_tweak_vartime(&b)
-            .map_err(|_| SphinxError::KeyDerivation)?;
-        factors.push(b);
-        out.push(ss);
-    }
-    if out.is_empty() {
-        return Err(SphinxError::NoHops);
     }
     Ok((first, HopSecrets(out)))
 }

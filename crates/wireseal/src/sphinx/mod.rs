@@ -2,7 +2,8 @@
 //! onion messages and route blinding, byte-compatible with the specification
 //! and its test vectors.
 //!
-//! * [`build`] wraps hop payloads for a route. Per-hop shared secrets are
+//! * [`build`] wraps hop payloads for a [`Route`] ([`build_into`] writes into
+//!   a caller buffer, [`build_to_vec`] allocates). Per-hop shared secrets are
 //!   derived linearly ([`keys::session_secrets`]): the running ephemeral
 //!   private key is multiplied by each blinding factor, so a hop costs one
 //!   ECDH and one fixed-base multiplication, the floor for this format.
@@ -13,10 +14,42 @@
 //! * [`failure`] creates, wraps and attributes failure packets.
 //! * [`blinding`] builds and unblinds blinded paths (payments and onion
 //!   messages); onion messages use [`MESSAGE_AREA_LARGE`] or [`PAYMENT_AREA`].
-//! * [`peel_batch`] peels many onions across cores.
+//! * [`peel_batch`] peels many onions on the caller's [`Batch`](crate::batch::Batch).
+//! * Size helpers: [`onion_len`] (payload area to packet size) and
+//!   [`area_len`] (packet size to payload area).
 //!
 //! Only TLV hop payloads are supported; the retired 65-byte "legacy" payload
 //! (first byte 0) is rejected when peeled.
+//!
+//! # Example
+//!
+//! A two-hop payment onion, peeled by both hops:
+//!
+//! ```
+//! use wireseal::keys::PrivateKey;
+//! use wireseal::sphinx::{build_to_vec, Hop, Onion, Peeled, Route};
+//!
+//! let session = PrivateKey::random();
+//! let (alice, bob) = (PrivateKey::random(), PrivateKey::random());
+//! let hops = [
+//!     Hop { pubkey: alice.public_key(), payload: &[0x02, 0x01, 0x2a] },
+//!     Hop { pubkey: bob.public_key(), payload: &[0x02, 0x01, 0x07] },
+//! ];
+//! let payment_hash = [0x11; 32];
+//! let (bytes, _secrets) = build_to_vec(&session, &Route::payment(&hops, &payment_hash))?;
+//!
+//! let Peeled::Forward { payload, next, .. } =
+//!     Onion::parse(&bytes)?.peel(&alice, &payment_hash)?
+//! else {
+//!     panic!("Alice forwards");
+//! };
+//! assert_eq!(payload, [0x02, 0x01, 0x2a]);
+//! let Peeled::Final { payload, .. } = next.peel(&bob, &payment_hash)? else {
+//!     panic!("Bob is the recipient");
+//! };
+//! assert_eq!(payload, [0x02, 0x01, 0x07]);
+//! # Ok::<(), wireseal::sphinx::Error>(())
+//! ```
 
 pub mod bigsize;
 pub mod blinding;
@@ -26,16 +59,16 @@ pub mod tlv;
 
 mod batch;
 mod build;
+mod error;
 mod packet;
 mod peel;
 
 pub use batch::{peel_batch, PeelItem};
-pub use build::{build, build_into, Hop, Padding};
+pub use build::{build, build_into, build_to_vec, Hop, Padding, Route};
+pub use error::Error;
 pub use keys::{HopSecrets, SharedSecret};
-pub use packet::{onion_len, Onion, OVERHEAD};
+pub use packet::{area_len, onion_len, Onion, OVERHEAD};
 pub use peel::{MemoryReplayLog, Peeled, ReplayLog, ReplayTag};
-
-use thiserror::Error;
 
 /// Packet version byte.
 pub const VERSION: u8 = 0;
@@ -47,68 +80,5 @@ pub const PAYMENT_AREA: usize = 1300;
 pub const MESSAGE_AREA_LARGE: usize = 32768;
 /// Size of a payment onion (1366 bytes).
 pub const PAYMENT_ONION_LEN: usize = onion_len(PAYMENT_AREA);
-
-/// Why a Sphinx operation failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum SphinxError {
-    /// The packet has the wrong size.
-    #[error("onion packet must be {expected} bytes, got {got}")]
-    BadLength {
-        /// Expected size.
-        expected: usize,
-        /// Size given.
-        got: usize,
-    },
-    /// The version byte is not 0.
-    #[error("unknown onion version {0}")]
-    UnknownVersion(u8),
-    /// The ephemeral key is not a valid curve point.
-    #[error("onion ephemeral key is not a valid secp256k1 point")]
-    BadEphemeralKey,
-    /// A public key given to the library is invalid.
-    #[error("invalid public key")]
-    BadPublicKey,
-    /// The packet HMAC did not verify (wrong key, wrong associated data, or
-    /// tampered packet).
-    #[error("onion HMAC did not verify")]
-    BadHmac,
-    /// The hop payload (or a TLV stream) is malformed.
-    #[error("malformed hop payload")]
-    BadPayload,
-    /// The hop frame does not end inside the payload area.
-    #[error("hop frame ends past the payload area")]
-    FrameOverflow,
-    /// The hop payloads do not fit in the payload area.
-    #[error("hop payloads need {need} bytes, the payload area has {have}")]
-    PayloadsTooLarge {
-        /// Bytes the frames need.
-        need: usize,
-        /// Payload area size.
-        have: usize,
-    },
-    /// A route needs at least one hop.
-    #[error("a route needs at least one hop")]
-    NoHops,
-    /// The onion was seen before.
-    #[error("replayed onion")]
-    Replay,
-    /// A derived scalar was out of range (negligible probability).
-    #[error("key derivation produced an invalid scalar")]
-    KeyDerivation,
-    /// No hop's HMAC matched the failure packet.
-    #[error("failure packet could not be attributed to any hop")]
-    UnattributableFailure,
-    /// A failure packet or failure message is malformed.
-    #[error("malformed failure packet")]
-    BadFailure,
-    /// Encrypted recipient data did not authenticate.
-    #[error("encrypted recipient data did not authenticate")]
-    BadEncryptedData,
-    /// The output buffer is too small.
-    #[error("output buffer too small: {required} bytes required")]
-    BufferTooSmall {
-        /// Bytes required.
-        required: usize,
-    },
-}
+/// Size of a large onion message packet (32834 bytes).
+pub const MESSAGE_ONION_LEN_LARGE: usize = onion_len(MESSAGE_AREA_LARGE);

@@ -1,16 +1,36 @@
 //! The onion packet on the wire: `version(1) | ephemeral key(33) |
 //! routing info (payload area) | HMAC(32)`.
 
-use super::{SphinxError, HMAC_LEN, MESSAGE_AREA_LARGE, PAYMENT_AREA, VERSION};
+use super::{Error, HMAC_LEN, MESSAGE_AREA_LARGE, PAYMENT_AREA, VERSION};
 use crate::primitives::secp256k1::{PublicKey, PUBLIC_KEY_LEN};
 
 /// Bytes of an onion packet around its payload area.
 pub const OVERHEAD: usize = 1 + PUBLIC_KEY_LEN + HMAC_LEN;
 
+/// Smallest packet [`Onion::parse_any`] accepts: room for one hop frame
+/// (a length byte and an HMAC).
+const MIN_ONION_LEN: usize = OVERHEAD + HMAC_LEN + 1;
+
 /// Size of an onion packet whose payload area is `area` bytes
 /// (1366 for payments).
 pub const fn onion_len(area: usize) -> usize {
     OVERHEAD + area
+}
+
+/// Size of the payload area of an onion packet of `onion_len` bytes
+/// (1300 for a payment onion); the inverse of [`onion_len`].
+///
+/// # Errors
+///
+/// [`Error::Truncated`] when `onion_len` leaves no room for one hop frame.
+pub fn area_len(onion_len: usize) -> Result<usize, Error> {
+    if onion_len < MIN_ONION_LEN {
+        return Err(Error::Truncated {
+            len: onion_len,
+            min: MIN_ONION_LEN,
+        });
+    }
+    Ok(onion_len - OVERHEAD)
 }
 
 /// A parsed onion packet (version 0). The routing information stays
@@ -33,11 +53,23 @@ impl core::fmt::Debug for Onion {
 
 impl Onion {
     /// Parses a payment onion: exactly 1366 bytes.
-    pub fn parse(bytes: &[u8]) -> Result<Self, SphinxError> {
-        if bytes.len() != onion_len(PAYMENT_AREA) {
-            return Err(SphinxError::BadLength {
-                expected: onion_len(PAYMENT_AREA),
-                got: bytes.len(),
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] / [`Error::TooLong`] for any other size, then as
+    /// [`Onion::parse_any`].
+    pub fn parse(bytes: &[u8]) -> Result<Self, Error> {
+        let want = onion_len(PAYMENT_AREA);
+        if bytes.len() < want {
+            return Err(Error::Truncated {
+                len: bytes.len(),
+                min: want,
+            });
+        }
+        if bytes.len() > want {
+            return Err(Error::TooLong {
+                len: bytes.len(),
+                max: want,
             });
         }
         Self::parse_any(bytes)
@@ -45,30 +77,35 @@ impl Onion {
 
     /// Parses an onion message packet: 1366 or 32834 bytes (payload areas of
     /// 1300 or 32768 bytes, the two sizes BOLT #4 recommends).
-    pub fn parse_message(bytes: &[u8]) -> Result<Self, SphinxError> {
-        if bytes.len() != onion_len(PAYMENT_AREA) && bytes.len() != onion_len(MESSAGE_AREA_LARGE) {
-            return Err(SphinxError::BadLength {
-                expected: onion_len(PAYMENT_AREA),
-                got: bytes.len(),
-            });
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] below 1366 bytes, [`Error::TooLong`] above 32834,
+    /// [`Error::UnsupportedSize`] in between, then as [`Onion::parse_any`].
+    pub fn parse_message(bytes: &[u8]) -> Result<Self, Error> {
+        let (small, large) = (onion_len(PAYMENT_AREA), onion_len(MESSAGE_AREA_LARGE));
+        match bytes.len() {
+            len if len < small => Err(Error::Truncated { len, min: small }),
+            len if len > large => Err(Error::TooLong { len, max: large }),
+            len if len != small && len != large => Err(Error::UnsupportedSize { len }),
+            _ => Self::parse_any(bytes),
         }
-        Self::parse_any(bytes)
     }
 
     /// Parses a packet with any payload area of at least one hop frame.
-    pub fn parse_any(bytes: &[u8]) -> Result<Self, SphinxError> {
-        if bytes.len() < OVERHEAD + HMAC_LEN + 1 {
-            return Err(SphinxError::BadLength {
-                expected: onion_len(PAYMENT_AREA),
-                got: bytes.len(),
-            });
-        }
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] when there is no room for one hop frame,
+    /// [`Error::UnknownVersion`] for a version other than 0,
+    /// [`Error::BadEphemeralKey`] when the key is not a curve point.
+    pub fn parse_any(bytes: &[u8]) -> Result<Self, Error> {
+        area_len(bytes.len())?;
         let (head, rest) = bytes.split_at(1 + PUBLIC_KEY_LEN);
         if head[0] != VERSION {
-            return Err(SphinxError::UnknownVersion(head[0]));
+            return Err(Error::UnknownVersion(head[0]));
         }
-        let ephemeral =
-            PublicKey::from_slice(&head[1..]).map_err(|_| SphinxError::BadEphemeralKey)?;
+        let ephemeral = PublicKey::from_slice(&head[1..]).map_err(|_| Error::BadEphemeralKey)?;
         let (ri, mac) = rest.split_at(rest.len() - HMAC_LEN);
         let mut hmac = [0u8; HMAC_LEN];
         hmac.copy_from_slice(mac);
@@ -104,12 +141,17 @@ impl Onion {
         &self.hmac
     }
 
-    /// Writes the packet into `out`; returns the bytes written.
-    pub fn write_to(&self, out: &mut [u8]) -> Result<usize, SphinxError> {
+    /// Writes the serialized packet into `out`; returns the bytes written
+    /// ([`Onion::len`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BufferTooSmall`] when `out` is shorter than [`Onion::len`].
+    pub fn write_into(&self, out: &mut [u8]) -> Result<usize, Error> {
         let n = self.len();
         let out = out
             .get_mut(..n)
-            .ok_or(SphinxError::BufferTooSmall { required: n })?;
+            .ok_or(Error::BufferTooSmall { required: n })?;
         out[0] = VERSION;
         out[1..1 + PUBLIC_KEY_LEN].copy_from_slice(&self.ephemeral.serialize());
         let ri_end = 1 + PUBLIC_KEY_LEN + self.routing_info.len();
@@ -118,10 +160,10 @@ impl Onion {
         Ok(n)
     }
 
-    /// The serialized packet.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    /// The serialized packet, in a new buffer.
+    pub fn to_vec(&self) -> Vec<u8> {
         let mut v = vec![0u8; self.len()];
-        let _ = self.write_to(&mut v);
+        let _ = self.write_into(&mut v);
         v
     }
 }

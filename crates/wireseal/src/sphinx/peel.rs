@@ -3,7 +3,7 @@
 
 use super::keys::{blinding_factor, derive, KeyKind, SharedSecret};
 use super::packet::Onion;
-use super::{bigsize, SphinxError, HMAC_LEN};
+use super::{bigsize, Error, HMAC_LEN};
 use crate::primitives::chacha20::KeyStream;
 use crate::primitives::secp256k1::PrivateKey;
 use crate::primitives::sha::{ct_eq, hmac_sha256, sha256_parts};
@@ -90,36 +90,50 @@ impl Onion {
     /// in constant time before anything is decrypted or parsed. The hop frame
     /// must end inside the payload area. Consumes the onion: its buffer becomes
     /// the next hop's onion.
-    pub fn peel(
-        self,
-        node_key: &PrivateKey,
-        associated_data: &[u8],
-    ) -> Result<Peeled, SphinxError> {
+    ///
+    /// # Errors
+    ///
+    /// As [`Onion::peel_with_secret`].
+    pub fn peel(self, node_key: &PrivateKey, associated_data: &[u8]) -> Result<Peeled, Error> {
         let ss = node_key.ecdh_sha256(&self.ephemeral);
         self.peel_with_secret(ss, associated_data)
     }
 
     /// [`Onion::peel`], then records the onion in `log`; a replayed onion is
     /// rejected. The log is written only after the HMAC has verified.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Replay`] when `log` already holds the onion's tag, otherwise
+    /// as [`Onion::peel`].
     pub fn peel_with_replay_log(
         self,
         node_key: &PrivateKey,
         associated_data: &[u8],
         log: &mut impl ReplayLog,
-    ) -> Result<Peeled, SphinxError> {
+    ) -> Result<Peeled, Error> {
         let p = self.peel(node_key, associated_data)?;
         if !log.insert(p.replay_tag()) {
-            return Err(SphinxError::Replay);
+            return Err(Error::Replay);
         }
         Ok(p)
     }
 
     /// Peels with an already computed shared secret.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Auth`] when the HMAC does not verify (wrong key, wrong
+    /// associated data, tampered packet); after it verifies,
+    /// [`Error::BadPayload`] for a malformed length prefix or the legacy
+    /// marker, [`Error::FrameOverflow`] when the hop frame ends past the
+    /// payload area, [`Error::KeyDerivation`] when the next ephemeral key
+    /// cannot be derived (negligible probability).
     pub fn peel_with_secret(
         self,
         ss: SharedSecret,
         associated_data: &[u8],
-    ) -> Result<Peeled, SphinxError> {
+    ) -> Result<Peeled, Error> {
         let Onion {
             ephemeral,
             mut routing_info,
@@ -128,7 +142,7 @@ impl Onion {
         let mu = derive(KeyKind::Mu, ss.expose());
         let expected = hmac_sha256(mu.expose(), &[&routing_info, associated_data]);
         if !ct_eq(&expected, &hmac) {
-            return Err(SphinxError::BadHmac);
+            return Err(Error::Auth);
         }
         let area = routing_info.len();
         let rho = derive(KeyKind::Rho, ss.expose());
@@ -138,16 +152,16 @@ impl Onion {
         let (len, prefix) = bigsize::read(&routing_info)?;
         if len == 0 {
             // A zero first byte marks the retired fixed-size (legacy) payload.
-            return Err(SphinxError::BadPayload);
+            return Err(Error::BadPayload);
         }
         let payload_end = usize::try_from(len)
             .ok()
             .and_then(|l| l.checked_add(prefix))
-            .ok_or(SphinxError::FrameOverflow)?;
+            .ok_or(Error::FrameOverflow)?;
         let frame_end = payload_end
             .checked_add(HMAC_LEN)
             .filter(|e| *e <= area)
-            .ok_or(SphinxError::FrameOverflow)?;
+            .ok_or(Error::FrameOverflow)?;
         let payload = routing_info[prefix..payload_end].to_vec();
         let mut next_hmac = [0u8; HMAC_LEN];
         next_hmac.copy_from_slice(&routing_info[payload_end..frame_end]);
@@ -163,7 +177,7 @@ impl Onion {
         let b = blinding_factor(&ephemeral, &ss);
         let next_ephemeral = ephemeral
             .mul_tweak_vartime(&b)
-            .map_err(|_| SphinxError::KeyDerivation)?;
+            .map_err(|_| Error::KeyDerivation)?;
         Ok(Peeled::Forward {
             payload,
             next: Onion {

@@ -1,7 +1,7 @@
 //! Minimal TLV streams (BOLT #1): enough to read and write the route-blinding
 //! fields this module needs. Types must strictly increase.
 
-use super::{bigsize, SphinxError};
+use super::{bigsize, Error};
 
 /// Iterates over `(type, value)` records of a TLV stream, checking that
 /// types strictly increase and lengths stay inside the stream.
@@ -20,7 +20,7 @@ pub struct Records<'a> {
 }
 
 impl<'a> Iterator for Records<'a> {
-    type Item = Result<(u64, &'a [u8]), SphinxError>;
+    type Item = Result<(u64, &'a [u8]), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.rest.is_empty() {
@@ -28,15 +28,15 @@ impl<'a> Iterator for Records<'a> {
         }
         let r = (|| {
             let (t, a) = bigsize::read(self.rest)?;
-            let (l, b) = bigsize::read(self.rest.get(a..).ok_or(SphinxError::BadPayload)?)?;
+            let (l, b) = bigsize::read(self.rest.get(a..).ok_or(Error::BadPayload)?)?;
             let start = a + b;
             let end = usize::try_from(l)
                 .ok()
                 .and_then(|l| start.checked_add(l))
                 .filter(|e| *e <= self.rest.len())
-                .ok_or(SphinxError::BadPayload)?;
+                .ok_or(Error::BadPayload)?;
             if self.last.is_some_and(|p| t <= p) {
-                return Err(SphinxError::BadPayload);
+                return Err(Error::BadPayload);
             }
             self.last = Some(t);
             let v = &self.rest[start..end];
@@ -50,8 +50,13 @@ impl<'a> Iterator for Records<'a> {
     }
 }
 
-/// The value of record `t`, if present; errors on a malformed stream.
-pub fn find(stream: &[u8], t: u64) -> Result<Option<&[u8]>, SphinxError> {
+/// The value of record `t`, if present.
+///
+/// # Errors
+///
+/// [`Error::BadPayload`] when the stream up to record `t` is malformed
+/// (types not increasing, a length past the end, a non-canonical BigSize).
+pub fn find(stream: &[u8], t: u64) -> Result<Option<&[u8]>, Error> {
     for r in records(stream) {
         let (ty, v) = r?;
         if ty == t {
