@@ -19,6 +19,8 @@ pub enum Cmd {
     ChannelDecrypt(ChannelArgs),
     /// Print a channel's one-byte hash as two hex digits.
     ChannelHash(HashArgs),
+    /// Decode a live MQTT feed (channels, PKC to our node, XEdDSA) to JSON lines.
+    Gateway(super::gateway::Args),
 }
 
 /// Arguments of the PKC commands.
@@ -139,6 +141,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
             key.apply(a.from, a.id, &mut data);
             println!("{}", hex::encode(data));
         }
+        Cmd::Gateway(a) => return super::gateway::run(a),
         Cmd::ChannelHash(a) => {
             println!("{:02x}", channel_key(&a.psk)?.hash(&a.name));
         }

@@ -1,6 +1,7 @@
 //! One file per subcommand family.
 
 pub mod file;
+pub mod gateway;
 pub mod keygen;
 pub mod meshtastic;
 pub mod onion;

@@ -1,0 +1,218 @@
+//! The MQTT side of the gateway: one client over MQTT 3.1.1 or 5 (rumqttc),
+//! plain TCP or TLS (rustls, the system's root certificates).
+
+use anyhow::{bail, Context, Result};
+use rumqttc::v5;
+use std::time::Duration;
+
+/// MQTT protocol version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Version {
+    /// MQTT 3.1.1.
+    #[value(name = "3")]
+    V311,
+    /// MQTT 5.
+    #[value(name = "5")]
+    V5,
+}
+
+/// Where and how to connect.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    /// Host name or address.
+    pub host: String,
+    /// TCP port.
+    pub port: u16,
+    /// TLS (`mqtts://`).
+    pub tls: bool,
+}
+
+impl Endpoint {
+    /// Parses `mqtt://HOST[:PORT]` (port 1883) or `mqtts://HOST[:PORT]` (8883).
+    pub fn parse(url: &str) -> Result<Self> {
+        let (tls, rest) = if let Some(r) = url.strip_prefix("mqtts://") {
+            (true, r)
+        } else if let Some(r) = url.strip_prefix("mqtt://") {
+            (false, r)
+        } else {
+            bail!("--broker: expected mqtt://HOST:PORT or mqtts://HOST:PORT, got {url:?}");
+        };
+        let rest = rest.trim_end_matches('/');
+        let (host, port) = match rest.rsplit_once(':') {
+            Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (
+                h,
+                p.parse::<u16>()
+                    .with_context(|| format!("--broker: bad port {p:?}"))?,
+            ),
+            _ => (rest, if tls { 8883 } else { 1883 }),
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() {
+            bail!("--broker: no host in {url:?}");
+        }
+        Ok(Self {
+            host: host.to_owned(),
+            port,
+            tls,
+        })
+    }
+}
+
+/// Connection settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The broker.
+    pub endpoint: Endpoint,
+    /// Protocol version.
+    pub version: Version,
+    /// Client id.
+    pub client_id: String,
+    /// Username and password.
+    pub credentials: Option<(String, String)>,
+    /// Largest incoming MQTT packet accepted by the client (larger ones
+    /// are a protocol error in rumqttc, so this is kept generous; the
+    /// decoder caps envelopes far below it).
+    pub max_packet: usize,
+}
+
+/// What one poll of the connection produced.
+#[derive(Debug)]
+pub enum Incoming {
+    /// (Re)connected: subscribe now.
+    Connected,
+    /// A message.
+    Publish {
+        /// Its topic.
+        topic: String,
+        /// Its payload.
+        payload: Vec<u8>,
+    },
+    /// Anything else (acks, pings).
+    Other,
+}
+
+/// An MQTT client of either version.
+pub enum Client {
+    /// MQTT 3.1.1.
+    V3(rumqttc::AsyncClient, rumqttc::EventLoop),
+    /// MQTT 5.
+    V5(v5::AsyncClient, v5::EventLoop),
+}
+
+fn transport(tls: bool) -> rumqttc::Transport {
+    if tls {
+        rumqttc::Transport::tls_with_default_config()
+    } else {
+        rumqttc::Transport::Tcp
+    }
+}
+
+impl Client {
+    /// A client; it connects on the first [`Client::poll`].
+    pub fn new(s: &Settings) -> Self {
+        let e = &s.endpoint;
+        match s.version {
+            Version::V311 => {
+                let mut o = rumqttc::MqttOptions::new(&s.client_id, &e.host, e.port);
+                o.set_keep_alive(Duration::from_secs(30))
+                    .set_clean_session(true)
+                    .set_max_packet_size(s.max_packet, s.max_packet)
+                    .set_transport(transport(e.tls));
+                if let Some((u, p)) = &s.credentials {
+                    o.set_credentials(u, p);
+                }
+                let (c, l) = rumqttc::AsyncClient::new(o, 1024);
+                Client::V3(c, l)
+            }
+            Version::V5 => {
+                let mut o = v5::MqttOptions::new(&s.client_id, &e.host, e.port);
+                o.set_keep_alive(Duration::from_secs(30))
+                    .set_clean_start(true)
+                    .set_max_packet_size(Some(s.max_packet as u32))
+                    .set_transport(transport(e.tls));
+                if let Some((u, p)) = &s.credentials {
+                    o.set_credentials(u, p);
+                }
+                let (c, l) = v5::AsyncClient::new(o, 1024);
+                Client::V5(c, l)
+            }
+        }
+    }
+
+    /// Waits for the next event; an error means the connection is down
+    /// (the next call reconnects).
+    pub async fn poll(&mut self) -> Result<Incoming, String> {
+        match self {
+            Client::V3(_, l) => match l.poll().await {
+                Ok(rumqttc::Event::Incoming(rumqttc::Packet::ConnAck(_))) => {
+                    Ok(Incoming::Connected)
+                }
+                Ok(rumqttc::Event::Incoming(rumqttc::Packet::Publish(p))) => {
+                    Ok(Incoming::Publish {
+                        topic: p.topic,
+                        payload: p.payload.to_vec(),
+                    })
+                }
+                Ok(_) => Ok(Incoming::Other),
+                Err(e) => Err(e.to_string()),
+            },
+            Client::V5(_, l) => match l.poll().await {
+                Ok(v5::Event::Incoming(v5::mqttbytes::v5::Packet::ConnAck(_))) => {
+                    Ok(Incoming::Connected)
+                }
+                Ok(v5::Event::Incoming(v5::mqttbytes::v5::Packet::Publish(p))) => {
+                    Ok(Incoming::Publish {
+                        topic: String::from_utf8_lossy(&p.topic).into_owned(),
+                        payload: p.payload.to_vec(),
+                    })
+                }
+                Ok(_) => Ok(Incoming::Other),
+                Err(e) => Err(e.to_string()),
+            },
+        }
+    }
+
+    /// Subscribes to `filter` at QoS 0 (queued; sent by the next polls).
+    pub fn subscribe(&self, filter: &str) -> Result<()> {
+        match self {
+            Client::V3(c, _) => c.try_subscribe(filter, rumqttc::QoS::AtMostOnce)?,
+            Client::V5(c, _) => c.try_subscribe(filter, v5::mqttbytes::QoS::AtMostOnce)?,
+        }
+        Ok(())
+    }
+
+    /// Publishes `payload` on `topic` at QoS 0; false when the queue is full.
+    pub fn publish(&self, topic: &str, payload: Vec<u8>) -> bool {
+        match self {
+            Client::V3(c, _) => c
+                .try_publish(topic, rumqttc::QoS::AtMostOnce, false, payload)
+                .is_ok(),
+            Client::V5(c, _) => c
+                .try_publish(topic, v5::mqttbytes::QoS::AtMostOnce, false, payload)
+                .is_ok(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broker_urls() {
+        let e = Endpoint::parse("mqtt://127.0.0.1:18830").unwrap();
+        assert_eq!(
+            (e.host.as_str(), e.port, e.tls),
+            ("127.0.0.1", 18830, false)
+        );
+        let e = Endpoint::parse("mqtts://mqtt.example.org").unwrap();
+        assert_eq!(
+            (e.host.as_str(), e.port, e.tls),
+            ("mqtt.example.org", 8883, true)
+        );
+        let e = Endpoint::parse("mqtt://[::1]:1884").unwrap();
+        assert_eq!((e.host.as_str(), e.port), ("::1", 1884));
+        assert!(Endpoint::parse("http://x").is_err());
+        assert!(Endpoint::parse("mqtt://:1883").is_err());
+    }
+}

@@ -1,0 +1,137 @@
+//! What the gateway writes: one JSON object per packet (stdout), counts per
+//! outcome, and rate-limited log lines (stderr).
+
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+use wireseal::meshtastic::decoder::{Decoded, Decryption, KeyEvent};
+use wireseal::meshtastic::Decoder;
+
+/// The JSON object of one packet (fields documented in docs/gateway.md).
+pub fn packet_json(decoder: &Decoder, d: &Decoded) -> Value {
+    let decrypted = match d.decryption {
+        Decryption::Channel(i) => format!("channel:{}", decoder.channel_name(i).unwrap_or("?")),
+        Decryption::Pkc => "pkc".to_owned(),
+        Decryption::Plain => "plain".to_owned(),
+        Decryption::No => "no".to_owned(),
+    };
+    let mut v = json!({
+        "from": d.from,
+        "to": d.to,
+        "id": d.id,
+        "channel_id": d.channel_id,
+        "gateway_id": d.gateway_id,
+        "portnum": d.portnum(),
+        "payload_hex": d.payload().map(hex::encode),
+        "decrypted": decrypted,
+        "signature": d.signature.as_str(),
+    });
+    if let Some(t) = d.text() {
+        v["text"] = json!(t);
+    }
+    if let Some(e) = d.error {
+        v["error"] = json!(e.reason());
+    }
+    v
+}
+
+/// Counts per outcome.
+#[derive(Debug, Default)]
+pub struct Stats {
+    counts: BTreeMap<&'static str, u64>,
+}
+
+impl Stats {
+    /// Adds one to `what`.
+    pub fn bump(&mut self, what: &'static str) {
+        *self.counts.entry(what).or_insert(0) += 1;
+    }
+
+    /// Counts the outcomes of a decoded packet.
+    pub fn record(&mut self, d: &Decoded) {
+        self.bump("packets");
+        self.bump(match d.decryption {
+            Decryption::Channel(_) => "decrypted_channel",
+            Decryption::Pkc => "decrypted_pkc",
+            Decryption::Plain => "plain",
+            Decryption::No => "not_decrypted",
+        });
+        if let Some(e) = d.error {
+            self.bump(match e.reason() {
+                "no-channel" => "no_channel",
+                "wrong-channel-key" => "wrong_channel_key",
+                "pkc-not-for-us" => "pkc_not_for_us",
+                "pkc-no-node-key" => "pkc_no_node_key",
+                "pkc-unknown-sender" => "pkc_unknown_sender",
+                "auth-failed" => "auth_failed",
+                "replay" => "replay",
+                _ => "undecryptable",
+            });
+        }
+        self.bump(match d.signature.as_str() {
+            "valid" => "signature_valid",
+            "invalid" => "signature_invalid",
+            "unknown-key" => "signature_unknown_key",
+            _ => "signature_absent",
+        });
+        match d.key_event {
+            Some(KeyEvent::Learned { .. }) => self.bump("keys_learned"),
+            Some(KeyEvent::Conflict { .. }) => self.bump("key_conflicts"),
+            Some(KeyEvent::TableFull { .. }) => self.bump("node_table_full"),
+            None => {}
+        }
+    }
+
+    /// The counts as a JSON object.
+    pub fn to_json(&self) -> Value {
+        json!(self.counts)
+    }
+
+    /// One count.
+    pub fn get(&self, what: &str) -> u64 {
+        self.counts.get(what).copied().unwrap_or(0)
+    }
+}
+
+/// Log lines to stderr, at most `burst` per `period` per kind; the number
+/// suppressed is reported with the next line that gets through.
+#[derive(Debug)]
+pub struct Log {
+    period: Duration,
+    burst: u32,
+    kinds: BTreeMap<&'static str, (Instant, u32, u64)>,
+}
+
+impl Default for Log {
+    fn default() -> Self {
+        Self {
+            period: Duration::from_secs(10),
+            burst: 5,
+            kinds: BTreeMap::new(),
+        }
+    }
+}
+
+impl Log {
+    /// Logs `msg` under `kind` unless this kind is over its rate.
+    pub fn line(&mut self, kind: &'static str, msg: &str) {
+        let now = Instant::now();
+        let e = self.kinds.entry(kind).or_insert((now, 0, 0));
+        if now.duration_since(e.0) >= self.period {
+            *e = (now, 0, e.2);
+        }
+        if e.1 < self.burst {
+            e.1 += 1;
+            let suppressed = std::mem::take(&mut e.2);
+            if suppressed > 0 {
+                eprintln!(
+                    "wireseal gateway: {kind}: {msg} ({suppressed} similar lines suppressed)"
+                );
+            } else {
+                eprintln!("wireseal gateway: {kind}: {msg}");
+            }
+        } else {
+            e.2 += 1;
+        }
+    }
+}
