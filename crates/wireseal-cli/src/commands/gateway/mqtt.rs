@@ -94,9 +94,9 @@ pub enum Incoming {
 /// An MQTT client of either version.
 pub enum Client {
     /// MQTT 3.1.1.
-    V3(rumqttc::AsyncClient, rumqttc::EventLoop),
+    V3(rumqttc::AsyncClient, Box<rumqttc::EventLoop>),
     /// MQTT 5.
-    V5(v5::AsyncClient, v5::EventLoop),
+    V5(v5::AsyncClient, Box<v5::EventLoop>),
 }
 
 fn transport(tls: bool) -> rumqttc::Transport {
@@ -122,7 +122,7 @@ impl Client {
                     o.set_credentials(u, p);
                 }
                 let (c, l) = rumqttc::AsyncClient::new(o, 1024);
-                Client::V3(c, l)
+                Client::V3(c, Box::new(l))
             }
             Version::V5 => {
                 let mut o = v5::MqttOptions::new(&s.client_id, &e.host, e.port);
@@ -134,7 +134,7 @@ impl Client {
                     o.set_credentials(u, p);
                 }
                 let (c, l) = v5::AsyncClient::new(o, 1024);
-                Client::V5(c, l)
+                Client::V5(c, Box::new(l))
             }
         }
     }
