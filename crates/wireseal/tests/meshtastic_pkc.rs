@@ -15,19 +15,20 @@ fn pair() -> (PkcEngine, [u8; 32], PkcEngine, [u8; 32]) {
     (PkcEngine::new(a), ap, PkcEngine::new(b), bp)
 }
 
+/// The packet description of a direct message to or from `peer`.
+fn pkt(peer: &[u8; 32], from: u32, id: u32) -> PkcPacket<'_> {
+    PkcPacket {
+        peer_public: peer,
+        from,
+        id,
+    }
+}
+
 #[test]
 fn every_tampered_byte_is_rejected() {
     let (mut a, ap, mut b, bp) = pair();
     let payload = a
-        .seal_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &bp,
-                from: 10,
-                id: 20,
-            },
-            b"meet at the north ridge",
-        )
+        .seal_to_vec(0, pkt(&bp, 10, 20), b"meet at the north ridge")
         .unwrap();
     assert_eq!(payload.len(), pkc::sealed_len(23));
     for i in 0..payload.len() {
@@ -41,55 +42,22 @@ fn every_tampered_byte_is_rejected() {
             "extraNonce"
         };
         assert_eq!(
-            b.open_to_vec(
-                0,
-                PkcPacket {
-                    peer_public: &ap,
-                    from: 10,
-                    id: 20
-                },
-                &t
-            ),
+            b.open_to_vec(0, pkt(&ap, 10, 20), &t),
             Err(Error::Auth),
             "{region} byte {i}"
         );
     }
     // Header fields bound into the nonce: a wrong id or sender fails too.
     assert_eq!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 10,
-                id: 21
-            },
-            &payload
-        ),
+        b.open_to_vec(0, pkt(&ap, 10, 21), &payload),
         Err(Error::Auth)
     );
     assert_eq!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 11,
-                id: 20
-            },
-            &payload
-        ),
+        b.open_to_vec(0, pkt(&ap, 11, 20), &payload),
         Err(Error::Auth)
     );
     assert_eq!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 10,
-                id: 20
-            },
-            &payload
-        )
-        .unwrap(),
+        b.open_to_vec(0, pkt(&ap, 10, 20), &payload).unwrap(),
         b"meet at the north ridge"
     );
 }
@@ -97,134 +65,39 @@ fn every_tampered_byte_is_rejected() {
 #[test]
 fn wrong_key_truncated_and_oversize() {
     let (mut a, ap, mut b, bp) = pair();
-    let payload = a
-        .seal_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &bp,
-                from: 1,
-                id: 2,
-            },
-            b"x",
-        )
-        .unwrap();
+    let payload = a.seal_to_vec(0, pkt(&bp, 1, 2), b"x").unwrap();
     // Wrong key: a third party, or the right party naming the wrong sender key.
     let (mut c, _, _, cp) = pair();
-    assert_eq!(
-        c.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 1,
-                id: 2
-            },
-            &payload
-        ),
-        Err(Error::Auth)
-    );
-    assert_eq!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &cp,
-                from: 1,
-                id: 2
-            },
-            &payload
-        ),
-        Err(Error::Auth)
-    );
+    assert_eq!(c.open_to_vec(0, pkt(&ap, 1, 2), &payload), Err(Error::Auth));
+    assert_eq!(b.open_to_vec(0, pkt(&cp, 1, 2), &payload), Err(Error::Auth));
     for n in 0..pkc::OVERHEAD {
         assert_eq!(
-            b.open_to_vec(
-                0,
-                PkcPacket {
-                    peer_public: &ap,
-                    from: 1,
-                    id: 2
-                },
-                &payload[..n]
-            ),
+            b.open_to_vec(0, pkt(&ap, 1, 2), &payload[..n]),
             Err(Error::Truncated { len: n, min: 12 })
         );
     }
     // Dropping bytes from the middle still fails authentication.
     assert_eq!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 1,
-                id: 2
-            },
-            &payload[1..]
-        ),
+        b.open_to_vec(0, pkt(&ap, 1, 2), &payload[1..]),
         Err(Error::Auth)
     );
     let big = vec![0u8; MAX_PAYLOAD_LEN + 1];
     assert!(matches!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 1,
-                id: 2
-            },
-            &big
-        ),
+        b.open_to_vec(0, pkt(&ap, 1, 2), &big),
         Err(Error::TooLong { .. })
     ));
     let pt = vec![0u8; pkc::MAX_PLAINTEXT_LEN];
-    let full = a
-        .seal_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &bp,
-                from: 1,
-                id: 3,
-            },
-            &pt,
-        )
-        .unwrap();
+    let full = a.seal_to_vec(0, pkt(&bp, 1, 3), &pt).unwrap();
     assert_eq!(full.len(), MAX_PAYLOAD_LEN);
-    assert_eq!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 1,
-                id: 3
-            },
-            &full
-        )
-        .unwrap(),
-        pt
-    );
+    assert_eq!(b.open_to_vec(0, pkt(&ap, 1, 3), &full).unwrap(), pt);
     let over = vec![0u8; pkc::MAX_PLAINTEXT_LEN + 1];
     assert!(matches!(
-        a.seal_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &bp,
-                from: 1,
-                id: 3
-            },
-            &over
-        ),
+        a.seal_to_vec(0, pkt(&bp, 1, 3), &over),
         Err(Error::TooLong { max: 227, .. })
     ));
     let mut small = [0u8; 12];
     assert_eq!(
-        a.seal_into(
-            0,
-            PkcPacket {
-                peer_public: &bp,
-                from: 1,
-                id: 3
-            },
-            b"ab",
-            &mut small
-        ),
+        a.seal_into(0, pkt(&bp, 1, 3), b"ab", &mut small),
         Err(Error::BufferTooSmall { required: 14 })
     );
 }
@@ -238,27 +111,11 @@ fn weak_peer_keys_are_refused() {
         k
     }] {
         assert_eq!(
-            a.seal_to_vec(
-                0,
-                PkcPacket {
-                    peer_public: &bad,
-                    from: 1,
-                    id: 1
-                },
-                b"x"
-            ),
+            a.seal_to_vec(0, pkt(&bad, 1, 1), b"x"),
             Err(Error::WeakPublicKey)
         );
         assert_eq!(
-            a.open_to_vec(
-                0,
-                PkcPacket {
-                    peer_public: &bad,
-                    from: 1,
-                    id: 1
-                },
-                &[0u8; 20]
-            ),
+            a.open_to_vec(0, pkt(&bad, 1, 1), &[0u8; 20]),
             Err(Error::WeakPublicKey)
         );
     }
@@ -281,43 +138,11 @@ fn seal_with_extra(
 #[test]
 fn explicit_extra_nonce_is_used_verbatim() {
     let (mut a, ap, mut b, bp) = pair();
-    let p1 = seal_with_extra(
-        &mut a,
-        PkcPacket {
-            peer_public: &bp,
-            from: 5,
-            id: 6,
-        },
-        [1, 2, 3, 4],
-        b"abc",
-    )
-    .unwrap();
-    let p2 = seal_with_extra(
-        &mut a,
-        PkcPacket {
-            peer_public: &bp,
-            from: 5,
-            id: 6,
-        },
-        [1, 2, 3, 4],
-        b"abc",
-    )
-    .unwrap();
+    let p1 = seal_with_extra(&mut a, pkt(&bp, 5, 6), [1, 2, 3, 4], b"abc").unwrap();
+    let p2 = seal_with_extra(&mut a, pkt(&bp, 5, 6), [1, 2, 3, 4], b"abc").unwrap();
     assert_eq!(p1, p2);
     assert_eq!(&p1[p1.len() - 4..], &[1, 2, 3, 4]);
-    assert_eq!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 5,
-                id: 6
-            },
-            &p1
-        )
-        .unwrap(),
-        b"abc"
-    );
+    assert_eq!(b.open_to_vec(0, pkt(&ap, 5, 6), &p1).unwrap(), b"abc");
 }
 
 #[test]
@@ -330,31 +155,9 @@ fn drawn_extra_nonces_are_fresh_across_refills() {
     let (mut a, ap, mut b, bp) = pair();
     let mut seen = std::collections::HashSet::new();
     for id in 0..2000u32 {
-        let p = a
-            .seal_to_vec(
-                0,
-                PkcPacket {
-                    peer_public: &bp,
-                    from: 5,
-                    id: id,
-                },
-                b"abc",
-            )
-            .unwrap();
+        let p = a.seal_to_vec(0, pkt(&bp, 5, id), b"abc").unwrap();
         seen.insert(<[u8; 4]>::try_from(&p[p.len() - 4..]).unwrap());
-        assert_eq!(
-            b.open_to_vec(
-                0,
-                PkcPacket {
-                    peer_public: &ap,
-                    from: 5,
-                    id: id
-                },
-                &p
-            )
-            .unwrap(),
-            b"abc"
-        );
+        assert_eq!(b.open_to_vec(0, pkt(&ap, 5, id), &p).unwrap(), b"abc");
     }
     assert!(seen.len() >= 1999, "{} distinct of 2000", seen.len());
 }
@@ -362,141 +165,41 @@ fn drawn_extra_nonces_are_fresh_across_refills() {
 fn replay_is_refused_only_after_the_tag_verifies() {
     let (mut a, ap, b, bp) = pair();
     let mut b = b.with_replay_window(ReplayWindow::default());
-    let genuine = a
-        .seal_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &bp,
-                from: 7,
-                id: 100,
-            },
-            b"hello",
-        )
-        .unwrap();
+    let genuine = a.seal_to_vec(0, pkt(&bp, 7, 100), b"hello").unwrap();
     // A forgery carrying the same (from, id) arrives first: it fails the tag
     // and must not mark the id as used.
     let mut forged = genuine.clone();
     forged[0] ^= 1;
     assert_eq!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 7,
-                id: 100
-            },
-            &forged
-        ),
+        b.open_to_vec(0, pkt(&ap, 7, 100), &forged),
         Err(Error::Auth)
     );
     assert_eq!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 7,
-                id: 100
-            },
-            &genuine
-        )
-        .unwrap(),
+        b.open_to_vec(0, pkt(&ap, 7, 100), &genuine).unwrap(),
         b"hello"
     );
     assert_eq!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 7,
-                id: 100
-            },
-            &genuine
-        ),
+        b.open_to_vec(0, pkt(&ap, 7, 100), &genuine),
         Err(Error::Replay { from: 7, id: 100 })
     );
-    let next = a
-        .seal_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &bp,
-                from: 7,
-                id: 101,
-            },
-            b"again",
-        )
-        .unwrap();
-    assert_eq!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 7,
-                id: 101
-            },
-            &next
-        )
-        .unwrap(),
-        b"again"
-    );
+    let next = a.seal_to_vec(0, pkt(&bp, 7, 101), b"again").unwrap();
+    assert_eq!(b.open_to_vec(0, pkt(&ap, 7, 101), &next).unwrap(), b"again");
 }
 
 #[test]
 fn cache_serves_repeats_and_flushes_on_own_key_change() {
     let (mut a, ap, mut b, bp) = pair();
     for id in 0..10 {
-        let p = a
-            .seal_to_vec(
-                0,
-                PkcPacket {
-                    peer_public: &bp,
-                    from: 1,
-                    id: id,
-                },
-                b"m",
-            )
-            .unwrap();
-        assert_eq!(
-            b.open_to_vec(
-                0,
-                PkcPacket {
-                    peer_public: &ap,
-                    from: 1,
-                    id: id
-                },
-                &p
-            )
-            .unwrap(),
-            b"m"
-        );
+        let p = a.seal_to_vec(0, pkt(&bp, 1, id), b"m").unwrap();
+        assert_eq!(b.open_to_vec(0, pkt(&ap, 1, id), &p).unwrap(), b"m");
     }
     let s = b.cache().stats();
     assert_eq!((s.misses, s.hits), (1, 9));
     // Our key changes: old messages to the old key no longer open, and the
     // cache was flushed rather than serving a stale secret.
-    let old = a
-        .seal_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &bp,
-                from: 1,
-                id: 99,
-            },
-            b"m",
-        )
-        .unwrap();
+    let old = a.seal_to_vec(0, pkt(&bp, 1, 99), b"m").unwrap();
     b.set_own_key(StaticSecret::generate());
-    assert_eq!(
-        b.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &ap,
-                from: 1,
-                id: 99
-            },
-            &old
-        ),
-        Err(Error::Auth)
-    );
+    assert_eq!(b.open_to_vec(0, pkt(&ap, 1, 99), &old), Err(Error::Auth));
     assert_eq!(b.cache().stats().flushes, 1);
     // The peer changed key: invalidation makes the next message derive afresh.
     assert!(a.invalidate_peer(&bp));
@@ -507,47 +210,10 @@ fn cache_serves_repeats_and_flushes_on_own_key_change() {
 fn cache_entries_expire() {
     let (mut a, ap, b, bp) = pair();
     let mut b = b.with_ttl(60);
-    let p = a
-        .seal_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &bp,
-                from: 1,
-                id: 1,
-            },
-            b"m",
-        )
-        .unwrap();
-    b.open_to_vec(
-        0,
-        PkcPacket {
-            peer_public: &ap,
-            from: 1,
-            id: 1,
-        },
-        &p,
-    )
-    .unwrap();
-    b.open_to_vec(
-        59,
-        PkcPacket {
-            peer_public: &ap,
-            from: 1,
-            id: 1,
-        },
-        &p,
-    )
-    .unwrap();
-    b.open_to_vec(
-        60,
-        PkcPacket {
-            peer_public: &ap,
-            from: 1,
-            id: 1,
-        },
-        &p,
-    )
-    .unwrap();
+    let p = a.seal_to_vec(0, pkt(&bp, 1, 1), b"m").unwrap();
+    b.open_to_vec(0, pkt(&ap, 1, 1), &p).unwrap();
+    b.open_to_vec(59, pkt(&ap, 1, 1), &p).unwrap();
+    b.open_to_vec(60, pkt(&ap, 1, 1), &p).unwrap();
     let s = b.cache().stats();
     assert_eq!((s.hits, s.misses, s.expirations), (1, 2, 1));
 }
@@ -563,17 +229,7 @@ fn batch_open_matches_one_at_a_time() {
         let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).unwrap());
         for j in 0..5u32 {
             let pt = vec![(i as u8) ^ (j as u8); 10 + j as usize * 40];
-            let mut p = e
-                .seal_to_vec(
-                    0,
-                    PkcPacket {
-                        peer_public: &rp,
-                        from: i as u32,
-                        id: j,
-                    },
-                    &pt,
-                )
-                .unwrap();
+            let mut p = e.seal_to_vec(0, pkt(&rp, i as u32, j), &pt).unwrap();
             if (i + j as usize) % 7 == 0 {
                 p[3] ^= 1; // some tampered packets
             }
@@ -588,11 +244,7 @@ fn batch_open_matches_one_at_a_time() {
     let packets: Vec<SealedPkc<'_>> = payloads
         .iter()
         .map(|(k, f, i, p)| SealedPkc {
-            packet: PkcPacket {
-                peer_public: k,
-                from: *f,
-                id: *i,
-            },
+            packet: pkt(k, *f, *i),
             payload: p,
         })
         .collect();

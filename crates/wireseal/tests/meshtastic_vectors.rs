@@ -8,6 +8,15 @@ use serde_json::Value;
 use wireseal::hazmat::{aes_ctr, sha::sha256, x25519::StaticSecret};
 use wireseal::meshtastic::{pkc, ChannelKey, PacketHeader, PkcEngine, PkcPacket};
 
+/// The packet description of a direct message to or from `peer`.
+fn pkt(peer: &[u8; 32], from: u32, id: u32) -> PkcPacket<'_> {
+    PkcPacket {
+        peer_public: peer,
+        from,
+        id,
+    }
+}
+
 fn load() -> Value {
     common::load_json("meshtastic/vectors.json")
 }
@@ -123,32 +132,10 @@ fn pkc_radio_frame(v: &Value) {
         hx(v, "expected_shared_key_prefix_hex")
     );
     let mut e = PkcEngine::new(own);
-    let pt = e
-        .open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &peer,
-                from: from,
-                id: id,
-            },
-            payload,
-        )
-        .unwrap();
+    let pt = e.open_to_vec(0, pkt(&peer, from, id), payload).unwrap();
     assert_eq!(pt, hx(v, "expected_plaintext_hex"));
     // A second open is served by the cache and gives the same plaintext.
-    assert_eq!(
-        e.open_to_vec(
-            1,
-            PkcPacket {
-                peer_public: &peer,
-                from: from,
-                id: id
-            },
-            payload
-        )
-        .unwrap(),
-        pt
-    );
+    assert_eq!(e.open_to_vec(1, pkt(&peer, from, id), payload).unwrap(), pt);
     assert_eq!(e.cache().stats().hits, 1);
 }
 
@@ -162,56 +149,12 @@ fn pkc_roundtrip(all: &[Value], v: &Value) {
     let pt = hx(base, "expected_plaintext_hex");
     let (from, id) = (0x0929, 0x13b2_d662);
     let mut e = PkcEngine::new(own);
-    let a = e
-        .seal_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &peer,
-                from: from,
-                id: id,
-            },
-            &pt,
-        )
-        .unwrap();
-    let b = e
-        .seal_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &peer,
-                from: from,
-                id: id,
-            },
-            &pt,
-        )
-        .unwrap();
+    let a = e.seal_to_vec(0, pkt(&peer, from, id), &pt).unwrap();
+    let b = e.seal_to_vec(0, pkt(&peer, from, id), &pt).unwrap();
     assert_eq!(a.len(), 22);
     assert_ne!(a, b, "the extraNonce must be fresh random per packet");
-    assert_eq!(
-        e.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &peer,
-                from: from,
-                id: id
-            },
-            &a
-        )
-        .unwrap(),
-        pt
-    );
-    assert_eq!(
-        e.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &peer,
-                from: from,
-                id: id
-            },
-            &b
-        )
-        .unwrap(),
-        pt
-    );
+    assert_eq!(e.open_to_vec(0, pkt(&peer, from, id), &a).unwrap(), pt);
+    assert_eq!(e.open_to_vec(0, pkt(&peer, from, id), &b).unwrap(), pt);
 }
 
 #[test]
@@ -404,30 +347,12 @@ fn forged_keys_sharing_a_prefix_miss_the_cache() {
     let frame = hx(v, "radio_frame_hex");
     let payload = &frame[16..];
     let mut e = PkcEngine::new(own);
-    assert!(e
-        .open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &peer,
-                from: from,
-                id: id
-            },
-            payload
-        )
-        .is_ok());
+    assert!(e.open_to_vec(0, pkt(&peer, from, id), payload).is_ok());
     for shared in [4usize, 31] {
         let mut forged = peer;
         forged[shared] ^= 0x01;
         forged[31] ^= 0x02;
-        let r = e.open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &forged,
-                from: from,
-                id: id,
-            },
-            payload,
-        );
+        let r = e.open_to_vec(0, pkt(&forged, from, id), payload);
         assert!(
             matches!(r, Err(pkc_err) if pkc_err == wireseal::meshtastic::Error::Auth
                 || pkc_err == wireseal::meshtastic::Error::WeakPublicKey),
@@ -437,16 +362,6 @@ fn forged_keys_sharing_a_prefix_miss_the_cache() {
     let s = e.cache().stats();
     assert_eq!((s.hits, s.misses), (0, 3), "every forged key missed");
     // The genuine sender is still served from the cache.
-    assert!(e
-        .open_to_vec(
-            0,
-            PkcPacket {
-                peer_public: &peer,
-                from: from,
-                id: id
-            },
-            payload
-        )
-        .is_ok());
+    assert!(e.open_to_vec(0, pkt(&peer, from, id), payload).is_ok());
     assert_eq!(e.cache().stats().hits, 1);
 }
