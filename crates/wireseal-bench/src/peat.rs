@@ -11,9 +11,10 @@
 use super::{Better, Ctx, Row};
 use std::hint::black_box;
 use wireseal::batch::Batch;
+use wireseal::entropy::NonceSource;
 use wireseal::keys::StaticSecret;
 use wireseal::peat::{
-    policy, seal_batch_len, sealed_len, KeyExchangeOutcome, MeshSealer, NonceSource, PeerSessions,
+    policy, seal_batch_len, sealed_len, KeyExchangeOutcome, MeshSealer, PeerSessions,
     MESH_OVERHEAD, PEER_OVERHEAD,
 };
 

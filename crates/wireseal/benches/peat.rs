@@ -5,11 +5,10 @@
 #![allow(missing_docs)] // criterion_group! generates an undocumented `pub fn benches`.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use wireseal::entropy::NonceSource;
 use wireseal::hazmat::chacha20poly1305::ChaChaKey;
 use wireseal::keys::StaticSecret;
-use wireseal::peat::{
-    sealed_len, KeyExchangeOutcome, MeshSealer, NonceSource, PeerSessions, PEER_OVERHEAD,
-};
+use wireseal::peat::{sealed_len, KeyExchangeOutcome, MeshSealer, PeerSessions, PEER_OVERHEAD};
 
 const SIZES: [usize; 5] = [51, 129, 417, 633, 641];
 

@@ -60,7 +60,6 @@ mod receive;
 mod session;
 mod sessions;
 
-pub use crate::entropy::NonceSource;
 pub use batch::seal_batch_len;
 pub use error::Error;
 pub use genesis::{mesh_id, Genesis, BEACON_CONTEXT, ENCRYPTION_CONTEXT};
