@@ -1,0 +1,80 @@
+from typing import BinaryIO, Callable, Literal
+
+from . import Batch
+
+version: str
+bufferSizeDef: int
+maxPassLen: int
+AESBlockSize: int
+DEFAULT_V3_ITERATIONS: int
+
+Progress = Callable[[int, int], object]
+
+def encryptFile(
+    infile: str,
+    outfile: str,
+    passw: str,
+    bufferSize: int = ...,
+    *,
+    version: Literal[2, 3] = 2,
+    iterations: int | None = None,
+    progress: Progress | None = None,
+) -> None: ...
+def decryptFile(
+    infile: str, outfile: str, passw: str, bufferSize: int = ..., *, progress: Progress | None = None
+) -> None: ...
+def encryptStream(
+    fIn: BinaryIO,
+    fOut: BinaryIO,
+    passw: str,
+    bufferSize: int = ...,
+    *,
+    version: Literal[2, 3] = 2,
+    iterations: int | None = None,
+) -> None: ...
+def decryptStream(
+    fIn: BinaryIO, fOut: BinaryIO, passw: str, bufferSize: int = ..., inputLength: int | None = None
+) -> None: ...
+def encrypt(
+    password: str,
+    data: bytes,
+    *,
+    version: Literal[2, 3] = 2,
+    iterations: int | None = None,
+    batch: Batch | None = None,
+) -> bytes: ...
+def decrypt(
+    password: str, data: bytes, *, batch: Batch | None = None, max_iterations: int | None = None
+) -> bytes: ...
+def open(file: str, password: str, *, max_iterations: int | None = None) -> Reader: ...
+
+class Encryptor:
+    def __init__(
+        self,
+        password: str,
+        *,
+        version: Literal[2, 3] = 2,
+        iterations: int | None = None,
+        batch: Batch | None = None,
+    ) -> None: ...
+    def update(self, data: bytes) -> bytes: ...
+    def finish(self) -> bytes: ...
+
+class Decryptor:
+    def __init__(
+        self, password: str, *, batch: Batch | None = None, max_iterations: int | None = None
+    ) -> None: ...
+    def update(self, data: bytes) -> None: ...
+    def finish(self) -> bytes: ...
+    def finish_chunks(self) -> list[bytes]: ...
+
+class Reader:
+    def __init__(self, path: str, password: str, *, max_iterations: int | None = None) -> None: ...
+    @property
+    def plaintext_len(self) -> int: ...
+    @property
+    def version(self) -> int: ...
+    def read(self, size: int = -1) -> bytes: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> Reader: ...
+    def __exit__(self, *exc: object) -> bool: ...
