@@ -19,7 +19,7 @@ import threading
 import time
 
 import wireseal
-from wireseal import aescrypt, meshtastic as mt, sphinx
+from wireseal import aescrypt, bip324, meshtastic as mt, sphinx
 
 FULL = len(sys.argv) > 1 and sys.argv[1] == "full"
 SAMPLES = 7 if FULL else 5
@@ -264,7 +264,76 @@ def bench_meshtastic():
         "cryptography (AES-CTR in Python)", n / b if b else None, why)
 
 
-for f in (bench_meshtastic, bench_sphinx, bench_aescrypt):
+# --- BIP324: cryptography's ChaCha20-Poly1305, the BIP's rekeying in Python --
+class _PyFsChaCha20:
+    def __init__(self, key, Cipher, algorithms):
+        self.key, self.block, self.chunk, self.ks = key, 0, 0, b""
+        self.Cipher, self.algorithms = Cipher, algorithms
+
+    def _bytes(self, n):
+        while len(self.ks) < n:
+            nonce = (0).to_bytes(4, "little") + (self.chunk // 224).to_bytes(8, "little")
+            c = self.Cipher(self.algorithms.ChaCha20(self.key, self.block.to_bytes(4, "little") + nonce), None)
+            self.ks += c.encryptor().update(bytes(64 * 16))
+            self.block += 16
+        out, self.ks = self.ks[:n], self.ks[n:]
+        return out
+
+    def crypt(self, chunk):
+        ks = self._bytes(len(chunk))
+        out = (int.from_bytes(chunk, "little") ^ int.from_bytes(ks, "little")).to_bytes(len(chunk), "little")
+        if (self.chunk + 1) % 224 == 0:
+            self.key, self.block, self.ks = self._bytes(32), 0, b""
+        self.chunk += 1
+        return out
+
+
+class _PyFsAead:
+    def __init__(self, key, ChaCha20Poly1305):
+        self.aead, self.n, self.C = ChaCha20Poly1305(key), 0, ChaCha20Poly1305
+
+    def crypt(self, data, decrypt):
+        nonce = (self.n % 224).to_bytes(4, "little") + (self.n // 224).to_bytes(8, "little")
+        out = self.aead.decrypt(nonce, data, b"") if decrypt else self.aead.encrypt(nonce, data, b"")
+        if (self.n + 1) % 224 == 0:
+            rn = b"\xff" * 4 + (self.n // 224).to_bytes(8, "little")
+            self.aead = self.C(self.aead.encrypt(rn, bytes(32), b"")[:32])
+        self.n += 1
+        return out
+
+
+def bench_bip324():
+    crypto, why = peer("cryptography")
+    shared = os.urandom(32)
+    msg = os.urandom(256)
+    n = 2000
+    a, b = bip324.PacketCipher(shared, "initiator"), bip324.PacketCipher(shared, "responder")
+
+    def ours():
+        for _ in range(n):
+            b.open(a.seal(msg))
+
+    theirs = None
+    if crypto:
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+        from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+        kl, kp = os.urandom(32), os.urandom(32)
+        sl, sp = _PyFsChaCha20(kl, Cipher, algorithms), _PyFsAead(kp, ChaCha20Poly1305)
+        rl, rp = _PyFsChaCha20(kl, Cipher, algorithms), _PyFsAead(kp, ChaCha20Poly1305)
+
+        def theirs():
+            for _ in range(n):
+                pkt = sl.crypt(len(msg).to_bytes(3, "little")) + sp.crypt(b"\x00" + msg, False)
+                ln = int.from_bytes(rl.crypt(pkt[:3]), "little")
+                rp.crypt(pkt[3 : 3 + 1 + ln + 16], True)
+
+    x, y = pair(ours, theirs, 5)
+    row("bip324 packet round trip (256 B, seal + open)", "µs", "lower", x / n * 1e6,
+        "cryptography + rekeying in Python", y / n * 1e6 if y else None, why)
+
+
+for f in (bench_meshtastic, bench_bip324, bench_sphinx, bench_aescrypt):
     try:
         f()
     except Exception as e:  # a failing workload must not hide the others
