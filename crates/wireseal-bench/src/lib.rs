@@ -3,15 +3,22 @@
 //!
 //! A section is a function in its own file that returns [`Row`]s; register
 //! it in [`SECTIONS`]. Use [`Ctx::time_per_op`] / [`Ctx::time_job`] to
-//! measure, so `--quick` and `--full` scale every section alike.
+//! measure, so the quick default and `--full` scale every section alike.
+//! Peer programs (Go, Python) come from [`peers`]; a row whose peer is
+//! missing keeps our figure and says why with [`Row::skipped()`].
 
 mod aescrypt;
 mod bip324;
 mod meshtastic;
 mod peat;
+pub mod peers;
+mod python;
 mod sphinx;
 mod sphinx_baselines;
 #[cfg(feature = "rust-peers")]
+mod sphinx_ldk;
+#[cfg(not(feature = "rust-peers"))]
+#[path = "peers/ldk_absent.rs"]
 mod sphinx_ldk;
 mod timing;
 pub mod traffic;
@@ -49,6 +56,9 @@ pub struct Row {
     pub ratio: Option<f64>,
     /// A published figure to compare with, if any.
     pub seed_figure: Option<String>,
+    /// Why the baseline's peer was not measured (then `baseline` is None).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }
 
 impl Row {
@@ -77,7 +87,45 @@ impl Row {
             baseline,
             ratio,
             seed_figure: None,
+            skipped: None,
         }
+    }
+
+    /// A row whose baseline comes from a peer: its figure when the peer ran,
+    /// else no baseline and the reason (see [`Row::skipped()`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_peer(
+        section: &str,
+        workload: impl Into<String>,
+        unit: &str,
+        better: Better,
+        ours: f64,
+        baseline_name: impl Into<String>,
+        baseline: Result<f64, &peers::Skip>,
+    ) -> Self {
+        match baseline {
+            Ok(b) => Self::new(
+                section,
+                workload,
+                unit,
+                better,
+                ours,
+                baseline_name,
+                Some(b),
+            ),
+            Err(why) => {
+                Self::new(section, workload, unit, better, ours, baseline_name, None).skipped(why)
+            }
+        }
+    }
+
+    /// Marks the baseline as not measured, with the reason; clears the
+    /// baseline and the ratio.
+    pub fn skipped(mut self, why: &peers::Skip) -> Self {
+        self.baseline = None;
+        self.ratio = None;
+        self.skipped = Some(why.to_string());
+        self
     }
 
     /// Attaches a published figure.
@@ -116,6 +164,10 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "sphinx",
         run: sphinx::run,
+    },
+    Section {
+        name: "python",
+        run: python::run,
     },
 ];
 
@@ -174,6 +226,15 @@ fn fmt_num(x: f64) -> String {
 
 fn print_row(r: &Row) {
     let mut out = std::io::stdout().lock();
+    let baseline = match (&r.skipped, r.baseline) {
+        (Some(_), _) => "skipped".into(),
+        (None, Some(b)) => fmt_num(b),
+        (None, None) => "-".into(),
+    };
+    let note = match &r.skipped {
+        Some(why) => format!("skipped: {why}"),
+        None => r.seed_figure.clone().unwrap_or_default(),
+    };
     let _ = writeln!(
         out,
         "{:<11} {:<46} {:>12} {:<9} {:>12}  {:<28} {:>8}  {}",
@@ -181,12 +242,12 @@ fn print_row(r: &Row) {
         r.workload,
         fmt_num(r.ours),
         r.unit,
-        r.baseline.map(fmt_num).unwrap_or_else(|| "-".into()),
+        baseline,
         r.baseline_name,
         r.ratio
             .map(|x| format!("{x:.2}x"))
             .unwrap_or_else(|| "-".into()),
-        r.seed_figure.as_deref().unwrap_or("")
+        note
     );
 }
 
@@ -204,5 +265,18 @@ mod tests {
             Row::new("s", "w", "x", Better::Higher, 1.0, "b", None).ratio,
             None
         );
+    }
+
+    #[test]
+    fn skipped_row_keeps_our_figure_and_says_why() {
+        let why = peers::Skip::new("`go` is not installed");
+        let r = Row::with_peer("s", "w", "µs", Better::Lower, 2.0, "Go", Err(&why));
+        assert_eq!((r.ours, r.baseline, r.ratio), (2.0, None, None));
+        let j = serde_json::to_value(&r).unwrap();
+        assert_eq!(j["baseline"], serde_json::Value::Null);
+        assert_eq!(j["skipped"], "`go` is not installed");
+        let ok = Row::with_peer("s", "w", "µs", Better::Lower, 2.0, "Go", Ok(4.0));
+        assert_eq!(ok.ratio, Some(2.0));
+        assert!(serde_json::to_value(&ok).unwrap().get("skipped").is_none());
     }
 }
