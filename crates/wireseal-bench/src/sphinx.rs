@@ -11,13 +11,11 @@
 
 use super::sphinx_baselines::session_secrets_quadratic;
 use super::sphinx_ldk::Ldk;
-use super::timing::{calls_per_sample, median};
 use super::{Better, Ctx, Row};
-use serde_json::{json, Value};
+use crate::peers::rust_peers::mark_skipped;
+use crate::peers::{GoBench, Skip};
+use serde_json::json;
 use std::hint::black_box;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 use wireseal::batch::Batch;
 use wireseal::keys::{PrivateKey, PublicKey};
@@ -29,158 +27,6 @@ const LDK: &str = "LDK lightning 0.2.7";
 
 fn node(i: usize) -> PrivateKey {
     PrivateKey::from_bytes(&[0x50 + i as u8; 32]).expect("valid key")
-}
-
-/// Builds the Go helper in this run; a failure says which step failed (a
-/// binary left from an earlier run is never used).
-fn build_go_helper() -> Result<PathBuf, String> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let src = root.join("interop/sphinx");
-    if !src.is_dir() {
-        return Err(format!("{} is missing", src.display()));
-    }
-    match Command::new("go").arg("version").output() {
-        Err(_) => return Err("`go` is not installed".into()),
-        Ok(o) if !o.status.success() => return Err("`go version` failed".into()),
-        Ok(_) => {}
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let bin = target.join("interop").join("sphinx-peer");
-    let out = Command::new("go")
-        .args(["build", "-o"])
-        .arg(&bin)
-        .arg(".")
-        .current_dir(&src)
-        .output()
-        .map_err(|e| format!("cannot run `go build`: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "`go build` of interop/sphinx failed: {}",
-            last_line(&out.stderr)
-        ));
-    }
-    Ok(bin)
-}
-
-fn last_line(b: &[u8]) -> String {
-    let s = String::from_utf8_lossy(b);
-    s.lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("(no output)")
-        .trim()
-        .to_string()
-}
-
-/// lightning-onion's bench server (`interop/sphinx`, op `bench_serve`): the
-/// route and keys are set up once; each sample is timed inside Go.
-struct GoBench {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    out: BufReader<ChildStdout>,
-}
-
-impl GoBench {
-    /// Builds and starts the helper with the same route, session key,
-    /// associated data and peeling key as our side.
-    fn start(setup: Value) -> Result<Self, String> {
-        let bin = build_go_helper()?;
-        let mut child = Command::new(&bin)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start the helper: {e}"))?;
-        let stdin = child.stdin.take();
-        let out = BufReader::new(child.stdout.take().expect("piped stdout"));
-        let mut go = Self { child, stdin, out };
-        go.ask(&setup)?;
-        Ok(go)
-    }
-
-    /// Sends one command line and reads one reply line.
-    fn ask(&mut self, cmd: &Value) -> Result<Value, String> {
-        let sent = self
-            .stdin
-            .as_mut()
-            .map(|w| writeln!(w, "{cmd}").and_then(|_| w.flush()));
-        let mut line = String::new();
-        let got = self.out.read_line(&mut line);
-        match (sent, got) {
-            (Some(Ok(())), Ok(n)) if n > 0 => {
-                serde_json::from_str(&line).map_err(|e| format!("bad reply from the helper: {e}"))
-            }
-            _ => Err(format!("the helper failed: {}", self.stderr_tail())),
-        }
-    }
-
-    fn stderr_tail(&mut self) -> String {
-        drop(self.stdin.take());
-        let _ = self.child.wait();
-        let mut e = Vec::new();
-        if let Some(mut s) = self.child.stderr.take() {
-            let _ = s.read_to_end(&mut e);
-        }
-        last_line(&e)
-    }
-
-    /// Calls of `workload` per sample of `per_sample` seconds.
-    fn calibrate(&mut self, workload: &str, per_sample: f64) -> Result<u64, String> {
-        let r = self.ask(&json!({"op": "calibrate", "workload": workload,
-            "per_sample_ns": (per_sample * 1e9) as u64}))?;
-        r["n"]
-            .as_u64()
-            .ok_or_else(|| "calibrate: no n in the reply".into())
-    }
-
-    /// One sample of `n` calls, timed in Go: seconds per call.
-    fn sample(&mut self, workload: &str, n: u64) -> Result<f64, String> {
-        let r = self.ask(&json!({"op": "sample", "workload": workload, "n": n}))?;
-        r["ns_per_op"]
-            .as_f64()
-            .map(|ns| ns / 1e9)
-            .ok_or_else(|| "sample: no ns_per_op in the reply".into())
-    }
-}
-
-impl Drop for GoBench {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        let _ = self.child.wait();
-    }
-}
-
-/// Ours against lightning-onion on `workload`, sampled alternately: each
-/// round one sample of ours (timed here), then one sample of Go's (timed in
-/// Go, so the pipe is not counted). Medians, seconds per call.
-fn pair_with_go<R>(
-    ctx: &Ctx,
-    go: &mut GoBench,
-    workload: &str,
-    mut ours: impl FnMut() -> R,
-) -> Result<(f64, f64), String> {
-    let per = ctx.budget().as_secs_f64() / ctx.samples() as f64;
-    let n_ours = calls_per_sample(per, &mut ours);
-    let n_go = go.calibrate(workload, per)?;
-    let (mut theirs, mut err) = (Vec::new(), None);
-    let (t_ours, _) = ctx.time_pair_job(
-        ctx.samples(),
-        || {
-            for _ in 0..n_ours {
-                black_box(ours());
-            }
-        },
-        || match go.sample(workload, n_go) {
-            Ok(s) => theirs.push(s),
-            Err(e) => err = Some(e),
-        },
-    );
-    match err {
-        Some(e) => Err(e),
-        None => Ok((t_ours / n_ours as f64, median(&mut theirs))),
-    }
 }
 
 /// The `sphinx` rows.
@@ -210,13 +56,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         })).collect::<Vec<_>>(),
         "node_key": hex::encode(keys20[0].to_secret().expose()),
     });
-    let mut go = match GoBench::start(setup) {
-        Ok(g) => Some(g),
-        Err(e) => {
-            eprintln!("sphinx: lightning-onion skipped: {e}");
-            None
-        }
-    };
+    let mut go = GoBench::start(&setup);
 
     let mut buf = vec![0u8; sphinx::PAYMENT_ONION_LEN];
     let build = |hops: &[Hop], buf: &mut [u8]| {
@@ -244,17 +84,15 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let ldk_session = Ldk::session_key(&[0x41; 32]);
     let ph = [0x42u8; 32];
 
-    // The Go pairs; None (and a note) when the helper fails part way.
-    let mut go_pair = |what: &str, ours: &mut dyn FnMut()| -> Option<(f64, f64)> {
-        let g = go.as_mut()?;
-        match pair_with_go(ctx, g, what, ours) {
-            Ok(r) => Some(r),
-            Err(e) => {
-                eprintln!("sphinx: lightning-onion skipped from `{what}` on: {e}");
-                go = None;
-                None
-            }
-        }
+    // The Go pairs; the reason when the helper is missing or fails part way
+    // (later pairs then skip too, with the same reason).
+    let mut go_pair = |what: &str, ours: &mut dyn FnMut()| -> Result<(f64, f64), Skip> {
+        let g = go.as_mut().map_err(|e| e.clone())?;
+        g.pair(ctx, what, ours).inspect_err(|e| {
+            go = Err(Skip::new(format!(
+                "lightning-onion failed at `{what}`: {e}"
+            )));
+        })
     };
 
     // Build, 20 hops: against the floor, LDK and lightning-onion.
@@ -343,23 +181,24 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         || sphinx::peel_batch(&all, &keys20[0], &items),
     );
 
-    let go_row = |g: Option<(f64, f64)>, fallback: f64| match g {
-        Some((ours, theirs)) => (ours, GO, Some(theirs)),
-        None => (fallback, "lightning-onion (skipped)", None),
+    // Without the Go peer, our figure from the LDK pair stands in.
+    let go_row = |g: Result<(f64, f64), Skip>, fallback: f64| match g {
+        Ok((ours, theirs)) => (ours, Ok(theirs * us)),
+        Err(why) => (fallback, Err(why)),
     };
-    let (b20_g, go20_name, go20) = go_row(g20, b20_l);
-    let (b1_g, go1_name, go1) = go_row(g1, b1_l);
-    let (peel_g, gop_name, gop) = go_row(gpeel, peel_l);
+    let (b20_g, go20) = go_row(g20, b20_l);
+    let (b1_g, go1) = go_row(g1, b1_l);
+    let (peel_g, gop) = go_row(gpeel, peel_l);
     let cores = all.threads();
-    vec![
-        Row::new(
+    let rows = vec![
+        Row::with_peer(
             S,
             "build 20 hops",
             "µs",
             Better::Lower,
             b20_g * us,
-            go20_name,
-            go20.map(|t| t * us),
+            GO,
+            go20.as_ref().copied(),
         )
         .seed("lightning-onion 2.70 ms, 1,212 allocs (issue)"),
         Row::new(
@@ -392,14 +231,14 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             Some(quadratic * us),
         )
         .seed("derivation only; CLN ~229 var-base mults"),
-        Row::new(
+        Row::with_peer(
             S,
             "build 1 hop",
             "µs",
             Better::Lower,
             b1_g * us,
-            go1_name,
-            go1.map(|t| t * us),
+            GO,
+            go1.as_ref().copied(),
         ),
         Row::new(
             S,
@@ -410,14 +249,14 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             LDK,
             Some(l1 * us),
         ),
-        Row::new(
+        Row::with_peer(
             S,
             "peel 1 hop (of 20)",
             "µs",
             Better::Lower,
             peel_g * us,
-            gop_name,
-            gop.map(|t| t * us),
+            GO,
+            gop.as_ref().copied(),
         )
         .seed("lightning-onion 0.40 ms (issue); target >= 6x"),
         Row::new(
@@ -448,7 +287,8 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             Some(n as f64 / t1),
         )
         .seed("target >= 1.8x"),
-    ]
+    ];
+    mark_skipped(rows, LDK)
 }
 
 #[cfg(test)]
@@ -458,11 +298,5 @@ mod tests {
     #[test]
     fn floor_keys_are_valid() {
         assert_eq!(node(19).public_key().serialize().len(), 33);
-    }
-
-    #[test]
-    fn last_line_skips_blank_lines() {
-        assert_eq!(last_line(b"a\nb: failed\n\n"), "b: failed");
-        assert_eq!(last_line(b""), "(no output)");
     }
 }
