@@ -255,7 +255,8 @@ impl Reader {
             if size < 0 {
                 r.read_to_end(&mut out).map(|_| ())
             } else {
-                out.resize(size as usize, 0);
+                let cap = usize::try_from(r.plaintext_len()).unwrap_or(usize::MAX);
+                out.resize((size as usize).min(cap), 0);
                 let n = read_full(r, &mut out)?;
                 out.truncate(n);
                 Ok(())

@@ -64,13 +64,19 @@ pub struct KeyPool {
 
 #[pymethods]
 impl KeyPool {
-    /// A pool holding up to `capacity` keys, filled now (GIL released).
+    /// A pool holding up to `capacity` keys (at most 65536), filled now
+    /// (GIL released).
     #[new]
     #[pyo3(signature = (capacity=32))]
-    fn new(py: Python<'_>, capacity: usize) -> Self {
+    fn new(py: Python<'_>, capacity: usize) -> PyResult<Self> {
+        if capacity > 1 << 16 {
+            return Err(errors::LimitError::new_err(
+                "a key pool holds at most 65536 keys",
+            ));
+        }
         let inner = b2::KeyPool::new(capacity.max(1));
         py.allow_threads(|| inner.fill());
-        Self { inner }
+        Ok(Self { inner })
     }
 
     /// Keys ready.

@@ -35,15 +35,21 @@ pub struct Batch {
 
 #[pymethods]
 impl Batch {
-    /// A batch on `threads` worker threads (all cores when `None`).
+    /// A batch on `threads` worker threads (1 to 1024; all cores when
+    /// `None`).
     #[new]
     #[pyo3(signature = (threads=None))]
-    fn new(threads: Option<usize>) -> Self {
+    fn new(threads: Option<usize>) -> PyResult<Self> {
         let inner = match threads {
+            Some(n) if n > 1024 => {
+                return Err(crate::errors::LimitError::new_err(
+                    "a batch has at most 1024 threads",
+                ))
+            }
             Some(n) => wireseal::batch::Batch::with_threads(n.max(1)),
             None => wireseal::batch::Batch::all_cores(),
         };
-        Self { inner }
+        Ok(Self { inner })
     }
 
     /// Number of worker threads.

@@ -249,6 +249,9 @@ pub struct PkcEngine {
     inner: mt::PkcEngine,
 }
 
+/// Largest cache a Python caller may ask for (each slot is preallocated).
+const MAX_CACHE_PEERS: usize = 1 << 20;
+
 fn peer32(b: &[u8]) -> PyResult<[u8; 32]> {
     errors::arr32("peer public key", b)
 }
@@ -258,7 +261,7 @@ impl PkcEngine {
     /// An engine for `private_key` caching `capacity` peers, entries expiring
     /// `ttl_ms` after derivation (never when `None`), and, when
     /// `replay_window=(ids_per_sender, max_senders)`, rejecting repeated
-    /// (from, id) pairs with `ReplayError`.
+    /// (from, id) pairs with `ReplayError`. `capacity` is at most 2**20.
     #[new]
     #[pyo3(signature = (private_key, *, capacity=16, ttl_ms=None, replay_window=None))]
     fn new(
@@ -267,6 +270,11 @@ impl PkcEngine {
         ttl_ms: Option<u64>,
         replay_window: Option<(usize, usize)>,
     ) -> PyResult<Self> {
+        if capacity > MAX_CACHE_PEERS {
+            return Err(errors::LimitError::new_err(format!(
+                "capacity is at most {MAX_CACHE_PEERS} peers"
+            )));
+        }
         let mut e = mt::PkcEngine::with_capacity(static_secret(private_key)?, capacity.max(1));
         if let Some(t) = ttl_ms {
             e = e.with_ttl(t);

@@ -25,6 +25,10 @@ fn shared_secret(b: &[u8]) -> PyResult<sx::SharedSecret> {
     Ok(Secret::new(errors::arr32("shared secret", b)?))
 }
 
+/// Largest payload area `build` accepts (onion message packets are at most
+/// 32834 bytes; the length fields allow 64 KiB).
+const MAX_AREA: usize = 1 << 16;
+
 fn padding(name: &str) -> PyResult<Padding> {
     match name {
         "random" => Ok(Padding::Random),
@@ -85,6 +89,11 @@ fn build<'py>(
     area: usize,
     padding: &str,
 ) -> PyResult<(Bound<'py, PyBytes>, Vec<Bound<'py, PyBytes>>)> {
+    if area == 0 || area > MAX_AREA {
+        return Err(errors::LimitError::new_err(format!(
+            "the payload area is 1 to {MAX_AREA} bytes"
+        )));
+    }
     let key = private_key(session_key)?;
     let pad = self::padding(padding)?;
     let keys = hops
