@@ -65,11 +65,12 @@ const FOREIGN: &[&str] = &[
     "Box",
 ];
 
-/// Items of other crates whose type name gives no crate root: the secp256k1
-/// crate's ElligatorSwift, aws-lc-rs's X25519 private key.
+/// Names from elsewhere that look like Rust paths: the secp256k1 crate's
+/// ElligatorSwift, aws-lc-rs's X25519 private key, a libFuzzer statistic.
 const FOREIGN_ITEMS: &[&str] = &[
     "ElligatorSwift::from_seckey",
     "PrivateKey::from_private_key",
+    "stat::number_of_executed_units",
 ];
 
 /// Segments that are not item names: path roots and keywords.
