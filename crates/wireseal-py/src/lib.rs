@@ -16,6 +16,7 @@ mod buffers;
 mod errors;
 mod held;
 mod meshtastic;
+mod meshtastic_envelope;
 mod peat;
 mod sphinx;
 

@@ -455,6 +455,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ChannelKey>()?;
     m.add_class::<PacketHeader>()?;
     m.add_class::<PkcEngine>()?;
+    crate::meshtastic_envelope::register(m)?;
     m.add_function(wrap_pyfunction!(generate_private_key, m)?)?;
     m.add_function(wrap_pyfunction!(public_key, m)?)?;
     m.add_function(wrap_pyfunction!(sealed_len, m)?)?;

@@ -1,0 +1,86 @@
+"""wireseal.meshtastic.EnvelopeDecoder on MQTT ServiceEnvelopes encoded
+here from the public protobuf schema (mqtt.proto, mesh.proto): channel and
+PKC packets, wrong keys, replays, batch equals one at a time."""
+
+import struct
+
+import wireseal
+from wireseal import meshtastic as mt
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(tag, wire, value):
+    key = varint(tag << 3 | wire)
+    if wire == 0:
+        return key + varint(value)
+    if wire == 5:
+        return key + struct.pack("<I", value)
+    return key + varint(len(value)) + value
+
+
+def data(portnum, payload):
+    return field(1, 0, portnum) + field(2, 2, payload)
+
+
+def envelope(*, from_, to, id, channel, encrypted, channel_id, public_key=None):
+    p = field(1, 5, from_) + field(2, 5, to) + field(3, 0, channel) + field(5, 2, encrypted)
+    p += field(6, 5, id) + field(9, 0, 3) + field(15, 0, 3)
+    if public_key is not None:
+        p += field(16, 2, public_key) + field(17, 0, 1)
+    return field(1, 2, p) + field(2, 2, channel_id.encode()) + field(3, 2, b"!gateway1")
+
+
+def channel_env(id, text, psk=b"\x01", name="LongFast"):
+    key = mt.ChannelKey(psk)
+    return envelope(
+        from_=0x929, to=0xFFFFFFFF, id=id, channel=key.hash(name),
+        encrypted=key.encrypt(0x929, id, data(1, text)), channel_id=name,
+    )
+
+
+def test_channel_and_pkc():
+    ours, theirs = mt.generate_private_key(), mt.generate_private_key()
+    dec = mt.EnvelopeDecoder()
+    assert dec.add_channel("LongFast", b"\x01") == 0
+    dec.set_node(0x42, ours)
+    d = dec.decode(0, channel_env(7, b"hello channel"))
+    assert (d["decryption"], d["channel"], d["text"], d["error"]) == ("channel", "LongFast", "hello channel", None)
+    assert (d["from_"], d["id"], d["portnum"]) == (0x929, 7, 1)
+
+    sealed = mt.PkcEngine(theirs).seal(0, mt.public_key(ours), 0x555, 9, data(1, b"hello pkc"))
+    env = envelope(from_=0x555, to=0x42, id=9, channel=0, encrypted=sealed,
+                   channel_id="PKI", public_key=mt.public_key(theirs))
+    d = dec.decode(0, env)
+    assert (d["decryption"], d["text"], d["error"]) == ("pkc", "hello pkc", None)
+
+    wrong = mt.EnvelopeDecoder()
+    wrong.add_channel("LongFast", b"\x02" * 16)
+    assert wrong.decode(0, channel_env(8, b"x"))["error"] in ("no-channel", "wrong-channel-key")
+
+
+def test_replay_and_batch():
+    dec = mt.EnvelopeDecoder()
+    dec.add_channel("LongFast", b"\x01")
+    dec.set_replay_window(64, 16)
+    envs = [channel_env(i % 40, b"m%d" % i) for i in range(60)] + [b"\xff\xff not protobuf"]
+    one = mt.EnvelopeDecoder()
+    one.add_channel("LongFast", b"\x01")
+    one.set_replay_window(64, 16)
+    batch = dec.decode_batch(0, envs, batch=wireseal.Batch(2))
+    for env, got in zip(envs, batch):
+        try:
+            want = one.decode(0, env)
+        except wireseal.Error as e:
+            assert type(got) is type(e)
+        else:
+            assert got == want
+    assert [b["error"] for b in batch[40:60]] == ["replay"] * 20
