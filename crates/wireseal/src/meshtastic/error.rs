@@ -64,22 +64,6 @@ pub enum Error {
         /// Its length.
         len: usize,
     },
-    /// An MQTT envelope or a `Data` message that is not valid protobuf, or
-    /// lacks a required part.
-    #[error("malformed {what}")]
-    Malformed {
-        /// What could not be parsed.
-        what: &'static str,
-    },
-    /// A protobuf field of an impossible length (a public key that is not
-    /// 32 bytes, a ciphertext longer than a LoRa frame, ...).
-    #[error("field {field} has an invalid length {len}")]
-    FieldLength {
-        /// Which field.
-        field: &'static str,
-        /// Its length.
-        len: usize,
-    },
     /// A header field out of range (hop counts are 3 bits).
     #[error("header field {field} out of range")]
     HeaderField {

@@ -54,18 +54,14 @@ pub mod batch;
 pub mod channel;
 pub mod decoder;
 pub mod envelope;
-pub mod decoder;
-pub mod envelope;
 mod error;
 pub mod header;
 pub mod pkc;
 pub mod replay;
 pub mod xeddsa;
-pub mod xeddsa;
 
 pub use batch::{open_batch_len, SealedPkc};
 pub use channel::ChannelKey;
-pub use decoder::Decoder;
 pub use decoder::Decoder;
 pub use error::Error;
 pub use header::{PacketHeader, HEADER_LEN, MAX_PAYLOAD_LEN};
