@@ -60,7 +60,8 @@ fuzz_target!(|data: &[u8]| {
     }
     let seek = SeekDecryptor::new(batch(), Cursor::new(data), "pw", &limits).map(|mut r| {
         let mut v = Vec::new();
-        r.read_to_end(&mut v).expect("an unchanged input reads back");
+        r.read_to_end(&mut v)
+            .expect("an unchanged input reads back");
         v
     });
     match (&one, &seek) {
@@ -69,6 +70,9 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(d.plaintext_len, v.len() as u64);
         }
         (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
-        _ => panic!("paths disagree: {one:?} vs {:?}", seek.as_ref().map(Vec::len)),
+        _ => panic!(
+            "paths disagree: {one:?} vs {:?}",
+            seek.as_ref().map(Vec::len)
+        ),
     }
 });

@@ -22,7 +22,9 @@ fuzz_target!(|data: &[u8]| {
                 assert!(a.len <= data.len());
                 assert_eq!(rest.len(), data.len() - a.len, "read exactly the header");
                 assert!(a.extensions.len() <= limits.max_extensions);
-                assert!(a.iterations.is_none_or(|i| i >= 1 && i <= limits.max_iterations));
+                assert!(a
+                    .iterations
+                    .is_none_or(|i| i >= 1 && i <= limits.max_iterations));
             }
             (
                 Ok(Parse::NeedMore(n)),

@@ -1,38 +1,27 @@
-//! Reading version 0-3 streams without ever handing out plaintext that the
-//! final HMAC rejects.
-//!
-//! Versions 1-3 carry one HMAC over the whole body, at the end. A reader
-//! that must not release unverified plaintext and must also stay within
-//! bounded memory therefore has two options, and both are offered:
-//!
-//! - [`SeekDecryptor`] (a [`Read`] over a `Read + Seek` input) verifies the
-//!   HMAC in a first pass, recording a SHA-256 digest of every chunk of
-//!   ciphertext, then decrypts in a second pass, releasing each chunk only
-//!   after its digest matched;
-//! - [`decrypt_into_sink`] makes one pass into a [`ProvisionalSink`]: the
-//!   caller's sink holds the plaintext back and is told to
-//!   [`commit`](ProvisionalSink::commit) it only after the HMAC matched, or
-//!   to [`discard`](ProvisionalSink::discard) it (the CLI's sink is a
-//!   private temporary file).
-//!
-//! [`decrypt_to_vec`] is the in-memory convenience (wipes its output on
-//! failure). CBC decryption runs across all cores, overlapped with the HMAC.
+//! Reading version 0-3 streams, sans-IO: a [`Decryptor`] fed with bytes
+//! that never hands out plaintext the final HMAC rejects, except through a
+//! [`ProvisionalSink`], plus the in-memory [`decrypt_to_vec`] and
+//! [`decrypt_into`].
 
-use super::encrypt::CHUNK;
+use super::body::{self, body_len, check_tag, final_len, last_block, par_decrypt, Trailer};
 use super::error::{Error, Region};
-use super::header::{read_exact_or, read_full, read_header, Header, Limits, Version};
-use super::kdf;
-use super::session::open_session;
+use super::header::{Header, Limits, Version, SESSION_BLOCK_LEN};
+use super::header_parser::{parse_header, HeaderParser, Parse};
+use super::options::CHUNK;
+use super::session::unlock;
+use super::sink::{ProvisionalSink, SliceSink};
+use crate::batch::Batch;
 use crate::primitives::aes_cbc::{aes256_cbc_decrypt_b2b, BLOCK};
 use crate::primitives::hmac_stream::HmacSha256Stream;
-use crate::primitives::sha::{ct_eq, sha256};
 use crate::secret::Secret;
-use rayon::prelude::*;
-use std::io::{self, Read, Seek, SeekFrom};
-use zeroize::Zeroize;
+use zeroize::Zeroizing;
 
-/// Ciphertext bytes per parallel decryption task.
-const SUB: usize = 128 * 1024;
+/// Pieces smaller than this are decrypted on the calling thread.
+const SERIAL_BELOW: usize = 16 * 1024;
+
+/// The shortest stream of any version: a version 0 header and IV (21
+/// bytes), an empty body and the HMAC (32 bytes).
+const MIN_STREAM: usize = 21 + 32;
 
 /// What a successful decryption reports.
 #[derive(Debug, Clone)]
@@ -45,448 +34,364 @@ pub struct Decrypted {
 
 /// Keys and running state of a body being read.
 struct Body {
-    key: Secret<32>,
-    chain: [u8; 16],
-    mac: HmacSha256Stream,
-}
-
-/// Reads the header and session block and checks the password. The
-/// session block is read before the (deliberately slow) key derivation, so
-/// a truncated stream fails at once.
-fn begin<R: Read>(r: &mut R, password: &str, limits: &Limits) -> Result<(Header, Body), Error> {
-    let header = read_header(r, limits)?;
-    let v = header.version;
-    let mut blk = [0u8; 80];
-    if v != Version::V0 {
-        read_exact_or(r, &mut blk, Region::SessionBlock)?;
-    }
-    let pkey = kdf::derive(
-        v,
-        password,
-        &header.public_iv,
-        header.iterations.unwrap_or(1),
-    );
-    let (chain, key) = if v == Version::V0 {
-        (header.public_iv, pkey)
-    } else {
-        open_session(v, &pkey, &header.public_iv, &blk)?
-    };
-    let mac = HmacSha256Stream::new(key.expose());
-    Ok((header, Body { key, chain, mac }))
-}
-
-fn last_block(ct: &[u8]) -> Option<[u8; 16]> {
-    ct.len()
-        .checked_sub(BLOCK)
-        .and_then(|s| ct.get(s..))
-        .and_then(|b| b.try_into().ok())
-}
-
-/// CBC-decrypts `ct` into `pt` (whole blocks), across cores when large.
-fn par_decrypt(key: &[u8; 32], chain: &[u8; 16], ct: &[u8], pt: &mut [u8]) {
-    if ct.len() < 2 * SUB || rayon::current_num_threads() < 2 {
-        aes256_cbc_decrypt_b2b(key, chain, ct, pt);
-        return;
-    }
-    pt.par_chunks_mut(SUB)
-        .zip(ct.par_chunks(SUB))
-        .enumerate()
-        .for_each(|(i, (p, c))| {
-            let iv = if i == 0 {
-                Some(*chain)
-            } else {
-                ct.get(i * SUB - BLOCK..i * SUB)
-                    .and_then(|b| b.try_into().ok())
-            };
-            if let Some(iv) = iv {
-                aes256_cbc_decrypt_b2b(key, &iv, c, p);
-            }
-        });
-}
-
-/// Constant-time tag check, mapped to the right error for the version.
-fn check_tag(version: Version, computed: [u8; 32], tag: &[u8]) -> Result<(), Error> {
-    if ct_eq(&computed, tag) {
-        Ok(())
-    } else if version == Version::V0 {
-        Err(Error::WrongPasswordOrCorrupted)
-    } else {
-        Err(Error::Corrupted)
-    }
-}
-
-/// Plaintext bytes in the final (decrypted, authenticated) block.
-/// `size_mod` is the size octet of versions 0-2 (unused for version 3).
-fn final_len(version: Version, size_mod: u8, last: &[u8]) -> Result<usize, Error> {
-    if version == Version::V3 {
-        let p = *last.last().ok_or(Error::BadPadding)? as usize;
-        if p == 0 || p > BLOCK || last.len() != BLOCK {
-            return Err(Error::BadPadding);
-        }
-        if last[BLOCK - p..].iter().any(|&b| b as usize != p) {
-            return Err(Error::BadPadding);
-        }
-        Ok(BLOCK - p)
-    } else if size_mod > 15 {
-        Err(Error::Malformed("size octet above 15"))
-    } else if size_mod == 0 {
-        Ok(BLOCK)
-    } else {
-        Ok(size_mod as usize)
-    }
-}
-
-/// Validates the body length and finds the size octet and the tag in the
-/// final buffer `x[..have]`. Returns `(body_len, size_mod, tag range)`.
-fn split_trailer(header: &Header, x: &[u8]) -> Result<(usize, u8, std::ops::Range<usize>), Error> {
-    let v = header.version;
-    let tl = v.trailer_len();
-    let blen = x
-        .len()
-        .checked_sub(tl)
-        .ok_or(Error::Truncated(Region::Trailer))?;
-    if blen % BLOCK != 0 {
-        return Err(Error::PartialBlock);
-    }
-    if blen == 0 && v == Version::V3 {
-        return Err(Error::Truncated(Region::Body));
-    }
-    let size_mod = match v {
-        Version::V0 => header.v0_size_mod,
-        Version::V1 | Version::V2 => x[blen],
-        Version::V3 => 0,
-    };
-    Ok((blen, size_mod, blen + tl - 32..blen + tl))
-}
-
-/// Where [`decrypt_into_sink`] puts plaintext: a destination that holds
-/// everything back until it is told the plaintext is authentic.
-///
-/// Versions 1-3 authenticate the body with one HMAC at its very end, so a
-/// one-pass decryptor with bounded memory has to hand plaintext over before
-/// it knows whether that plaintext is genuine. Implementing this trait is
-/// the explicit promise to hold it back: nothing written through
-/// [`write_unverified`](Self::write_unverified) may reach anyone (a reader,
-/// a final file name, a parser) until [`commit`](Self::commit) is called,
-/// and [`discard`](Self::discard) must destroy all of it. A private
-/// temporary file renamed into place on `commit` and deleted on `discard`
-/// is the typical implementation (the `wireseal file` command's). For
-/// plaintext that is released only once verified, with no such promise, use
-/// [`SeekDecryptor`] or [`decrypt_to_vec`].
-pub trait ProvisionalSink {
-    /// Appends plaintext that is **not yet authenticated** (it may be
-    /// forged or garbage until [`commit`](Self::commit)).
-    fn write_unverified(&mut self, plaintext: &[u8]) -> io::Result<()>;
-
-    /// Called once, after the final HMAC matched and the last plaintext was
-    /// written: everything written is authentic and may be released. An
-    /// error here is reported as [`Error::Io`] after [`discard`](Self::discard).
-    fn commit(&mut self) -> io::Result<()>;
-
-    /// Called when decryption failed (wrong password, corruption,
-    /// truncation, I/O): everything written must be destroyed, never used.
-    fn discard(&mut self);
-}
-
-/// An in-memory sink: plaintext is appended; `discard` wipes and clears the
-/// **whole** vector (including anything it held before).
-impl ProvisionalSink for Vec<u8> {
-    fn write_unverified(&mut self, plaintext: &[u8]) -> io::Result<()> {
-        self.extend_from_slice(plaintext);
-        Ok(())
-    }
-
-    fn commit(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn discard(&mut self) {
-        self.zeroize();
-    }
-}
-
-/// One pass: decrypts `input` into a [`ProvisionalSink`], checking the
-/// password first and the body HMAC at the end, then calling
-/// [`ProvisionalSink::commit`] on success or [`ProvisionalSink::discard`] on
-/// any error.
-///
-/// This is the fastest path (one read of the input, bounded memory, any
-/// input), but the sink receives all but the final block before the HMAC is
-/// known; see [`ProvisionalSink`] for what that obliges the sink to do. The
-/// final block (and with it the length of the plaintext) is written only
-/// after the HMAC matched.
-pub fn decrypt_into_sink<R: Read + Send, S: ProvisionalSink + Send + ?Sized>(
-    password: &str,
-    input: R,
-    sink: &mut S,
-    limits: &Limits,
-) -> Result<Decrypted, Error> {
-    let r = one_pass(password, input, sink, limits).and_then(|d| {
-        sink.commit()?;
-        Ok(d)
-    });
-    if r.is_err() {
-        sink.discard();
-    }
-    r
-}
-
-fn one_pass<R: Read + Send, S: ProvisionalSink + Send + ?Sized>(
-    password: &str,
-    mut input: R,
-    sink: &mut S,
-    limits: &Limits,
-) -> Result<Decrypted, Error> {
-    let (header, mut body) = begin(&mut input, password, limits)?;
-    let k = header.version.trailer_len() + BLOCK;
-    let mut x = vec![0u8; CHUNK + k];
-    let mut y = vec![0u8; CHUNK + k];
-    let mut pt = zeroize::Zeroizing::new(vec![0u8; CHUNK + k]);
-    let mut have = read_full(&mut input, &mut x)?;
-    let mut written: u64 = 0;
-    // Invariant: x is full, so x[..CHUNK] holds no final block.
-    while have == x.len() {
-        let chain = body.chain;
-        let key = &body.key;
-        let mac = &mut body.mac;
-        let (xs, ys, ps) = (&x, &mut y, &mut *pt);
-        let inp = &mut input;
-        let out = &mut *sink;
-        let mut step: io::Result<usize> = Ok(0);
-        rayon::in_place_scope(|s| {
-            s.spawn(|_| {
-                step = (|| {
-                    par_decrypt(key.expose(), &chain, &xs[..CHUNK], &mut ps[..CHUNK]);
-                    out.write_unverified(&ps[..CHUNK])?;
-                    ys[..k].copy_from_slice(&xs[CHUNK..]);
-                    Ok(k + read_full(inp, &mut ys[k..])?)
-                })();
-            });
-            mac.update(&xs[..CHUNK]);
-        });
-        have = step?;
-        body.chain = last_block(&x[..CHUNK]).unwrap_or(body.chain);
-        std::mem::swap(&mut x, &mut y);
-        written += CHUNK as u64;
-    }
-    let x = &x[..have];
-    let (blen, size_mod, tag) = split_trailer(&header, x)?;
-    let ct = &x[..blen];
-    let mac = &mut body.mac;
-    rayon::join(
-        || mac.update(ct),
-        || par_decrypt(body.key.expose(), &body.chain, ct, &mut pt[..blen]),
-    );
-    let computed = body.mac.clone().finalize();
-    check_tag(header.version, computed, &x[tag])?;
-    // An empty body is an empty plaintext whatever the size octet says
-    // (old AES Crypt 1.x writers leave it unset).
-    let n = if blen == 0 {
-        0
-    } else {
-        blen - BLOCK + final_len(header.version, size_mod, &pt[blen - BLOCK..blen])?
-    };
-    sink.write_unverified(&pt[..n])?;
-    Ok(Decrypted {
-        header,
-        plaintext_len: written + n as u64,
-    })
-}
-
-/// Decrypts a whole stream held in memory. Nothing is returned unless both
-/// HMACs match; the working buffer is wiped on failure.
-pub fn decrypt_to_vec(password: &str, data: &[u8], limits: &Limits) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::with_capacity(data.len());
-    decrypt_into_sink(password, data, &mut out, limits)?;
-    Ok(out)
-}
-
-/// A [`Read`] over the plaintext of a seekable stream that releases only
-/// verified plaintext.
-///
-/// [`SeekDecryptor::new`] checks the password, then makes a first pass over
-/// the body computing its HMAC and a SHA-256 digest of every [`CHUNK`] of
-/// ciphertext (32 bytes of memory per MiB of input), and fails with
-/// [`Error::Corrupted`] unless the HMAC matched. Reads then decrypt in a
-/// second pass, and each chunk is released only after its ciphertext
-/// matched the digest recorded in the first pass, so an input rewritten
-/// between the passes yields an error
-/// ([`io::ErrorKind::InvalidData`] carrying [`Error::InputChanged`]) and
-/// never modified plaintext. After any error, every later read fails.
-pub struct SeekDecryptor<R: Read + Seek> {
-    inner: R,
     header: Header,
     key: Secret<32>,
     chain: [u8; 16],
-    left: u64,
-    final_keep: usize,
-    plaintext_len: u64,
-    /// SHA-256 of each ciphertext chunk, recorded in the first pass.
-    digests: Vec<[u8; 32]>,
-    next_chunk: usize,
-    failed: bool,
-    ct: Vec<u8>,
-    out: Vec<u8>,
-    pos: usize,
-    end: usize,
+    mac: HmacSha256Stream,
+    /// Ciphertext not yet decrypted: always at least the trailer and one
+    /// block, so the final block waits for [`Decryptor::finish`].
+    held: Vec<u8>,
+    /// Body bytes decrypted and handed to the sink so far.
+    done: u64,
 }
 
-impl<R: Read + Seek> SeekDecryptor<R> {
-    /// Parses the header at the current position, checks the password
-    /// ([`Error::WrongPassword`]) and the body HMAC ([`Error::Corrupted`]),
-    /// recording a digest of each chunk, then rewinds to the body.
-    pub fn new(mut inner: R, password: &str, limits: &Limits) -> Result<Self, Error> {
-        let (header, body) = begin(&mut inner, password, limits)?;
-        let v = header.version;
-        let start = inner.stream_position()?;
-        let end = inner.seek(SeekFrom::End(0))?;
-        let tl = v.trailer_len() as u64;
-        let avail = end.saturating_sub(start);
-        let blen = avail
-            .checked_sub(tl)
-            .ok_or(Error::Truncated(Region::Trailer))?;
-        if blen % BLOCK as u64 != 0 {
-            return Err(Error::PartialBlock);
+enum Phase {
+    Header {
+        parser: HeaderParser,
+        field: Vec<u8>,
+    },
+    Session {
+        header: Header,
+        block: Vec<u8>,
+    },
+    Body(Box<Body>),
+    Failed,
+}
+
+/// The sans-IO reader: feed it the stream in pieces of any size with
+/// [`update`](Self::update), then call [`finish`](Self::finish).
+///
+/// Plaintext goes only into a [`ProvisionalSink`], whose
+/// [`commit`](ProvisionalSink::commit) is called once the body HMAC
+/// matched and whose [`discard`](ProvisionalSink::discard) is called on any
+/// error. The final block (and with it the length of the plaintext) is
+/// written only after the HMAC matched. The password key is derived (slowly,
+/// by design) as soon as the header and session block are in; a wrong
+/// password fails there, before any body byte is decrypted. After an error,
+/// every later call fails with [`Error::Poisoned`].
+pub struct Decryptor {
+    password: Zeroizing<String>,
+    phase: Phase,
+    /// Plaintext scratch (wiped on drop).
+    pt: Zeroizing<Vec<u8>>,
+}
+
+impl core::fmt::Debug for Decryptor {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Decryptor(redacted)")
+    }
+}
+
+impl Decryptor {
+    /// A reader for one stream, refusing headers beyond `limits`.
+    pub fn new(password: &str, limits: &Limits) -> Self {
+        Self {
+            password: Zeroizing::new(password.to_owned()),
+            phase: Phase::Header {
+                parser: HeaderParser::new(limits),
+                field: Vec::new(),
+            },
+            pt: Zeroizing::new(Vec::new()),
         }
-        if blen == 0 && v == Version::V3 {
-            return Err(Error::Truncated(Region::Body));
+    }
+
+    /// The header, once it has been read and the password checked.
+    pub fn header(&self) -> Option<&Header> {
+        match &self.phase {
+            Phase::Body(b) => Some(&b.header),
+            _ => None,
         }
-        let mut trailer = [0u8; 33];
-        let trailer = &mut trailer[..tl as usize];
-        inner.seek(SeekFrom::Start(start + blen))?;
-        read_exact_or(&mut inner, trailer, Region::Trailer)?;
-        let size_mod = match v {
-            Version::V0 => header.v0_size_mod,
-            Version::V1 | Version::V2 => trailer[0],
-            Version::V3 => 0,
-        };
-        let tag = &trailer[trailer.len() - 32..];
-        // Pass 1: the HMAC and a digest per chunk, keeping the last two blocks.
-        inner.seek(SeekFrom::Start(start))?;
-        let mut ct = vec![0u8; CHUNK];
-        let mut mac = body.mac.clone();
-        let mut digests = Vec::new();
-        let mut left = blen;
-        let mut tail = [0u8; 32];
-        while left > 0 {
-            let n = (left.min(CHUNK as u64)) as usize;
-            read_exact_or(&mut inner, &mut ct[..n], Region::Body)?;
-            let chunk = &ct[..n];
-            let ((), digest) = rayon::join(|| mac.update(chunk), || sha256(chunk));
-            digests.push(digest);
-            if n >= 32 {
-                tail.copy_from_slice(&ct[n - 32..n]);
-            } else {
-                tail.copy_within(n.., 0);
-                tail[32 - n..].copy_from_slice(&ct[..n]);
+    }
+
+    /// Feeds the next bytes of the stream. Plaintext that is ready (all but
+    /// the last block) goes to `sink`, decrypted on the batch's threads
+    /// while this thread computes the HMAC.
+    ///
+    /// # Errors
+    ///
+    /// A header error ([`Error::NotAesCrypt`], a limit, ...),
+    /// [`Error::WrongPassword`], [`Error::Io`] from the sink, or
+    /// [`Error::Poisoned`] after an earlier error. `sink` has been told to
+    /// [`discard`](ProvisionalSink::discard) everything.
+    pub fn update<S: ProvisionalSink + Send + ?Sized>(
+        &mut self,
+        batch: &Batch,
+        input: &[u8],
+        sink: &mut S,
+    ) -> Result<(), Error> {
+        let r = self.step(batch, input, sink);
+        if r.is_err() {
+            self.phase = Phase::Failed;
+            sink.discard();
+        }
+        r
+    }
+
+    /// Ends the stream: checks its length and the body HMAC (constant
+    /// time), writes the final plaintext and commits the sink.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`], [`Error::PartialBlock`], [`Error::Auth`],
+    /// [`Error::BadPadding`], [`Error::Malformed`], [`Error::Io`] from the
+    /// sink, or [`Error::Poisoned`]; `sink` has been told to
+    /// [`discard`](ProvisionalSink::discard) everything.
+    pub fn finish<S: ProvisionalSink + ?Sized>(mut self, sink: &mut S) -> Result<Decrypted, Error> {
+        let r = self.end(sink).and_then(|d| {
+            sink.commit()?;
+            Ok(d)
+        });
+        if r.is_err() {
+            sink.discard();
+        }
+        r
+    }
+
+    fn step<S: ProvisionalSink + Send + ?Sized>(
+        &mut self,
+        batch: &Batch,
+        mut rest: &[u8],
+        sink: &mut S,
+    ) -> Result<(), Error> {
+        loop {
+            match &mut self.phase {
+                Phase::Header { parser, field } => {
+                    let take = (parser.need() - field.len()).min(rest.len());
+                    field.extend_from_slice(&rest[..take]);
+                    rest = &rest[take..];
+                    parser.check_partial(field)?;
+                    if field.len() < parser.need() {
+                        return Ok(());
+                    }
+                    let parsed = parser.feed(field)?;
+                    field.clear();
+                    match parsed {
+                        Some(h) if h.version == Version::V0 => self.unlock(h, &[0u8; 80])?,
+                        Some(header) => {
+                            self.phase = Phase::Session {
+                                header,
+                                block: Vec::with_capacity(SESSION_BLOCK_LEN),
+                            }
+                        }
+                        None => {}
+                    }
+                }
+                Phase::Session { header, block } => {
+                    let take = (SESSION_BLOCK_LEN - block.len()).min(rest.len());
+                    block.extend_from_slice(&rest[..take]);
+                    rest = &rest[take..];
+                    let Ok(blk) = <[u8; 80]>::try_from(&block[..]) else {
+                        return Ok(());
+                    };
+                    let header = std::mem::replace(header, empty_header());
+                    self.unlock(header, &blk)?;
+                }
+                Phase::Body(b) => return b.absorb(batch, rest, sink, &mut self.pt),
+                Phase::Failed => return Err(Error::Poisoned),
             }
-            left -= n as u64;
         }
-        check_tag(v, mac.finalize(), tag)?;
-        let final_keep = if blen == 0 {
-            0
-        } else {
-            let iv: [u8; 16] = if blen == 16 {
-                body.chain
-            } else {
-                tail[..16].try_into().unwrap_or(body.chain)
-            };
-            let mut last = [0u8; 16];
-            aes256_cbc_decrypt_b2b(body.key.expose(), &iv, &tail[16..], &mut last);
-            let keep = final_len(v, size_mod, &last);
-            last.zeroize();
-            keep?
-        };
-        inner.seek(SeekFrom::Start(start))?;
-        let plaintext_len = if blen == 0 {
-            0
-        } else {
-            blen - BLOCK as u64 + final_keep as u64
-        };
-        Ok(Self {
-            inner,
+    }
+
+    fn unlock(&mut self, header: Header, block: &[u8; 80]) -> Result<(), Error> {
+        let (chain, key) = unlock(&header, &self.password, block)?;
+        let mac = HmacSha256Stream::new(key.expose());
+        self.password = Zeroizing::new(String::new());
+        self.phase = Phase::Body(Box::new(Body {
             header,
-            chain: body.chain,
-            key: body.key,
-            left: blen,
-            final_keep,
-            plaintext_len,
-            digests,
-            next_chunk: 0,
-            failed: false,
-            ct,
-            out: vec![0u8; CHUNK],
-            pos: 0,
-            end: 0,
-        })
-    }
-
-    /// The stream's header.
-    pub fn header(&self) -> &Header {
-        &self.header
-    }
-
-    /// Total plaintext length (known after the first pass).
-    pub fn plaintext_len(&self) -> u64 {
-        self.plaintext_len
-    }
-
-    /// Reads, checks and decrypts the next chunk into `self.out`.
-    fn next_chunk(&mut self) -> io::Result<()> {
-        let n = self.left.min(CHUNK as u64) as usize;
-        self.inner.read_exact(&mut self.ct[..n])?;
-        let ct = &self.ct[..n];
-        let (key, chain, out) = (&self.key, &self.chain, &mut self.out);
-        let (digest, ()) = rayon::join(
-            || sha256(ct),
-            || par_decrypt(key.expose(), chain, ct, &mut out[..n]),
-        );
-        let recorded = self.digests.get(self.next_chunk);
-        if !recorded.is_some_and(|d| ct_eq(&digest, d)) {
-            self.out[..n].zeroize();
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                Error::InputChanged,
-            ));
-        }
-        self.next_chunk += 1;
-        self.chain = last_block(ct).unwrap_or(self.chain);
-        self.left -= n as u64;
-        self.pos = 0;
-        self.end = if self.left == 0 {
-            n - BLOCK + self.final_keep
-        } else {
-            n
-        };
+            key,
+            chain,
+            mac,
+            held: Vec::new(),
+            done: 0,
+        }));
         Ok(())
     }
-}
 
-impl<R: Read + Seek> Read for SeekDecryptor<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            if self.failed {
-                return Err(io::Error::other("aescrypt reader failed earlier"));
-            }
-            if self.pos < self.end {
-                let n = (self.end - self.pos).min(buf.len());
-                buf[..n].copy_from_slice(&self.out[self.pos..self.pos + n]);
-                self.pos += n;
-                return Ok(n);
-            }
-            if self.left == 0 {
-                return Ok(0);
-            }
-            if let Err(e) = self.next_chunk() {
-                self.failed = true;
-                return Err(e);
-            }
+    fn end<S: ProvisionalSink + ?Sized>(&mut self, sink: &mut S) -> Result<Decrypted, Error> {
+        match std::mem::replace(&mut self.phase, Phase::Failed) {
+            Phase::Header { parser, field } => Err(parser.truncated(field.len())),
+            Phase::Session { header, block } => Err(Error::Truncated {
+                len: header.len + block.len(),
+                min: header.len + SESSION_BLOCK_LEN,
+                region: Region::SessionBlock,
+            }),
+            Phase::Body(b) => b.finish(sink),
+            Phase::Failed => Err(Error::Poisoned),
         }
     }
 }
 
-impl<R: Read + Seek> Drop for SeekDecryptor<R> {
-    fn drop(&mut self) {
-        self.out.zeroize();
+fn empty_header() -> Header {
+    Header {
+        version: Version::V0,
+        extensions: Vec::new(),
+        iterations: None,
+        public_iv: [0; 16],
+        v0_size_mod: 0,
+        len: 0,
     }
+}
+
+impl Body {
+    /// Decrypts what can be released now: everything but the last
+    /// `trailer + BLOCK` bytes, in whole blocks, straight from `input`
+    /// where possible (only a few bytes at each piece's edges are copied).
+    fn absorb<S: ProvisionalSink + Send + ?Sized>(
+        &mut self,
+        batch: &Batch,
+        mut rest: &[u8],
+        sink: &mut S,
+        pt: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        let keep = self.header.version.trailer_len() + BLOCK;
+        let avail = self.held.len() + rest.len();
+        let ready = avail.saturating_sub(keep) / BLOCK * BLOCK;
+        if ready <= self.held.len() {
+            let held = std::mem::take(&mut self.held);
+            self.decrypt(batch, &held[..ready], sink, pt)?;
+            self.held = held;
+            self.held.drain(..ready);
+            self.held.extend_from_slice(rest);
+            return Ok(());
+        }
+        let mut direct = ready;
+        if !self.held.is_empty() {
+            let fill = (BLOCK - self.held.len() % BLOCK) % BLOCK;
+            self.held.extend_from_slice(&rest[..fill]);
+            rest = &rest[fill..];
+            direct -= self.held.len();
+            let held = std::mem::take(&mut self.held);
+            self.decrypt(batch, &held, sink, pt)?;
+            self.held = held;
+            self.held.clear();
+        }
+        self.decrypt(batch, &rest[..direct], sink, pt)?;
+        self.held.extend_from_slice(&rest[direct..]);
+        Ok(())
+    }
+
+    /// Decrypts whole blocks into the sink, one [`CHUNK`] at a time: CBC on
+    /// the batch's threads (then the sink write), the HMAC on this thread.
+    fn decrypt<S: ProvisionalSink + Send + ?Sized>(
+        &mut self,
+        batch: &Batch,
+        ct: &[u8],
+        sink: &mut S,
+        pt: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        for piece in ct.chunks(CHUNK) {
+            let n = piece.len();
+            if pt.len() < n {
+                pt.resize(n, 0);
+            }
+            let (key, chain, mac) = (&self.key, &self.chain, &mut self.mac);
+            let out = &mut pt[..n];
+            let mut wrote = Ok(());
+            let mut background = || {
+                par_decrypt(batch, key.expose(), chain, piece, out);
+                wrote = sink.write_unverified(out);
+            };
+            if n < SERIAL_BELOW {
+                background();
+                mac.update(piece);
+            } else {
+                batch.overlap(background, || mac.update(piece));
+            }
+            wrote?;
+            self.chain = last_block(piece).unwrap_or(self.chain);
+            self.done += n as u64;
+        }
+        Ok(())
+    }
+
+    /// Checks the length and the HMAC, then writes the final plaintext.
+    fn finish<S: ProvisionalSink + ?Sized>(mut self, sink: &mut S) -> Result<Decrypted, Error> {
+        let v = self.header.version;
+        let blen = body_len(&self.header, self.done + self.held.len() as u64)?;
+        let tail = usize::try_from(blen - self.done).map_err(|_| Error::PartialBlock)?;
+        let (ct, trailer) = self.held.split_at(tail);
+        let trailer = Trailer::parse(&self.header, trailer);
+        self.mac.update(ct);
+        let mut pt = Zeroizing::new(vec![0u8; tail]);
+        aes256_cbc_decrypt_b2b(self.key.expose(), &self.chain, ct, &mut pt);
+        check_tag(self.mac.finalize(), trailer.tag)?;
+        // An empty body is an empty plaintext whatever the size octet says
+        // (old AES Crypt 1.x writers leave it unset).
+        let n = if blen == 0 {
+            0
+        } else {
+            tail - BLOCK + final_len(v, trailer.size_mod, &pt[tail - BLOCK..])?
+        };
+        sink.write_unverified(&pt[..n])?;
+        Ok(Decrypted {
+            header: self.header,
+            plaintext_len: blen - tail as u64 + n as u64,
+        })
+    }
+}
+
+/// Decrypts a whole stream held in memory. Nothing is returned unless the
+/// HMACs match; the working buffer is wiped on failure.
+///
+/// # Errors
+///
+/// As [`Decryptor::update`] and [`Decryptor::finish`].
+pub fn decrypt_to_vec(
+    batch: &Batch,
+    password: &str,
+    data: &[u8],
+    limits: &Limits,
+) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut d = Decryptor::new(password, limits);
+    d.update(batch, data, &mut out)?;
+    d.finish(&mut out)?;
+    Ok(out)
+}
+
+/// Decrypts a whole stream held in memory into `out`; returns the
+/// plaintext length. `out` must hold the body (the stream less its header,
+/// session block and trailer); [`decrypted_len`] of the stream's length
+/// always suffices. On failure, whatever was written to `out` is wiped.
+///
+/// # Errors
+///
+/// [`Error::BufferTooSmall`] when `out` is shorter than the body, otherwise
+/// as [`decrypt_to_vec`].
+pub fn decrypt_into(
+    batch: &Batch,
+    password: &str,
+    data: &[u8],
+    limits: &Limits,
+    out: &mut [u8],
+) -> Result<usize, Error> {
+    if let Parse::Done(h) = parse_header(data, limits)? {
+        let tl = h.version.trailer_len();
+        let required = data.len().saturating_sub(body::prefix_len(&h) + tl);
+        if out.len() < required {
+            return Err(Error::BufferTooSmall { required });
+        }
+    }
+    let mut sink = SliceSink { out, len: 0 };
+    let mut d = Decryptor::new(password, limits);
+    d.update(batch, data, &mut sink)?;
+    d.finish(&mut sink)?;
+    Ok(sink.len)
+}
+
+/// An upper bound on the plaintext length of a stream of `encrypted_len`
+/// bytes, enough for [`decrypt_into`] whatever the version and header.
+///
+/// # Errors
+///
+/// [`Error::Truncated`] when no stream is that short (53 bytes: a version 0
+/// header, an empty body and the HMAC).
+pub fn decrypted_len(encrypted_len: usize) -> Result<usize, Error> {
+    encrypted_len
+        .checked_sub(MIN_STREAM)
+        .ok_or(Error::Truncated {
+            len: encrypted_len,
+            min: MIN_STREAM,
+            region: Region::Header,
+        })
 }

@@ -11,33 +11,67 @@
 //! password (v0-v2) or PBKDF2-HMAC-SHA512 over the UTF-8 password (v3),
 //! salted with the public IV.
 //!
-//! - Writing: [`Encryptor`] (a streaming `Write` over any writer),
-//!   [`encrypt_to_vec`], [`encrypt_into`] with [`EncryptOptions::encrypted_len`].
-//! - Reading: [`SeekDecryptor`] (a `Read` that verifies before releasing
-//!   anything), [`decrypt_into_sink`] (one pass into a [`ProvisionalSink`]
-//!   that holds plaintext back until told to commit it),
-//!   [`decrypt_to_vec`].
-//! - A wrong password is [`Error::WrongPassword`]; damage is
-//!   [`Error::Corrupted`] (version 0 cannot tell them apart).
+//! The core is sans-IO: bytes in, bytes out, explicit state.
+//!
+//! - Writing: [`Encryptor`] (fed plaintext, appends ciphertext),
+//!   [`encrypt_to_vec`], [`encrypt_into`] with
+//!   [`EncryptOptions::encrypted_len`].
+//! - Reading: [`Decryptor`] (fed ciphertext; plaintext goes only into a
+//!   [`ProvisionalSink`] that holds it back until told to commit it),
+//!   [`decrypt_to_vec`], [`decrypt_into`] with [`decrypted_len`].
+//! - [`io`]: the `std::io` adapters on top ([`io::EncryptWriter`],
+//!   [`io::decrypt_into_sink`], [`io::SeekDecryptor`], [`io::read_header`]).
+//! - Every path that uses more than one core takes the caller's
+//!   [`Batch`](crate::batch::Batch): CBC and HMAC run on separate threads;
+//!   the bytes equal those of a one-thread batch.
+//! - A wrong password is [`Error::WrongPassword`] (versions 1-3 check the
+//!   password against the session block's own HMAC); a failed body HMAC is
+//!   [`Error::Auth`] (version 0 has only that one).
+//!
+//! ```
+//! use wireseal::aescrypt::{self, EncryptOptions, Error, Limits};
+//! use wireseal::batch::Batch;
+//!
+//! let batch = Batch::all_cores();
+//! let file = aescrypt::encrypt_to_vec(&batch, "hunter2", b"attack at dawn", &EncryptOptions::v2())?;
+//! let back = aescrypt::decrypt_to_vec(&batch, "hunter2", &file, &Limits::default())?;
+//! assert_eq!(back, b"attack at dawn");
+//!
+//! let wrong = aescrypt::decrypt_to_vec(&batch, "hunter3", &file, &Limits::default());
+//! assert!(matches!(wrong, Err(Error::WrongPassword)));
+//! let mut damaged = file.clone();
+//! let last = damaged.len() - 1;
+//! damaged[last] ^= 1;
+//! let bad = aescrypt::decrypt_to_vec(&batch, "hunter2", &damaged, &Limits::default());
+//! assert!(matches!(bad, Err(Error::Auth)));
+//! # Ok::<(), Error>(())
+//! ```
 //!
 //! See `docs/aescrypt.md` for the design, the hazards of versions 0-2 (an
 //! unauthenticated size octet) and the measurements.
 
+mod body;
 mod decrypt;
 mod encrypt;
 mod error;
 mod header;
+mod header_parser;
+mod header_writer;
+pub mod io;
 mod kdf;
+mod options;
 mod session;
+mod sink;
 
-pub use decrypt::{decrypt_into_sink, decrypt_to_vec, Decrypted, ProvisionalSink, SeekDecryptor};
-pub use encrypt::{
-    encrypt_into, encrypt_to_vec, EncryptOptions, Encryptor, CHUNK, DEFAULT_V3_ITERATIONS,
-};
+pub use decrypt::{decrypt_into, decrypt_to_vec, decrypted_len, Decrypted, Decryptor};
+pub use encrypt::{encrypt_into, encrypt_to_vec, Encryptor};
 pub use error::{Error, Region};
-pub use header::{parse_header, read_header, Extension, Header, Limits, Parse, Version};
+pub use header::{Extension, Header, Limits, Version};
+pub use header_parser::{parse_header, Parse};
 pub use kdf::{legacy_key, v3_key};
+pub use options::{EncryptOptions, CHUNK, DEFAULT_V3_ITERATIONS};
 pub use session::SessionMaterial;
+pub use sink::ProvisionalSink;
 
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,16 @@
 //! one-shot helpers. Interop with real peers lives in `tests/aescrypt_*.rs`.
 
 use super::*;
+use crate::batch::Batch;
 use std::io::{Cursor, Write};
+
+mod header;
+
+/// The batch every test shares (all cores).
+fn b() -> &'static Batch {
+    static B: std::sync::OnceLock<Batch> = std::sync::OnceLock::new();
+    B.get_or_init(Batch::all_cores)
+}
 
 fn pattern(n: usize) -> Vec<u8> {
     (0..n).map(|i| (i * 31 + i / 251) as u8).collect()
@@ -26,17 +35,23 @@ fn round_trip_sizes_and_paths() {
             2 * CHUNK + 17,
         ] {
             let pt = pattern(n);
-            let ct = encrypt_to_vec("pw", &pt, &opts).unwrap();
-            assert_eq!(ct.len() as u64, opts.encrypted_len(n as u64), "len {n}");
-            assert_eq!(decrypt_to_vec("pw", &ct, &lim).unwrap(), pt, "vec {n}");
-            let mut r = SeekDecryptor::new(Cursor::new(&ct), "pw", &lim).unwrap();
+            let ct = encrypt_to_vec(b(), "pw", &pt, &opts).unwrap();
+            assert_eq!(ct.len(), opts.encrypted_len(n), "len {n}");
+            assert_eq!(decrypt_to_vec(b(), "pw", &ct, &lim).unwrap(), pt, "vec {n}");
+            let mut r = io::SeekDecryptor::new(b(), Cursor::new(&ct), "pw", &lim).unwrap();
             assert_eq!(r.plaintext_len(), n as u64);
             let mut got = Vec::new();
             std::io::Read::read_to_end(&mut r, &mut got).unwrap();
             assert_eq!(got, pt, "seek {n}");
             let mut buf = vec![0u8; ct.len() + 3];
-            assert_eq!(encrypt_into("pw", &pt, &opts, &mut buf).unwrap(), ct.len());
-            assert_eq!(decrypt_to_vec("pw", &buf[..ct.len()], &lim).unwrap(), pt);
+            assert_eq!(
+                encrypt_into(b(), "pw", &pt, &opts, &mut buf).unwrap(),
+                ct.len()
+            );
+            assert_eq!(
+                decrypt_to_vec(b(), "pw", &buf[..ct.len()], &lim).unwrap(),
+                pt
+            );
         }
     }
 }
@@ -44,12 +59,15 @@ fn round_trip_sizes_and_paths() {
 #[test]
 fn small_writes_equal_one_big_write() {
     let pt = pattern(CHUNK + 5000);
-    let mut e = Encryptor::new(Vec::new(), "pw", &EncryptOptions::v2()).unwrap();
+    let mut e = io::EncryptWriter::new(b(), Vec::new(), "pw", &EncryptOptions::v2()).unwrap();
     for piece in pt.chunks(777) {
         e.write_all(piece).unwrap();
     }
     let ct = e.finish().unwrap();
-    assert_eq!(decrypt_to_vec("pw", &ct, &Limits::default()).unwrap(), pt);
+    assert_eq!(
+        decrypt_to_vec(b(), "pw", &ct, &Limits::default()).unwrap(),
+        pt
+    );
 }
 
 #[test]
@@ -57,7 +75,7 @@ fn buffer_too_small_and_bad_options() {
     let opts = EncryptOptions::v2();
     let mut buf = vec![0u8; 10];
     assert!(matches!(
-        encrypt_into("pw", b"x", &opts, &mut buf),
+        encrypt_into(b(), "pw", b"x", &opts, &mut buf),
         Err(Error::BufferTooSmall { .. })
     ));
     assert!(EncryptOptions::v3(0).is_err());
@@ -69,22 +87,22 @@ fn buffer_too_small_and_bad_options() {
 
 #[test]
 fn wrong_password_is_distinct_from_corruption() {
-    let ct = encrypt_to_vec("right", &pattern(100), &EncryptOptions::v2()).unwrap();
+    let ct = encrypt_to_vec(b(), "right", &pattern(100), &EncryptOptions::v2()).unwrap();
     let lim = Limits::default();
     assert!(matches!(
-        decrypt_to_vec("wrong", &ct, &lim),
+        decrypt_to_vec(b(), "wrong", &ct, &lim),
         Err(Error::WrongPassword)
     ));
     let mut bad = ct.clone();
     let i = bad.len() - 40;
     bad[i] ^= 1;
     assert!(matches!(
-        decrypt_to_vec("right", &bad, &lim),
-        Err(Error::Corrupted)
+        decrypt_to_vec(b(), "right", &bad, &lim),
+        Err(Error::Auth)
     ));
     assert!(matches!(
-        SeekDecryptor::new(Cursor::new(&bad), "right", &lim),
-        Err(Error::Corrupted)
+        io::SeekDecryptor::new(b(), Cursor::new(&bad), "right", &lim),
+        Err(Error::Auth)
     ));
 }
 
@@ -129,7 +147,7 @@ fn seek_decryptor_releases_no_plaintext_from_a_changed_chunk() {
     use std::sync::Arc;
 
     let pt = pattern(3 * CHUNK + 100);
-    let ct = encrypt_to_vec("pw", &pt, &EncryptOptions::v2()).unwrap();
+    let ct = encrypt_to_vec(b(), "pw", &pt, &EncryptOptions::v2()).unwrap();
     let body = EncryptOptions::v2().prefix_len();
     // In the second chunk, in the last (short) chunk, and in its final block.
     for (at, released) in [
@@ -143,7 +161,7 @@ fn seek_decryptor_releases_no_plaintext_from_a_changed_chunk() {
             inner: Cursor::new(ct.clone()),
             flip: flip.clone(),
         };
-        let mut r = SeekDecryptor::new(input, "pw", &Limits::default()).unwrap();
+        let mut r = io::SeekDecryptor::new(b(), input, "pw", &Limits::default()).unwrap();
         flip.store(true, Ordering::SeqCst);
         let mut out = Vec::new();
         let e = r.read_to_end(&mut out).unwrap_err();
@@ -163,10 +181,10 @@ fn seek_decryptor_on_a_file_rewritten_between_passes() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("x.aes");
     let pt = pattern(2 * CHUNK + 7);
-    let ct = encrypt_to_vec("pw", &pt, &EncryptOptions::v2()).unwrap();
+    let ct = encrypt_to_vec(b(), "pw", &pt, &EncryptOptions::v2()).unwrap();
     std::fs::write(&path, &ct).unwrap();
     let f = std::fs::File::open(&path).unwrap();
-    let mut r = SeekDecryptor::new(f, "pw", &Limits::default()).unwrap();
+    let mut r = io::SeekDecryptor::new(b(), f, "pw", &Limits::default()).unwrap();
     // Another writer replaces the first chunk's ciphertext in place.
     let mut other = ct.clone();
     let body = EncryptOptions::v2().prefix_len();
@@ -181,7 +199,7 @@ fn seek_decryptor_on_a_file_rewritten_between_passes() {
     // Truncating the file between the passes is an error too.
     std::fs::write(&path, &ct).unwrap();
     let f = std::fs::File::open(&path).unwrap();
-    let mut r = SeekDecryptor::new(f, "pw", &Limits::default()).unwrap();
+    let mut r = io::SeekDecryptor::new(b(), f, "pw", &Limits::default()).unwrap();
     std::fs::write(&path, &ct[..body + 100]).unwrap();
     let mut out = Vec::new();
     assert!(r.read_to_end(&mut out).is_err());
@@ -221,10 +239,10 @@ impl ProvisionalSink for Recorder {
 #[test]
 fn provisional_sink_is_committed_only_after_verification() {
     let pt = pattern(2 * CHUNK + 33);
-    let ct = encrypt_to_vec("pw", &pt, &EncryptOptions::v2()).unwrap();
+    let ct = encrypt_to_vec(b(), "pw", &pt, &EncryptOptions::v2()).unwrap();
     let lim = Limits::default();
     let mut ok = Recorder::default();
-    let d = decrypt_into_sink("pw", &ct[..], &mut ok, &lim).unwrap();
+    let d = io::decrypt_into_sink(b(), "pw", &ct[..], &mut ok, &lim).unwrap();
     assert_eq!((ok.committed, ok.discarded), (1, 0));
     assert_eq!(d.plaintext_len, pt.len() as u64);
     assert!(ok.data == pt);
@@ -234,15 +252,19 @@ fn provisional_sink_is_committed_only_after_verification() {
     bad[i] ^= 1;
     let mut s = Recorder::default();
     assert!(matches!(
-        decrypt_into_sink("pw", &bad[..], &mut s, &lim),
-        Err(Error::Corrupted)
+        io::decrypt_into_sink(b(), "pw", &bad[..], &mut s, &lim),
+        Err(Error::Auth)
     ));
     assert_eq!((s.committed, s.discarded), (0, 1));
-    assert_eq!(s.data.len(), 2 * CHUNK, "the final chunk was held back");
+    assert_eq!(
+        s.data.len(),
+        2 * CHUNK + 32,
+        "the final block was held back"
+    );
 
     let mut s = Recorder::default();
     assert!(matches!(
-        decrypt_into_sink("wrong", &ct[..], &mut s, &lim),
+        io::decrypt_into_sink(b(), "wrong", &ct[..], &mut s, &lim),
         Err(Error::WrongPassword)
     ));
     assert_eq!((s.committed, s.discarded, s.data.len()), (0, 1, 0));
@@ -252,17 +274,17 @@ fn provisional_sink_is_committed_only_after_verification() {
         ..Recorder::default()
     };
     assert!(matches!(
-        decrypt_into_sink("pw", &ct[..], &mut s, &lim),
+        io::decrypt_into_sink(b(), "pw", &ct[..], &mut s, &lim),
         Err(Error::Io(_))
     ));
     assert_eq!((s.committed, s.discarded), (1, 1));
 
     // The Vec sink wipes everything on failure, including what it held.
     let mut v = b"earlier".to_vec();
-    assert!(decrypt_into_sink("pw", &bad[..], &mut v, &lim).is_err());
+    assert!(io::decrypt_into_sink(b(), "pw", &bad[..], &mut v, &lim).is_err());
     assert!(v.is_empty());
     let mut v = Vec::new();
-    decrypt_into_sink("pw", &ct[..], &mut v, &lim).unwrap();
+    io::decrypt_into_sink(b(), "pw", &ct[..], &mut v, &lim).unwrap();
     assert!(v == pt);
 }
 
@@ -274,14 +296,14 @@ fn extension_count_round_trips_up_to_the_reader_limit() {
             .collect()
     };
     let opts = EncryptOptions::v2().extensions(ext(1024));
-    let ct = encrypt_to_vec("pw", b"data", &opts).unwrap();
+    let ct = encrypt_to_vec(b(), "pw", b"data", &opts).unwrap();
     assert_eq!(
-        decrypt_to_vec("pw", &ct, &Limits::default()).unwrap(),
+        decrypt_to_vec(b(), "pw", &ct, &Limits::default()).unwrap(),
         b"data"
     );
     let too_many = EncryptOptions::v2().extensions(ext(1025));
     assert!(matches!(
-        encrypt_to_vec("pw", b"data", &too_many),
+        encrypt_to_vec(b(), "pw", b"data", &too_many),
         Err(Error::InvalidExtension(_))
     ));
     let too_long = EncryptOptions::v2().extensions(
@@ -290,7 +312,80 @@ fn extension_count_round_trips_up_to_the_reader_limit() {
             .collect(),
     );
     assert!(matches!(
-        encrypt_to_vec("pw", b"data", &too_long),
+        encrypt_to_vec(b(), "pw", b"data", &too_long),
         Err(Error::InvalidExtension(_))
+    ));
+}
+
+/// The sans-IO cores give the same bytes whatever the piece sizes they are
+/// fed and whatever the batch: one thread, two, or all cores.
+#[test]
+fn cores_equal_one_at_a_time_for_any_split() {
+    let pt = pattern(2 * CHUNK + 1234);
+    let lim = Limits::default();
+    let one = Batch::with_threads(1);
+    let two = Batch::with_threads(2);
+    let m = || SessionMaterial {
+        public_iv: [1; 16],
+        session_iv: [2; 16],
+        session_key: crate::secret::Secret::new([3; 32]),
+    };
+    let opts = EncryptOptions::v2();
+    let mut reference = Vec::new();
+    let mut e = Encryptor::with_material("pw", &opts, m()).unwrap();
+    e.update(&one, &pt, &mut reference);
+    e.finish(&mut reference);
+    for (batch, piece) in [(&two, 1), (&two, 4093), (b(), CHUNK + 1), (&one, 70_000)] {
+        if piece == 1 {
+            // Byte by byte is slow; a prefix of the stream is enough.
+            let mut d = Decryptor::new("pw", &lim);
+            let mut sink = Vec::new();
+            for byte in reference[..200_000].chunks(1) {
+                d.update(batch, byte, &mut sink).unwrap();
+            }
+            assert!(sink[..] == pt[..sink.len()] && sink.len() > 190_000);
+            continue;
+        }
+        let mut out = Vec::new();
+        let mut e = Encryptor::with_material("pw", &opts, m()).unwrap();
+        for p in pt.chunks(piece) {
+            e.update(batch, p, &mut out);
+        }
+        e.finish(&mut out);
+        assert!(out == reference, "encrypt, pieces of {piece}");
+        let mut d = Decryptor::new("pw", &lim);
+        let mut sink = Vec::new();
+        for p in reference.chunks(piece) {
+            d.update(batch, p, &mut sink).unwrap();
+        }
+        let got = d.finish(&mut sink).unwrap();
+        assert_eq!(got.plaintext_len, pt.len() as u64);
+        assert!(sink == pt, "decrypt, pieces of {piece}");
+    }
+    let mut buf = vec![0u8; decrypted_len(reference.len()).unwrap()];
+    let n = decrypt_into(&two, "pw", &reference, &lim, &mut buf).unwrap();
+    assert!(buf[..n] == pt[..]);
+    assert!(matches!(
+        decrypt_into(&two, "pw", &reference, &lim, &mut buf[..pt.len()]),
+        Err(Error::BufferTooSmall { .. })
+    ));
+    assert!(matches!(
+        decrypted_len(52),
+        Err(Error::Truncated {
+            len: 52,
+            min: 53,
+            ..
+        })
+    ));
+    // After an error, the decryptor is poisoned.
+    let mut d = Decryptor::new("pw", &lim);
+    let mut sink = Vec::new();
+    assert!(matches!(
+        d.update(&one, b"XYZ", &mut sink),
+        Err(Error::NotAesCrypt)
+    ));
+    assert!(matches!(
+        d.update(&one, b"AES", &mut sink),
+        Err(Error::Poisoned)
     ));
 }

@@ -1,0 +1,132 @@
+//! `std::io` adapters over the sans-IO [`Encryptor`] and [`Decryptor`]:
+//! a [`Write`](std::io::Write)r that encrypts ([`EncryptWriter`]), one
+//! pass from any [`Read`] into a [`ProvisionalSink`]
+//! ([`decrypt_into_sink`]), a [`Read`]er that releases only verified
+//! plaintext from a seekable input ([`SeekDecryptor`]), and
+//! [`read_header`]. The I/O overlaps the crypto on the caller's [`Batch`].
+
+mod seek;
+mod writer;
+
+pub use seek::SeekDecryptor;
+pub use writer::EncryptWriter;
+
+use super::error::{Error, Region};
+use super::header::{Header, Limits};
+use super::header_parser::HeaderParser;
+use super::options::CHUNK;
+use super::sink::ProvisionalSink;
+use super::{Decrypted, Decryptor};
+use crate::batch::Batch;
+use std::io::{self, Read};
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+pub(crate) fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// `read_exact`, with end-of-input reported as truncation of `region`
+/// (`at` bytes of the stream were read before `buf`).
+pub(crate) fn read_exact_or<R: Read>(
+    r: &mut R,
+    buf: &mut [u8],
+    at: usize,
+    region: Region,
+) -> Result<(), Error> {
+    let got = read_full(r, buf)?;
+    if got < buf.len() {
+        return Err(Error::Truncated {
+            len: at + got,
+            min: at + buf.len(),
+            region,
+        });
+    }
+    Ok(())
+}
+
+/// Reads exactly one header from `r` (never reading past it), one field at
+/// a time: time is linear in the header's length, and at most
+/// [`Limits::max_header_len`] bytes and [`Limits::max_extensions`]
+/// extensions are accepted.
+///
+/// # Errors
+///
+/// As [`parse_header`](super::parse_header), [`Error::Truncated`] when the
+/// input ends inside the header, or [`Error::Io`].
+pub fn read_header<R: Read>(r: &mut R, limits: &Limits) -> Result<Header, Error> {
+    let mut p = HeaderParser::new(limits);
+    let mut field = vec![0u8; 16];
+    loop {
+        let n = p.need();
+        if field.len() < n {
+            field.resize(n, 0);
+        }
+        let got = read_full(r, &mut field[..n])?;
+        if got < n {
+            // Report a wrong magic before truncation.
+            p.check_partial(&field[..got])?;
+            return Err(p.truncated(got));
+        }
+        if let Some(h) = p.feed(&field[..n])? {
+            return Ok(h);
+        }
+    }
+}
+
+/// One pass: decrypts `input` into a [`ProvisionalSink`] with a
+/// [`Decryptor`], reading the next [`CHUNK`] while the current one is
+/// decrypted, then calling [`ProvisionalSink::commit`] on success or
+/// [`ProvisionalSink::discard`] on any error.
+///
+/// This is the fastest path (one read of the input, bounded memory, any
+/// input), but the sink receives all but the final block before the HMAC is
+/// known; see [`ProvisionalSink`] for what that obliges the sink to do.
+///
+/// # Errors
+///
+/// As [`Decryptor::update`] and [`Decryptor::finish`], or [`Error::Io`]
+/// when reading fails.
+pub fn decrypt_into_sink<R: Read + Send, S: ProvisionalSink + Send + ?Sized>(
+    batch: &Batch,
+    password: &str,
+    mut input: R,
+    sink: &mut S,
+    limits: &Limits,
+) -> Result<Decrypted, Error> {
+    let mut dec = Decryptor::new(password, limits);
+    let mut x = vec![0u8; CHUNK];
+    let mut y = vec![0u8; CHUNK];
+    let mut have = match read_full(&mut input, &mut x) {
+        Ok(n) => n,
+        Err(e) => {
+            sink.discard();
+            return Err(e.into());
+        }
+    };
+    while have > 0 {
+        let mut next = Ok(0);
+        let (inp, ys) = (&mut input, &mut y);
+        batch.overlap(
+            || next = read_full(inp, ys),
+            || dec.update(batch, &x[..have], sink),
+        )?;
+        have = match next {
+            Ok(n) => n,
+            Err(e) => {
+                sink.discard();
+                return Err(e.into());
+            }
+        };
+        std::mem::swap(&mut x, &mut y);
+    }
+    dec.finish(sink)
+}
