@@ -23,17 +23,27 @@ pub(super) enum Cmd {
         /// Echo every non-decoy packet's contents back.
         #[arg(long)]
         echo: bool,
-        /// Most connections served at once; further ones are closed as soon
-        /// as they are accepted (Bitcoin Core's default is 125).
+        /// Most connections served at once; further ones are closed (a FIN,
+        /// nothing sent) as soon as they are accepted, and the log says the
+        /// listener is full (Bitcoin Core's default is 125).
         #[arg(long, default_value_t = 125, value_parser = clap::value_parser!(u32).range(1..))]
         max_connections: u32,
-        /// Seconds a peer gets to complete the handshake.
+        /// Most connections served at once from one IP address; further ones
+        /// from it are closed at once like those over --max-connections.
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
+        max_per_ip: u32,
+        /// Seconds a peer gets to complete the handshake; a client that stays
+        /// silent frees its slot after this.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
         handshake_timeout: u64,
         /// Seconds one write to a peer may take; a peer that does not read its
         /// echoes is dropped after this.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
         write_timeout: u64,
+        /// Seconds per log interval: at most 20 connection lines are printed
+        /// per interval, then one summary line counts what was left out.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+        log_interval: u64,
     },
     /// Connect as initiator, send N packets from the mixed profile, check echoes.
     Connect {
@@ -54,13 +64,19 @@ pub(super) enum Cmd {
     },
 }
 
-/// Limits the listener puts on each peer.
+/// Limits the listener puts on its peers, and how often it summarizes.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Limits {
+    /// Connections served at once.
+    pub(super) max_connections: usize,
+    /// Connections served at once from one IP address.
+    pub(super) max_per_ip: usize,
     /// Time to complete the handshake.
     pub(super) handshake: Duration,
     /// Time one write may take.
     pub(super) write: Duration,
+    /// Length of one log interval.
+    pub(super) log_interval: Duration,
 }
 
 /// Parses a 4-byte network magic from hex.

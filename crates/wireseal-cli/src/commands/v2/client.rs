@@ -41,9 +41,25 @@ pub(super) async fn connect(
             handshake_timeout.as_secs()
         )
     })?
-    .map_err(handshake_error)
-    .with_context(|| {
-        format!("v2 handshake with {addr} failed (a v1-only peer disconnects or stays silent)")
+    .map_err(|e| {
+        // Closed before the listener sent a byte: what a full listener
+        // does (its cap or its per-IP limit), and what a v1-only peer does.
+        let closed_at_once = matches!(
+            e,
+            Error::Disconnected {
+                stage: Stage::Key | Stage::Handshake
+            }
+        );
+        let e = handshake_error(e);
+        if closed_at_once {
+            e.context(format!(
+                "v2 handshake with {addr} failed: the peer closed the connection without \
+                 sending anything (a listener at --max-connections or --max-per-ip does \
+                 this, and so does a v1-only peer)"
+            ))
+        } else {
+            e.context(format!("v2 handshake with {addr} failed"))
+        }
     })?;
     let id = hex::encode(conn.session_id);
     let (mut reader, mut writer) = (conn.reader, conn.writer);

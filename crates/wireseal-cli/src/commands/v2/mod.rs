@@ -6,8 +6,12 @@
 //! the mixed traffic profile and checks every echo.
 //!
 //! The listener bounds what one peer can hold: the handshake, every read
-//! and every write have a deadline; at most `--max-connections` peers are
-//! served at once (others are closed as soon as they are accepted); and per
+//! and every write have a deadline (a silent client frees its slot at the
+//! handshake deadline); at most `--max-connections` peers are served at once
+//! and at most `--max-per-ip` from one address (others are closed with a FIN
+//! as soon as they are accepted, and the log says why); its log prints at
+//! most [`listener_log::LINES_PER_INTERVAL`] lines per `--log-interval`, then
+//! one summary line of counts, and names each connection's session id; and per
 //! connection it buffers at most one whole inbound packet plus one 64 KiB
 //! read, and at most [`server::FLUSH_AT`] bytes of pending echoes plus one
 //! echo packet, so a peer that sends but never reads stalls its own task on
@@ -16,6 +20,8 @@
 
 mod args;
 mod client;
+mod listener_log;
+mod per_ip;
 mod server;
 mod traffic;
 
@@ -53,22 +59,20 @@ pub fn run(a: Args) -> Result<()> {
             magic,
             echo,
             max_connections,
+            max_per_ip,
             handshake_timeout,
             write_timeout,
+            log_interval,
         } => {
             let net = parse_magic(&magic)?;
             let limits = Limits {
+                max_connections: max_connections as usize,
+                max_per_ip: max_per_ip as usize,
                 handshake: Duration::from_secs(handshake_timeout),
                 write: Duration::from_secs(write_timeout),
+                log_interval: Duration::from_secs(log_interval),
             };
-            rt.block_on(server::listen(
-                &addr,
-                net,
-                echo,
-                max_connections as usize,
-                limits,
-                pool,
-            ))
+            rt.block_on(server::listen(&addr, net, echo, limits, pool))
         }
         Cmd::Connect {
             addr,

@@ -1,10 +1,15 @@
-//! `wireseal v2 listen`: accept, run the responder handshake, echo.
+//! `wireseal v2 listen`: accept within the connection and per-IP limits,
+//! run the responder handshake, echo.
 
 use super::args::Limits;
+use super::listener_log::{Event, ListenerLog};
+use super::per_ip::PerIp;
 use super::{handshake_config, handshake_error, is_disconnect, receive_error, IDLE_TIMEOUT};
 use anyhow::{anyhow, bail, Context, Result};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use wireseal::bip324::tokio::{handshake, Error, Writer};
@@ -13,11 +18,18 @@ use wireseal::bip324::{KeyPool, Network, PacketType, Role};
 /// The listener writes its pending echoes once they reach this many bytes.
 pub const FLUSH_AT: usize = 64 * 1024;
 
+/// Refused connections being closed at once, at most; past this a refused
+/// socket is dropped without waiting for the peer's side.
+const CLOSERS: usize = 256;
+
+/// How long a refused connection is drained after our FIN, so that closing
+/// it does not reset the peer's unread bytes.
+const REFUSED_DRAIN: Duration = Duration::from_secs(1);
+
 pub(super) async fn listen(
     addr: &str,
     net: Network,
     echo: bool,
-    max_connections: usize,
     limits: Limits,
     pool: Arc<KeyPool>,
 ) -> Result<()> {
@@ -27,34 +39,93 @@ pub(super) async fn listen(
     println!("listening on {}", listener.local_addr()?);
     use std::io::Write;
     std::io::stdout().flush().ok();
-    let slots = Arc::new(Semaphore::new(max_connections));
+    let log = Arc::new(ListenerLog::new(limits.log_interval));
+    {
+        let log = Arc::clone(&log);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(limits.log_interval);
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                log.roll();
+            }
+        });
+    }
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let per_ip = Arc::new(PerIp::default());
+    let closers = Arc::new(Semaphore::new(CLOSERS));
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(x) => x,
             Err(e) => {
                 // Out of file descriptors and the like: back off a little
                 // rather than spin.
-                eprintln!("wireseal: accept failed: {e}");
+                log.event(Event::AcceptFailed, || format!("accept failed: {e}"));
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
         };
+        let Some(ip_slot) = PerIp::try_take(&per_ip, peer.ip(), limits.max_per_ip) else {
+            log.event(Event::RefusedPerIp, || {
+                format!(
+                    "{peer}: refused: {} connections already open from {} (--max-per-ip)",
+                    limits.max_per_ip,
+                    peer.ip()
+                )
+            });
+            close_refused(stream, &closers);
+            continue;
+        };
         let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
-            eprintln!("wireseal: {peer}: refused: {max_connections} connections already open");
-            drop(stream);
+            drop(ip_slot);
+            log.event(Event::RefusedFull, || {
+                format!(
+                    "{peer}: refused: {} connections already open (listener full, \
+                     --max-connections)",
+                    limits.max_connections
+                )
+            });
+            close_refused(stream, &closers);
             continue;
         };
         let pool = Arc::clone(&pool);
+        let log = Arc::clone(&log);
         tokio::spawn(async move {
-            let r = serve(stream, net, echo, limits, &pool).await;
+            let r = serve(stream, peer, net, echo, limits, &pool, &log).await;
             // Free the slot before saying so.
-            drop(permit);
+            drop((permit, ip_slot));
             match r {
-                Ok(n) => eprintln!("wireseal: {peer}: closed after {n} packets"),
-                Err(e) => eprintln!("wireseal: {peer}: error: {e:#}"),
+                Ok((n, id)) => log.event(Event::Closed, || {
+                    format!("{peer}: closed after {n} packets (session id {id})")
+                }),
+                Err(e) => log.event(Event::Failed, || format!("{peer}: error: {e:#}")),
             }
         });
     }
+}
+
+/// Closes a refused connection cleanly: our FIN first (nothing is sent),
+/// then whatever the peer had sent is read and dropped for a moment, so the
+/// close is not turned into a reset by unread bytes.
+fn close_refused(mut stream: TcpStream, closers: &Arc<Semaphore>) {
+    let Ok(permit) = Arc::clone(closers).try_acquire_owned() else {
+        return;
+    };
+    tokio::spawn(async move {
+        let _permit = permit;
+        if stream.shutdown().await.is_err() {
+            return;
+        }
+        let mut buf = [0u8; 4096];
+        let drain = async {
+            while let Ok(n) = stream.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(REFUSED_DRAIN, drain).await;
+    });
 }
 
 /// Writes the queued echoes to the peer within `limit`.
@@ -69,13 +140,17 @@ async fn write_within(w: &mut Writer, stream: &mut TcpStream, limit: Duration) -
     }
 }
 
+/// Serves one peer; the packet count and the session id (hex) when it
+/// leaves cleanly.
 async fn serve(
     mut stream: TcpStream,
+    peer: SocketAddr,
     net: Network,
     echo: bool,
     limits: Limits,
     pool: &KeyPool,
-) -> Result<u64> {
+    log: &ListenerLog,
+) -> Result<(u64, String)> {
     stream.set_nodelay(true).ok();
     let config = handshake_config(net);
     let conn = tokio::time::timeout(
@@ -83,8 +158,15 @@ async fn serve(
         handshake(&mut stream, Role::Responder, pool.take(), &config),
     )
     .await
-    .map_err(|_| anyhow!("handshake timed out"))?
+    .map_err(|_| {
+        anyhow!(
+            "handshake timed out after {}s (--handshake-timeout)",
+            limits.handshake.as_secs()
+        )
+    })?
     .map_err(handshake_error)?;
+    let id = hex::encode(conn.session_id);
+    log.event(Event::Session, || format!("{peer}: v2 session id {id}"));
     let (mut reader, mut writer) = (conn.reader, conn.writer);
     loop {
         // Open every whole packet in the buffer and echo it; pending echoes
@@ -118,7 +200,7 @@ async fn serve(
         };
         if n == 0 {
             if reader.buffered_len() == 0 {
-                return Ok(packets);
+                return Ok((packets, id));
             }
             bail!("peer disconnected in the middle of a packet (after {packets} packets)");
         }
