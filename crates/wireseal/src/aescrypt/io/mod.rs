@@ -1,5 +1,5 @@
-//! `std::io` adapters over the sans-IO [`Encryptor`] and [`Decryptor`]:
-//! a [`Write`](std::io::Write)r that encrypts ([`EncryptWriter`]), one
+//! `std::io` adapters over the sans-IO [`Encryptor`](super::Encryptor) and
+//! [`Decryptor`]: a [`Write`](std::io::Write)r that encrypts ([`EncryptWriter`]), one
 //! pass from any [`Read`] into a [`ProvisionalSink`]
 //! ([`decrypt_into_sink`]), a [`Read`]er that releases only verified
 //! plaintext from a seekable input ([`SeekDecryptor`]), and
