@@ -3,66 +3,46 @@
 //!
 //! Errors go to stderr with a non-zero exit status; results go to stdout.
 
+mod cli;
 mod commands;
 mod util;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
+use cli::{Cli, Cmd};
 use std::process::ExitCode;
-
-#[derive(Parser)]
-#[command(
-    name = "wireseal",
-    version,
-    about = "Cheap encrypted packets for mesh and peer-to-peer wire formats"
-)]
-struct Cli {
-    #[command(subcommand)]
-    cmd: Cmd,
-}
-
-#[derive(Subcommand)]
-enum Cmd {
-    /// Generate a key pair.
-    Keygen(commands::keygen::Args),
-    /// Meshtastic PKC direct messages and channel packets.
-    #[command(subcommand)]
-    Meshtastic(commands::meshtastic::Cmd),
-    /// peat-btle BLE mesh: mesh-wide frames, genesis, encryption policy.
-    #[command(subcommand)]
-    Peat(commands::peat::Cmd),
-    /// BIP324 v2 encrypted transport over TCP (listen / connect).
-    V2(commands::v2::Args),
-    /// Encrypt or decrypt files in the AES Crypt format (.aes, v2/v3).
-    File(commands::file::Args),
-    /// Lightning BOLT #4 Sphinx onions: build, peel, failure packets.
-    Onion(commands::onion::Args),
-    /// Measure every wire format against its baseline (quick by default).
-    Bench(BenchArgs),
-}
-
-#[derive(clap::Args)]
-struct BenchArgs {
-    /// Longer samples and larger workloads (the default is a short run, a
-    /// few minutes at most).
-    #[arg(long)]
-    full: bool,
-    /// Write the rows as a JSON array to FILE.
-    #[arg(long, value_name = "FILE")]
-    json: Option<std::path::PathBuf>,
-    /// Run only these sections (repeatable).
-    #[arg(long = "section", value_name = "NAME")]
-    sections: Vec<String>,
-}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
-        Cmd::Keygen(a) => commands::keygen::run(a),
-        Cmd::Meshtastic(c) => commands::meshtastic::run(c),
-        Cmd::Peat(c) => commands::peat::run(c),
-        Cmd::V2(a) => commands::v2::run(a),
-        Cmd::File(a) => commands::file::run(a),
-        Cmd::Onion(a) => commands::onion::run(a),
+        Cmd::Keygen { args, out } => {
+            util::output::set_json(out.json);
+            commands::keygen::run(args)
+        }
+        Cmd::Pubkey { args, out } => {
+            util::output::set_json(out.json);
+            commands::pubkey::run(args)
+        }
+        Cmd::Meshtastic { cmd, out } => {
+            util::output::set_json(out.json);
+            commands::meshtastic::run(cmd)
+        }
+        Cmd::Peat { cmd, out } => {
+            util::output::set_json(out.json);
+            commands::peat::run(cmd)
+        }
+        Cmd::Bip324 { args, out } => {
+            util::output::set_json(out.json);
+            commands::v2::run(args)
+        }
+        Cmd::Sphinx { args, out } => {
+            util::output::set_json(out.json);
+            commands::onion::run(args)
+        }
+        Cmd::Aescrypt { args, out } => {
+            util::output::set_json(out.json);
+            commands::file::run(args)
+        }
+        Cmd::Completions(a) => commands::completions::run(a),
         Cmd::Bench(b) => wireseal_bench::run(
             &wireseal_bench::Ctx { full: b.full },
             &b.sections,
@@ -72,7 +52,12 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("wireseal: error: {e:#}");
+            if util::output::json() {
+                let msg = format!("{e:#}");
+                eprintln!("{}", serde_json::json!({ "error": msg }));
+            } else {
+                eprintln!("wireseal: error: {e:#}");
+            }
             ExitCode::FAILURE
         }
     }

@@ -1,6 +1,6 @@
 //! `wireseal meshtastic ...`: PKC direct messages and channel packets.
 
-use crate::util::{hex_arg, hex_array, parse_u32, secret_source, SecretSource};
+use crate::util::{hex_array, output, parse_u32, secret_source, Formats, KeySource};
 use anyhow::{Context, Result};
 use base64::Engine as _;
 use wireseal::keys::StaticSecret;
@@ -9,13 +9,13 @@ use wireseal::meshtastic::{ChannelKey, PkcEngine, PkcPacket};
 /// Meshtastic subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum Cmd {
-    /// Encrypt a direct message: prints `ciphertext | tag | extraNonce` as hex.
+    /// Encrypt a direct message: prints the payload `ciphertext | tag | extraNonce`.
     PkcEncrypt(PkcArgs),
-    /// Decrypt a direct message payload: prints the plaintext as hex.
+    /// Decrypt a direct message payload: prints the plaintext.
     PkcDecrypt(PkcArgs),
-    /// Encrypt a channel packet (AES-CTR): prints hex.
+    /// Encrypt a channel packet (AES-CTR): prints the data.
     ChannelEncrypt(ChannelArgs),
-    /// Decrypt a channel packet (AES-CTR): prints hex.
+    /// Decrypt a channel packet (AES-CTR): prints the data.
     ChannelDecrypt(ChannelArgs),
     /// Print a channel's one-byte hash as two hex digits.
     ChannelHash(HashArgs),
@@ -26,11 +26,12 @@ pub enum Cmd {
 /// Arguments of the PKC commands.
 #[derive(Debug, clap::Args)]
 pub struct PkcArgs {
+    /// Our X25519 private key.
     #[command(flatten)]
-    private: SecretSource,
+    key: KeySource,
     /// The other node's X25519 public key (hex).
-    #[arg(long, value_name = "HEX")]
-    peer_public: String,
+    #[arg(long, value_name = "HEX", alias = "peer-public")]
+    peer_key: String,
     /// Sender node number (decimal or 0x-hex).
     #[arg(long, value_parser = parse_u32)]
     from: u32,
@@ -40,8 +41,10 @@ pub struct PkcArgs {
     /// extraNonce (4 bytes hex) for encryption; random from the OS when absent.
     #[arg(long, value_name = "HEX")]
     extra_nonce: Option<String>,
-    /// Plaintext (encrypt) or payload (decrypt), hex.
+    /// Plaintext (encrypt) or payload (decrypt): hex, or `-` for stdin.
     data: String,
+    #[command(flatten)]
+    formats: Formats,
 }
 
 secret_source! {
@@ -63,14 +66,16 @@ secret_source! {
 pub struct ChannelArgs {
     #[command(flatten)]
     psk: PskSource,
-    /// Sender node number.
+    /// Sender node number (decimal or 0x-hex).
     #[arg(long, value_parser = parse_u32)]
     from: u32,
-    /// Packet id.
+    /// Packet id (decimal or 0x-hex).
     #[arg(long, value_parser = parse_u32)]
     id: u32,
-    /// Data, hex.
+    /// Data: hex, or `-` for stdin.
     data: String,
+    #[command(flatten)]
+    formats: Formats,
 }
 
 /// Arguments of `channel-hash`.
@@ -93,7 +98,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
                 .as_deref()
                 .map(|s| hex_array::<4>(s, "--extra-nonce"))
                 .transpose()?;
-            let pt = hex_arg(&a.data, "plaintext")?;
+            let pt = a.formats.read(&a.data, "plaintext")?;
             let packet = PkcPacket {
                 peer_public: &peer,
                 from: a.from,
@@ -105,14 +110,14 @@ pub fn run(cmd: Cmd) -> Result<()> {
                 None => e.seal_into(0, packet, &pt, &mut out),
             }
             .context("encryption failed")?;
-            println!("{}", hex::encode(&out[..n]));
+            output::bytes("payload", &out[..n], a.formats.out_format)?;
         }
         Cmd::PkcDecrypt(a) => {
             if a.extra_nonce.is_some() {
                 anyhow::bail!("--extra-nonce is read from the payload when decrypting; drop it");
             }
             let (mut e, peer) = engine(&a)?;
-            let payload = hex_arg(&a.data, "payload")?;
+            let payload = a.formats.read(&a.data, "payload")?;
             let packet = PkcPacket {
                 peer_public: &peer,
                 from: a.from,
@@ -121,11 +126,11 @@ pub fn run(cmd: Cmd) -> Result<()> {
             let pt = e
                 .open_to_vec(0, packet, &payload)
                 .context("decryption failed")?;
-            println!("{}", hex::encode(pt));
+            output::bytes("plaintext", &pt, a.formats.out_format)?;
         }
         Cmd::ChannelEncrypt(a) | Cmd::ChannelDecrypt(a) => {
             let key = channel_key(&a.psk)?;
-            let mut data = hex_arg(&a.data, "data")?;
+            let mut data = a.formats.read(&a.data, "data")?;
             if data.len() > wireseal::meshtastic::MAX_PAYLOAD_LEN {
                 anyhow::bail!(
                     "data is {} bytes; a channel packet carries at most {}",
@@ -139,36 +144,47 @@ pub fn run(cmd: Cmd) -> Result<()> {
                 );
             }
             key.apply(a.from, a.id, &mut data);
-            println!("{}", hex::encode(data));
+            output::bytes("data", &data, a.formats.out_format)?;
         }
         Cmd::Gateway(a) => return super::gateway::run(a),
         Cmd::ChannelHash(a) => {
-            println!("{:02x}", channel_key(&a.psk)?.hash(&a.name));
+            let hash = channel_key(&a.psk)?.hash(&a.name);
+            output::fields(&[("hash", format!("{hash:02x}").into())]);
         }
     }
     Ok(())
 }
 
 fn engine(a: &PkcArgs) -> Result<(PkcEngine, [u8; 32])> {
-    let sk = a.private.load::<32>("--private")?;
-    let own = StaticSecret::from_bytes(&sk).context("invalid private key")?;
+    let sk = a.key.load::<32>()?;
+    let own = StaticSecret::from_bytes(&sk)
+        .map_err(|_| anyhow::anyhow!("--key: not a valid X25519 private key"))?;
     if !own.is_clamped() {
         anyhow::bail!(
-            "--private is not a clamped X25519 key (Meshtastic devices only make clamped \
+            "--key is not a clamped X25519 key (Meshtastic devices only make clamped \
              keys): the firmware would derive a different shared secret from it than \
              X25519 does"
         );
     }
-    let peer = hex_array::<32>(&a.peer_public, "--peer-public")?;
+    let peer = hex_array::<32>(&a.peer_key, "--peer-key")?;
     Ok((PkcEngine::new(own), peer))
 }
 
 fn channel_key(src: &PskSource) -> Result<ChannelKey> {
-    let b64 = src.text("--psk")?;
+    let b64 = src.text()?;
     let psk = zeroize::Zeroizing::new(
         base64::engine::general_purpose::STANDARD
             .decode(b64.as_bytes())
             .map_err(|_| anyhow::anyhow!("--psk: not valid base64 (the value is not shown)"))?,
     );
-    Ok(ChannelKey::from_psk(&psk)?)
+    let key = ChannelKey::from_psk(&psk)
+        .map_err(|_| anyhow::anyhow!("--psk: a PSK is 0, 1, 16 or 32 bytes, got {}", psk.len()))?;
+    match psk.len() {
+        n @ (2..=15 | 17..=31) => eprintln!(
+            "wireseal: note: the PSK is {n} bytes; it is zero-padded to {} bytes, as the              firmware does",
+            if n < 16 { 16 } else { 32 }
+        ),
+        _ => {}
+    }
+    Ok(key)
 }

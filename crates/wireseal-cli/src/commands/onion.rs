@@ -1,12 +1,19 @@
-//! `wireseal onion`: build and peel BOLT #4 Sphinx onions, create, wrap and
-//! unwrap failure packets.
+//! `wireseal sphinx` (alias `onion`): build and peel BOLT #4 Sphinx onions,
+//! create, wrap and unwrap failure packets.
+//!
+//! `peel` prints the onion's ephemeral key, which `error create` and `error
+//! wrap` take (`--ephemeral-key`, or the onion itself with `--onion`);
+//! `error unwrap` names the failing hop by its 1-based position on the route
+//! (`hop`) and by its node key (`node-key`).
 
-use crate::util::{hex_arg, parse_u32, secret_hex, secret_source, SecretSource};
+use crate::util::input::{data, InFormat};
+use crate::util::{hex_arg, output, parse_u32, secret_hex, secret_source, KeySource};
 use anyhow::{anyhow, bail, Context, Result};
+use serde_json::Value;
 use wireseal::keys::{PrivateKey, PublicKey};
 use wireseal::sphinx::{self, blinding, failure, keys, Hop, Onion, Padding, Peeled, Route};
 
-/// `wireseal onion ...`.
+/// `wireseal sphinx ...`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -15,7 +22,7 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum Cmd {
-    /// Build an onion (deterministic padding unless --random-padding); prints its hex.
+    /// Build an onion (deterministic padding unless --random-padding); prints it (`onion`).
     Build {
         #[command(flatten)]
         session_key: SessionKeySource,
@@ -34,13 +41,12 @@ enum Cmd {
         #[arg(long)]
         random_padding: bool,
     },
-    /// Peel one layer; prints {"payload", "final", "next_onion"} as one JSON line.
+    /// Peel one layer; prints `payload`, `final`, `ephemeral-key` (what `error
+    /// create`/`wrap` take) and `next-onion` (absent at the final hop).
     Peel {
-        /// Our node private key (32 bytes hex); or use --private-file / --private-env.
-        #[arg(long, value_name = "HEX", conflicts_with_all = ["hex", "file", "env"])]
-        node_key: Option<String>,
+        /// Our node private key (secp256k1).
         #[command(flatten)]
-        key_source: SecretSource,
+        key: KeySource,
         /// Associated data the onion commits to.
         #[arg(long, value_name = "HEX", default_value = "")]
         associated_data: String,
@@ -48,7 +54,10 @@ enum Cmd {
         /// message): peel with the blinded private key.
         #[arg(long, value_name = "HEX")]
         path_key: Option<String>,
-        /// The onion (1366 or 32834 bytes, hex).
+        /// How ONION is written: hex (default) or raw bytes (with `-`).
+        #[arg(long, value_enum, default_value = "hex")]
+        in_format: InFormat,
+        /// The onion (1366 or 32834 bytes): hex, or `-` for stdin.
         onion: String,
     },
     /// Failure packets.
@@ -56,44 +65,70 @@ enum Cmd {
     Error(ErrorCmd),
 }
 
+/// The onion a hop received, for its failure packet's shared secret.
+#[derive(Debug, clap::Args)]
+#[group(required = true, multiple = false)]
+struct Received {
+    /// The ephemeral public key of the onion this hop received (`peel` prints it).
+    #[arg(long, value_name = "HEX")]
+    ephemeral_key: Option<String>,
+    /// The onion this hop received (hex, or `-` for stdin); its ephemeral key is used.
+    #[arg(long, value_name = "HEX")]
+    onion: Option<String>,
+}
+
+impl Received {
+    fn ephemeral(&self) -> Result<PublicKey> {
+        match (&self.ephemeral_key, &self.onion) {
+            (Some(k), _) => public_key(k, "--ephemeral-key"),
+            (None, Some(o)) => {
+                let bytes = data(o, "--onion", InFormat::Hex)?;
+                Ok(*Onion::parse_any(&bytes).context("--onion")?.ephemeral_key())
+            }
+            (None, None) => bail!("give --ephemeral-key or --onion"),
+        }
+    }
+}
+
 #[derive(Debug, clap::Subcommand)]
 enum ErrorCmd {
-    /// At the failing hop: create the failure packet; prints its hex.
+    /// At the failing hop: create the failure packet; prints it (`packet`).
     Create {
-        /// The failing hop's node private key (or --private-file / --private-env)
-        #[arg(long, value_name = "HEX", conflicts_with_all = ["hex", "file", "env"])]
-        node_key: Option<String>,
+        /// The failing hop's node private key.
         #[command(flatten)]
-        key_source: SecretSource,
-        /// The ephemeral public key of the onion this hop received.
-        #[arg(long, value_name = "HEX")]
-        ephemeral_key: String,
+        key: KeySource,
+        #[command(flatten)]
+        received: Received,
         /// The failure message (failure code and data), hex.
         #[arg(long, value_name = "HEX")]
         message: String,
     },
-    /// At an intermediate hop: add this hop's layer; prints the packet hex.
+    /// At an intermediate hop: add this hop's layer; prints the packet (`packet`).
     Wrap {
-        /// This hop's node private key (or --private-file / --private-env)
-        #[arg(long, value_name = "HEX", conflicts_with_all = ["hex", "file", "env"])]
-        node_key: Option<String>,
+        /// This hop's node private key.
         #[command(flatten)]
-        key_source: SecretSource,
-        /// The ephemeral public key of the onion this hop received.
-        #[arg(long, value_name = "HEX")]
-        ephemeral_key: String,
-        /// The failure packet, hex.
+        key: KeySource,
+        #[command(flatten)]
+        received: Received,
+        /// The failure packet: hex, or `-` for stdin.
         packet: String,
     },
-    /// At the origin: attribute the failure; prints {"hop", "message"}.
+    /// At the origin: attribute the failure; prints `hop` (1-based position on
+    /// the route: 1 = the first hop after us), `node-key` (that hop's public
+    /// key) and `message`.
     Unwrap {
         /// The session key the onion was built with.
         #[command(flatten)]
         session_key: SessionKeySource,
-        /// Node public keys of the route, in order (repeat).
-        #[arg(long = "hop-pubkey", value_name = "HEX", required = true)]
+        /// Node public keys of the route, in order (repeat, one per hop).
+        #[arg(
+            long = "peer-key",
+            alias = "hop-pubkey",
+            value_name = "HEX",
+            required = true
+        )]
         hops: Vec<String>,
-        /// The failure packet, hex.
+        /// The failure packet: hex, or `-` for stdin.
         packet: String,
     },
 }
@@ -114,7 +149,7 @@ secret_source! {
 
 impl SessionKeySource {
     fn private_key(&self) -> Result<PrivateKey> {
-        private_key(&self.text("session key")?, "session key")
+        private_key(&self.text()?, "--session-key")
     }
 }
 
@@ -136,16 +171,10 @@ fn private_key(s: &str, what: &str) -> Result<PrivateKey> {
     PrivateKey::from_bytes(&b).map_err(|_| anyhow!("{what}: not a valid secp256k1 private key"))
 }
 
-/// The node key from --node-key or the --private-file / --private-env source.
-fn node_key(hex: Option<&str>, src: &SecretSource) -> Result<PrivateKey> {
-    if let Some(h) = hex {
-        return private_key(h, "--node-key");
-    }
-    if src.is_absent() {
-        bail!("a node key is required: give --node-key, --private-file or --private-env");
-    }
-    let b = src.load::<32>("node key")?;
-    PrivateKey::from_bytes(&b).map_err(|_| anyhow!("node key: not a valid secp256k1 private key"))
+/// Our node key, secp256k1.
+fn node_key(src: &KeySource) -> Result<PrivateKey> {
+    let b = src.load::<32>()?;
+    PrivateKey::from_bytes(&b).map_err(|_| anyhow!("--key: not a valid secp256k1 private key"))
 }
 
 fn public_key(s: &str, what: &str) -> Result<PublicKey> {
@@ -159,30 +188,11 @@ fn public_key(s: &str, what: &str) -> Result<PublicKey> {
     PublicKey::from_slice(&b).map_err(|_| anyhow!("{what}: not a valid secp256k1 public key"))
 }
 
-/// What `onion peel` prints: one JSON object, keys in this order.
-#[derive(serde::Serialize)]
-struct PeelOutput {
-    payload: String,
-    #[serde(rename = "final")]
-    is_final: bool,
-    next_onion: Option<String>,
-}
-
-impl PeelOutput {
-    fn of(p: &Peeled) -> Self {
-        let (is_final, next_onion) = match p {
-            Peeled::Forward { next, .. } => (false, Some(hex::encode(next.to_vec()))),
-            Peeled::Final { .. } => (true, None),
-        };
-        Self {
-            payload: hex::encode(p.payload()),
-            is_final,
-            next_onion,
-        }
-    }
-}
-
 /// Runs the subcommand.
+///
+/// # Errors
+///
+/// Bad input, or an onion or failure packet that does not authenticate.
 pub fn run(a: Args) -> Result<()> {
     match a.cmd {
         Cmd::Build {
@@ -231,18 +241,20 @@ pub fn run(a: Args) -> Result<()> {
             };
             let (onion, _) =
                 sphinx::build_to_vec(&session, &route).context("cannot build the onion")?;
-            println!("{}", hex::encode(onion));
+            output::fields(&[("onion", hex::encode(onion).into())]);
         }
         Cmd::Peel {
-            node_key: nk,
-            key_source,
+            key,
             associated_data,
             path_key,
+            in_format,
             onion,
         } => {
-            let node = node_key(nk.as_deref(), &key_source)?;
+            let node = node_key(&key)?;
             let ad = hex_arg(&associated_data, "--associated-data")?;
-            let onion = Onion::parse_message(&hex_arg(&onion, "onion")?).context("bad onion")?;
+            let onion =
+                Onion::parse_message(&data(&onion, "ONION", in_format)?).context("bad onion")?;
+            let ephemeral = hex::encode(onion.ephemeral_key().serialize());
             let unblinded = match path_key {
                 Some(pk) => Some(blinding::unblind(&node, &public_key(&pk, "--path-key")?)?),
                 None => None,
@@ -252,7 +264,16 @@ pub fn run(a: Args) -> Result<()> {
                 .map(|u| u.blinded_privkey())
                 .unwrap_or(&node);
             let peeled = onion.peel(key, &ad).context("cannot peel the onion")?;
-            println!("{}", serde_json::to_string(&PeelOutput::of(&peeled))?);
+            let (is_final, next) = match &peeled {
+                Peeled::Forward { next, .. } => (false, Value::String(hex::encode(next.to_vec()))),
+                Peeled::Final { .. } => (true, Value::Null),
+            };
+            output::fields(&[
+                ("payload", hex::encode(peeled.payload()).into()),
+                ("final", is_final.into()),
+                ("ephemeral_key", ephemeral.into()),
+                ("next_onion", next),
+            ]);
         }
         Cmd::Error(e) => run_error(e)?,
     }
@@ -262,29 +283,34 @@ pub fn run(a: Args) -> Result<()> {
 fn run_error(e: ErrorCmd) -> Result<()> {
     match e {
         ErrorCmd::Create {
-            node_key: nk,
-            key_source,
-            ephemeral_key,
+            key,
+            received,
             message,
         } => {
-            let node = node_key(nk.as_deref(), &key_source)?;
-            let ss = node.ecdh_sha256(&public_key(&ephemeral_key, "--ephemeral-key")?);
+            let node = node_key(&key)?;
+            let ss = node.ecdh_sha256(&received.ephemeral()?);
             let msg = hex_arg(&message, "--message")?;
             let p =
                 failure::create_to_vec(&ss, &msg).context("cannot create the failure packet")?;
-            println!("{}", hex::encode(p));
+            output::fields(&[("packet", hex::encode(p).into())]);
         }
         ErrorCmd::Wrap {
-            node_key: nk,
-            key_source,
-            ephemeral_key,
+            key,
+            received,
             packet,
         } => {
-            let node = node_key(nk.as_deref(), &key_source)?;
-            let ss = node.ecdh_sha256(&public_key(&ephemeral_key, "--ephemeral-key")?);
-            let mut p = hex_arg(&packet, "packet")?;
+            let node = node_key(&key)?;
+            let ss = node.ecdh_sha256(&received.ephemeral()?);
+            let mut p = data(&packet, "PACKET", InFormat::Hex)?;
+            if p.len() < failure::MIN_FAILURE_LEN {
+                bail!(
+                    "PACKET: a failure packet is at least {} bytes, got {}",
+                    failure::MIN_FAILURE_LEN,
+                    p.len()
+                );
+            }
             failure::wrap_in_place(&ss, &mut p);
-            println!("{}", hex::encode(p));
+            output::fields(&[("packet", hex::encode(p).into())]);
         }
         ErrorCmd::Unwrap {
             session_key,
@@ -295,15 +321,17 @@ fn run_error(e: ErrorCmd) -> Result<()> {
             let pubs = hops
                 .iter()
                 .enumerate()
-                .map(|(i, h)| public_key(h, &format!("--hop-pubkey #{}", i + 1)))
+                .map(|(i, h)| public_key(h, &format!("--peer-key #{}", i + 1)))
                 .collect::<Result<Vec<_>>>()?;
-            let (_, secrets) = keys::session_secrets(&session, pubs.into_iter())?;
-            let f = failure::unwrap(&secrets, &hex_arg(&packet, "packet")?)
+            let (_, secrets) = keys::session_secrets(&session, pubs.iter().copied())?;
+            let f = failure::unwrap(&secrets, &data(&packet, "PACKET", InFormat::Hex)?)
                 .context("cannot attribute the failure")?;
-            println!(
-                "{}",
-                serde_json::json!({"hop": f.hop, "message": hex::encode(f.message)})
-            );
+            let node = pubs.get(f.hop).map(|k| hex::encode(k.serialize()));
+            output::fields(&[
+                ("hop", (f.hop + 1).into()),
+                ("node_key", node.map_or(Value::Null, Value::String)),
+                ("message", hex::encode(f.message).into()),
+            ]);
         }
     }
     Ok(())

@@ -1,21 +1,22 @@
 //! `wireseal peat`: peat-btle mesh-wide frames, genesis provisioning, and the
 //! encryption policy.
 
-use crate::util::{hex_arg, hex_array, parse_u32, secret_source, SecretSource};
+use crate::util::{hex_array, output, parse_u32, parse_u64, secret_source, Formats, KeySource};
 use anyhow::Result;
 use clap::{Subcommand, ValueEnum};
+use serde_json::{json, Value};
 use wireseal::keys::StaticSecret;
-use wireseal::peat::policy::{self, Conditions, DataType, Level, Link, Policy, Protection};
+use wireseal::peat::policy::{self, Conditions, DataType, Level, Link, Policy, Protection, Rule};
 use wireseal::peat::{Genesis, KeyExchange, MeshKey, MeshSealer, PeerSessions};
 use zeroize::Zeroizing;
 
 /// `wireseal peat ...`.
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
-    /// Seal a document into a mesh-wide frame (0xAE); prints the frame as hex.
+    /// Seal a document into a mesh-wide frame (0xAE); prints the frame.
     Seal {
-        /// The mesh id (the HKDF salt), e.g. CBE6FC55.
-        #[arg(long)]
+        /// The mesh id (the HKDF salt), e.g. CBE6FC55; letters are upper-cased.
+        #[arg(long, value_parser = parse_mesh_id)]
         mesh_id: String,
         #[command(flatten)]
         secret: MeshSecret,
@@ -23,18 +24,22 @@ pub enum Cmd {
         /// reuse a nonce). Default: fresh from the OS CSPRNG.
         #[arg(long, value_name = "HEX")]
         nonce: Option<String>,
-        /// The plaintext document as hex.
+        /// The plaintext document: hex, or `-` for stdin.
         plaintext: String,
+        #[command(flatten)]
+        formats: Formats,
     },
-    /// Open a mesh-wide frame; prints the plaintext as hex.
+    /// Open a mesh-wide frame; prints the plaintext.
     Open {
-        /// The mesh id.
-        #[arg(long)]
+        /// The mesh id; letters are upper-cased.
+        #[arg(long, value_parser = parse_mesh_id)]
         mesh_id: String,
         #[command(flatten)]
         secret: MeshSecret,
-        /// The frame as hex.
+        /// The frame: hex, or `-` for stdin.
         frame: String,
+        #[command(flatten)]
+        formats: Formats,
     },
     /// Derive a mesh's id and secret from its name and 32-byte seed.
     Genesis {
@@ -53,26 +58,30 @@ pub enum Cmd {
         node: u32,
         /// Our X25519 private key.
         #[command(flatten)]
-        private: SecretSource,
+        key: KeySource,
     },
     /// Seal one per-peer E2EE frame (0xAF) for a peer whose key exchange we
     /// received (a fresh session, random nonce).
     PeerSeal {
         #[command(flatten)]
         peer: PeerArgs,
-        /// The frame's counter (advisory: the tag does not cover it, and
-        /// receivers detect replays by nonce).
-        #[arg(long, default_value_t = 0)]
+        /// The frame's counter, decimal or 0x-hex (advisory: the tag does
+        /// not cover it, and receivers detect replays by nonce).
+        #[arg(long, default_value_t = 0, value_parser = parse_u64)]
         counter: u64,
-        /// The plaintext as hex.
+        /// The plaintext: hex, or `-` for stdin.
         plaintext: String,
+        #[command(flatten)]
+        formats: Formats,
     },
-    /// Open a per-peer E2EE frame (0xAF) from a peer; prints the plaintext as hex.
+    /// Open a per-peer E2EE frame (0xAF) from a peer; prints the plaintext.
     PeerOpen {
         #[command(flatten)]
         peer: PeerArgs,
-        /// The frame as hex.
+        /// The frame: hex, or `-` for stdin.
         frame: String,
+        #[command(flatten)]
+        formats: Formats,
     },
 }
 
@@ -112,8 +121,8 @@ pub struct PeerArgs {
     node: u32,
     /// Our X25519 private key.
     #[command(flatten)]
-    private: SecretSource,
-    /// The peer's node id.
+    key: KeySource,
+    /// The peer's node id (decimal or 0x hex).
     #[arg(long = "peer", value_parser = parse_u32)]
     peer_node: u32,
     /// The peer's X25519 public key as hex.
@@ -124,8 +133,9 @@ pub struct PeerArgs {
 impl PeerArgs {
     /// Our sessions with one established session to the peer.
     fn session(&self) -> Result<PeerSessions> {
-        let sk = self.private.load::<32>("private key")?;
-        let id = StaticSecret::from_bytes(&sk).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let sk = self.key.load::<32>()?;
+        let id = StaticSecret::from_bytes(&sk)
+            .map_err(|_| anyhow::anyhow!("--key: not a valid X25519 private key"))?;
         let mut s = PeerSessions::new(self.node, id);
         let kx = KeyExchange {
             sender: self.peer_node,
@@ -213,7 +223,27 @@ fn parse_rate(s: &str) -> std::result::Result<f64, String> {
     }
 }
 
+/// A mesh id: 1 to 64 ASCII letters, digits, `-` or `_`, letters upper-cased
+/// (peat-btle's ids are upper case; genesis makes 8 hex digits) (clap value
+/// parser).
+fn parse_mesh_id(s: &str) -> std::result::Result<String, String> {
+    let ok = (1..=64).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !ok {
+        return Err(format!(
+            "{s:?} is not a mesh id: 1 to 64 letters, digits, '-' or '_' (genesis prints \
+             8 hex digits such as CBE6FC55)"
+        ));
+    }
+    Ok(s.to_ascii_uppercase())
+}
+
 /// Runs a `peat` subcommand.
+///
+/// # Errors
+///
+/// Bad input, a frame that does not authenticate, or a refused session.
 pub fn run(cmd: Cmd) -> Result<()> {
     match cmd {
         Cmd::Seal {
@@ -221,9 +251,10 @@ pub fn run(cmd: Cmd) -> Result<()> {
             secret,
             nonce,
             plaintext,
+            formats,
         } => {
-            let secret = secret.load::<32>("--secret")?;
-            let pt = hex_arg(&plaintext, "PLAINTEXT_HEX")?;
+            let secret = secret.load::<32>()?;
+            let pt = formats.read(&plaintext, "PLAINTEXT")?;
             let frame = match nonce {
                 Some(n) => {
                     let n = hex_array::<12>(&n, "--nonce")?;
@@ -231,60 +262,96 @@ pub fn run(cmd: Cmd) -> Result<()> {
                 }
                 None => MeshSealer::new(&mesh_id, &secret).seal_to_vec(&pt),
             };
-            println!("{}", hex::encode(frame));
+            output::bytes("frame", &frame, formats.out_format)?;
         }
         Cmd::Open {
             mesh_id,
             secret,
             frame,
+            formats,
         } => {
-            let secret = secret.load::<32>("--secret")?;
-            let f = hex_arg(&frame, "FRAME_HEX")?;
+            let secret = secret.load::<32>()?;
+            let f = formats.read(&frame, "FRAME")?;
             let pt = MeshKey::derive(&mesh_id, &secret)
                 .open_to_vec(&f)
                 .map_err(|e| anyhow::anyhow!("cannot open frame: {e}"))?;
-            println!("{}", hex::encode(pt));
+            output::bytes("plaintext", &pt, formats.out_format)?;
         }
         Cmd::Genesis { name, seed } => {
-            let seed = seed.load::<32>("--seed")?;
+            let seed = seed.load::<32>()?;
             let g = Genesis::derive(&name, &seed);
-            println!("mesh_id: {}", g.mesh_id());
             let s = Zeroizing::new(hex::encode(g.secret().expose()));
-            println!("secret:  {}", s.as_str());
+            output::fields(&[
+                ("mesh_id", g.mesh_id().into()),
+                ("secret", s.as_str().into()),
+            ]);
         }
         Cmd::Policy(a) => explain(a)?,
-        Cmd::Keyx { node, private } => {
-            let sk = private.load::<32>("private key")?;
-            let id = StaticSecret::from_bytes(&sk).map_err(|e| anyhow::anyhow!("{e}"))?;
-            println!(
-                "{}",
-                hex::encode(PeerSessions::new(node, id).key_exchange_frame())
-            );
+        Cmd::Keyx { node, key } => {
+            let sk = key.load::<32>()?;
+            let id = StaticSecret::from_bytes(&sk)
+                .map_err(|_| anyhow::anyhow!("--key: not a valid X25519 private key"))?;
+            let frame = PeerSessions::new(node, id).key_exchange_frame();
+            output::fields(&[("frame", hex::encode(frame).into())]);
         }
         Cmd::PeerSeal {
             peer,
             counter,
             plaintext,
+            formats,
         } => {
-            let pt = hex_arg(&plaintext, "PLAINTEXT_HEX")?;
+            let pt = formats.read(&plaintext, "PLAINTEXT")?;
             let mut s = peer.session()?;
             s.set_next_counter(peer.peer_node, counter)
                 .map_err(|e| anyhow::anyhow!("cannot seal: {e}"))?;
             let f = s
                 .seal_to_vec(0, peer.peer_node, &pt)
                 .map_err(|e| anyhow::anyhow!("cannot seal: {e}"))?;
-            println!("{}", hex::encode(f));
+            output::bytes("frame", &f, formats.out_format)?;
         }
-        Cmd::PeerOpen { peer, frame } => {
-            let f = hex_arg(&frame, "FRAME_HEX")?;
+        Cmd::PeerOpen {
+            peer,
+            frame,
+            formats,
+        } => {
+            let f = formats.read(&frame, "FRAME")?;
             let m = peer
                 .session()?
                 .open_to_vec(0, &f)
                 .map_err(|e| anyhow::anyhow!("cannot open frame: {e}"))?;
-            println!("{}", hex::encode(m.plaintext));
+            output::bytes("plaintext", &m.plaintext, formats.out_format)?;
         }
     }
     Ok(())
+}
+
+/// A protection as the policy output names it.
+fn protection_name(x: Protection) -> &'static str {
+    match x {
+        Protection::Plain => "plain",
+        Protection::MeshWide => "mesh-wide",
+        Protection::PeerE2ee => "peer-e2ee",
+    }
+}
+
+/// A data type as `--data` accepts it.
+fn data_name(d: DataType) -> String {
+    match d {
+        DataType::Counter => "counter".into(),
+        DataType::Heartbeat => "heartbeat".into(),
+        DataType::Location => "location".into(),
+        DataType::Chat => "chat".into(),
+        DataType::Emergency => "emergency".into(),
+        DataType::SensitiveChat => "sensitive-chat".into(),
+        DataType::App(n) => format!("app:{n}"),
+    }
+}
+
+/// The value name clap shows for a `ValueEnum`.
+fn value_name(v: &impl ValueEnum) -> String {
+    v.to_possible_value()
+        .map(|p| p.get_name().to_owned())
+        .unwrap_or_default()
 }
 
 fn explain(a: PolicyArgs) -> Result<()> {
@@ -320,15 +387,45 @@ fn explain(a: PolicyArgs) -> Result<()> {
         update_rate_hz: a.rate,
     };
     let d = policy::decide(&p, a.data, link, c);
-    let name = |x: Protection| match x {
-        Protection::Plain => "plain",
-        Protection::MeshWide => "mesh-wide (0xAE)",
-        Protection::PeerE2ee => "per-peer E2EE (0xAF)",
+    let decided_by = match d.decided_by {
+        Rule::Base => "level",
+        Rule::Link => "link",
+        Rule::Adaptive => "adaptive",
+        Rule::AlwaysEncrypt => "always-encrypt",
     };
+    let always: Vec<String> = p.always_encrypt.iter().map(|t| data_name(*t)).collect();
+    if output::json() {
+        let adaptive = p.adaptive.as_ref().map(|r| {
+            json!({"battery_below_percent": r.battery_below_percent, "rate_above_hz": r.rate_above_hz})
+        });
+        output::fields(&[
+            ("protection", protection_name(d.protection).into()),
+            ("decided_by", decided_by.into()),
+            ("level", value_name(&a.level).into()),
+            ("data", data_name(a.data).into()),
+            ("link", value_name(&a.link).into()),
+            ("base", protection_name(d.base).into()),
+            ("after_link", protection_name(d.after_link).into()),
+            ("after_adaptive", protection_name(d.after_adaptive).into()),
+            ("adaptive", adaptive.unwrap_or(Value::Null)),
+            ("always_encrypt", always.into()),
+        ]);
+        return Ok(());
+    }
+    let name = protection_name;
     println!("protection: {}", name(d.protection));
-    println!("decided by: {:?}", d.decided_by);
-    println!("  1. level {:?}, {:?} -> {}", level, a.data, name(d.base));
-    println!("  2. link {:?} -> {}", link, name(d.after_link));
+    println!("decided by: {decided_by}");
+    println!(
+        "  1. level {}, data {} -> {}",
+        value_name(&a.level),
+        data_name(a.data),
+        name(d.base)
+    );
+    println!(
+        "  2. link {} -> {}",
+        value_name(&a.link),
+        name(d.after_link)
+    );
     println!(
         "  3. adaptive ({}) -> {}",
         match &p.adaptive {
@@ -341,8 +438,12 @@ fn explain(a: PolicyArgs) -> Result<()> {
         name(d.after_adaptive)
     );
     println!(
-        "  4. always-encrypt {:?} -> {}",
-        p.always_encrypt,
+        "  4. always-encrypt {} -> {}",
+        if always.is_empty() {
+            "none".to_owned()
+        } else {
+            always.join(",")
+        },
         name(d.protection)
     );
     if d.protection > d.base {

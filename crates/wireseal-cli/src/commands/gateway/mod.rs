@@ -109,19 +109,17 @@ fn build_decoder(a: &Args) -> Result<Decoder> {
             .with_context(|| format!("--channel {name}"))?;
     }
     let key = match (&a.key_file, &a.key_env) {
-        (Some(f), _) => Some(crate::util::read_secret_text(
+        (Some(f), _) => Some(crate::util::secret::read_secret_text(
             None,
             Some(f),
             None,
-            "node key",
-            "--key-file",
+            ["--key", "--key-file", "--key-env"],
         )?),
-        (None, Some(v)) => Some(crate::util::read_secret_text(
+        (None, Some(v)) => Some(crate::util::secret::read_secret_text(
             None,
             None,
             Some(v),
-            "node key",
-            "--key-env",
+            ["--key", "--key-file", "--key-env"],
         )?),
         (None, None) => None,
     };
@@ -155,12 +153,11 @@ fn credentials(a: &Args) -> Result<Option<(String, String)>> {
     };
     let pass = match (&a.password_file, &a.password_env) {
         (None, None) => None,
-        (f, v) => Some(crate::util::read_secret_text(
+        (f, v) => Some(crate::util::secret::read_secret_text(
             None,
             f.as_deref(),
             v.as_deref(),
-            "MQTT password",
-            "--password-file or --password-env",
+            ["--password", "--password-file", "--password-env"],
         )?),
     };
     Ok(match (user, pass) {

@@ -1,0 +1,40 @@
+//! `wireseal completions bash|zsh|fish`.
+
+use anyhow::Result;
+use clap::CommandFactory;
+use clap_complete::Shell;
+
+/// Shells `completions` writes scripts for.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ShellArg {
+    /// bash: `source <(wireseal completions bash)`.
+    Bash,
+    /// zsh: write to a file named `_wireseal` in a folder on `$fpath`.
+    Zsh,
+    /// fish: write to `~/.config/fish/completions/wireseal.fish`.
+    Fish,
+}
+
+/// `wireseal completions SHELL`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The shell.
+    #[arg(value_enum)]
+    shell: ShellArg,
+}
+
+/// Prints the completion script to stdout.
+///
+/// # Errors
+///
+/// None in practice; the signature matches the other subcommands.
+pub fn run(a: Args) -> Result<()> {
+    let shell = match a.shell {
+        ShellArg::Bash => Shell::Bash,
+        ShellArg::Zsh => Shell::Zsh,
+        ShellArg::Fish => Shell::Fish,
+    };
+    let mut cmd = crate::cli::Cli::command();
+    clap_complete::generate(shell, &mut cmd, "wireseal", &mut std::io::stdout());
+    Ok(())
+}

@@ -1,0 +1,262 @@
+//! Secrets from the command line, a file (`-` = stdin) or an environment
+//! variable, read with a size cap; errors never quote what was given to a
+//! secret option (neither the value nor the file or variable name).
+
+use anyhow::{anyhow, bail, Result};
+use std::io::Read;
+use std::path::Path;
+use zeroize::Zeroizing;
+
+/// Most bytes read from a secret file or stdin: key files hold one hex line,
+/// password files one line.
+pub const SECRET_FILE_CAP: u64 = 64 * 1024;
+
+/// Declares the three mutually exclusive options of one secret, `--NAME`
+/// (inline, visible in the process list), `--NAME-file FILE` (`-` for stdin)
+/// and `--NAME-env VAR`, as a struct to `#[command(flatten)]` whose clap group
+/// refuses two sources; hidden aliases keep older flag names working. Its
+/// `Debug` never shows the inline value; `text` gives the secret's text from
+/// whichever option was given and `load::<N>` exactly `N` bytes of hex.
+macro_rules! secret_source {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            flags: [$flag:literal, $file_flag:literal, $env_flag:literal],
+            $(aliases: [[$($a:literal),*], [$($fa:literal),*], [$($ea:literal),*]],)?
+            value_name: $value_name:literal,
+            help: [$help:literal, $file_help:literal, $env_help:literal $(,)?] $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Default, clap::Args)]
+        #[group(multiple = false)]
+        $vis struct $name {
+            /// The secret itself.
+            #[arg(id = $flag, long = $flag, value_name = $value_name, help = $help
+                  $(, aliases = [$($a),*])?)]
+            pub hex: Option<String>,
+            /// A file holding the secret (`-` for stdin).
+            #[arg(id = $file_flag, long = $file_flag, value_name = "FILE", help = $file_help
+                  $(, aliases = [$($fa),*])?)]
+            pub file: Option<std::path::PathBuf>,
+            /// An environment variable holding the secret.
+            #[arg(id = $env_flag, long = $env_flag, value_name = "VAR", help = $env_help
+                  $(, aliases = [$($ea),*])?)]
+            pub env: Option<String>,
+        }
+
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("hex", &self.hex.as_ref().map(|_| "redacted"))
+                    .field("file", &self.file.as_ref().map(|_| "redacted"))
+                    .field("env", &self.env.as_ref().map(|_| "redacted"))
+                    .finish()
+            }
+        }
+
+        #[allow(dead_code)]
+        impl $name {
+            /// The flag the secret is named by in errors.
+            pub const FLAG: &'static str = concat!("--", $flag);
+
+            /// The secret's text from whichever option was given (trimmed,
+            /// wiped when dropped).
+            pub fn text(&self) -> anyhow::Result<zeroize::Zeroizing<String>> {
+                $crate::util::secret::read_secret_text(
+                    self.hex.as_deref(),
+                    self.file.as_deref(),
+                    self.env.as_deref(),
+                    [concat!("--", $flag), concat!("--", $file_flag), concat!("--", $env_flag)],
+                )
+            }
+
+            /// Exactly `N` secret bytes, written as hex.
+            pub fn load<const N: usize>(&self) -> anyhow::Result<zeroize::Zeroizing<[u8; N]>> {
+                $crate::util::secret::secret_hex(&self.text()?, Self::FLAG)
+            }
+
+            /// Whether none of the three options was given.
+            pub fn is_absent(&self) -> bool {
+                self.hex.is_none() && self.file.is_none() && self.env.is_none()
+            }
+        }
+    };
+}
+pub(crate) use secret_source;
+
+secret_source! {
+    /// Our private key (hex): on the command line, in a file or in an
+    /// environment variable.
+    pub struct KeySource {
+        flags: ["key", "key-file", "key-env"],
+        aliases: [["private", "node-key"], ["private-file"], ["private-env"]],
+        value_name: "HEX",
+        help: [
+            "Our private key as hex (visible to other local users in the process list; prefer --key-file or --key-env)",
+            "Read our private key from this file (`-` for stdin), as `wireseal keygen` writes it",
+            "Read our private key (hex) from this environment variable",
+        ],
+    }
+}
+
+/// Reads at most [`SECRET_FILE_CAP`] bytes of a secret file (`-` = stdin);
+/// errors name `flag`, never the path. The bytes are wiped when dropped.
+///
+/// # Errors
+///
+/// The file cannot be read, or it is larger than the cap.
+pub fn read_capped(path: &Path, flag: &str) -> Result<Zeroizing<Vec<u8>>> {
+    let mut buf = Zeroizing::new(Vec::new());
+    let res = if path.as_os_str() == "-" {
+        super::input::claim_stdin(flag)?;
+        std::io::stdin()
+            .lock()
+            .take(SECRET_FILE_CAP + 1)
+            .read_to_end(&mut buf)
+    } else {
+        std::fs::File::open(path).and_then(|f| f.take(SECRET_FILE_CAP + 1).read_to_end(&mut buf))
+    };
+    if let Err(e) = res {
+        bail!("cannot read the file given to {flag}: {}", io_reason(&e));
+    }
+    if buf.len() as u64 > SECRET_FILE_CAP {
+        bail!(
+            "the file given to {flag} is larger than {} KiB; a secret file holds one line",
+            SECRET_FILE_CAP / 1024
+        );
+    }
+    Ok(buf)
+}
+
+/// The kind of an I/O error without the OS message's free text.
+fn io_reason(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::NotFound => "no such file".into(),
+        K::PermissionDenied => "permission denied".into(),
+        K::IsADirectory => "it is a directory".into(),
+        k => format!("{k}"),
+    }
+}
+
+/// Reads a secret's text from whichever of its three sources was given:
+/// inline, a file (`-` = stdin, capped) or an environment variable. `flags`
+/// names the inline, file and env options. Accepts the bare value or a
+/// `key: HEX` / `private: HEX` line; surrounding whitespace is trimmed.
+///
+/// # Errors
+///
+/// None given, unreadable or too large, not UTF-8, or an unset variable; the
+/// message never quotes the value, the file name or the variable name.
+pub fn read_secret_text(
+    inline: Option<&str>,
+    file: Option<&Path>,
+    env: Option<&str>,
+    flags: [&str; 3],
+) -> Result<Zeroizing<String>> {
+    let [flag, file_flag, env_flag] = flags;
+    let text = if let Some(h) = inline {
+        Zeroizing::new(h.to_owned())
+    } else if let Some(f) = file {
+        let raw = read_capped(f, file_flag)?;
+        Zeroizing::new(
+            std::str::from_utf8(&raw)
+                .map_err(|_| anyhow!("the file given to {file_flag} is not UTF-8 text"))?
+                .to_owned(),
+        )
+    } else if let Some(v) = env {
+        if v.is_empty() || v.contains('=') || v.contains('\0') {
+            bail!("{env_flag} takes the NAME of an environment variable (the value is not shown)");
+        }
+        Zeroizing::new(std::env::var(v).map_err(|_| {
+            anyhow!("the environment variable named by {env_flag} is not set (or not UTF-8)")
+        })?)
+    } else {
+        bail!("a value is required: give {flag}, {file_flag} or {env_flag}");
+    };
+    Ok(Zeroizing::new(labelled_value(&text).to_owned()))
+}
+
+/// The value of a `key: HEX` or `private: HEX` line when the text has one
+/// (keygen's stdout saved to a file), else the whole text; trimmed.
+fn labelled_value(text: &str) -> &str {
+    text.lines()
+        .find_map(|l| {
+            let l = l.trim();
+            let v = l
+                .strip_prefix("private:")
+                .or_else(|| l.strip_prefix("key:"))?;
+            let v = v.trim();
+            (!v.is_empty() && v.bytes().all(|b| b.is_ascii_hexdigit())).then_some(v)
+        })
+        .unwrap_or(text)
+        .trim()
+}
+
+/// Decodes a secret written as hex into exactly `N` bytes; errors never
+/// quote any character of the input.
+///
+/// # Errors
+///
+/// Wrong length or not hex.
+pub fn secret_hex<const N: usize>(text: &str, what: &str) -> Result<Zeroizing<[u8; N]>> {
+    let compact: Zeroizing<String> = Zeroizing::new(text.split_whitespace().collect());
+    let digits = compact.strip_prefix("0x").unwrap_or(&compact);
+    let mut out = Zeroizing::new([0u8; N]);
+    if digits.len() != 2 * N || hex::decode_to_slice(digits, &mut out[..]).is_err() {
+        bail!(
+            "{what}: expected {N} bytes written as {} hex digits (the value is not shown)",
+            2 * N
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_from_env_and_file() {
+        std::env::set_var("WIRESEAL_TEST_KEY", "0102");
+        let s = KeySource {
+            env: Some("WIRESEAL_TEST_KEY".into()),
+            ..Default::default()
+        };
+        assert_eq!(*s.load::<2>().unwrap(), [1, 2]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k");
+        std::fs::write(&path, "private: 0a0b\npublic:  ffff\n").unwrap();
+        let s = KeySource {
+            file: Some(path.clone()),
+            ..Default::default()
+        };
+        assert_eq!(*s.load::<2>().unwrap(), [10, 11]);
+        std::fs::write(&path, "0a0c\n").unwrap();
+        assert_eq!(*s.load::<2>().unwrap(), [10, 12]);
+        assert!(KeySource::default().load::<2>().is_err());
+    }
+
+    #[test]
+    fn errors_do_not_quote_the_secret() {
+        assert_eq!(*secret_hex::<2>(" 0x0a0B\n", "k").unwrap(), [10, 11]);
+        let e = secret_hex::<2>("0aZq", "k").unwrap_err().to_string();
+        assert!(!e.contains('Z') && !e.contains('q'), "{e}");
+        let e = secret_hex::<2>("0a0b0c", "k").unwrap_err().to_string();
+        assert!(e.contains("expected 2 bytes") && !e.contains("0c"), "{e}");
+        let secret = "c0ffee00c0ffee00";
+        let s = KeySource {
+            env: Some(secret.into()),
+            ..Default::default()
+        };
+        let e = format!("{:#}", s.text().unwrap_err());
+        assert!(!e.contains(secret), "{e}");
+        let s = KeySource {
+            file: Some(secret.into()),
+            ..Default::default()
+        };
+        let e = format!("{:#}", s.text().unwrap_err());
+        assert!(!e.contains(secret), "{e}");
+    }
+}
