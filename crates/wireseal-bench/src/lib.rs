@@ -10,6 +10,9 @@
 mod aescrypt;
 mod bip324;
 mod meshtastic;
+mod meshtastic_gateway;
+mod meshtastic_gateway_broker;
+mod meshtastic_gateway_peer;
 mod peat;
 pub mod peers;
 mod python;
@@ -148,6 +151,11 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "meshtastic",
         run: meshtastic::run,
+    },
+    // The MQTT gateway's rows, in the same section (`--section meshtastic`).
+    Section {
+        name: "meshtastic",
+        run: meshtastic_gateway::run,
     },
     Section {
         name: "peat",

@@ -1,6 +1,6 @@
 //! The one place that finds and builds the peer programs measured by the
-//! bench and used by the interop tests: lightning-onion (Go) and pyAesCrypt
-//! (Python).
+//! bench and used by the interop tests: lightning-onion (Go), pyAesCrypt and
+//! meshtastic-mqtt-json (Python).
 //!
 //! The peers' sources are embedded in this crate ([`include_str!`]) and
 //! written to a cache directory (`$XDG_CACHE_HOME/wireseal` or
@@ -10,10 +10,12 @@
 //! tests turn a [`Skip`] into a failure ([`skip_or_fail`]).
 
 mod go_sphinx;
+mod meshtastic_mqtt_json;
 mod python;
 pub mod rust_peers;
 
 pub use go_sphinx::{go_sphinx, GoBench};
+pub use meshtastic_mqtt_json::{meshtastic_mqtt_json, MeshtasticMqttJson};
 pub use python::{pyaescrypt, python_with, PyAesCrypt, Python};
 
 use std::fmt;
