@@ -14,7 +14,11 @@ use wireseal::bip324::{
 fn keypair(secret: u8) -> EllSwiftKeypair {
     static ENC: OnceLock<[[u8; ELLSWIFT_LEN]; 2]> = OnceLock::new();
     let enc = ENC.get_or_init(|| {
-        [1u8, 2].map(|s| *EllSwiftKeypair::from_secret_bytes(&[s; 32]).unwrap().encoding())
+        [1u8, 2].map(|s| {
+            *EllSwiftKeypair::from_secret_bytes(&[s; 32])
+                .unwrap()
+                .encoding()
+        })
     });
     let e = &enc[(secret - 1) as usize];
     EllSwiftKeypair::from_secret_and_encoding_test_vectors_only(&[secret; 32], e).unwrap()
@@ -38,7 +42,10 @@ fuzz_target!(|data: &[u8]| {
     let (mut stream, mut back) = (Vec::new(), Vec::new());
     let init = init.write_key(&mut stream);
     let resp = resp.write_key(&mut back);
-    let KeyRead::Derived { handshake: init, .. } = init.read_key(&back) else {
+    let KeyRead::Derived {
+        handshake: init, ..
+    } = init.read_key(&back)
+    else {
         panic!("initiator cannot read the responder's key")
     };
     let init_id = *init.session_id();
@@ -57,7 +64,10 @@ fuzz_target!(|data: &[u8]| {
         if sent == stream.len() {
             return false;
         }
-        let n = sizes.next().unwrap_or(stream.len()).min(stream.len() - sent);
+        let n = sizes
+            .next()
+            .unwrap_or(stream.len())
+            .min(stream.len() - sent);
         buf.extend_from_slice(&stream[sent..sent + n]);
         sent += n;
         true
@@ -68,7 +78,10 @@ fuzz_target!(|data: &[u8]| {
         match resp.read_key(&buf) {
             KeyRead::NeedMore(h) if deliver(&mut buf) => resp = h,
             KeyRead::NeedMore(_) | KeyRead::V1Peer => return assert!(flipped),
-            KeyRead::Derived { handshake, consumed } => {
+            KeyRead::Derived {
+                handshake,
+                consumed,
+            } => {
                 buf.drain(..consumed);
                 break handshake;
             }
@@ -79,7 +92,10 @@ fuzz_target!(|data: &[u8]| {
         match resp.read_garbage(&buf) {
             Ok(GarbageRead::NeedMore(h)) if deliver(&mut buf) => resp = h,
             Ok(GarbageRead::NeedMore(_)) | Err(_) => return assert!(flipped),
-            Ok(GarbageRead::Found { handshake, consumed }) => {
+            Ok(GarbageRead::Found {
+                handshake,
+                consumed,
+            }) => {
                 buf.drain(..consumed);
                 break handshake;
             }

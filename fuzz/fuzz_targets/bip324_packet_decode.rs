@@ -9,13 +9,17 @@ use wireseal::bip324::{Next, PacketReceiver, PacketSender, PacketType};
 use wireseal::secret::Secret;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&first, rest)) = data.split_first() else { return };
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
     let (lk, pk) = (Secret::new([7u8; 32]), Secret::new([9u8; 32]));
     let mut rx = PacketReceiver::new(&lk, &pk);
     let mut buf = Vec::new();
     if first & 1 == 1 {
         let mut tx = PacketSender::new(&lk, &pk);
-        buf = tx.seal_to_vec(rest.get(..8).unwrap_or(rest), PacketType::Genuine, b"").unwrap();
+        buf = tx
+            .seal_to_vec(rest.get(..8).unwrap_or(rest), PacketType::Genuine, b"")
+            .unwrap();
     }
     buf.extend_from_slice(rest);
     let mut at = 0;

@@ -1,0 +1,91 @@
+//! Any bytes as an MQTT `ServiceEnvelope` (engineer F's gateway path):
+//! `envelope::decode` never panics, refuses what `check` refuses, and what it
+//! accepts re-encodes (`encode_to_vec`, `encode_into` with an exact buffer)
+//! to bytes that decode to the same envelope; `decode_data` / `decode_user`
+//! round-trip what they accept. The whole `Decoder` (channel trial
+//! decryption, PKC to our node, node table, signatures, replay window) never
+//! panics, fails exactly when `envelope::decode` fails, sees the second copy
+//! of a decrypted packet as a replay, and `decode_batch` equals one at a time.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use std::sync::OnceLock;
+use wireseal::batch::Batch;
+use wireseal::keys::StaticSecret;
+use wireseal::meshtastic::decoder::NodeTable;
+use wireseal::meshtastic::envelope::{self, PayloadVariant};
+use wireseal::meshtastic::{Decoder, Error, PkcEngine, ReplayWindow};
+
+fn batch() -> &'static Batch {
+    static B: OnceLock<Batch> = OnceLock::new();
+    B.get_or_init(|| Batch::with_threads(2))
+}
+
+fn decoder() -> Decoder {
+    let mut d = Decoder::new();
+    d.add_channel("LongFast", &[1]).unwrap();
+    d.add_channel("Secret", &[0x5a; 32]).unwrap();
+    // Small tables: the defaults (thousands of peers and nodes) cost more to
+    // build and drop than a run.
+    d.set_node_table(NodeTable::with_capacity(16));
+    let own = StaticSecret::from_bytes(&[0x42; 32]).unwrap();
+    d.set_node_engine(0x7a6d_648c, PkcEngine::with_capacity(own, 4));
+    d.set_replay_window(ReplayWindow::new(8, 64));
+    d
+}
+
+fuzz_target!(|data: &[u8]| {
+    let env = envelope::decode(data);
+    if let Ok(env) = &env {
+        envelope::check(env).unwrap();
+        let bytes = envelope::encode_to_vec(env);
+        assert_eq!(envelope::encoded_len(env), bytes.len());
+        let mut out = vec![0u8; bytes.len()];
+        assert_eq!(envelope::encode_into(env, &mut out), Ok(bytes.len()));
+        assert_eq!(out, bytes);
+        if let Some(short) = bytes.len().checked_sub(1) {
+            let mut out = vec![0u8; short];
+            assert!(matches!(
+                envelope::encode_into(env, &mut out),
+                Err(Error::BufferTooSmall { .. })
+            ));
+        }
+        assert_eq!(
+            envelope::decode(&bytes).as_ref(),
+            Ok(env),
+            "re-encoding changed it"
+        );
+        if let Some(PayloadVariant::Decoded(d)) =
+            env.packet.as_ref().and_then(|p| p.payload_variant.as_ref())
+        {
+            let again = envelope::decode_data(&envelope::encode_data(d));
+            assert!(d.portnum == 0 || again.as_ref() == Ok(d));
+        }
+    }
+    if let Ok(d) = envelope::decode_data(data) {
+        assert_eq!(envelope::decode_data(&envelope::encode_data(&d)), Ok(d));
+    }
+    if let Ok(u) = envelope::decode_user(data) {
+        assert_eq!(envelope::decode_user(&envelope::encode_user(&u)), Ok(u));
+    }
+
+    let mut one = decoder();
+    let first = one.decode(0, data);
+    let second = one.decode(0, data);
+    assert_eq!(
+        first.is_ok(),
+        env.is_ok(),
+        "Decoder and envelope::decode disagree"
+    );
+    if let (Ok(a), Ok(b)) = (&first, &second) {
+        if a.data.is_some() && a.error.is_none() {
+            assert!(b.error.is_some(), "a second copy was not a replay");
+        }
+    }
+    let mut many = decoder();
+    let batched = many.decode_batch(0, &[data, data], batch());
+    assert_eq!(
+        batched,
+        vec![first, second],
+        "decode_batch differs from one at a time"
+    );
+});
