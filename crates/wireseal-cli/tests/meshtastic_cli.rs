@@ -110,10 +110,10 @@ fn keygen_pair_round_trips() {
         let mut priv_ = String::new();
         let mut pub_ = String::new();
         for l in s.lines() {
-            if let Some(v) = l.strip_prefix("private:") {
+            if let Some(v) = l.strip_prefix("key:") {
                 priv_ = v.trim().into();
             }
-            if let Some(v) = l.strip_prefix("public:") {
+            if let Some(v) = l.strip_prefix("public-key:") {
                 pub_ = v.trim().into();
             }
         }
@@ -255,7 +255,7 @@ fn bad_input_fails_clearly() {
             "1",
             PAYLOAD,
         ],
-        "--private",
+        "give --key, --key-file or --key-env",
     );
     fails(
         &[
@@ -359,7 +359,7 @@ fn psk_from_file_and_env() {
     // No PSK at all, or a malformed one: a clear error that does not quote it.
     let mut none: Vec<&str> = base.to_vec();
     none.push(PLAINTEXT);
-    fails(&none, "--psk is required");
+    fails(&none, "give --psk, --psk-file or --psk-env");
     let mut bad: Vec<&str> = base.to_vec();
     bad.extend(["--psk", "Zm9v!!", PLAINTEXT]);
     let o = wireseal(&bad);

@@ -72,6 +72,7 @@ fn build_and_peel_the_onion_vector() {
         let out: Value = serde_json::from_str(&ok(&[
             "onion",
             "peel",
+            "--json",
             "--node-key",
             s(k),
             "--associated-data",
@@ -99,10 +100,10 @@ fn error_create_wrap_unwrap_matches_the_vector() {
     let mut cur = s(&o["onion"]).to_string();
     let mut eph = Vec::new();
     for k in o["decode"].as_array().unwrap() {
-        eph.push(cur[2..68].to_string());
         let out: Value = serde_json::from_str(&ok(&[
             "onion",
             "peel",
+            "--json",
             "--node-key",
             s(k),
             "--associated-data",
@@ -110,6 +111,9 @@ fn error_create_wrap_unwrap_matches_the_vector() {
             &cur,
         ]))
         .unwrap();
+        // peel prints the ephemeral key that `error create`/`wrap` take.
+        assert_eq!(s(&out["ephemeral_key"]), &cur[2..68]);
+        eph.push(s(&out["ephemeral_key"]).to_string());
         if let Some(n) = out["next_onion"].as_str() {
             cur = n.to_string();
         }
@@ -143,6 +147,7 @@ fn error_create_wrap_unwrap_matches_the_vector() {
         "onion",
         "error",
         "unwrap",
+        "--json",
         "--session-key",
         s(&g["session_key"]),
     ];
@@ -151,7 +156,9 @@ fn error_create_wrap_unwrap_matches_the_vector() {
     }
     args.push(&packet);
     let out: Value = serde_json::from_str(&ok(&args)).unwrap();
-    assert_eq!(out["hop"], 4);
+    // 1-based: the fifth hop failed.
+    assert_eq!(out["hop"], 5);
+    assert_eq!(s(&out["node_key"]), s(&g["hops"][4]["pubkey"]));
     assert_eq!(s(&out["message"]), s(&g["failure_message"]));
 }
 
@@ -162,6 +169,7 @@ fn blinded_hop_peels_with_path_key() {
     let out: Value = serde_json::from_str(&ok(&[
         "onion",
         "peel",
+        "--json",
         "--node-key",
         s(&d[2]["node_privkey"]),
         "--associated-data",
@@ -269,6 +277,7 @@ fn node_key_from_environment() {
         .args([
             "onion",
             "peel",
+            "--json",
             "--private-env",
             "WIRESEAL_SPHINX_TEST_KEY",
             "--associated-data",
@@ -289,10 +298,11 @@ fn node_key_from_environment() {
         strip(s(&o["generate"]["hops"][0]["payload"]))
     );
     let (success, _, err) = run(&["onion", "peel", s(&o["onion"])]);
-    assert!(!success && err.contains("node key is required"), "{err}");
+    assert!(!success && err.contains("a value is required"), "{err}");
 }
 
-/// `onion peel` prints exactly `{"payload":..,"final":..,"next_onion":..}`,
+/// `onion peel --json` prints exactly
+/// `{"payload":..,"final":..,"ephemeral_key":..,"next_onion":..}`,
 /// keys in that order. Every hop of the blinded payment vector, through the
 /// CLI: Alice and Bob (the introduction node) with their node keys, Carol,
 /// Dave and Eve with the path key the previous hop derived.
@@ -307,6 +317,7 @@ fn peel_prints_exact_json_for_every_blinded_payment_hop() {
         let mut args = vec![
             "onion",
             "peel",
+            "--json",
             "--node-key",
             s(&x["node_privkey"]),
             "--associated-data",
@@ -317,12 +328,15 @@ fn peel_prints_exact_json_for_every_blinded_payment_hop() {
         }
         args.push(s(&x["onion"]));
         let payload = strip(s(&route[i]["payload"]));
+        let eph = &s(&x["onion"])[2..68];
         let expected = match dec.get(i + 1) {
             Some(n) => format!(
-                r#"{{"payload":"{payload}","final":false,"next_onion":"{}"}}"#,
+                r#"{{"payload":"{payload}","final":false,"ephemeral_key":"{eph}","next_onion":"{}"}}"#,
                 s(&n["onion"])
             ),
-            None => format!(r#"{{"payload":"{payload}","final":true,"next_onion":null}}"#),
+            None => format!(
+                r#"{{"payload":"{payload}","final":true,"ephemeral_key":"{eph}","next_onion":null}}"#
+            ),
         };
         let (success, out, err) = run(&args);
         assert!(success, "hop {i}: {err}");
@@ -353,16 +367,20 @@ fn onion_message_hops_peel_through_the_cli() {
         }
         assert!(erd.len() / 2 < 0xfd);
         payload += &format!("04{:02x}{erd}", erd.len() / 2);
+        let eph = &packet(msg)[2..68];
         let expected = match dec.get(i + 1) {
             Some(n) => format!(
-                r#"{{"payload":"{payload}","final":false,"next_onion":"{}"}}"#,
+                r#"{{"payload":"{payload}","final":false,"ephemeral_key":"{eph}","next_onion":"{}"}}"#,
                 packet(s(&n["onion_message"]))
             ),
-            None => format!(r#"{{"payload":"{payload}","final":true,"next_onion":null}}"#),
+            None => format!(
+                r#"{{"payload":"{payload}","final":true,"ephemeral_key":"{eph}","next_onion":null}}"#
+            ),
         };
         let out = ok(&[
             "onion",
             "peel",
+            "--json",
             "--node-key",
             s(&x["privkey"]),
             "--path-key",
@@ -476,7 +494,7 @@ fn bad_secret_hex_is_not_echoed() {
     for args in cases {
         let (success, _, err) = run(&args);
         assert!(!success, "{args:?}");
-        assert!(err.contains("not valid hex"), "{args:?}: {err}");
+        assert!(err.contains("64 hex digits"), "{args:?}: {err}");
         for leak in ["~", "5a5a", "3c3c", "position", "index"] {
             assert!(!err.contains(leak), "{args:?} leaks {leak:?}: {err}");
         }
@@ -547,7 +565,7 @@ fn session_key_from_file_or_environment() {
     assert_eq!(out, s(&o["onion"]));
     // None given, two given, unset variable.
     let (okn, _, err) = with(&[], None);
-    assert!(!okn && err.contains("session key is required"), "{err}");
+    assert!(!okn && err.contains("a value is required"), "{err}");
     let (okc, _, err) = with(
         &[
             "--session-key",
@@ -559,7 +577,10 @@ fn session_key_from_file_or_environment() {
     );
     assert!(!okc && err.contains("cannot be used with"), "{err}");
     let (oku, _, err) = with(&["--session-key-env", "WIRESEAL_SPHINX_UNSET_VAR"], None);
-    assert!(!oku && err.contains("WIRESEAL_SPHINX_UNSET_VAR"), "{err}");
+    assert!(
+        !oku && err.contains("--session-key-env") && !err.contains("WIRESEAL_SPHINX_UNSET_VAR"),
+        "{err}"
+    );
 
     // Unwrap takes the session key the same ways.
     let e = vec_file("onion-error-test.json");
@@ -568,6 +589,7 @@ fn session_key_from_file_or_environment() {
         "onion",
         "error",
         "unwrap",
+        "--json",
         "--session-key-env",
         "WIRESEAL_SPHINX_TEST_SESSION",
     ];
@@ -586,6 +608,6 @@ fn session_key_from_file_or_environment() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["hop"], 4);
+    assert_eq!(v["hop"], 5);
     assert_eq!(s(&v["message"]), s(&ge["failure_message"]));
 }

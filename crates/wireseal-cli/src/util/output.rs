@@ -3,7 +3,7 @@
 
 use super::input::OutFormat;
 use anyhow::{bail, Context, Result};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -31,11 +31,12 @@ pub fn fields(pairs: &[(&str, Value)]) {
 /// (all when it is empty); JSON always has every field.
 pub fn fields_shown(pairs: &[(&str, Value)], shown: &[&str]) {
     if json() {
-        let obj: Map<String, Value> = pairs
+        // Written by hand so the fields keep their documented order.
+        let body: Vec<String> = pairs
             .iter()
-            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .map(|(k, v)| format!("{}:{v}", Value::String((*k).to_owned())))
             .collect();
-        println!("{}", Value::Object(obj));
+        println!("{{{}}}", body.join(","));
         return;
     }
     let shown: Vec<_> = pairs
