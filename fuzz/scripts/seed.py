@@ -116,3 +116,11 @@ user = ld(1, b"!00000929") + ld(2, b"node") + ld(3, b"nd") + ld(8, peer)
 info = vi(1, 4) + ld(2, user)
 put("meshtastic_envelope", "nodeinfo", service(fx(1, 0x929) + fx(2, 0xFFFFFFFF) + ld(4, info) + fx(6, pid + 1), "LongFast"))
 put("meshtastic_envelope", "nodeinfo_signed", service(fx(1, 0x929) + fx(2, 0xFFFFFFFF) + ld(4, info + ld(10, bytes(64))) + fx(6, pid + 2), "LongFast"))
+
+# aescrypt_decrypt: version 3 streams of the aescrypt-rs vectors (password
+# "Hello", 5 iterations), which the target's 16-iteration cap admits.
+det = json.load(open(os.path.join(V, "aescrypt", "aescrypt-rs", "deterministic_test_vectors_v3.json")))
+for i in (0, 1, 5, 20):
+    if i < len(det):
+        put("aescrypt_decrypt", f"v3_5iter_{i}", bytes.fromhex(det[i]["ciphertext_hex"]))
+        put("aescrypt_header", f"v3_5iter_{i}", bytes.fromhex(det[i]["ciphertext_hex"]))
