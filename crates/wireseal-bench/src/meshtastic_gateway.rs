@@ -24,7 +24,8 @@ use wireseal::meshtastic::{ChannelKey, Decoder, PkcEngine, PkcPacket};
 const SECTION: &str = "meshtastic";
 /// The gateway's node number (PKC direct messages are addressed to it).
 pub const OUR_NODE: u32 = 0x0a0b_0c0d;
-const SENDERS: usize = 50;
+/// PKC senders (and signers) in the feed.
+pub const SENDERS: usize = 50;
 const CHANNEL_NODES: u32 = 200;
 const LONGFAST: &str = "LongFast";
 const GATEWAY_ID: &str = "!b3c4d5e6";

@@ -263,7 +263,8 @@ pub fn xeddsa_rows(ctx: &Ctx) -> Vec<Row> {
             dalek_s * 1e6,
             "aws-lc-rs Ed25519 sign (seed)",
             Some(aws_s * 1e6),
-        ),
+        )
+        .seed("aws-lc-rs has no XEdDSA (scalar) signing API"),
     ]
 }
 
@@ -296,6 +297,23 @@ mod tests {
             carry = v >> 8;
         }
         out
+    }
+
+    /// `cargo test --release -p wireseal-bench --lib xeddsa_figures --
+    /// --ignored --nocapture`: the XEdDSA rows five times with full-length
+    /// samples (the figures in docs/crypto-choices.md).
+    #[test]
+    #[ignore = "a benchmark"]
+    fn xeddsa_figures() {
+        for _ in 0..5 {
+            for r in xeddsa_rows(&Ctx { full: true }) {
+                let b = r.baseline.unwrap_or(f64::NAN);
+                println!(
+                    "{}: {:.2} vs {:.2} µs ({})",
+                    r.workload, r.ours, b, r.baseline_name
+                );
+            }
+        }
     }
 
     #[test]
