@@ -25,3 +25,23 @@ pub enum KeyError {
     #[error("invalid private key")]
     InvalidPrivateKey,
 }
+
+/// Implements `From<AeadError>` (as `Error::Auth`) and `From<KeyError>` (as
+/// `Error::WeakPublicKey`) for a format module's `Error`, so `?` lifts a
+/// crypto-boundary failure into the module's vocabulary.
+macro_rules! from_crypto_errors {
+    ($error:ident) => {
+        impl From<$crate::error::AeadError> for $error {
+            fn from(_: $crate::error::AeadError) -> Self {
+                $error::Auth
+            }
+        }
+
+        impl From<$crate::error::KeyError> for $error {
+            fn from(_: $crate::error::KeyError) -> Self {
+                $error::WeakPublicKey
+            }
+        }
+    };
+}
+pub(crate) use from_crypto_errors;

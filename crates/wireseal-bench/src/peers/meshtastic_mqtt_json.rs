@@ -3,33 +3,14 @@
 //! (`interop/meshtastic/mqtt_json_peer.py`, embedded) written to the cache
 //! directory.
 
-use super::{cache_dir, last_line, python_with, source_key, write_atomic, Python, Skip};
-use std::path::PathBuf;
-use std::process::Command;
+use super::{last_line, python_with, PythonScript, Skip};
 use std::sync::OnceLock;
 
 const PEER: &str = include_str!("../../../../interop/meshtastic/mqtt_json_peer.py");
 
-/// The meshtastic-mqtt-json peer script and its interpreter.
-#[derive(Debug, Clone)]
-pub struct MeshtasticMqttJson {
-    python: Python,
-    script: PathBuf,
-}
-
-impl MeshtasticMqttJson {
-    /// A command running the peer script with `args` (`check`, `serve`; the
-    /// protocol is in the script's docstring).
-    pub fn command<I, S>(&self, args: I) -> Command
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<std::ffi::OsStr>,
-    {
-        let mut c = self.python.command();
-        c.arg(&self.script).args(args);
-        c
-    }
-}
+/// The meshtastic-mqtt-json peer script and its interpreter. Its arguments:
+/// `check`, `serve` (the protocol is in the script's docstring).
+pub type MeshtasticMqttJson = PythonScript;
 
 /// The meshtastic-mqtt-json peer, found once per process.
 ///
@@ -46,11 +27,7 @@ pub fn meshtastic_mqtt_json() -> Result<MeshtasticMqttJson, Skip> {
             let python = python_with("meshtastic_mqtt_json").map_err(|_| {
                 Skip::new(format!("python3 cannot import meshtastic_mqtt_json; {pin}"))
             })?;
-            let script = cache_dir()?.join(format!("mqtt_json_peer-{}.py", source_key(&[PEER])));
-            if !script.is_file() {
-                write_atomic(&script, PEER)?;
-            }
-            let peer = MeshtasticMqttJson { python, script };
+            let peer = PythonScript::cached(python, "mqtt_json_peer", PEER)?;
             let o = peer
                 .command(["check"])
                 .output()

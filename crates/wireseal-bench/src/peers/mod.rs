@@ -16,7 +16,7 @@ pub mod rust_peers;
 
 pub use go_sphinx::{go_sphinx, GoBench};
 pub use meshtastic_mqtt_json::{meshtastic_mqtt_json, MeshtasticMqttJson};
-pub use python::{pyaescrypt, python_with, PyAesCrypt, Python};
+pub use python::{pyaescrypt, python_with, PyAesCrypt, Python, PythonScript};
 
 use std::fmt;
 use std::path::PathBuf;

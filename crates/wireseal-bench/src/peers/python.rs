@@ -45,18 +45,32 @@ pub fn python_with(module: &str) -> Result<Python, Skip> {
     }
 }
 
-/// The pyAesCrypt peer: an interpreter that imports `pyAesCrypt` and the
-/// peer script written to the cache directory.
+/// A peer script embedded in this binary, written to the cache directory,
+/// and the interpreter that runs it.
 #[derive(Debug, Clone)]
-pub struct PyAesCrypt {
+pub struct PythonScript {
     python: Python,
     script: PathBuf,
 }
 
-impl PyAesCrypt {
-    /// A command running the peer script with `args` (`check`, `encrypt DIR`,
-    /// `decrypt DIR`, `bench SIZE SMALL_FILES`; the password comes from the
-    /// `WIRESEAL_PW` environment variable).
+impl PythonScript {
+    /// `source` written once to the cache directory as `STEM-KEY.py` (KEY
+    /// names the source, so an edited script gets a new file), run by
+    /// `python`.
+    ///
+    /// # Errors
+    ///
+    /// [`Skip`] when the cache directory or the file cannot be written.
+    pub fn cached(python: Python, stem: &str, source: &str) -> Result<Self, Skip> {
+        let script = cache_dir()?.join(format!("{stem}-{}.py", source_key(&[source])));
+        if !script.is_file() {
+            write_atomic(&script, source)?;
+        }
+        Ok(PythonScript { python, script })
+    }
+
+    /// A command running the script with `args` (each peer's arguments are
+    /// in its script's docstring).
     pub fn command<I, S>(&self, args: I) -> Command
     where
         I: IntoIterator<Item = S>,
@@ -67,6 +81,12 @@ impl PyAesCrypt {
         c
     }
 }
+
+/// The pyAesCrypt peer: an interpreter that imports `pyAesCrypt` and the
+/// peer script. Its arguments: `check`, `encrypt DIR`, `decrypt DIR`,
+/// `bench SIZE SMALL_FILES`; the password comes from the `WIRESEAL_PW`
+/// environment variable.
+pub type PyAesCrypt = PythonScript;
 
 /// The pyAesCrypt peer, found once per process.
 ///
@@ -79,14 +99,7 @@ pub fn pyaescrypt() -> Result<PyAesCrypt, Skip> {
     PEER.get_or_init(|| {
         let python = python_with("pyAesCrypt")
             .map_err(|s| Skip::new(format!("{s} (tests pin pyAesCrypt==6.1.1)")))?;
-        let script = cache_dir()?.join(format!(
-            "pyaescrypt_peer-{}.py",
-            source_key(&[PYAESCRYPT_PEER])
-        ));
-        if !script.is_file() {
-            write_atomic(&script, PYAESCRYPT_PEER)?;
-        }
-        Ok(PyAesCrypt { python, script })
+        PythonScript::cached(python, "pyaescrypt_peer", PYAESCRYPT_PEER)
     })
     .clone()
 }

@@ -86,6 +86,7 @@ mod keys;
 mod packet;
 mod pool;
 mod session;
+mod session_halves;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 

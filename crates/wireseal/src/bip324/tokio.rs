@@ -27,22 +27,13 @@
 //! ```
 
 pub use super::driver::{Config, Error, Stage};
-use super::driver::{HandshakeCore, ReadState, Step, WriteState, READ_CHUNK};
+use super::driver::{HandshakeCore, Step, READ_CHUNK};
 use super::keys::Role;
 use super::packet::PacketType;
 use crate::keys::EllSwiftKeypair;
 use ::tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-/// An established session: both halves and the session id.
-#[derive(Debug)]
-pub struct Established {
-    /// The inbound half.
-    pub reader: Reader,
-    /// The outbound half.
-    pub writer: Writer,
-    /// The session id (equal on both sides).
-    pub session_id: [u8; 32],
-}
+super::session_halves::session_halves!();
 
 /// Runs the v2 handshake on `stream` as `role` with our single-use `key`
 /// (from a [`super::KeyPool`]), sending `config`'s garbage and decoys.
@@ -75,12 +66,7 @@ pub async fn handshake<S: AsyncRead + AsyncWrite + Unpin + ?Sized>(
             Step::Done => break,
         }
     }
-    let (read, write, session_id) = core.finish(config);
-    Ok(Established {
-        reader: Reader { state: read },
-        writer: Writer { state: write },
-        session_id,
-    })
+    Ok(established(core, config))
 }
 
 /// Reads once into `buf`'s spare capacity (at most [`READ_CHUNK`] bytes);
@@ -92,12 +78,6 @@ async fn read_some<R: AsyncRead + Unpin + ?Sized>(
     buf.reserve(READ_CHUNK);
     let mut limited = (&mut *r).take(READ_CHUNK as u64);
     limited.read_buf(buf).await
-}
-
-/// The inbound half of a session.
-#[derive(Debug)]
-pub struct Reader {
-    state: ReadState,
 }
 
 impl Reader {
@@ -127,17 +107,6 @@ impl Reader {
         Ok(&self.state.buf[range])
     }
 
-    /// The next genuine packet's contents from bytes already read, without
-    /// reading; `None` when no whole packet is buffered.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Protocol`] when a packet fails (the session is then
-    /// poisoned).
-    pub fn receive_buffered(&mut self) -> Result<Option<&[u8]>, Error> {
-        Ok(self.state.next_buffered()?.map(|r| &self.state.buf[r]))
-    }
-
     /// Reads once from `r` into the buffer (at most 64 KiB); returns the
     /// bytes read, 0 at end of stream. Cancel-safe.
     ///
@@ -150,22 +119,6 @@ impl Reader {
     ) -> std::io::Result<usize> {
         read_some(r, &mut self.state.buf).await
     }
-
-    /// Bytes read and not yet used (0 at a packet boundary).
-    pub fn buffered_len(&self) -> usize {
-        self.state.buffered_len()
-    }
-
-    /// Packets opened so far, decoys included.
-    pub fn packets(&self) -> u64 {
-        self.state.packets()
-    }
-}
-
-/// The outbound half of a session.
-#[derive(Debug)]
-pub struct Writer {
-    state: WriteState,
 }
 
 impl Writer {
@@ -183,21 +136,6 @@ impl Writer {
     ) -> Result<(), Error> {
         self.queue(contents, kind)?;
         self.flush(w).await
-    }
-
-    /// Seals one packet onto the queue without writing.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Protocol`] when the packet cannot be sealed (the queue is
-    /// unchanged).
-    pub fn queue(&mut self, contents: &[u8], kind: PacketType) -> Result<(), Error> {
-        self.state.queue(contents, kind)
-    }
-
-    /// Bytes queued and not yet written.
-    pub fn queued_len(&self) -> usize {
-        self.state.out.len()
     }
 
     /// Writes and flushes everything queued.

@@ -101,14 +101,4 @@ pub enum Error {
     OwnNodeId,
 }
 
-impl From<crate::error::AeadError> for Error {
-    fn from(_: crate::error::AeadError) -> Self {
-        Error::Auth
-    }
-}
-
-impl From<crate::error::KeyError> for Error {
-    fn from(_: crate::error::KeyError) -> Self {
-        Error::WeakPublicKey
-    }
-}
+crate::error::from_crypto_errors!(Error);

@@ -45,6 +45,10 @@ impl Aes256Ccm8 {
 
     /// Encrypts `buf` in place; returns the 8-byte tag. Fails, changing
     /// nothing, when `buf` is longer than [`MAX_MESSAGE_LEN`].
+    ///
+    /// # Errors
+    ///
+    /// [`AeadError`] when `buf` is longer than [`MAX_MESSAGE_LEN`].
     pub fn seal_in_place(
         &self,
         nonce: &[u8; NONCE_LEN],
@@ -63,6 +67,10 @@ impl Aes256Ccm8 {
 
     /// Decrypts `buf` in place and verifies `tag` (constant time). On failure
     /// the buffer is wiped, so no unauthenticated plaintext escapes.
+    ///
+    /// # Errors
+    ///
+    /// [`AeadError`] when the tag does not verify (or `buf` is too long).
     pub fn open_in_place(
         &self,
         nonce: &[u8; NONCE_LEN],

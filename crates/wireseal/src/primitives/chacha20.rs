@@ -61,6 +61,7 @@ impl KeyStream {
 }
 
 /// XORs the zero-nonce ChaCha20 stream of `key`, from byte `offset`, into `buf`.
+#[cfg(any(test, feature = "hazmat"))]
 pub fn xor_at(key: &[u8; 32], offset: u64, buf: &mut [u8]) {
     KeyStream::new(key, offset).xor(buf);
 }

@@ -48,6 +48,11 @@ impl ChaChaKey {
 
     /// Verifies and decrypts `ct_and_tag` in place; returns the plaintext
     /// prefix. On failure the buffer is wiped and nothing is released.
+    ///
+    /// # Errors
+    ///
+    /// [`AeadError`] when the tag does not verify or `ct_and_tag` is
+    /// shorter than a tag.
     pub fn open_in_place<'a>(
         &self,
         nonce: &[u8; NONCE_LEN],

@@ -53,6 +53,11 @@ impl EllSwiftKeypair {
 
     /// Imports 32 private-key bytes and encodes the public key with fresh
     /// auxiliary randomness.
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::InvalidPrivateKey`] for zero or a value not below the
+    /// group order.
     pub fn from_secret_bytes(bytes: &[u8; 32]) -> Result<Self, KeyError> {
         let mut sk = SecretKey::from_byte_array(bytes).map_err(|_| KeyError::InvalidPrivateKey)?;
         Ok(Self::encode(&mut sk))
@@ -173,6 +178,7 @@ pub fn ellswift_decode_x(encoding: &[u8; ELLSWIFT_LEN]) -> [u8; 32] {
 
 /// True when `x` is the x coordinate of a point on the curve (its lift
 /// exists). Variable time; only for public values.
+#[cfg(any(test, feature = "hazmat"))]
 pub fn is_valid_x_vartime(x: &[u8; 32]) -> bool {
     ::secp256k1::XOnlyPublicKey::from_byte_array(x).is_ok()
 }
@@ -181,6 +187,7 @@ pub fn is_valid_x_vartime(x: &[u8; 32]) -> bool {
 /// as `ElligatorSwift::from_pubkey` does) gives the point `encoding` decodes
 /// to. Only for detecting that fingerprint in tests and tools; never use it to
 /// make a key that goes on the wire.
+#[cfg(any(test, feature = "hazmat"))]
 pub fn ellswift_reencode_zero_aux(encoding: &[u8; ELLSWIFT_LEN]) -> [u8; ELLSWIFT_LEN] {
     let pk = PublicKey::from_ellswift(ElligatorSwift::from_array(*encoding));
     ElligatorSwift::from_pubkey(pk).to_array()

@@ -34,6 +34,10 @@ impl core::fmt::Debug for PrivateKey {
 
 impl PrivateKey {
     /// Parses 32 big-endian bytes; rejects zero and values not below the order.
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::InvalidPrivateKey`] for zero or a value not below the order.
     pub fn from_bytes(bytes: &[u8; PRIVATE_KEY_LEN]) -> Result<Self, KeyError> {
         ::secp256k1::SecretKey::from_byte_array(bytes)
             .map(Self)
@@ -73,6 +77,10 @@ impl PrivateKey {
     /// `self·t mod n` for a 32-byte big-endian tweak `t`; fails when `t` is not
     /// below the group order or the product is zero (probability ~2^-128 for
     /// hash outputs).
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::InvalidPrivateKey`] in those two cases.
     pub fn mul_tweak(self, tweak: &[u8; 32]) -> Result<Self, KeyError> {
         let t = Scalar::from_be_bytes(*tweak).map_err(|_| KeyError::InvalidPrivateKey)?;
         self.0
@@ -99,6 +107,11 @@ impl core::fmt::Debug for PublicKey {
 impl PublicKey {
     /// Parses a 33-byte compressed (or 65-byte uncompressed) encoding; rejects
     /// points not on the curve.
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::WeakPublicKey`] for a malformed encoding or a point not on
+    /// the curve.
     pub fn from_slice(bytes: &[u8]) -> Result<Self, KeyError> {
         ::secp256k1::PublicKey::from_slice(bytes)
             .map(Self)
@@ -113,6 +126,11 @@ impl PublicKey {
     /// `t·self` for a 32-byte big-endian tweak `t` (libsecp256k1's
     /// `ec_pubkey_tweak_mul`, variable time in the tweak, which BOLT #4
     /// derives from public-to-the-hop data).
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::WeakPublicKey`] when `t` is not below the group order or
+    /// the product is the point at infinity.
     pub fn mul_tweak_vartime(&self, tweak: &[u8; 32]) -> Result<Self, KeyError> {
         let t = Scalar::from_be_bytes(*tweak).map_err(|_| KeyError::WeakPublicKey)?;
         self.0

@@ -6,6 +6,7 @@ use crate::secret::Secret;
 use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey, X25519};
 
 /// Length of an X25519 public key.
+#[cfg(any(test, feature = "hazmat"))]
 pub const PUBLIC_KEY_LEN: usize = 32;
 
 /// A long-lived X25519 private key with its public key.
@@ -50,11 +51,19 @@ impl StaticSecret {
     }
 
     /// Imports 32 private-key bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::InvalidPrivateKey`] when aws-lc rejects the key.
     pub fn from_bytes(bytes: &[u8; 32]) -> Result<Self, KeyError> {
         Self::from_secret(Secret::new(*bytes))
     }
 
     /// Imports a private key held in a [`Secret`].
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::InvalidPrivateKey`] when aws-lc rejects the key.
     pub fn from_secret(raw: Secret<32>) -> Result<Self, KeyError> {
         let key = PrivateKey::from_private_key(&X25519, raw.expose())
             .map_err(|_| KeyError::InvalidPrivateKey)?;
@@ -89,6 +98,10 @@ impl StaticSecret {
 
     /// Raw X25519 with `peer`. Rejects low-order and malformed peer keys:
     /// any key whose result is all zero (RFC 7748 §6.1 "contributory" check).
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::WeakPublicKey`] for a low-order or malformed `peer`.
     pub fn diffie_hellman(&self, peer: &[u8; 32]) -> Result<Secret<32>, KeyError> {
         let peer_key = UnparsedPublicKey::new(&X25519, peer);
         let shared = agreement::agree(&self.key, peer_key, KeyError::WeakPublicKey, |k| {

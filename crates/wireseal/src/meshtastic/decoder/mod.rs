@@ -23,7 +23,7 @@
 //!    several gateways publish.
 //!
 //! [`Decoder::decode_batch`] spreads steps 1–2 (channel packets) and 4
-//! over the caller's [`Batch`]; the results, the node table, the PKC cache
+//! over the caller's [`Batch`](crate::batch::Batch); the results, the node table, the PKC cache
 //! and the replay window end up exactly as decoding one at a time leaves them.
 //!
 //! ```
