@@ -4,6 +4,7 @@
 //! alone, keyed from an ECDH shared secret; [`KeyPool`] pre-generates
 //! ElligatorSwift keys.
 
+use crate::bip324_pool::KeyPool;
 use crate::errors;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -55,41 +56,6 @@ fn kind(decoy: bool) -> PacketType {
     }
 }
 
-/// Pre-generated ElligatorSwift keys (each encoded with fresh auxiliary
-/// randomness), so that a new connection does not wait for key generation.
-#[pyclass(module = "wireseal.bip324", frozen)]
-pub struct KeyPool {
-    inner: b2::KeyPool,
-}
-
-#[pymethods]
-impl KeyPool {
-    /// A pool holding up to `capacity` keys (at most 65536), filled now
-    /// (GIL released).
-    #[new]
-    #[pyo3(signature = (capacity=32))]
-    fn new(py: Python<'_>, capacity: usize) -> PyResult<Self> {
-        if capacity > 1 << 16 {
-            return Err(errors::LimitError::new_err(
-                "a key pool holds at most 65536 keys",
-            ));
-        }
-        let inner = b2::KeyPool::new(capacity.max(1));
-        py.allow_threads(|| inner.fill());
-        Ok(Self { inner })
-    }
-
-    /// Keys ready.
-    fn __len__(&self) -> usize {
-        self.inner.len()
-    }
-
-    /// Tops the pool up (GIL released); returns the keys added.
-    fn fill(&self, py: Python<'_>) -> usize {
-        py.allow_threads(|| self.inner.fill())
-    }
-}
-
 enum State {
     Awaiting(Handshake<b2::AwaitingPeer>),
     KeySent(Handshake<b2::KeySent>),
@@ -112,16 +78,19 @@ pub struct Connection {
     inbuf: Vec<u8>,
     out: Vec<u8>,
     session_id: Option<[u8; 32]>,
+    peer_is_v1: bool,
 }
 
 #[pymethods]
 impl Connection {
     /// A connection in `role` (`"initiator"` or `"responder"`) on
     /// `network` (a name or the 4-byte magic), sending `garbage` after its
-    /// key and `decoys` before its version packet. The key comes from
-    /// `pool` when given.
+    /// key and `decoys` before its version packet. The key is `secret_key`
+    /// (32 bytes, for reproducible tests) when given, else from `pool`,
+    /// else freshly generated.
     #[new]
-    #[pyo3(signature = (role, *, network=None, garbage=b"".as_slice(), decoys=Vec::new(), max_contents=None, pool=None))]
+    #[pyo3(signature = (role, *, network=None, garbage=b"".as_slice(), decoys=Vec::new(), max_contents=None, pool=None, secret_key=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         role: &str,
@@ -130,11 +99,16 @@ impl Connection {
         decoys: Vec<Vec<u8>>,
         max_contents: Option<usize>,
         pool: Option<&Bound<'_, KeyPool>>,
+        secret_key: Option<&[u8]>,
     ) -> PyResult<Self> {
         let net = self::network(network.as_ref())?;
-        let key = match pool {
-            Some(p) => p.get().inner.take(),
-            None => py.allow_threads(EllSwiftKeypair::generate),
+        let key = match (secret_key, pool) {
+            (Some(k), _) => EllSwiftKeypair::from_secret_bytes(&errors::arr32("secret key", k)?)
+                .map_err(|_| {
+                    errors::InvalidKeyError::new_err("not a valid secp256k1 private key")
+                })?,
+            (None, Some(p)) => p.get().take(py),
+            (None, None) => py.allow_threads(EllSwiftKeypair::generate),
         };
         let mut out = Vec::new();
         let state = match self::role(role)? {
@@ -151,7 +125,16 @@ impl Connection {
             inbuf: Vec::new(),
             out,
             session_id: None,
+            peer_is_v1: false,
         })
+    }
+
+    /// True after a responder's `receive_data` raised `MalformedError`
+    /// because the peer opened with a v1 `version` message: fall back to v1
+    /// with the bytes received so far (nothing was sent to the peer).
+    #[getter]
+    fn peer_is_v1(&self) -> bool {
+        self.peer_is_v1
     }
 
     /// Whether the handshake is complete (the peer's version packet arrived).
@@ -218,9 +201,10 @@ impl Connection {
                 State::Awaiting(h) => match h.classify(input) {
                     ClassifiedHandshake::NeedMore(h) => (State::Awaiting(h), false),
                     ClassifiedHandshake::V1 => {
+                        self.peer_is_v1 = true;
                         break Err(errors::MalformedError::new_err(
                             "peer is not v2: it sent a v1 version message",
-                        ))
+                        ));
                     }
                     ClassifiedHandshake::V2(h) => {
                         (State::KeySent(h.write_key(&mut self.out)), true)
@@ -229,9 +213,10 @@ impl Connection {
                 State::KeySent(h) => match h.read_key(input) {
                     KeyRead::NeedMore(h) => (State::KeySent(h), false),
                     KeyRead::V1Peer => {
+                        self.peer_is_v1 = true;
                         break Err(errors::MalformedError::new_err(
                             "peer is not v2: it sent a v1 version message",
-                        ))
+                        ));
                     }
                     KeyRead::Derived {
                         handshake,
@@ -397,6 +382,43 @@ impl PacketCipher {
                 consumed,
             ))),
         }
+    }
+
+    /// The first half of `open`, for callers that read the length field
+    /// first: decrypts the 3-byte length field of the next packet and
+    /// returns its contents length; the packet's remaining
+    /// `contents length + 17` bytes go to `open_body`. `TooLongError` over
+    /// `max_contents`; any failure poisons the receiver.
+    fn decrypt_length(&mut self, field: &[u8]) -> PyResult<usize> {
+        let f: [u8; 3] = field
+            .try_into()
+            .map_err(|_| errors::MalformedError::new_err("a length field is 3 bytes"))?;
+        let rest = self
+            .session
+            .receiver
+            .decrypt_length(f)
+            .map_err(errors::bip324)?;
+        Ok(rest - 17)
+    }
+
+    /// The second half of `open`: verifies and decrypts `body` (header,
+    /// contents and tag of the packet whose length `decrypt_length` just
+    /// returned). Returns `(contents, decoy)`. `AuthError` when the tag
+    /// fails; any failure poisons the receiver.
+    #[pyo3(signature = (body, *, aad=b"".as_slice()))]
+    fn open_body<'py>(
+        &mut self,
+        py: Python<'py>,
+        body: &[u8],
+        aad: &[u8],
+    ) -> PyResult<(Bound<'py, PyBytes>, bool)> {
+        let mut buf = body.to_vec();
+        let p = self
+            .session
+            .receiver
+            .open_in_place(aad, &mut buf)
+            .map_err(errors::bip324)?;
+        Ok((PyBytes::new(py, p.contents), p.kind == PacketType::Decoy))
     }
 }
 

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 mod aescrypt;
 mod aescrypt_files;
 mod bip324;
+mod bip324_pool;
 mod buffers;
 mod errors;
 mod held;
