@@ -13,12 +13,23 @@ messages. Differences, all on the safe side:
   ``outfile`` only once the HMAC matched: a failed decryption leaves no
   plaintext behind and an existing ``outfile`` untouched;
 - ``decryptStream`` streams in bounded memory like pyAesCrypt, and when the
-  HMAC fails it removes what it wrote from a seekable ``fOut``;
+  HMAC fails it removes what it wrote from a seekable ``fOut`` (see the
+  warning below);
 - ``progress(done, total)`` callbacks on the file functions;
 - :class:`Reader` (from :func:`open`) reads a file as a stream without ever
   handing out unverified plaintext, in bounded memory.
 
 The key stretch, AES-CBC and HMAC run in Rust with the GIL released.
+
+.. warning::
+   ``decryptStream`` (kept for pyAesCrypt compatibility) writes plaintext
+   to ``fOut`` **before** the file's HMAC has been checked: whatever reads
+   ``fOut`` meanwhile (a pipe, a socket, another process) may see forged
+   or corrupted plaintext, and a non-seekable ``fOut`` cannot be cleaned
+   up after the failure. New code reads with :func:`open` (verifies the
+   whole file first, then hands out only verified chunks, in bounded
+   memory), or uses :func:`decryptFile`, :func:`decrypt` or
+   :class:`Decryptor`.
 """
 
 import io
@@ -92,8 +103,13 @@ def encryptStream(fIn, fOut, passw, bufferSize=bufferSizeDef, *, version=2, iter
 
 def decryptStream(fIn, fOut, passw, bufferSize=bufferSizeDef, inputLength=None):
     """Decrypts the AES Crypt stream ``fIn`` (version 0-3) into ``fOut`` in
-    bounded memory, as pyAesCrypt does: plaintext is written as it is
-    decrypted, before the final HMAC is known. When the HMAC (or anything
+    bounded memory, as pyAesCrypt does.
+
+    .. warning:: **Releases unverified plaintext.** Plaintext is written to
+       ``fOut`` as it is decrypted, before the final HMAC is known; a reader
+       of ``fOut`` may act on forged data. Prefer :func:`open`.
+
+     When the HMAC (or anything
     else) fails and ``fOut`` is seekable, what was written is removed
     (``fOut`` is truncated back to where it started) before the error is
     raised. To never release unverified plaintext use :func:`decryptFile`,

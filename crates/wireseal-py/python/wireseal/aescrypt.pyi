@@ -34,7 +34,11 @@ def encryptStream(
 ) -> None: ...
 def decryptStream(
     fIn: BinaryIO, fOut: BinaryIO, passw: str, bufferSize: int = ..., inputLength: int | None = None
-) -> None: ...
+) -> None:
+    """WARNING: writes plaintext to ``fOut`` before the HMAC is checked
+    (pyAesCrypt does the same); on failure a seekable ``fOut`` is truncated
+    back, a non-seekable one is not. Never-unverified reading: :func:`open`."""
+    ...
 def encrypt(
     password: str,
     data: bytes,
@@ -46,7 +50,10 @@ def encrypt(
 def decrypt(
     password: str, data: bytes, *, batch: Batch | None = None, max_iterations: int | None = None
 ) -> bytes: ...
-def open(file: str, password: str, *, max_iterations: int | None = None) -> Reader: ...
+def open(file: str, password: str, *, max_iterations: int | None = None) -> Reader:
+    """The recommended way to read: verifies the password and the whole
+    file's HMAC first, then releases only verified chunks."""
+    ...
 
 class Encryptor:
     def __init__(
