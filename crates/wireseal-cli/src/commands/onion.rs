@@ -299,8 +299,6 @@ fn run_error(e: ErrorCmd) -> Result<()> {
             received,
             packet,
         } => {
-            let node = node_key(&key)?;
-            let ss = node.ecdh_sha256(&received.ephemeral()?);
             let mut p = data(&packet, "PACKET", InFormat::Hex)?;
             if p.len() < failure::MIN_FAILURE_LEN {
                 bail!(
@@ -309,6 +307,8 @@ fn run_error(e: ErrorCmd) -> Result<()> {
                     p.len()
                 );
             }
+            let node = node_key(&key)?;
+            let ss = node.ecdh_sha256(&received.ephemeral()?);
             failure::wrap_in_place(&ss, &mut p);
             output::fields(&[("packet", hex::encode(p).into())]);
         }
