@@ -179,12 +179,13 @@ fn channel_key(src: &PskSource) -> Result<ChannelKey> {
     );
     let key = ChannelKey::from_psk(&psk)
         .map_err(|_| anyhow::anyhow!("--psk: a PSK is 0, 1, 16 or 32 bytes, got {}", psk.len()))?;
-    match psk.len() {
-        n @ (2..=15 | 17..=31) => eprintln!(
-            "wireseal: note: the PSK is {n} bytes; it is zero-padded to {} bytes, as the              firmware does",
+    let n = psk.len();
+    if matches!(n, 2..=15 | 17..=31) {
+        eprintln!(
+            "wireseal: note: the PSK is {n} bytes; it is zero-padded to {} bytes, as the \
+             firmware does",
             if n < 16 { 16 } else { 32 }
-        ),
-        _ => {}
+        );
     }
     Ok(key)
 }
