@@ -332,6 +332,8 @@ fn iterations_with_format_v2_is_refused() {
             "encrypt",
             "--password-env",
             "WS_PW",
+            "--format",
+            "v2",
             "--iterations",
             "5000",
             i,

@@ -1,6 +1,7 @@
 //! Where `wireseal file` gets the password: a file, an environment
 //! variable, or the terminal (never the command line).
 
+use crate::util::secret::read_capped;
 use anyhow::{anyhow, bail, Context, Result};
 use std::path::PathBuf;
 use zeroize::Zeroizing;
@@ -8,7 +9,8 @@ use zeroize::Zeroizing;
 /// Where the password comes from (never the command line).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub(super) struct PasswordSource {
-    /// Read the password from the first line of this file.
+    /// Read the password from the first line of this file (`-` for stdin;
+    /// at most 64 KiB).
     #[arg(long = "password-file", value_name = "FILE")]
     file: Option<PathBuf>,
     /// Read the password from this environment variable.
@@ -20,11 +22,10 @@ pub(super) struct PasswordSource {
 /// and refuses an empty password.
 pub(super) fn load_password(src: &PasswordSource, confirm: bool) -> Result<Zeroizing<String>> {
     let pw = if let Some(f) = &src.file {
-        let raw = Zeroizing::new(
-            std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?,
-        );
+        // At most 64 KiB, so `/dev/zero` fails at once.
+        let raw = read_capped(f, "--password-file")?;
         let text = std::str::from_utf8(&raw)
-            .map_err(|_| anyhow!("the password file {} is not UTF-8", f.display()))?;
+            .map_err(|_| anyhow!("the file given to --password-file is not UTF-8"))?;
         let line = text.split('\n').next().unwrap_or("");
         Zeroizing::new(line.strip_suffix('\r').unwrap_or(line).to_owned())
     } else if let Some(v) = &src.env {
