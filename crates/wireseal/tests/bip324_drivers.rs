@@ -30,6 +30,28 @@ fn bound() -> (TcpListener, String) {
     (l, a)
 }
 
+/// Runs `serve` on the first connection `l` accepts, on a tokio
+/// current-thread runtime in a new thread.
+fn tokio_server<F, Fut, T>(l: TcpListener, serve: F) -> thread::JoinHandle<T>
+where
+    F: FnOnce(tokio::net::TcpStream) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = T>,
+    T: Send + 'static,
+{
+    l.set_nonblocking(true).unwrap();
+    thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let l = tokio::net::TcpListener::from_std(l).unwrap();
+            let (s, _) = l.accept().await.unwrap();
+            serve(s).await
+        })
+    })
+}
+
 fn timeouts(s: &TcpStream) {
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     s.set_write_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -127,32 +149,23 @@ fn tokio_initiator_with_io_responder() {
 fn io_initiator_with_tokio_responder() {
     use wireseal::bip324::tokio as driver;
     let (l, addr) = bound();
-    l.set_nonblocking(true).unwrap();
-    let server = thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
+    let server = tokio_server(l, |mut s| async move {
+        let pool = KeyPool::new(1);
+        let mut conn = driver::handshake(&mut s, Role::Responder, pool.take(), &config(5, 4))
+            .await
             .unwrap();
-        rt.block_on(async move {
-            let l = tokio::net::TcpListener::from_std(l).unwrap();
-            let (mut s, _) = l.accept().await.unwrap();
-            let pool = KeyPool::new(1);
-            let mut conn = driver::handshake(&mut s, Role::Responder, pool.take(), &config(5, 4))
-                .await
-                .unwrap();
-            loop {
-                // Echo everything buffered in one write, as a listener does.
-                while let Some(c) = conn.reader.receive_buffered().unwrap() {
-                    conn.writer.queue(c, PacketType::Genuine).unwrap();
-                }
-                conn.writer.flush(&mut s).await.unwrap();
-                let n = conn.reader.fill(&mut s).await.unwrap();
-                if n == 0 {
-                    assert_eq!(conn.reader.buffered_len(), 0);
-                    return conn.session_id;
-                }
+        loop {
+            // Echo everything buffered in one write, as a listener does.
+            while let Some(c) = conn.reader.receive_buffered().unwrap() {
+                conn.writer.queue(c, PacketType::Genuine).unwrap();
             }
-        })
+            conn.writer.flush(&mut s).await.unwrap();
+            let n = conn.reader.fill(&mut s).await.unwrap();
+            if n == 0 {
+                assert_eq!(conn.reader.buffered_len(), 0);
+                return conn.session_id;
+            }
+        }
     });
     let id = io_client(&addr);
     assert_eq!(server.join().unwrap(), id);
@@ -199,30 +212,21 @@ fn io_initiator_with_crate_responder() {
 fn crate_initiator_with_tokio_responder() {
     use wireseal::bip324::tokio as driver;
     let (l, addr) = bound();
-    l.set_nonblocking(true).unwrap();
-    let server = thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
+    let server = tokio_server(l, |s| async move {
+        let (mut rd, mut wr) = s.into_split();
+        let mut s = tokio::io::join(&mut rd, &mut wr);
+        let pool = KeyPool::new(1);
+        let mut conn = driver::handshake(&mut s, Role::Responder, pool.take(), &config(0, 0))
+            .await
             .unwrap();
-        rt.block_on(async move {
-            let l = tokio::net::TcpListener::from_std(l).unwrap();
-            let (s, _) = l.accept().await.unwrap();
-            let (mut rd, mut wr) = s.into_split();
-            let mut s = tokio::io::join(&mut rd, &mut wr);
-            let pool = KeyPool::new(1);
-            let mut conn = driver::handshake(&mut s, Role::Responder, pool.take(), &config(0, 0))
+        for i in 0..PACKETS {
+            let c = conn.reader.receive(&mut rd).await.unwrap().to_vec();
+            assert_eq!(c, msg(i));
+            conn.writer
+                .send(&mut wr, &c, PacketType::Genuine)
                 .await
                 .unwrap();
-            for i in 0..PACKETS {
-                let c = conn.reader.receive(&mut rd).await.unwrap().to_vec();
-                assert_eq!(c, msg(i));
-                conn.writer
-                    .send(&mut wr, &c, PacketType::Genuine)
-                    .await
-                    .unwrap();
-            }
-        })
+        }
     });
     let s = TcpStream::connect(&addr).unwrap();
     timeouts(&s);

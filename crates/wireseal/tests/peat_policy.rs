@@ -8,17 +8,8 @@ use DataType::*;
 use Link::*;
 use Protection::*;
 
-/// Every built-in data type and one application-defined type.
-const TYPES: [DataType; 7] = [
-    Counter,
-    Heartbeat,
-    Location,
-    Chat,
-    Emergency,
-    SensitiveChat,
-    App(3),
-];
-const LINKS: [Link; 3] = [TrustedLocal, KnownPeer, UntrustedRelay];
+mod peat_policy_support;
+use peat_policy_support::{LINKS, TYPES};
 
 const OK: Conditions = Conditions {
     battery_percent: 80,

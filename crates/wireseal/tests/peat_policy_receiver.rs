@@ -12,21 +12,13 @@ use DataType::*;
 use Link::*;
 use Protection::*;
 
+mod peat_policy_support;
+use peat_policy_support::{LINKS, TYPES};
+
 const A: u32 = 0x1111_1111;
 const B: u32 = 0x2222_2222;
 const MESH: &str = "DEMO";
 const SECRET: [u8; 32] = [0x42; 32];
-
-const TYPES: [DataType; 7] = [
-    Counter,
-    Heartbeat,
-    Location,
-    Chat,
-    Emergency,
-    SensitiveChat,
-    App(3),
-];
-const LINKS: [Link; 3] = [TrustedLocal, KnownPeer, UntrustedRelay];
 
 /// A document of type `t`: a type byte (never 0xAE..=0xB1), then a body.
 fn doc(t: DataType) -> Vec<u8> {

@@ -91,11 +91,24 @@ fn reserved_byte_is_ignored_on_receive() {
     }
 }
 
+/// A nonce and a plaintext to seal.
+type Job = ([u8; 12], Vec<u8>);
+
+/// The key of `mesh`, the indexes of its cases, and their jobs repeated 200
+/// times so a batch really splits across threads.
+fn mesh_jobs(cs: &[Case], jobs: &[Job], mesh: &str) -> (MeshKey, Vec<usize>, Vec<Job>) {
+    let sel: Vec<usize> = (0..cs.len()).filter(|&i| cs[i].mesh_id == mesh).collect();
+    let k = MeshKey::derive(mesh, &cs[sel[0]].secret);
+    let many = (0..200)
+        .flat_map(|_| sel.iter().map(|&i| jobs[i].clone()))
+        .collect();
+    (k, sel, many)
+}
+
 #[test]
 fn batch_matches_one_at_a_time() {
     let cs = cases();
-    let jobs: Vec<([u8; 12], Vec<u8>)> =
-        cs.iter().map(|c| (c.nonce, c.plaintext.clone())).collect();
+    let jobs: Vec<Job> = cs.iter().map(|c| (c.nonce, c.plaintext.clone())).collect();
     for b in [
         Batch::with_threads(1),
         Batch::with_threads(2),
@@ -103,12 +116,7 @@ fn batch_matches_one_at_a_time() {
     ] {
         // One key per mesh; group by mesh id.
         for mesh in ["DEMO", "BENCH", "ALPHA"] {
-            let sel: Vec<usize> = (0..cs.len()).filter(|&i| cs[i].mesh_id == mesh).collect();
-            let k = MeshKey::derive(mesh, &cs[sel[0]].secret);
-            // Repeat the jobs so the batch really splits across threads.
-            let many: Vec<_> = (0..200)
-                .flat_map(|_| sel.iter().map(|&i| jobs[i].clone()))
-                .collect();
+            let (k, sel, many) = mesh_jobs(&cs, &jobs, mesh);
             let frames = k.seal_batch_with_nonces_to_vec(&b, &many);
             for (j, f) in frames.iter().enumerate() {
                 assert_eq!(f, &cs[sel[j % sel.len()]].frame);
@@ -141,11 +149,7 @@ fn batch_matches_one_at_a_time() {
         Batch::all_cores(),
     ] {
         for mesh in ["DEMO", "BENCH", "ALPHA"] {
-            let sel: Vec<usize> = (0..cs.len()).filter(|&i| cs[i].mesh_id == mesh).collect();
-            let k = MeshKey::derive(mesh, &cs[sel[0]].secret);
-            let many: Vec<_> = (0..200)
-                .flat_map(|_| sel.iter().map(|&i| jobs[i].clone()))
-                .collect();
+            let (k, sel, many) = mesh_jobs(&cs, &jobs, mesh);
             let total: usize = many.iter().map(|(_, p)| p.len() + 30).sum();
             let mut buf = vec![0u8; total + 7];
             assert_eq!(

@@ -21,15 +21,20 @@ fn route(n: u8, payload_len: usize) -> (Vec<PrivateKey>, Vec<Vec<u8>>) {
     (keys, payloads)
 }
 
-fn make(keys_: &[PrivateKey], payloads: &[Vec<u8>], area: usize, pad: Padding) -> Onion {
-    let hops: Vec<Hop> = keys_
+/// The route's hops: each key's public key with its payload.
+fn hop_list<'a>(keys_: &[PrivateKey], payloads: &'a [Vec<u8>]) -> Vec<Hop<'a>> {
+    keys_
         .iter()
         .zip(payloads)
         .map(|(k, p)| Hop {
             pubkey: k.public_key(),
             payload: p,
         })
-        .collect();
+        .collect()
+}
+
+fn make(keys_: &[PrivateKey], payloads: &[Vec<u8>], area: usize, pad: Padding) -> Onion {
+    let hops = hop_list(keys_, payloads);
     let route = Route {
         hops: &hops,
         associated_data: b"ad",
@@ -184,14 +189,7 @@ fn build_rejects_bad_routes() {
         Error::NoHops
     );
     let (k, p) = route(2, 700);
-    let hops: Vec<Hop> = k
-        .iter()
-        .zip(&p)
-        .map(|(k, p)| Hop {
-            pubkey: k.public_key(),
-            payload: p,
-        })
-        .collect();
+    let hops = hop_list(&k, &p);
     assert_eq!(
         build(&node(9), &Route::payment(&hops, b"")).unwrap_err(),
         Error::TooLong {
@@ -204,14 +202,7 @@ fn build_rejects_bad_routes() {
     for empty_at in 0..3 {
         let (k, mut p) = route(3, 5);
         p[empty_at].clear();
-        let hops: Vec<Hop> = k
-            .iter()
-            .zip(&p)
-            .map(|(k, p)| Hop {
-                pubkey: k.public_key(),
-                payload: p,
-            })
-            .collect();
+        let hops = hop_list(&k, &p);
         let route = Route::payment(&hops, b"");
         assert_eq!(
             build(&node(9), &route).unwrap_err(),

@@ -5,9 +5,9 @@ mod common;
 mod sphinx_support;
 
 use common::hx;
-use sphinx_support::{build_det, hops_of, key};
+use sphinx_support::{build_det, hop_list, hops_of, key};
 use wireseal::sphinx::{
-    area_len, build_into, build_to_vec, onion_len, Hop, Onion, Padding, Peeled, Route, PAYMENT_AREA,
+    area_len, build_into, build_to_vec, onion_len, Onion, Padding, Peeled, Route, PAYMENT_AREA,
 };
 
 #[test]
@@ -22,13 +22,7 @@ fn onion_test_build_and_peel_every_hop() {
     assert_eq!(hex::encode(onion.to_vec()), hex::encode(&expected));
 
     // build_into writes the same bytes.
-    let hs: Vec<Hop> = hops
-        .iter()
-        .map(|(p, d)| Hop {
-            pubkey: *p,
-            payload: d,
-        })
-        .collect();
+    let hs = hop_list(&hops);
     let route = Route {
         hops: &hs,
         associated_data: &ad,

@@ -39,19 +39,23 @@ pub fn hops_of(list: &Value) -> Vec<(PublicKey, Vec<u8>)> {
         .collect()
 }
 
+/// `hops` as the library's [`Hop`]s, borrowing the payloads.
+pub fn hop_list(hops: &[(PublicKey, Vec<u8>)]) -> Vec<Hop<'_>> {
+    hops.iter()
+        .map(|(p, d)| Hop {
+            pubkey: *p,
+            payload: d,
+        })
+        .collect()
+}
+
 /// Builds a payment onion with deterministic padding, as the vectors do.
 pub fn build_det(
     session: &PrivateKey,
     hops: &[(PublicKey, Vec<u8>)],
     ad: &[u8],
 ) -> (Onion, HopSecrets) {
-    let hs: Vec<Hop> = hops
-        .iter()
-        .map(|(p, d)| Hop {
-            pubkey: *p,
-            payload: d,
-        })
-        .collect();
+    let hs = hop_list(hops);
     let route = Route {
         hops: &hs,
         associated_data: ad,
