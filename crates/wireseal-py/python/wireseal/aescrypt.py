@@ -160,10 +160,9 @@ def _same_file(infile, outfile):
     return path.isfile(outfile) and path.samefile(infile, outfile)
 
 
-def encryptFile(infile, outfile, passw, bufferSize=bufferSizeDef, *, version=2, iterations=None, progress=None):
-    """Encrypts the file ``infile`` into ``outfile``. ``progress(done,
-    total)`` is called with the plaintext bytes read so far."""
-    _check(passw, bufferSize, "Buffer size must be a multiple of AES block size.")
+def _check_paths(infile, outfile):
+    """Raises pyAesCrypt's ValueError when ``infile`` cannot be read or is
+    the same file as ``outfile``."""
     try:
         with io.open(infile, "rb"):
             pass
@@ -171,6 +170,13 @@ def encryptFile(infile, outfile, passw, bufferSize=bufferSizeDef, *, version=2, 
         raise ValueError("Unable to read input file.")
     if _same_file(infile, outfile):
         raise ValueError("Input and output files are the same.")
+
+
+def encryptFile(infile, outfile, passw, bufferSize=bufferSizeDef, *, version=2, iterations=None, progress=None):
+    """Encrypts the file ``infile`` into ``outfile``. ``progress(done,
+    total)`` is called with the plaintext bytes read so far."""
+    _check(passw, bufferSize, "Buffer size must be a multiple of AES block size.")
+    _check_paths(infile, outfile)
     try:
         _native.encrypt_file(
             infile, outfile, passw, version=version, iterations=iterations, progress=progress
@@ -184,13 +190,7 @@ def decryptFile(infile, outfile, passw, bufferSize=bufferSizeDef, *, progress=No
     which appears only once the HMAC matched. ``progress(done, total)`` is
     called with the encrypted bytes read so far."""
     _check(passw, bufferSize, "Buffer size must be a multiple of AES block size")
-    try:
-        with io.open(infile, "rb"):
-            pass
-    except IOError:
-        raise ValueError("Unable to read input file.")
-    if _same_file(infile, outfile):
-        raise ValueError("Input and output files are the same.")
+    _check_paths(infile, outfile)
     try:
         _native.decrypt_file(infile, outfile, passw, progress=progress)
     except OSError as e:
