@@ -30,6 +30,8 @@ use wireseal::sphinx::{keys, Error, Onion, Peeled, PAYMENT_AREA};
 
 const HEIGHT: u32 = 800_000;
 const PAYMENT_HASH: [u8; 32] = [5; 32];
+/// The HTLC's amount; the seeds' payloads forward or receive exactly this.
+const AMOUNT_MSAT: u64 = 1000;
 
 struct NoLog;
 impl Logger for NoLog {
@@ -84,7 +86,7 @@ fn ldk_peel(s: &Setup, packet: &[u8]) -> Result<PendingHTLCRouting, Reason> {
     let msg = UpdateAddHTLC {
         channel_id: ChannelId([0; 32]),
         htlc_id: 0,
-        amount_msat: 1 << 40,
+        amount_msat: AMOUNT_MSAT,
         payment_hash: PaymentHash(PAYMENT_HASH),
         cltv_expiry: HEIGHT + 2016,
         skimmed_fee_msat: None,
@@ -116,8 +118,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let s = setup();
-    let (plain, tweak) = match mode % 4 {
-        0 => (rest, &[][..]),
+    let (tweak, plain) = match mode % 4 {
+        0 => (&[][..], rest),
         _ => rest.split_at(rest.len().min(34)),
     };
     let mut packet = onion(s, plain);

@@ -124,3 +124,8 @@ for i in (0, 1, 5, 20):
     if i < len(det):
         put("aescrypt_decrypt", f"v3_5iter_{i}", bytes.fromhex(det[i]["ciphertext_hex"]))
         put("aescrypt_header", f"v3_5iter_{i}", bytes.fromhex(det[i]["ciphertext_hex"]))
+# Payloads LDK's policy accepts for an HTLC of 1000 msat expiring at 802016
+# (height 800000): forward 1000 msat at CLTV 800100 on channel 1; receive
+# 1000 msat with a payment secret.
+fwd_tlv = bytes.fromhex("020203e8" "04030c3564" "06080000000000000001")
+put("sphinx_ldk_differential", "forward_ldk", b"\x00" + bytes([len(fwd_tlv)]) + fwd_tlv + b"\xaa" * 32)
