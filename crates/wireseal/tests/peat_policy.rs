@@ -9,7 +9,7 @@ use Link::*;
 use Protection::*;
 
 mod peat_policy_support;
-use peat_policy_support::{LINKS, TYPES};
+use peat_policy_support::{condition_grid, LINKS, TYPES};
 
 const OK: Conditions = Conditions {
     battery_percent: 80,
@@ -140,20 +140,6 @@ fn strict_receivers_never_accept_what_the_policy_would_encrypt() {
         }
     }
     assert_eq!(checked, 4 * 2 * 7 * 3 * 3 * 3);
-}
-
-/// Every battery level and a spread of update rates, including each side of
-/// every threshold used below and the largest finite rate.
-fn condition_grid() -> Vec<Conditions> {
-    let rates = [0.0, 0.5, 1.0, 9.99, 10.0, 10.01, 25.0, 1e6, 1e300, f64::MAX];
-    (0..=100u8)
-        .flat_map(|b| {
-            rates.iter().map(move |&r| Conditions {
-                battery_percent: b,
-                update_rate_hz: r,
-            })
-        })
-        .collect()
 }
 
 #[test]

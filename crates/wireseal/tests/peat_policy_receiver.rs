@@ -13,7 +13,7 @@ use Link::*;
 use Protection::*;
 
 mod peat_policy_support;
-use peat_policy_support::{LINKS, TYPES};
+use peat_policy_support::{condition_grid, LINKS, TYPES};
 
 const A: u32 = 0x1111_1111;
 const B: u32 = 0x2222_2222;
@@ -104,18 +104,6 @@ fn deliver(
     }
 }
 
-fn conditions() -> Vec<Conditions> {
-    let rates = [0.0, 0.5, 1.0, 9.99, 10.0, 10.01, 25.0, 1e6, f64::MAX];
-    (0..=100u8)
-        .flat_map(|b| {
-            rates.iter().map(move |&r| Conditions {
-                battery_percent: b,
-                update_rate_hz: r,
-            })
-        })
-        .collect()
-}
-
 fn policies() -> Vec<Policy> {
     let mut v = Vec::new();
     for lv in [
@@ -137,7 +125,7 @@ fn policies() -> Vec<Policy> {
 
 #[test]
 fn policy_receiver_accepts_exactly_what_decide_could_send() {
-    let grid = conditions();
+    let grid = condition_grid();
     let mut sealer = MeshSealer::new(MESH, &SECRET);
     let mut pair = peers();
     let (mut accepted, mut rejected) = (0, 0);

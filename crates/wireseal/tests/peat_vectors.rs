@@ -91,6 +91,15 @@ fn reserved_byte_is_ignored_on_receive() {
     }
 }
 
+/// One thread, two threads, every core.
+fn batches() -> [Batch; 3] {
+    [
+        Batch::with_threads(1),
+        Batch::with_threads(2),
+        Batch::all_cores(),
+    ]
+}
+
 /// A nonce and a plaintext to seal.
 type Job = ([u8; 12], Vec<u8>);
 
@@ -109,11 +118,7 @@ fn mesh_jobs(cs: &[Case], jobs: &[Job], mesh: &str) -> (MeshKey, Vec<usize>, Vec
 fn batch_matches_one_at_a_time() {
     let cs = cases();
     let jobs: Vec<Job> = cs.iter().map(|c| (c.nonce, c.plaintext.clone())).collect();
-    for b in [
-        Batch::with_threads(1),
-        Batch::with_threads(2),
-        Batch::all_cores(),
-    ] {
+    for b in batches() {
         // One key per mesh; group by mesh id.
         for mesh in ["DEMO", "BENCH", "ALPHA"] {
             let (k, sel, many) = mesh_jobs(&cs, &jobs, mesh);
@@ -143,11 +148,7 @@ fn batch_matches_one_at_a_time() {
     }
     // Packed into one buffer: the same frames back to back, ranges in order,
     // opened in place over that buffer.
-    for b in [
-        Batch::with_threads(1),
-        Batch::with_threads(2),
-        Batch::all_cores(),
-    ] {
+    for b in batches() {
         for mesh in ["DEMO", "BENCH", "ALPHA"] {
             let (k, sel, many) = mesh_jobs(&cs, &jobs, mesh);
             let total: usize = many.iter().map(|(_, p)| p.len() + 30).sum();
@@ -194,11 +195,7 @@ fn batch_matches_one_at_a_time() {
         .map(|i| vec![i as u8; (i % 97) as usize])
         .collect();
     let mut buf = vec![0u8; seal_batch_len(&docs)];
-    for b in [
-        Batch::with_threads(1),
-        Batch::with_threads(2),
-        Batch::all_cores(),
-    ] {
+    for b in batches() {
         let ranges = sealer.seal_batch_into(&b, &docs, &mut buf).unwrap();
         let mut seen: Vec<[u8; 12]> = Vec::new();
         for (r, d) in ranges.iter().zip(&docs) {
