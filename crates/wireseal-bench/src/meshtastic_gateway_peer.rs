@@ -299,6 +299,29 @@ mod tests {
         out
     }
 
+    #[test]
+    fn fields_match_meshtastic_mqtt_json() {
+        let feed = super::super::meshtastic_gateway::feed(400, 7);
+        let envelopes = feed.of(Kind::Channel);
+        let mut peer = match Peer::start(&envelopes) {
+            Ok(p) => p,
+            Err(why) => return crate::peers::skip_or_fail(&why),
+        };
+        let theirs: Vec<Value> = serde_json::from_str(&peer.ask("fields\n").unwrap()).unwrap();
+        let mut decoder = feed.decoder();
+        assert_eq!(
+            compare(&mut decoder, &envelopes, &theirs),
+            Ok(envelopes.len())
+        );
+        // A difference in any field fails the comparison and names it.
+        let mut tampered = theirs.clone();
+        tampered[3]["hop_limit"] = json!(99);
+        let why = compare(&mut decoder, &envelopes, &tampered).unwrap_err();
+        assert!(why.starts_with("envelope 3: hop_limit is 99"), "{why}");
+        tampered[3] = Value::Null;
+        assert!(compare(&mut decoder, &envelopes, &tampered).is_err());
+    }
+
     /// `cargo test --release -p wireseal-bench --lib xeddsa_figures --
     /// --ignored --nocapture`: the XEdDSA rows five times with full-length
     /// samples (the figures in docs/crypto-choices.md).
