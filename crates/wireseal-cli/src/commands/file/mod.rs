@@ -105,6 +105,9 @@ struct DecryptArgs {
 
 /// Runs `wireseal file`.
 pub fn run(a: Args) -> Result<()> {
+    // From the start, so every signal gets a message that says what is on
+    // disk.
+    interrupt::install();
     match a.cmd {
         FileCmd::Encrypt(e) => encrypt(e),
         FileCmd::Decrypt(d) => decrypt(d),
@@ -150,7 +153,6 @@ fn encrypt(a: EncryptArgs) -> Result<()> {
     };
     match target {
         Target::Stdout => {
-            interrupt::install();
             interrupt::streaming("stdout");
             let mut enc = EncryptWriter::new(&batch, io::stdout().lock(), &pw, &opts)?;
             pump(&mut enc)?;
@@ -226,7 +228,6 @@ fn decrypt(a: DecryptArgs) -> Result<()> {
         Target::Stdout | Target::Stream { .. } => {
             // Into a private, nameless temporary file first; only verified
             // plaintext is copied out.
-            interrupt::install();
             let tmp = tempfile::tempfile().context("cannot create a temporary file")?;
             let mut sink = TempSink(&tmp);
             aescrypt::io::decrypt_into_sink(&batch, &pw, counted, &mut sink, &limits)

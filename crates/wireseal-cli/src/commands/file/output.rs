@@ -31,7 +31,6 @@ impl Partial {
     pub(super) fn begin(output: &str, path: &Path, replacing: bool) -> Result<Self> {
         let dir = Target::folder(path);
         partial::clean_up_and_report(&dir);
-        interrupt::install();
         let tmp = partial::create_in(&dir)?;
         interrupt::writing_partial(tmp.path().to_path_buf(), output, replacing);
         Ok(Self {
@@ -84,7 +83,6 @@ impl Partial {
 ///
 /// It cannot be opened.
 pub(super) fn open_stream(path: &Path, kind: &str) -> Result<File> {
-    interrupt::install();
     let f = std::fs::OpenOptions::new()
         .write(true)
         .open(path)
