@@ -102,3 +102,24 @@ pub enum Error {
 }
 
 crate::error::from_crypto_errors!(Error);
+
+/// Checks that `frame` starts with `marker` and holds at least `min` bytes.
+///
+/// # Errors
+///
+/// [`Error::WrongMarker`] when the first byte is another marker;
+/// [`Error::Truncated`] when the frame is empty or shorter than `min`.
+pub(super) fn check_frame(frame: &[u8], marker: u8, min: usize) -> Result<(), Error> {
+    match frame.first() {
+        None => Err(Error::Truncated { len: 0, min }),
+        Some(&found) if found != marker => Err(Error::WrongMarker {
+            found,
+            expected: marker,
+        }),
+        Some(_) if frame.len() < min => Err(Error::Truncated {
+            len: frame.len(),
+            min,
+        }),
+        Some(_) => Ok(()),
+    }
+}

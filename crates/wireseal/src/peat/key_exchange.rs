@@ -5,6 +5,7 @@
 //! payload bytes after marker and reserved byte), a longer frame is accepted
 //! and its tail ignored; the reserved byte is ignored too.
 
+use super::error::check_frame;
 use super::{Error, KEY_EXCHANGE_MARKER};
 
 /// Length of a key-exchange frame (the encoded length, and the minimum accepted).
@@ -41,27 +42,8 @@ impl KeyExchange {
     /// [`Error::WrongMarker`] when the first byte is not 0xB0;
     /// [`Error::Truncated`] when the frame is shorter than 39 bytes.
     pub fn decode(frame: &[u8]) -> Result<Self, Error> {
-        match frame.first() {
-            Some(&KEY_EXCHANGE_MARKER) => {}
-            Some(&found) => {
-                return Err(Error::WrongMarker {
-                    found,
-                    expected: KEY_EXCHANGE_MARKER,
-                })
-            }
-            None => {
-                return Err(Error::Truncated {
-                    len: 0,
-                    min: KEY_EXCHANGE_LEN,
-                })
-            }
-        }
-        let Some(f) = frame.get(..KEY_EXCHANGE_LEN) else {
-            return Err(Error::Truncated {
-                len: frame.len(),
-                min: KEY_EXCHANGE_LEN,
-            });
-        };
+        check_frame(frame, KEY_EXCHANGE_MARKER, KEY_EXCHANGE_LEN)?;
+        let f = &frame[..KEY_EXCHANGE_LEN];
         let mut public_key = [0u8; 32];
         public_key.copy_from_slice(&f[7..KEY_EXCHANGE_LEN]);
         Ok(Self {

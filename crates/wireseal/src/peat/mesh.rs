@@ -5,6 +5,7 @@
 //! info = "PEAT-BTLE-mesh-encryption-v1"), derived and expanded once
 //! ([`MeshKey::derive`]); peat-btle re-creates its cipher for every document.
 
+use super::error::check_frame;
 use super::{Error, MESH_MARKER};
 use crate::entropy::NonceSource;
 use crate::primitives::chacha20poly1305::{ChaChaKey, NONCE_LEN, TAG_LEN};
@@ -152,28 +153,7 @@ impl MeshKey {
 }
 
 fn check_mesh_frame(frame: &[u8]) -> Result<(), Error> {
-    match frame.first() {
-        Some(&MESH_MARKER) => {}
-        Some(&found) => {
-            return Err(Error::WrongMarker {
-                found,
-                expected: MESH_MARKER,
-            })
-        }
-        None => {
-            return Err(Error::Truncated {
-                len: 0,
-                min: MESH_OVERHEAD,
-            })
-        }
-    }
-    if frame.len() < MESH_OVERHEAD {
-        return Err(Error::Truncated {
-            len: frame.len(),
-            min: MESH_OVERHEAD,
-        });
-    }
-    Ok(())
+    check_frame(frame, MESH_MARKER, MESH_OVERHEAD)
 }
 
 /// A mesh key plus its own nonce supply: what a node uses to send.

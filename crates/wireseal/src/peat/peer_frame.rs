@@ -5,6 +5,7 @@
 //! The header (recipient, sender, counter) is **not** authenticated by the
 //! wire format: peat-btle passes no AAD. See `docs/peat.md`.
 
+use super::error::check_frame;
 use super::{Error, PEER_MARKER};
 use crate::primitives::chacha20poly1305::{NONCE_LEN, TAG_LEN};
 
@@ -54,27 +55,7 @@ impl PeerHeader {
     /// [`Error::WrongMarker`] when the first byte is not 0xAF;
     /// [`Error::Truncated`] when the frame is shorter than [`PEER_OVERHEAD`].
     pub fn parse(frame: &[u8]) -> Result<Self, Error> {
-        match frame.first() {
-            Some(&PEER_MARKER) => {}
-            Some(&found) => {
-                return Err(Error::WrongMarker {
-                    found,
-                    expected: PEER_MARKER,
-                })
-            }
-            None => {
-                return Err(Error::Truncated {
-                    len: 0,
-                    min: PEER_OVERHEAD,
-                })
-            }
-        }
-        if frame.len() < PEER_OVERHEAD {
-            return Err(Error::Truncated {
-                len: frame.len(),
-                min: PEER_OVERHEAD,
-            });
-        }
+        check_frame(frame, PEER_MARKER, PEER_OVERHEAD)?;
         let u32_at =
             |i: usize| u32::from_le_bytes([frame[i], frame[i + 1], frame[i + 2], frame[i + 3]]);
         let mut c = [0u8; 8];
