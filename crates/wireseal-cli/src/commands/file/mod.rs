@@ -177,7 +177,23 @@ fn encrypt(a: EncryptArgs) -> Result<()> {
         }
     }
     progress.done();
+    report(&output, Some(a.format));
     Ok(())
+}
+
+/// Under `--json`, the result when OUT is not stdout: `output`, and
+/// `format` (`v2`/`v3`) for an encryption.
+fn report(output: &str, format: Option<Format>) {
+    use serde_json::Value;
+    if !crate::util::output::json() || output == "-" {
+        return;
+    }
+    let format = match format {
+        Some(Format::V2) => Value::from("v2"),
+        Some(Format::V3) => Value::from("v3"),
+        None => Value::Null,
+    };
+    crate::util::output::fields(&[("output", Value::from(output)), ("format", format)]);
 }
 
 fn explain(e: aescrypt::Error) -> anyhow::Error {
@@ -246,5 +262,6 @@ fn decrypt(a: DecryptArgs) -> Result<()> {
     if let Ok(mut p) = progress.lock() {
         p.done();
     }
+    report(&output, None);
     Ok(())
 }

@@ -115,8 +115,18 @@ pub(super) async fn connect(
     }
     sender.await.map_err(|e| anyhow!("writer task: {e}"))??;
     let el = t0.elapsed().as_secs_f64();
-    println!(
-        "ok: {count} packets ({bytes} bytes) echoed and verified in {el:.3}s; session id {id}"
-    );
+    if crate::util::output::json() {
+        use serde_json::Value;
+        crate::util::output::fields(&[
+            ("packets", Value::from(count)),
+            ("bytes", Value::from(bytes)),
+            ("seconds", Value::from(el)),
+            ("session_id", Value::from(id)),
+        ]);
+    } else {
+        println!(
+            "ok: {count} packets ({bytes} bytes) echoed and verified in {el:.3}s; session id {id}"
+        );
+    }
     Ok(())
 }

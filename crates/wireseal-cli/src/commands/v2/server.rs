@@ -36,7 +36,12 @@ pub(super) async fn listen(
     let listener = TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
-    println!("listening on {}", listener.local_addr()?);
+    let local = listener.local_addr()?;
+    if crate::util::output::json() {
+        println!("{}", serde_json::json!({ "listening": local.to_string() }));
+    } else {
+        println!("listening on {local}");
+    }
     use std::io::Write;
     std::io::stdout().flush().ok();
     let log = Arc::new(ListenerLog::new(limits.log_interval));
