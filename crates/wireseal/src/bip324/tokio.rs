@@ -59,7 +59,7 @@ pub async fn handshake<S: AsyncRead + AsyncWrite + Unpin + ?Sized>(
                 core.out.clear();
             }
             Step::Read(stage) => {
-                if read_some(stream, &mut core.inbuf).await? == 0 {
+                if read_some(stream, &mut core.inbuf, HANDSHAKE_READ_CHUNK).await? == 0 {
                     return Err(Error::Disconnected { stage });
                 }
             }
@@ -69,14 +69,22 @@ pub async fn handshake<S: AsyncRead + AsyncWrite + Unpin + ?Sized>(
     Ok(established(core, config))
 }
 
-/// Reads once into `buf`'s spare capacity (at most [`READ_CHUNK`] bytes);
+/// Bytes read at a time during the handshake: a key, the longest garbage
+/// and its terminator. A peer that trickles bytes in makes the buffer grow
+/// (and be copied) in steps of this size, not of [`READ_CHUNK`], so a
+/// listener holding many handshakes holds a few KiB for each.
+const HANDSHAKE_READ_CHUNK: usize =
+    crate::keys::ELLSWIFT_LEN + super::MAX_GARBAGE_LEN + super::TERMINATOR_LEN;
+
+/// Reads once into `buf`'s spare capacity (at most `chunk` bytes);
 /// cancel-safe: `buf` grows only when the read completes.
 async fn read_some<R: AsyncRead + Unpin + ?Sized>(
     r: &mut R,
     buf: &mut Vec<u8>,
+    chunk: usize,
 ) -> std::io::Result<usize> {
-    buf.reserve(READ_CHUNK);
-    let mut limited = (&mut *r).take(READ_CHUNK as u64);
+    buf.reserve(chunk);
+    let mut limited = (&mut *r).take(chunk as u64);
     limited.read_buf(buf).await
 }
 
@@ -117,7 +125,7 @@ impl Reader {
         &mut self,
         r: &mut R,
     ) -> std::io::Result<usize> {
-        read_some(r, &mut self.state.buf).await
+        read_some(r, &mut self.state.buf, READ_CHUNK).await
     }
 }
 
