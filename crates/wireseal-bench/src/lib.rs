@@ -9,6 +9,7 @@
 
 mod aescrypt;
 mod bip324;
+pub mod gateway_json;
 mod meshtastic;
 mod meshtastic_gateway;
 mod meshtastic_gateway_broker;

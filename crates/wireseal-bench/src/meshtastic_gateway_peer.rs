@@ -14,40 +14,11 @@ use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::time::Instant;
 use wireseal::hazmat::xeddsa::{XedSigningKey, XedVerifyingKey};
 use wireseal::keys::StaticSecret;
-use wireseal::meshtastic::decoder::{Decoded, Decryption};
+use wireseal::meshtastic::decoder::Decoded;
 use wireseal::meshtastic::Decoder;
 
 const SECTION: &str = "meshtastic";
 const PEER_NAME: &str = "meshtastic-mqtt-json 3.0.0";
-
-/// The JSON object `wireseal meshtastic gateway` writes for `d` (the same
-/// fields, see docs/gateway.md), as a string.
-pub fn gateway_json(decoder: &Decoder, d: &Decoded) -> String {
-    let decrypted = match d.decryption {
-        Decryption::Channel(i) => format!("channel:{}", decoder.channel_name(i).unwrap_or("?")),
-        Decryption::Pkc => "pkc".to_owned(),
-        Decryption::Plain => "plain".to_owned(),
-        Decryption::No => "no".to_owned(),
-    };
-    let mut v = json!({
-        "from": d.from,
-        "to": d.to,
-        "id": d.id,
-        "channel_id": d.channel_id,
-        "gateway_id": d.gateway_id,
-        "portnum": d.portnum(),
-        "payload_hex": d.payload().map(hex::encode),
-        "decrypted": decrypted,
-        "signature": d.signature.as_str(),
-    });
-    if let Some(t) = d.text() {
-        v["text"] = json!(t);
-    }
-    if let Some(e) = d.error {
-        v["error"] = json!(e.reason());
-    }
-    v.to_string()
-}
 
 /// The fields the peer reports, from our decoding.
 fn our_fields(d: &Decoded) -> Value {
@@ -169,7 +140,9 @@ pub fn versus_mqtt_json(ctx: &Ctx, feed: &Feed) -> Row {
         let mut bytes = 0;
         for e in &envelopes {
             let d = decoder.decode(0, e).expect("envelope");
-            bytes += gateway_json(decoder, &d).len();
+            bytes += crate::gateway_json::packet_json(decoder, &d)
+                .to_string()
+                .len();
         }
         std::hint::black_box(bytes);
         t.elapsed().as_secs_f64()

@@ -268,7 +268,7 @@ async fn drive(
                                 );
                             }
                         }
-                        let v = report::packet_json(&decoder, &d);
+                        let v = wireseal_bench::gateway_json::packet_json(&decoder, &d);
                         let line = v.to_string();
                         writeln!(out, "{line}")?;
                         if let Some(p) = &a.publish {
