@@ -67,7 +67,13 @@ Duplicati).";
 
 #[derive(Debug, clap::Args)]
 struct EncryptArgs {
-    #[arg(long, value_enum, default_value = "v3", long_help = FORMAT_HELP)]
+    #[arg(
+        long,
+        value_enum,
+        default_value = "v3",
+        help = "Stream format version to write (v3: stronger key stretching; v2 for v2-only readers)",
+        long_help = FORMAT_HELP
+    )]
     format: Format,
     /// PBKDF2 iterations for --format v3 [default: 300000] (refused with v2,
     /// whose key stretching is fixed).
