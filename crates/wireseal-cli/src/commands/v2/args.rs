@@ -17,7 +17,7 @@ pub(super) enum Cmd {
     Listen {
         /// Address to bind, e.g. 127.0.0.1:8333 (port 0 picks a free one).
         addr: String,
-        /// Network magic in hex (default mainnet f9beb4d9).
+        /// Network: mainnet, testnet, testnet4, signet, regtest, or the magic as 8 hex digits.
         #[arg(long, default_value = "f9beb4d9")]
         magic: String,
         /// Echo every non-decoy packet's contents back.
@@ -49,7 +49,7 @@ pub(super) enum Cmd {
     Connect {
         /// Address of a `v2 listen --echo` peer.
         addr: String,
-        /// Network magic in hex (default mainnet f9beb4d9).
+        /// Network: mainnet, testnet, testnet4, signet, regtest, or the magic as 8 hex digits.
         #[arg(long, default_value = "f9beb4d9")]
         magic: String,
         /// Packets to send.
@@ -79,9 +79,24 @@ pub(super) struct Limits {
     pub(super) log_interval: Duration,
 }
 
-/// Parses a 4-byte network magic from hex.
+/// Parses a network magic: a network name (mainnet, testnet, testnet4,
+/// signet, regtest) or 4 bytes of hex.
 pub fn parse_magic(s: &str) -> Result<Network> {
-    let b = hex::decode(s.trim()).map_err(|e| anyhow!("--magic: not hex: {e}"))?;
+    match s.trim().to_ascii_lowercase().as_str() {
+        "mainnet" => return Ok(Network::MAINNET),
+        "testnet" => return Ok(Network::TESTNET),
+        "testnet4" => return Ok(Network::TESTNET4),
+        "signet" => return Ok(Network::SIGNET),
+        "regtest" => return Ok(Network::REGTEST),
+        _ => {}
+    }
+    let t = s.trim();
+    let t = t.strip_prefix("0x").unwrap_or(t);
+    let b = hex::decode(t).map_err(|_| {
+        anyhow!(
+            "--magic: a network name (mainnet, testnet, testnet4, signet, regtest) or 8 hex digits"
+        )
+    })?;
     let m: [u8; 4] = b
         .try_into()
         .map_err(|_| anyhow!("--magic: need exactly 4 bytes (8 hex digits)"))?;
@@ -95,6 +110,7 @@ mod tests {
     #[test]
     fn magic_parsing() {
         assert_eq!(parse_magic("0b110907").unwrap(), Network::TESTNET);
+        assert_eq!(parse_magic("Signet").unwrap(), Network::SIGNET);
         assert!(parse_magic("0b1109").is_err());
         assert!(parse_magic("xyz").is_err());
     }
