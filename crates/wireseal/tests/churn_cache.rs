@@ -13,6 +13,10 @@ static ALLOC: dhat::Alloc = dhat::Alloc;
 
 const PEERS: usize = 100_000;
 
+/// Heap blocks other threads of the test process may allocate while the
+/// churn runs; far below one per operation.
+const HARNESS_SLACK: u64 = 16;
+
 /// A distinct 32-byte public key for each index (the bytes need not be a
 /// curve point: the cache keys by bytes and derives through the closure).
 fn peer(i: usize) -> [u8; 32] {
@@ -55,10 +59,13 @@ fn hundred_thousand_peers_stay_within_capacity() {
             );
         }
         let after = dhat::HeapStats::get();
-        assert_eq!(
-            (after.total_blocks, after.curr_bytes),
-            (before.total_blocks, before.curr_bytes),
-            "capacity {capacity}: the cache allocated during churn"
+        // dhat counts the whole process: the test harness's own threads may
+        // allocate a few blocks meanwhile (seen under heavy load). The cache
+        // allocating per insert or eviction would show as 100,000 or more.
+        let blocks = after.total_blocks - before.total_blocks;
+        assert!(
+            blocks <= HARNESS_SLACK,
+            "capacity {capacity}: {blocks} heap blocks allocated during {PEERS} inserts"
         );
         let s = cache.stats();
         assert_eq!(cache.len(), capacity);
@@ -76,7 +83,7 @@ fn hundred_thousand_peers_stay_within_capacity() {
         assert_eq!(served, capacity);
         assert!((PEERS - capacity..PEERS).all(|i| cache.peek(now, &peer(i)).is_some()));
         println!(
-            "capacity {capacity}: {PEERS} peers, {} evictions, {} live, heap {} bytes in {} blocks unchanged",
+            "capacity {capacity}: {PEERS} peers, {} evictions, {} live, {blocks} heap blocks allocated meanwhile (heap {} bytes in {} blocks)",
             s.evictions,
             cache.len(),
             after.curr_bytes,
