@@ -38,7 +38,10 @@ pub fn unhex(s: &str) -> Vec<u8> {
 
 /// `v[k]` as bytes from hex.
 pub fn hx(v: &Value, k: &str) -> Vec<u8> {
-    unhex(v[k].as_str().unwrap_or_else(|| panic!("missing string field {k}")))
+    unhex(
+        v[k].as_str()
+            .unwrap_or_else(|| panic!("missing string field {k}")),
+    )
 }
 
 /// `v[k]` as exactly `N` bytes from hex.
