@@ -16,8 +16,15 @@ use crate::keys::EllSwiftKeypair;
 use core::fmt;
 use core::ops::Range;
 
-/// Bytes a driver reads from its stream at a time.
+/// Bytes a driver reads from its stream at a time after the handshake.
 pub(crate) const READ_CHUNK: usize = 64 * 1024;
+
+/// Bytes a driver reads at a time during the handshake, and the capacity
+/// its input buffer grows to in doubling steps: a key, the longest garbage
+/// and its terminator. Past this (a large decoy or version packet) the
+/// buffer grows as the packet needs.
+pub(crate) const HANDSHAKE_READ_CHUNK: usize =
+    crate::keys::ELLSWIFT_LEN + super::MAX_GARBAGE_LEN + super::TERMINATOR_LEN;
 
 /// How a driver runs the handshake and the session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,14 +118,17 @@ pub(crate) enum Step {
     Done,
 }
 
+/// The handshake's state. The states that hold the session's ciphers (about
+/// 1.6 KiB) are boxed, so a handshake waiting for the peer's key (what a
+/// silent or slow peer keeps a listener holding) is a few hundred bytes.
 enum State {
     Awaiting(Handshake<AwaitingPeer>),
     Start(Handshake<Start>),
     KeySent(Handshake<KeySent>),
     Derived(Handshake<KeysDerived>),
-    VersionSent(Handshake<VersionSent>),
-    Garbage(Handshake<GarbageReceived>),
-    Done(Session),
+    VersionSent(Box<Handshake<VersionSent>>),
+    Garbage(Box<Handshake<GarbageReceived>>),
+    Done(Box<Session>),
     Failed,
 }
 
@@ -150,6 +160,19 @@ impl HandshakeCore {
         })
     }
 
+    /// Appends bytes read from the peer to `inbuf`. Up to
+    /// [`HANDSHAKE_READ_CHUNK`] the capacity doubles but never passes that
+    /// size, so a handshake that never completes holds at most that much,
+    /// and a peer trickling bytes in holds about twice what it sent.
+    pub(crate) fn received(&mut self, bytes: &[u8]) {
+        let needed = self.inbuf.len() + bytes.len();
+        if needed > self.inbuf.capacity() && needed <= HANDSHAKE_READ_CHUNK {
+            let target = (self.inbuf.capacity() * 2).clamp(needed, HANDSHAKE_READ_CHUNK);
+            self.inbuf.reserve_exact(target - self.inbuf.len());
+        }
+        self.inbuf.extend_from_slice(bytes);
+    }
+
     /// Advances as far as the bytes in `inbuf` allow.
     pub(crate) fn step(&mut self) -> Result<Step, Error> {
         loop {
@@ -177,29 +200,31 @@ impl HandshakeCore {
                 State::Derived(h) => {
                     let decoys: Vec<&[u8]> = self.decoys.iter().map(Vec::as_slice).collect();
                     let h = h.write_version(&decoys, &mut self.out)?;
-                    (State::VersionSent(h), None)
+                    (State::VersionSent(Box::new(h)), None)
                 }
                 State::VersionSent(h) => match h.read_garbage(&self.inbuf)? {
                     GarbageRead::NeedMore(h) => {
-                        (State::VersionSent(h), Some(Stage::GarbageTerminator))
+                        (State::VersionSent(Box::new(h)), Some(Stage::GarbageTerminator))
                     }
                     GarbageRead::Found {
                         handshake,
                         consumed,
                     } => {
                         self.inbuf.drain(..consumed);
-                        (State::Garbage(handshake), None)
+                        (State::Garbage(Box::new(handshake)), None)
                     }
                 },
                 State::Garbage(h) => match h.read_version(&mut self.inbuf)? {
-                    VersionRead::NeedMore(h, _) => (State::Garbage(h), Some(Stage::Version)),
+                    VersionRead::NeedMore(h, _) => {
+                        (State::Garbage(Box::new(h)), Some(Stage::Version))
+                    }
                     VersionRead::Decoy(h, consumed) => {
                         self.inbuf.drain(..consumed);
-                        (State::Garbage(h), None)
+                        (State::Garbage(Box::new(h)), None)
                     }
                     VersionRead::Done { session, consumed } => {
                         self.inbuf.drain(..consumed);
-                        self.state = State::Done(session);
+                        self.state = State::Done(Box::new(session));
                         return Ok(Step::Done);
                     }
                 },
@@ -226,6 +251,7 @@ impl HandshakeCore {
         receiver.set_max_contents(config.max_contents);
         let read = ReadState {
             receiver,
+            end: self.inbuf.len(),
             buf: self.inbuf,
             start: 0,
             packets: 0,
@@ -241,12 +267,15 @@ impl HandshakeCore {
     }
 }
 
-/// The inbound half's state: the receiver and the bytes read but not used.
+/// The inbound half's state: the receiver and the bytes read but not used
+/// (`buf[start..end]`). All of `buf` is initialized, so a read goes into
+/// `buf[end..]` without zeroing it again.
 #[derive(Debug)]
 pub(crate) struct ReadState {
     receiver: PacketReceiver,
     pub(crate) buf: Vec<u8>,
     start: usize,
+    end: usize,
     packets: u64,
 }
 
@@ -256,9 +285,13 @@ impl ReadState {
     /// (the used bytes are then dropped from `buf`).
     pub(crate) fn next_buffered(&mut self) -> Result<Option<Range<usize>>, Error> {
         loop {
-            match self.receiver.open_next(b"", &mut self.buf[self.start..])? {
+            match self
+                .receiver
+                .open_next(b"", &mut self.buf[self.start..self.end])?
+            {
                 Next::NeedMore(_) => {
-                    self.buf.drain(..self.start);
+                    self.buf.copy_within(self.start..self.end, 0);
+                    self.end -= self.start;
                     self.start = 0;
                     return Ok(None);
                 }
@@ -278,7 +311,21 @@ impl ReadState {
 
     /// Bytes read and not yet used.
     pub(crate) fn buffered_len(&self) -> usize {
-        self.buf.len() - self.start
+        self.end - self.start
+    }
+
+    /// Room for the next read of at most `chunk` bytes: `buf[end..]`,
+    /// grown (and zeroed) only past what earlier reads already used.
+    pub(crate) fn spare(&mut self, chunk: usize) -> &mut [u8] {
+        if self.buf.len() < self.end + chunk {
+            self.buf.resize(self.end + chunk, 0);
+        }
+        &mut self.buf[self.end..self.end + chunk]
+    }
+
+    /// Records `n` bytes read into [`Self::spare`].
+    pub(crate) fn filled(&mut self, n: usize) {
+        self.end += n;
     }
 
     /// Packets opened so far, decoys included.

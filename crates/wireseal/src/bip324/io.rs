@@ -25,7 +25,7 @@
 //! ```
 
 pub use super::driver::{Config, Error, Stage};
-use super::driver::{HandshakeCore, Step, READ_CHUNK};
+use super::driver::{HandshakeCore, Step, HANDSHAKE_READ_CHUNK, READ_CHUNK};
 use super::keys::Role;
 use super::packet::PacketType;
 use crate::keys::EllSwiftKeypair;
@@ -57,23 +57,17 @@ pub fn handshake<S: Read + Write + ?Sized>(
                 core.out.clear();
             }
             Step::Read(stage) => {
-                if read_some(stream, &mut core.inbuf)? == 0 {
+                let mut chunk = [0u8; HANDSHAKE_READ_CHUNK];
+                let n = stream.read(&mut chunk)?;
+                if n == 0 {
                     return Err(Error::Disconnected { stage });
                 }
+                core.received(&chunk[..n]);
             }
             Step::Done => break,
         }
     }
     Ok(established(core, config))
-}
-
-/// Reads once, appending at most [`READ_CHUNK`] bytes to `buf`.
-fn read_some<R: Read + ?Sized>(r: &mut R, buf: &mut Vec<u8>) -> std::io::Result<usize> {
-    let start = buf.len();
-    buf.resize(start + READ_CHUNK, 0);
-    let n = r.read(&mut buf[start..]);
-    buf.truncate(start + *n.as_ref().unwrap_or(&0));
-    n
 }
 
 impl Reader {
@@ -107,7 +101,9 @@ impl Reader {
     ///
     /// The stream's error; the buffer is unchanged.
     pub fn fill<R: Read + ?Sized>(&mut self, r: &mut R) -> std::io::Result<usize> {
-        read_some(r, &mut self.state.buf)
+        let n = r.read(self.state.spare(READ_CHUNK))?;
+        self.state.filled(n);
+        Ok(n)
     }
 }
 

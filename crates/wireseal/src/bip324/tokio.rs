@@ -27,11 +27,15 @@
 //! ```
 
 pub use super::driver::{Config, Error, Stage};
-use super::driver::{HandshakeCore, Step, READ_CHUNK};
+use super::driver::{HandshakeCore, Step, HANDSHAKE_READ_CHUNK, READ_CHUNK};
 use super::keys::Role;
 use super::packet::PacketType;
 use crate::keys::EllSwiftKeypair;
-use ::tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use ::tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use std::future::poll_fn;
+use std::mem::MaybeUninit;
+use std::pin::Pin;
+use std::task::{ready, Poll};
 
 super::session_halves::session_halves!();
 
@@ -59,7 +63,7 @@ pub async fn handshake<S: AsyncRead + AsyncWrite + Unpin + ?Sized>(
                 core.out.clear();
             }
             Step::Read(stage) => {
-                if read_some(stream, &mut core.inbuf, HANDSHAKE_READ_CHUNK).await? == 0 {
+                if read_handshake(stream, &mut core).await? == 0 {
                     return Err(Error::Disconnected { stage });
                 }
             }
@@ -69,23 +73,22 @@ pub async fn handshake<S: AsyncRead + AsyncWrite + Unpin + ?Sized>(
     Ok(established(core, config))
 }
 
-/// Bytes read at a time during the handshake: a key, the longest garbage
-/// and its terminator. A peer that trickles bytes in makes the buffer grow
-/// (and be copied) in steps of this size, not of [`READ_CHUNK`], so a
-/// listener holding many handshakes holds a few KiB for each.
-const HANDSHAKE_READ_CHUNK: usize =
-    crate::keys::ELLSWIFT_LEN + super::MAX_GARBAGE_LEN + super::TERMINATOR_LEN;
-
-/// Reads once into `buf`'s spare capacity (at most `chunk` bytes);
-/// cancel-safe: `buf` grows only when the read completes.
-async fn read_some<R: AsyncRead + Unpin + ?Sized>(
+/// Reads once (at most [`HANDSHAKE_READ_CHUNK`] bytes) into a buffer on
+/// the stack of the poll that finds bytes, then appends them to the
+/// handshake's input: a handshake waiting on a silent or slow peer holds
+/// no read buffer, only the bytes it received. Cancel-safe.
+async fn read_handshake<R: AsyncRead + Unpin + ?Sized>(
     r: &mut R,
-    buf: &mut Vec<u8>,
-    chunk: usize,
+    core: &mut HandshakeCore,
 ) -> std::io::Result<usize> {
-    buf.reserve(chunk);
-    let mut limited = (&mut *r).take(chunk as u64);
-    limited.read_buf(buf).await
+    poll_fn(|cx| {
+        let mut chunk = [MaybeUninit::<u8>::uninit(); HANDSHAKE_READ_CHUNK];
+        let mut rb = ReadBuf::uninit(&mut chunk);
+        ready!(Pin::new(&mut *r).poll_read(cx, &mut rb))?;
+        core.received(rb.filled());
+        Poll::Ready(Ok(rb.filled().len()))
+    })
+    .await
 }
 
 impl Reader {
@@ -125,7 +128,14 @@ impl Reader {
         &mut self,
         r: &mut R,
     ) -> std::io::Result<usize> {
-        read_some(r, &mut self.state.buf, READ_CHUNK).await
+        poll_fn(|cx| {
+            let mut rb = ReadBuf::new(self.state.spare(READ_CHUNK));
+            ready!(Pin::new(&mut *r).poll_read(cx, &mut rb))?;
+            let n = rb.filled().len();
+            self.state.filled(n);
+            Poll::Ready(Ok(n))
+        })
+        .await
     }
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
-use wireseal::bip324::tokio::{handshake, Error, Writer};
+use wireseal::bip324::tokio::{handshake, Error, Established, Writer};
 use wireseal::bip324::{KeyPool, Network, PacketType, Role};
 
 /// The listener writes its pending echoes once they reach this many bytes.
@@ -146,7 +146,9 @@ async fn write_within(w: &mut Writer, stream: &mut TcpStream, limit: Duration) -
 }
 
 /// Serves one peer; the packet count and the session id (hex) when it
-/// leaves cleanly.
+/// leaves cleanly. The echo loop's state (the session's ciphers and its
+/// futures, a few KiB) is boxed once the handshake succeeds, so a task that
+/// waits for a silent or slow peer's handshake holds only the handshake's.
 async fn serve(
     mut stream: TcpStream,
     peer: SocketAddr,
@@ -172,6 +174,18 @@ async fn serve(
     .map_err(handshake_error)?;
     let id = hex::encode(conn.session_id);
     log.event(Event::Session, || format!("{peer}: v2 session id {id}"));
+    let packets = Box::pin(echo_loop(stream, conn, echo, limits)).await?;
+    Ok((packets, id))
+}
+
+/// Runs an established session until the peer leaves; the packet count
+/// when it leaves cleanly.
+async fn echo_loop(
+    mut stream: TcpStream,
+    conn: Established,
+    echo: bool,
+    limits: Limits,
+) -> Result<u64> {
     let (mut reader, mut writer) = (conn.reader, conn.writer);
     loop {
         // Open every whole packet in the buffer and echo it; pending echoes
@@ -205,7 +219,7 @@ async fn serve(
         };
         if n == 0 {
             if reader.buffered_len() == 0 {
-                return Ok((packets, id));
+                return Ok(packets);
             }
             bail!("peer disconnected in the middle of a packet (after {packets} packets)");
         }
