@@ -203,9 +203,10 @@ impl HandshakeCore {
                     (State::VersionSent(Box::new(h)), None)
                 }
                 State::VersionSent(h) => match h.read_garbage(&self.inbuf)? {
-                    GarbageRead::NeedMore(h) => {
-                        (State::VersionSent(Box::new(h)), Some(Stage::GarbageTerminator))
-                    }
+                    GarbageRead::NeedMore(h) => (
+                        State::VersionSent(Box::new(h)),
+                        Some(Stage::GarbageTerminator),
+                    ),
                     GarbageRead::Found {
                         handshake,
                         consumed,
