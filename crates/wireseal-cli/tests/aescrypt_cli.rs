@@ -4,28 +4,16 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_wireseal");
+mod support;
+
+use support::{output_fed, BIN};
+
 const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/aescrypt");
 
 fn ws(args: &[&str], pw: &str, stdin: Option<&[u8]>) -> Output {
     let mut c = Command::new(BIN);
-    c.args(args)
-        .env("WS_PW", pw)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    let input = child.stdin.take().unwrap();
-    let data = stdin.map(|d| d.to_vec());
-    let feeder = std::thread::spawn(move || {
-        let mut input = input;
-        if let Some(d) = data {
-            let _ = input.write_all(&d);
-        }
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    out
+    c.args(args).env("WS_PW", pw);
+    output_fed(c, Some(stdin.unwrap_or_default()))
 }
 
 fn stderr(o: &Output) -> String {

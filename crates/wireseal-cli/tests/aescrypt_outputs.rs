@@ -7,34 +7,22 @@
 //! removal of partial files left by killed runs.
 #![cfg(unix)]
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_wireseal");
+mod support;
+
+use support::{output_fed, BIN};
 
 /// Runs `wireseal aescrypt ARGS` with the password `pw` in `WS_PW` and
 /// `stdin` fed in.
 fn ws(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .arg("file")
-        .args(args)
-        .env("WS_PW", "pw")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    out
+    let mut c = Command::new(BIN);
+    c.arg("file").args(args).env("WS_PW", "pw");
+    output_fed(c, Some(stdin))
 }
 
 fn err(o: &Output) -> String {

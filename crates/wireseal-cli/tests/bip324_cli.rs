@@ -3,72 +3,21 @@
 //! misbehaving peers.
 
 use ::bip324 as peer;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
+mod support;
+
+use support::{Listener, BIN};
 use wireseal::bip324::{
     classify_first_bytes, Classified, EllSwiftKeypair, GarbageRead, Handshake, KeyRead, Network,
     PacketType, PeerKind, Role, Session, SessionKeys, Start, VersionRead, MAX_GARBAGE_LEN,
     TERMINATOR_LEN,
 };
 
-const BIN: &str = env!("CARGO_BIN_EXE_wireseal");
 const MAGIC: [u8; 4] = [0xf9, 0xbe, 0xb4, 0xd9];
 const NET: Network = Network::MAINNET;
-
-struct Listener {
-    child: Child,
-    addr: String,
-    log: tempfile::NamedTempFile,
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Listener {
-    /// Waits up to `limit` for a line of the listener's stderr containing
-    /// `needle` (it logs one line per connection when it ends).
-    fn wait_log(&self, needle: &str, limit: Duration) -> bool {
-        let t0 = Instant::now();
-        loop {
-            let log = std::fs::read_to_string(self.log.path()).unwrap_or_default();
-            if log.lines().any(|l| l.contains(needle)) {
-                return true;
-            }
-            if t0.elapsed() > limit {
-                eprintln!("listener log so far:\n{log}");
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-fn listen(extra: &[&str]) -> Listener {
-    let log = tempfile::NamedTempFile::new().unwrap();
-    let mut child = Command::new(BIN)
-        .args(["v2", "listen", "127.0.0.1:0", "--echo"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(log.reopen().unwrap()))
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap()
-        .to_string();
-    Listener { child, addr, log }
-}
 
 fn connect(addr: &str, extra: &[&str]) -> std::process::Output {
     Command::new(BIN)
@@ -80,7 +29,7 @@ fn connect(addr: &str, extra: &[&str]) -> std::process::Output {
 
 #[test]
 fn our_connect_with_our_listener_across_rekeys() {
-    let l = listen(&[]);
+    let l = Listener::v2(&[]);
     let out = connect(&l.addr, &["--count", "1500"]);
     assert!(
         out.status.success(),
@@ -88,7 +37,7 @@ fn our_connect_with_our_listener_across_rekeys() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("ok: 1500 packets"));
-    let l = listen(&["--magic", "0a03cf40"]);
+    let l = Listener::v2(&["--magic", "0a03cf40"]);
     let out = connect(&l.addr, &["--count", "10", "--magic", "0a03cf40"]);
     assert!(out.status.success());
 }
@@ -97,7 +46,7 @@ fn our_connect_with_our_listener_across_rekeys() {
 /// echoed packets (several rekeys each way), decoys ignored.
 #[test]
 fn crate_initiator_with_our_listener() {
-    let l = listen(&[]);
+    let l = Listener::v2(&[]);
     let s = TcpStream::connect(&l.addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let mut p = peer::io::Protocol::new(
@@ -266,7 +215,7 @@ fn v2_key() -> EllSwiftKeypair {
 
 #[test]
 fn misbehaving_peers_get_errors_and_the_listener_keeps_serving() {
-    let l = listen(&[]);
+    let l = Listener::v2(&[]);
     // A v1 peer: the listener closes the connection (end of stream, not a
     // timeout) and sends nothing. Exactly the 16-byte prefix is sent, so
     // nothing is left unread at the listener and it closes with a FIN.
@@ -282,7 +231,7 @@ fn misbehaving_peers_get_errors_and_the_listener_keeps_serving() {
     );
     let me = s.local_addr().unwrap().to_string();
     assert!(l.wait_log(
-        &format!("{me}: error: peer is not v2"),
+        &[&format!("{me}: error: peer is not v2")],
         Duration::from_secs(5)
     ));
 
@@ -310,7 +259,7 @@ fn misbehaving_peers_get_errors_and_the_listener_keeps_serving() {
     );
     let me = s.local_addr().unwrap().to_string();
     assert!(l.wait_log(
-        &format!("{me}: error: peer is not v2 or sent bad garbage"),
+        &[&format!("{me}: error: peer is not v2 or sent bad garbage")],
         Duration::from_secs(5)
     ));
 
@@ -425,7 +374,7 @@ fn connect_reports_a_disconnect_in_the_middle_of_a_packet() {
 /// keeps serving.
 #[test]
 fn connect_with_mismatched_magic_fails_clearly() {
-    let l = listen(&[]);
+    let l = Listener::v2(&[]);
     let out = connect(
         &l.addr,
         &[
@@ -465,7 +414,7 @@ fn connect_with_mismatched_magic_fails_clearly() {
 /// still serves a well-behaved peer afterwards.
 #[test]
 fn a_peer_that_never_reads_is_dropped() {
-    let l = listen(&["--write-timeout", "1"]);
+    let l = Listener::v2(&["--write-timeout", "1"]);
     let mut s = TcpStream::connect(&l.addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let (mut tx, _rx) = initiate(&mut s).split();
@@ -489,7 +438,7 @@ fn a_peer_that_never_reads_is_dropped() {
     assert!(sent > 0, "{e}");
     assert!(
         l.wait_log(
-            &format!("{me}: error: write timed out"),
+            &[&format!("{me}: error: write timed out")],
             Duration::from_secs(10)
         ),
         "dropped for another reason than the write deadline"
@@ -506,7 +455,7 @@ fn a_peer_that_never_reads_is_dropped() {
 /// (the others stay open), and a freed slot serves a new peer.
 #[test]
 fn connection_cap_is_enforced() {
-    let l = listen(&["--max-connections", "2"]);
+    let l = Listener::v2(&["--max-connections", "2"]);
     let a = TcpStream::connect(&l.addr).unwrap();
     let b = TcpStream::connect(&l.addr).unwrap();
     let mut c = TcpStream::connect(&l.addr).unwrap();
@@ -519,7 +468,7 @@ fn connection_cap_is_enforced() {
     );
     let c_addr = c.local_addr().unwrap().to_string();
     assert!(l.wait_log(
-        &format!("{c_addr}: refused: 2 connections"),
+        &[&format!("{c_addr}: refused: 2 connections")],
         Duration::from_secs(5)
     ));
     // The two accepted ones are still open (their handshake deadline is
@@ -542,7 +491,7 @@ fn connection_cap_is_enforced() {
     // Closing one frees its slot (logged after the slot is freed).
     let a_addr = a.local_addr().unwrap().to_string();
     drop(a);
-    assert!(l.wait_log(&format!("{a_addr}: error"), Duration::from_secs(10)));
+    assert!(l.wait_log(&[&format!("{a_addr}: error")], Duration::from_secs(10)));
     let out = connect(&l.addr, &["--count", "50"]);
     assert!(
         out.status.success(),

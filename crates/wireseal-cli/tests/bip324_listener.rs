@@ -3,68 +3,14 @@
 //! when full, a bounded log under a reconnect loop, the session id in the
 //! log. Loopback only; every wait is bounded.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_wireseal");
+mod support;
 
-struct Listener {
-    child: Child,
-    addr: String,
-    log: tempfile::NamedTempFile,
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Listener {
-    fn start(extra: &[&str]) -> Listener {
-        let log = tempfile::NamedTempFile::new().unwrap();
-        let mut child = Command::new(BIN)
-            .args(["v2", "listen", "127.0.0.1:0", "--echo"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(log.reopen().unwrap()))
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("first line: {line:?}"))
-            .to_string();
-        Listener { child, addr, log }
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.log.path()).unwrap_or_default()
-    }
-
-    /// Waits up to `limit` for a log line containing every one of `needles`.
-    fn wait_log(&self, needles: &[&str], limit: Duration) -> bool {
-        let t0 = Instant::now();
-        loop {
-            let log = self.log();
-            if log.lines().any(|l| needles.iter().all(|n| l.contains(n))) {
-                return true;
-            }
-            if t0.elapsed() > limit {
-                eprintln!("listener log so far:\n{log}");
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
+use support::{Listener, BIN};
 
 fn connect(addr: &str, count: &str) -> std::process::Output {
     Command::new(BIN)
@@ -89,7 +35,7 @@ fn expect_fin(s: &mut TcpStream, limit: Duration, what: &str) {
 /// says the listener is full, and `connect` says what that close can mean.
 #[test]
 fn silent_clients_are_freed_by_the_handshake_deadline() {
-    let l = Listener::start(&["--max-connections", "3", "--handshake-timeout", "2"]);
+    let l = Listener::v2(&["--max-connections", "3", "--handshake-timeout", "2"]);
     let mut idle: Vec<TcpStream> = (0..3)
         .map(|_| TcpStream::connect(&l.addr).unwrap())
         .collect();
@@ -135,7 +81,7 @@ fn silent_clients_are_freed_by_the_handshake_deadline() {
 /// its place.
 #[test]
 fn per_ip_limit() {
-    let l = Listener::start(&["--max-per-ip", "2", "--max-connections", "50"]);
+    let l = Listener::v2(&["--max-per-ip", "2", "--max-connections", "50"]);
     let a = TcpStream::connect(&l.addr).unwrap();
     let b = TcpStream::connect(&l.addr).unwrap();
     std::thread::sleep(Duration::from_millis(200));
@@ -169,7 +115,7 @@ fn per_ip_limit() {
 /// refusals that were left out.
 #[test]
 fn log_lines_are_bounded_under_a_reconnect_loop() {
-    let l = Listener::start(&["--max-connections", "1", "--log-interval", "1"]);
+    let l = Listener::v2(&["--max-connections", "1", "--log-interval", "1"]);
     let _hold = TcpStream::connect(&l.addr).unwrap();
     std::thread::sleep(Duration::from_millis(200));
     let t0 = Instant::now();
@@ -211,7 +157,7 @@ fn log_lines_are_bounded_under_a_reconnect_loop() {
 /// session starts and when it closes.
 #[test]
 fn session_id_is_logged_per_connection() {
-    let l = Listener::start(&[]);
+    let l = Listener::v2(&[]);
     let out = connect(&l.addr, "30");
     assert!(
         out.status.success(),

@@ -4,10 +4,13 @@
 //! command, completions.
 
 use serde_json::Value;
-use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+mod support;
+
+use support::{output_fed, success_stdout, BIN};
 
 /// The firmware's PKC vector (see meshtastic_cli.rs).
 const OUR_PRIVATE: &str = "a00330633e63522f8a4d81ec6d9d1e6617f6c8ffd3a4c698229537d44e522277";
@@ -16,24 +19,9 @@ const PAYLOAD: &str = "40df24abfcc30a17a3d9046726099e796a1c036a792b";
 const PLAINTEXT: &str = "08011204746573744800";
 
 fn run_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_wireseal"));
-    c.args(args)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let mut child = c.spawn().expect("run wireseal");
-    if let Some(data) = stdin {
-        let mut w = child.stdin.take().unwrap();
-        let _ = w.write_all(data);
-    }
-    child.wait_with_output().unwrap()
+    let mut c = Command::new(BIN);
+    c.args(args).envs(env.iter().copied()).stdin(Stdio::null());
+    output_fed(c, stdin)
 }
 
 fn run(args: &[&str]) -> Output {
@@ -41,12 +29,7 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn ok_output(o: Output, args: &[&str]) -> String {
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap().trim().to_owned()
+    success_stdout(o, args).trim().to_owned()
 }
 
 fn ok(args: &[&str]) -> String {

@@ -8,14 +8,16 @@
 //! Loopback only; every wait is bounded.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_wireseal");
+mod support;
+
+use support::{Listener, Rng, BIN};
 
 /// Flood connections held open at once.
 const FLOOD: usize = 1_000;
@@ -34,46 +36,17 @@ const REAL_COUNT: &str = "200";
 /// pipes and slack.
 const FDS_NEEDED: u64 = FLOOD as u64 + 200;
 
-/// The listener process; killed when dropped.
-struct Listener {
-    child: Child,
-    addr: SocketAddr,
-    log: tempfile::NamedTempFile,
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 impl Listener {
     /// Starts the listener through `sh`, with its soft descriptor limit
     /// raised to the hard one (`exec` keeps the process id).
     fn start(extra: &[&str]) -> Listener {
-        let log = tempfile::NamedTempFile::new().unwrap();
-        let mut child = Command::new("sh")
-            .arg("-c")
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
             .arg(r#"ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@""#)
             .arg(BIN)
             .args(["bip324", "listen", "127.0.0.1:0", "--echo"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(log.reopen().unwrap()))
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("first line: {line:?}"))
-            .parse()
-            .unwrap();
-        Listener { child, addr, log }
+            .args(extra);
+        Listener::spawn(cmd)
     }
 
     /// Resident memory in KiB, from /proc/PID/status.
@@ -85,10 +58,6 @@ impl Listener {
             .find_map(|l| l.strip_prefix("VmRSS:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             .expect("no VmRSS line")
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.log.path()).unwrap_or_default()
     }
 }
 
@@ -147,26 +116,6 @@ struct FloodStats {
     connect_failures: usize,
     bytes_sent: u64,
     fewest_open: usize,
-}
-
-/// A small seeded generator (SplitMix64) for the garbage bytes.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn fill(&mut self, buf: &mut [u8]) {
-        for chunk in buf.chunks_mut(8) {
-            let v = self.next().to_le_bytes();
-            chunk.copy_from_slice(&v[..chunk.len()]);
-        }
-    }
 }
 
 fn open(addr: SocketAddr, kind: Kind, now: Instant) -> Option<Conn> {
@@ -284,19 +233,19 @@ fn listener_memory_stays_bounded_under_a_flood_and_real_clients_are_served() {
     let cap = (FLOOD + 200).to_string();
     let l = Listener::start(&["--max-connections", &cap, "--max-per-ip", &cap]);
     // Idle: after startup and one real client.
-    real_client(l.addr).expect("a real client before the flood");
+    real_client(l.socket_addr()).expect("a real client before the flood");
     std::thread::sleep(Duration::from_millis(300));
     let idle = l.rss_kib();
 
     let stop = Arc::new(AtomicBool::new(false));
     let flooder = {
         let stop = Arc::clone(&stop);
-        let addr = l.addr;
+        let addr = l.socket_addr();
         std::thread::spawn(move || flood(addr, &stop))
     };
     let real: Arc<Mutex<(usize, Vec<String>)>> = Arc::default();
     let clients = {
-        let (stop, real, addr) = (Arc::clone(&stop), Arc::clone(&real), l.addr);
+        let (stop, real, addr) = (Arc::clone(&stop), Arc::clone(&real), l.socket_addr());
         std::thread::spawn(move || {
             // Let the flood build up first.
             std::thread::sleep(Duration::from_secs(2));

@@ -10,30 +10,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_wireseal");
+mod support;
+
+use support::{Rng, BIN};
 const SIZE: usize = 64 << 20;
 const KILLS_PER_DIRECTION: usize = 25;
 const PASSWORD: &str = "correct horse battery staple";
 /// Prefix of the temporary output a run renames into place.
 const PARTIAL_PREFIX: &str = ".wireseal-partial-";
-
-/// A small seeded generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 fn command(verb: &str, input: &Path, output: &Path) -> Command {
     let mut c = Command::new(BIN);

@@ -3,6 +3,10 @@
 
 use std::process::{Command, Output};
 
+mod support;
+
+use support::{success_stdout, ws_env};
+
 const OUR_PRIVATE: &str = "a00330633e63522f8a4d81ec6d9d1e6617f6c8ffd3a4c698229537d44e522277";
 const SENDER_PUBLIC: &str = "db18fc50eea47f00251cb784819a3cf5fc361882597f589f0d7ff820e8064457";
 /// The PKC payload of the firmware's radio-frame vector (after the 16-byte header).
@@ -10,20 +14,11 @@ const PAYLOAD: &str = "40df24abfcc30a17a3d9046726099e796a1c036a792b";
 const PLAINTEXT: &str = "08011204746573744800";
 
 fn wireseal(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wireseal"))
-        .args(args)
-        .output()
-        .expect("run wireseal")
+    ws_env(args, &[])
 }
 
 fn ok(args: &[&str]) -> String {
-    let o = wireseal(args);
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap().trim().to_string()
+    success_stdout(wireseal(args), args).trim().to_string()
 }
 
 fn fails(args: &[&str], needle: &str) {

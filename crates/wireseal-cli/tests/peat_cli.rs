@@ -1,6 +1,10 @@
 //! `wireseal peat ...` end to end, against the peat-btle vectors.
 
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod support;
+
+use support::{success_stdout, ws_env};
 
 const VECTORS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -11,22 +15,8 @@ fn ws(args: &[&str]) -> Output {
     ws_env(args, &[])
 }
 
-fn ws_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wireseal"))
-        .args(args)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap()
-}
-
 fn ok(args: &[&str]) -> String {
-    let o = ws(args);
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
+    success_stdout(ws(args), args)
 }
 
 fn fails(args: &[&str], needle: &str) {

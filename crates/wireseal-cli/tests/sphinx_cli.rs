@@ -3,16 +3,17 @@
 use serde_json::Value;
 use std::process::Command;
 
+mod support;
+
+use support::ws_env;
+
 fn vec_file(name: &str) -> Value {
     let p = format!("{}/../../vectors/bolt04/{name}", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
 fn run(args: &[&str]) -> (bool, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_wireseal"))
-        .args(args)
-        .output()
-        .unwrap();
+    let o = ws_env(args, &[]);
     (
         o.status.success(),
         String::from_utf8(o.stdout).unwrap().trim().to_string(),
