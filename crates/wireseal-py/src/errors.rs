@@ -105,83 +105,75 @@ pub fn arr32(what: &str, b: &[u8]) -> PyResult<[u8; 32]> {
     b.try_into().map_err(|_| key_len(what, 32, b.len()))
 }
 
+/// The exception for a library error: `Auth`, `Truncated` and
+/// `BufferTooSmall` (the variants every module shares) to their classes,
+/// then the module's own `pattern => class` arms, anything else to
+/// `MalformedError`. The message is the error's `Display`.
+macro_rules! exception_for {
+    ($e:expr, $E:ident; $($pat:pat => $class:ty),* $(,)?) => {{
+        let e = $e;
+        let msg = e.to_string();
+        match e {
+            $E::Auth => AuthError::new_err(msg),
+            $E::Truncated { .. } => TruncatedError::new_err(msg),
+            $E::BufferTooSmall { .. } => BufferTooSmallError::new_err(msg),
+            $($pat => <$class>::new_err(msg),)*
+            _ => MalformedError::new_err(msg),
+        }
+    }};
+}
+
 /// Meshtastic errors.
 pub fn meshtastic(e: wireseal::meshtastic::Error) -> PyErr {
     use wireseal::meshtastic::Error as E;
-    let msg = e.to_string();
-    match e {
-        E::Auth => AuthError::new_err(msg),
-        E::Truncated { .. } => TruncatedError::new_err(msg),
-        E::TooLong { .. } => TooLongError::new_err(msg),
-        E::BufferTooSmall { .. } => BufferTooSmallError::new_err(msg),
-        E::Replay { .. } => ReplayError::new_err(msg),
-        E::WeakPublicKey | E::InvalidPsk { .. } => InvalidKeyError::new_err(msg),
-        _ => MalformedError::new_err(msg),
-    }
+    exception_for!(e, E;
+        E::TooLong { .. } => TooLongError,
+        E::Replay { .. } => ReplayError,
+        E::WeakPublicKey | E::InvalidPsk { .. } => InvalidKeyError,
+    )
 }
 
 /// Sphinx errors.
 pub fn sphinx(e: wireseal::sphinx::Error) -> PyErr {
     use wireseal::sphinx::Error as E;
-    let msg = e.to_string();
-    match e {
-        E::Auth => AuthError::new_err(msg),
-        E::Truncated { .. } => TruncatedError::new_err(msg),
-        E::TooLong { .. } => TooLongError::new_err(msg),
-        E::BufferTooSmall { .. } => BufferTooSmallError::new_err(msg),
-        E::Replay => ReplayError::new_err(msg),
-        E::UnknownVersion(_) => UnsupportedVersionError::new_err(msg),
-        E::BadEphemeralKey | E::BadPublicKey | E::KeyDerivation => InvalidKeyError::new_err(msg),
-        _ => MalformedError::new_err(msg),
-    }
+    exception_for!(e, E;
+        E::TooLong { .. } => TooLongError,
+        E::Replay => ReplayError,
+        E::UnknownVersion(_) => UnsupportedVersionError,
+        E::BadEphemeralKey | E::BadPublicKey | E::KeyDerivation => InvalidKeyError,
+    )
 }
 
 /// peat errors.
 pub fn peat(e: wireseal::peat::Error) -> PyErr {
     use wireseal::peat::Error as E;
-    let msg = e.to_string();
-    match e {
-        E::Auth => AuthError::new_err(msg),
-        E::Truncated { .. } => TruncatedError::new_err(msg),
-        E::BufferTooSmall { .. } => BufferTooSmallError::new_err(msg),
-        E::Replay { .. } => ReplayError::new_err(msg),
-        E::WeakPublicKey => InvalidKeyError::new_err(msg),
-        E::CounterExhausted | E::SessionLimit { .. } => LimitError::new_err(msg),
-        E::NoMeshKey | E::NoSession { .. } | E::SessionExpired { .. } | E::OwnNodeId => {
-            StateError::new_err(msg)
-        }
-        _ => MalformedError::new_err(msg),
-    }
+    exception_for!(e, E;
+        E::Replay { .. } => ReplayError,
+        E::WeakPublicKey => InvalidKeyError,
+        E::CounterExhausted | E::SessionLimit { .. } => LimitError,
+        E::NoMeshKey | E::NoSession { .. } | E::SessionExpired { .. } | E::OwnNodeId => StateError,
+    )
 }
 
 /// BIP324 errors.
 pub fn bip324(e: wireseal::bip324::Error) -> PyErr {
     use wireseal::bip324::Error as E;
-    let msg = e.to_string();
-    match e {
-        E::Auth => AuthError::new_err(msg),
-        E::Truncated { .. } => TruncatedError::new_err(msg),
-        E::TooLong { .. } => TooLongError::new_err(msg),
-        E::BufferTooSmall { .. } => BufferTooSmallError::new_err(msg),
-        _ => MalformedError::new_err(msg),
-    }
+    exception_for!(e, E; E::TooLong { .. } => TooLongError)
 }
 
 /// AES Crypt errors (the native names; `wireseal.aescrypt`'s pyAesCrypt
-/// layer rewrites the messages to pyAesCrypt's).
+/// layer rewrites the messages to pyAesCrypt's). An I/O failure is an
+/// `OSError`.
 pub fn aescrypt(e: wireseal::aescrypt::Error) -> PyErr {
     use wireseal::aescrypt::Error as E;
-    let msg = e.to_string();
-    match e {
-        E::Auth | E::WrongPassword => AuthError::new_err(msg),
-        E::Truncated { .. } | E::PartialBlock => TruncatedError::new_err(msg),
-        E::TooLong { .. } => TooLongError::new_err(msg),
-        E::BufferTooSmall { .. } => BufferTooSmallError::new_err(msg),
-        E::UnsupportedVersion(_) | E::CannotWriteVersion(_) => {
-            UnsupportedVersionError::new_err(msg)
-        }
-        E::TooManyExtensions { .. } | E::TooManyIterations { .. } => LimitError::new_err(msg),
-        E::Io(io) => pyo3::exceptions::PyOSError::new_err(io.to_string()),
-        _ => MalformedError::new_err(msg),
+    if let E::Io(io) = &e {
+        return pyo3::exceptions::PyOSError::new_err(io.to_string());
     }
+    exception_for!(e, E;
+        E::WrongPassword => AuthError,
+        E::PartialBlock => TruncatedError,
+        E::TooLong { .. } => TooLongError,
+        E::UnsupportedVersion(_) | E::CannotWriteVersion(_) => UnsupportedVersionError,
+        E::TooManyExtensions { .. } | E::TooManyIterations { .. } => LimitError,
+    )
 }
