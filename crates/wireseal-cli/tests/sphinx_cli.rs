@@ -39,6 +39,16 @@ fn strip(p: &str) -> String {
     hex::encode(&b[skip..])
 }
 
+/// The `--hop PUBKEY:PAYLOAD` values of a vector's `generate` object.
+fn hop_args(g: &Value) -> Vec<String> {
+    g["hops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| format!("{}:{}", s(&h["pubkey"]), strip(s(&h["payload"]))))
+        .collect()
+}
+
 fn s(v: &Value) -> &str {
     v.as_str().unwrap()
 }
@@ -47,12 +57,7 @@ fn s(v: &Value) -> &str {
 fn build_and_peel_the_onion_vector() {
     let v = vec_file("onion-test.json");
     let g = &v["generate"];
-    let hops: Vec<String> = g["hops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| format!("{}:{}", s(&h["pubkey"]), strip(s(&h["payload"]))))
-        .collect();
+    let hops = hop_args(g);
     let mut args = vec![
         "onion",
         "build",
@@ -522,12 +527,7 @@ fn bad_secret_hex_is_not_echoed() {
 fn session_key_from_file_or_environment() {
     let o = vec_file("onion-test.json");
     let g = &o["generate"];
-    let hops: Vec<String> = g["hops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| format!("{}:{}", s(&h["pubkey"]), strip(s(&h["payload"]))))
-        .collect();
+    let hops = hop_args(g);
     let with = |key_args: &[&str], env: Option<&str>| {
         let mut args = vec![
             "onion",
