@@ -5,7 +5,7 @@ use std::process::Command;
 
 mod support;
 
-use support::ws_env;
+use support::{success_stdout, ws_env};
 
 fn vec_file(name: &str) -> Value {
     let p = format!("{}/../../vectors/bolt04/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -47,6 +47,11 @@ fn hop_args(g: &Value) -> Vec<String> {
         .iter()
         .map(|h| format!("{}:{}", s(&h["pubkey"]), strip(s(&h["payload"]))))
         .collect()
+}
+
+/// The JSON stdout of a run of `args` with the extra `env` that must succeed.
+fn json_with_env(args: &[&str], env: &[(&str, &str)]) -> Value {
+    serde_json::from_str(&success_stdout(ws_env(args, env), args)).unwrap()
 }
 
 fn s(v: &Value) -> &str {
@@ -279,8 +284,8 @@ fn bad_input_fails_cleanly() {
 #[test]
 fn node_key_from_environment() {
     let o = vec_file("onion-test.json");
-    let o2 = Command::new(env!("CARGO_BIN_EXE_wireseal"))
-        .args([
+    let out = json_with_env(
+        &[
             "onion",
             "peel",
             "--json",
@@ -289,16 +294,9 @@ fn node_key_from_environment() {
             "--associated-data",
             s(&o["generate"]["associated_data"]),
             s(&o["onion"]),
-        ])
-        .env("WIRESEAL_SPHINX_TEST_KEY", s(&o["decode"][0]))
-        .output()
-        .unwrap();
-    assert!(
-        o2.status.success(),
-        "{}",
-        String::from_utf8_lossy(&o2.stderr)
+        ],
+        &[("WIRESEAL_SPHINX_TEST_KEY", s(&o["decode"][0]))],
     );
-    let out: Value = serde_json::from_slice(&o2.stdout).unwrap();
     assert_eq!(
         s(&out["payload"]),
         strip(s(&o["generate"]["hops"][0]["payload"]))
@@ -598,17 +596,10 @@ fn session_key_from_file_or_environment() {
         args.extend(["--hop-pubkey", s(&h["pubkey"])]);
     }
     args.push(s(&e["errorpacket"]));
-    let out = Command::new(env!("CARGO_BIN_EXE_wireseal"))
-        .args(&args)
-        .env("WIRESEAL_SPHINX_TEST_SESSION", s(&ge["session_key"]))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let v = json_with_env(
+        &args,
+        &[("WIRESEAL_SPHINX_TEST_SESSION", s(&ge["session_key"]))],
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["hop"], 5);
     assert_eq!(s(&v["message"]), s(&ge["failure_message"]));
 }
