@@ -249,7 +249,16 @@ pub fn encrypt_into(
     let Some(dst) = out.get_mut(..need) else {
         return Err(Error::BufferTooSmall { required: need });
     };
-    let v = encrypt_to_vec(batch, password, plaintext, opts)?;
-    dst.copy_from_slice(&v);
+    let mut e = Encryptor::new(password, opts)?;
+    let mut at = 0;
+    // `dst` holds exactly `encrypted_len` bytes, what the encryptor emits.
+    let mut emit = |c: &[u8]| -> Result<(), Infallible> {
+        dst[at..at + c.len()].copy_from_slice(c);
+        at += c.len();
+        Ok(())
+    };
+    let Ok(()) = e.update_with(batch, plaintext, &mut emit);
+    let Ok(()) = e.finish_with(&mut emit);
+    debug_assert_eq!(at, need, "encrypted_len matches what was written");
     Ok(need)
 }
