@@ -77,21 +77,7 @@ fn keygen_writes_a_private_file_that_every_file_option_reads() {
     assert_eq!(ok(&["pubkey", "x25519", "--key-file", &xk]), xpub);
     assert_eq!(ok(&["pubkey", "secp256k1", "--key-file", &sk]), spub);
     // Meshtastic: encrypt to ourselves and back.
-    let pkc = |cmd: &str, data: &str| {
-        ok(&[
-            "meshtastic",
-            cmd,
-            "--key-file",
-            &xk,
-            "--peer-key",
-            &xpub,
-            "--from",
-            "1",
-            "--id",
-            "2",
-            data,
-        ])
-    };
+    let pkc = |cmd: &str, data: &str| ok(&pkc_args(cmd, &xk, &xpub, data));
     assert_eq!(pkc("pkc-decrypt", &pkc("pkc-encrypt", "c0ffee")), "c0ffee");
     // peat: keyx with --key-file, and 32-byte secrets from the same file.
     assert!(ok(&["peat", "keyx", "--node", "7", "--key-file", &xk]).starts_with("b0"));
@@ -413,21 +399,7 @@ fn every_command_speaks_json() {
         json(&["pubkey", "x25519", "--key-file", &xk])["public_key"],
         xpub.as_str()
     );
-    let m = |cmd: &str, data: &str| {
-        json(&[
-            "meshtastic",
-            cmd,
-            "--key-file",
-            &xk,
-            "--peer-key",
-            &xpub,
-            "--from",
-            "1",
-            "--id",
-            "2",
-            data,
-        ])
-    };
+    let m = |cmd: &str, data: &str| json(&pkc_args(cmd, &xk, &xpub, data));
     let payload = m("pkc-encrypt", "00ff");
     assert_eq!(
         m("pkc-decrypt", s(&payload["payload"]))["plaintext"],
@@ -622,4 +594,22 @@ fn smaller_items() {
     for shell in ["bash", "zsh", "fish"] {
         assert!(ok(&["completions", shell]).contains("wireseal"), "{shell}");
     }
+}
+
+/// A Meshtastic PKC command between our key file and a peer key, from
+/// node 1 with packet id 2.
+fn pkc_args<'a>(cmd: &'a str, key_file: &'a str, peer: &'a str, data: &'a str) -> [&'a str; 11] {
+    [
+        "meshtastic",
+        cmd,
+        "--key-file",
+        key_file,
+        "--peer-key",
+        peer,
+        "--from",
+        "1",
+        "--id",
+        "2",
+        data,
+    ]
 }
