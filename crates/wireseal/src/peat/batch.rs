@@ -10,11 +10,12 @@
 //! and page faults.
 //!
 //! Everything per frame runs on the batch's threads: the nonces are drawn
-//! there, [`NONCES_PER_DRAW`] per `getrandom` call, and the caller's buffer is
-//! split into frames there too, so the calling thread only lays out the
-//! ranges. Drawing the nonces one by one on the calling thread before the
-//! parallel part costs about a twentieth of a single-core seal of 633-byte
-//! documents, which alone caps two cores below 1.9x.
+//! there, [`NONCES_PER_DRAW`] per `getrandom` call, and the frames are sealed
+//! in chunks of the caller's buffer there too, so the calling thread only
+//! lays out the ranges and the chunks. Drawing the nonces one by one on the
+//! calling thread before the parallel part costs about a twentieth of a
+//! single-core seal of 633-byte documents, which alone caps two cores below
+//! 1.9x.
 
 use super::mesh::{sealed_len, MeshKey, MeshSealer};
 use super::Error;
