@@ -245,11 +245,15 @@ struct Counts {
     valid: usize,
 }
 
-/// The end-to-end row.
-pub fn end_to_end(ctx: &Ctx, feed: &Feed) -> Row {
+/// The end-to-end row, against meshtastic-mqtt-json's in-process rate on
+/// the feed's channel envelopes (`peer_rate`, from the same run): the peer
+/// pays neither the broker nor PKC and signature work, so the ratio is a
+/// lower bound on what a gateway built on it would lose.
+pub fn end_to_end(ctx: &Ctx, feed: &Feed, peer_rate: Option<f64>) -> Row {
     let n = if ctx.full { 100_000 } else { 20_000 };
     let runs = if ctx.full { 3 } else { 1 };
     let workload = format!("gw end to end via Mosquitto, mix x {n}");
+    let baseline_name = "meshtastic-mqtt-json in process, channel only";
     let measured = Broker::start().and_then(|b| {
         let mut v = (0..runs)
             .map(|_| one_run(&b, feed, n))
@@ -257,19 +261,29 @@ pub fn end_to_end(ctx: &Ctx, feed: &Feed) -> Row {
         Ok(crate::timing::median(&mut v))
     });
     match measured {
-        Ok(t) => Row::new(
+        Ok(t) => {
+            let peer = peer_rate.ok_or_else(|| Skip::new("meshtastic-mqtt-json row was skipped"));
+            Row::with_peer(
+                SECTION,
+                workload,
+                "pkt/s",
+                Better::Higher,
+                n as f64 / t,
+                baseline_name,
+                peer.as_ref().copied(),
+            )
+            .seed("gateway process: MQTT in, JSON lines out")
+        }
+        Err(why) => Row::new(
             SECTION,
             workload,
             "pkt/s",
             Better::Higher,
-            n as f64 / t,
-            "-",
+            0.0,
+            baseline_name,
             None,
         )
-        .seed("gateway process: MQTT in, JSON lines out"),
-        Err(why) => {
-            Row::new(SECTION, workload, "pkt/s", Better::Higher, 0.0, "-", None).skipped(&why)
-        }
+        .skipped(&why),
     }
 }
 
