@@ -5,7 +5,8 @@
 //! round-trip what they accept. The whole `Decoder` (channel trial
 //! decryption, PKC to our node, node table, signatures, replay window) never
 //! panics, fails exactly when `envelope::decode` fails, sees the second copy
-//! of a decrypted packet as a replay, and `decode_batch` equals one at a time.
+//! of a decrypted packet as a replay, and `decode_batch` (called twice, the
+//! second time with the cache warm) equals one at a time.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
@@ -87,5 +88,12 @@ fuzz_target!(|data: &[u8]| {
         batched,
         vec![first, second],
         "decode_batch differs from one at a time"
+    );
+    // A later batch finds a PKC sender's key cached and opens ahead.
+    let third = one.decode(0, data);
+    assert_eq!(
+        many.decode_batch(0, &[data], batch()),
+        vec![third],
+        "a second decode_batch differs from one at a time"
     );
 });

@@ -2,14 +2,101 @@
 //!
 //! The stateless steps (envelope parsing and channel trial decryption first,
 //! signature verification last) run in parallel on the caller's [`Batch`];
-//! the stateful step between them (PKC through the engine's cache, the node
-//! table, the replay window) runs once per envelope in input order. Each
+//! the stateful step between them (the node table, the replay windows, the
+//! cache's order) runs once per envelope in input order. PKC direct messages
+//! from senders whose key is cached are opened in the parallel step with a
+//! read-only look at the cache and settled in order: the cache hit is
+//! counted and the replay window advanced there, and the plaintext is kept
+//! only if the key the ordered step picks is the one it was opened with. Each
 //! result is therefore exactly what [`Decoder::decode`] returns for that
 //! envelope after the ones before it, and the decoder's state ends up the same.
 
-use super::{finish, parse, Check, Decoded, Decoder, Parsed};
+use super::nodes::NodeTable;
+use super::{finish, parse, Decoded, Decoder, Parsed};
 use crate::batch::Batch;
-use crate::meshtastic::Error;
+use crate::meshtastic::envelope::{self, Data};
+use crate::meshtastic::{Error, PkcEngine, PkcPacket, MAX_PAYLOAD_LEN};
+use zeroize::Zeroize;
+
+/// A PKC payload opened in the parallel step.
+pub(super) struct Ahead {
+    /// The sender key it was opened with.
+    key: [u8; 32],
+    /// Where that key sits in the engine's cache.
+    slot: usize,
+    /// The open's result: the plaintext length or the failure.
+    opened: Result<usize, Error>,
+    /// The plaintext's `Data`, when the open succeeded.
+    data: Option<Result<Data, Error>>,
+}
+
+impl core::fmt::Debug for Ahead {
+    /// Leaves the plaintext out.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Ahead")
+            .field("slot", &self.slot)
+            .field("opened", &self.opened.is_ok())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Ahead {
+    /// What [`Decoder::decode`] would have made of the payload with
+    /// `packet`'s key, or `None` when that is not the key it was opened with
+    /// or the key left the cache since (open it again then).
+    pub(super) fn settle(
+        self,
+        engine: &mut PkcEngine,
+        packet: PkcPacket<'_>,
+    ) -> Option<Result<Data, Error>> {
+        if *packet.peer_public != self.key {
+            return None;
+        }
+        let settled = engine.finish_ahead(self.slot, packet, self.opened)?;
+        let data = self.data;
+        Some(match settled {
+            Ok(_) => data.unwrap_or(Err(Error::Auth)),
+            Err(e) => {
+                if let Some(Ok(mut d)) = data {
+                    d.payload.zeroize();
+                }
+                Err(e)
+            }
+        })
+    }
+}
+
+/// Opens a parsed PKC payload with the key the node table (as the batch
+/// found it) or the packet names, if the engine has that key cached.
+fn open_ahead(engine: &PkcEngine, nodes: &NodeTable, now: u64, parsed: &mut Parsed) {
+    let Some((ciphertext, offered)) = &parsed.pkc else {
+        return;
+    };
+    let key = match (nodes.get(parsed.head.from), offered) {
+        (Some(k), _) => k.public_key,
+        (None, Some(o)) => *o,
+        (None, None) => return,
+    };
+    let packet = PkcPacket {
+        peer_public: &key,
+        from: parsed.head.from,
+        id: parsed.head.id,
+    };
+    let mut buf = [0u8; MAX_PAYLOAD_LEN];
+    if let Some((slot, opened)) = engine.open_ahead(now, packet, ciphertext, &mut buf) {
+        let data = opened
+            .as_ref()
+            .ok()
+            .map(|&n| envelope::decode_data(&buf[..n]));
+        parsed.ahead = Some(Box::new(Ahead {
+            key,
+            slot,
+            opened,
+            data,
+        }));
+    }
+    buf.zeroize();
+}
 
 impl Decoder {
     /// Decodes every envelope, in parallel on `batch` where the work allows;
@@ -21,18 +108,24 @@ impl Decoder {
         envelopes: &[&[u8]],
         batch: &Batch,
     ) -> Vec<Result<Decoded, Error>> {
-        let channels = &self.channels;
-        let parsed: Vec<Result<Parsed, Error>> = batch.map(envelopes, |b| parse(channels, b));
-        let mut settled: Vec<Result<(Decoded, Check), Error>> = parsed
-            .into_iter()
-            .map(|p| p.map(|p| self.settle(now, p)))
-            .collect();
-        batch.for_each_mut(&mut settled, |r| {
-            if let Ok((d, check)) = r {
-                finish(d, *check);
-                *check = Check::Settled;
+        let (channels, nodes, engine) = (&self.channels, &self.nodes, self.pkc.as_ref());
+        // Boxed: the calling thread gathers the chunks' results, so each
+        // result it moves is a pointer, not a whole packet.
+        let mut parsed: Vec<Result<Box<Parsed>, Error>> = batch.map(envelopes, |b| {
+            let mut p = Box::new(parse(channels, b)?);
+            if let Some(engine) = engine {
+                open_ahead(engine, nodes, now, &mut p);
+            }
+            Ok(p)
+        });
+        for p in parsed.iter_mut().flatten() {
+            self.settle(now, p);
+        }
+        batch.for_each_mut(&mut parsed, |r| {
+            if let Ok(p) = r {
+                finish(p);
             }
         });
-        settled.into_iter().map(|r| r.map(|(d, _)| d)).collect()
+        parsed.into_iter().map(|r| r.map(|p| p.head)).collect()
     }
 }

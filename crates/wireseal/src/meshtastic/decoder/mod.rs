@@ -22,9 +22,11 @@
 //!    ([`ReplayWindow`]), which also drops the copies of one packet that
 //!    several gateways publish.
 //!
-//! [`Decoder::decode_batch`] spreads steps 1–2 (channel packets) and 4
-//! over the caller's [`Batch`](crate::batch::Batch); the results, the node table, the PKC cache
-//! and the replay window end up exactly as decoding one at a time leaves them.
+//! [`Decoder::decode_batch`] spreads steps 1–2 (channel packets, and PKC
+//! packets whose sender key is already cached) and 4 over the caller's
+//! [`Batch`](crate::batch::Batch); the results, the node table, the PKC
+//! cache and the replay window end up exactly as decoding one at a time
+//! leaves them.
 //!
 //! ```
 //! use wireseal::meshtastic::decoder::{Decoder, Decryption};
@@ -108,6 +110,12 @@ struct Parsed {
     head: Decoded,
     /// A PKC ciphertext to our node and the key the packet announces.
     pkc: Option<(Vec<u8>, Option<[u8; 32]>)>,
+    /// That ciphertext opened ahead by a batch, not yet settled.
+    ahead: Option<Box<batch::Ahead>>,
+    /// The key a NodeInfo in the clear or on a channel announces.
+    announced: Option<[u8; 32]>,
+    /// What the last step verifies (set by the second).
+    check: Check,
 }
 
 /// The signature check the last step runs.
@@ -205,22 +213,24 @@ impl Decoder {
     /// errors); a packet that cannot be decrypted is an `Ok` whose
     /// [`Decoded::error`] says why.
     pub fn decode(&mut self, now: u64, envelope: &[u8]) -> Result<Decoded, Error> {
-        let parsed = parse(&self.channels, envelope)?;
-        let (mut d, check) = self.settle(now, parsed);
-        finish(&mut d, check);
-        Ok(d)
+        let mut parsed = parse(&self.channels, envelope)?;
+        self.settle(now, &mut parsed);
+        finish(&mut parsed);
+        Ok(parsed.head)
     }
 
-    /// The stateful step, in input order: PKC, node table, replay window.
-    fn settle(&mut self, now: u64, parsed: Parsed) -> (Decoded, Check) {
-        let mut d = parsed.head;
-        if let Some((ciphertext, offered)) = parsed.pkc {
-            self.open_pkc(now, &mut d, &ciphertext, offered);
+    /// The stateful step, in input order: PKC, node table, replay window;
+    /// leaves the signature check for the last step in `parsed.check`.
+    fn settle(&mut self, now: u64, parsed: &mut Parsed) {
+        let d = &mut parsed.head;
+        let mut announced = parsed.announced;
+        if let Some((ciphertext, offered)) = parsed.pkc.take() {
+            self.open_pkc(now, d, &ciphertext, offered, parsed.ahead.take());
+            announced = d.data.as_ref().and_then(announced_key);
         }
         let Some(data) = &d.data else {
-            return (d, Check::Settled);
+            return;
         };
-        let announced = announced_key(data);
         let mut check = Check::Settled;
         if data.xeddsa_signature.is_empty() {
             if let Some(k) = announced {
@@ -255,7 +265,7 @@ impl Decoder {
                 d.error = Some(Undecoded::Replay);
             }
         }
-        (d, check)
+        parsed.check = check;
     }
 
     /// Opens a PKC direct message to our node.
@@ -265,6 +275,7 @@ impl Decoder {
         d: &mut Decoded,
         ciphertext: &[u8],
         offered: Option<[u8; 32]>,
+        ahead: Option<Box<batch::Ahead>>,
     ) {
         let Some(engine) = &mut self.pkc else {
             d.error = Some(Undecoded::NoNodeKey);
@@ -286,14 +297,19 @@ impl Decoder {
                 return;
             }
         };
-        let mut buf = [0u8; MAX_PAYLOAD_LEN];
         let packet = PkcPacket {
             peer_public: &key,
             from: d.from,
             id: d.id,
         };
-        let opened = engine.open_into(now, packet, ciphertext, &mut buf);
-        match opened.and_then(|n| envelope::decode_data(&buf[..n])) {
+        let mut buf = [0u8; MAX_PAYLOAD_LEN];
+        let decoded = match ahead.and_then(|a| (*a).settle(engine, packet)) {
+            Some(decoded) => decoded,
+            None => engine
+                .open_into(now, packet, ciphertext, &mut buf)
+                .and_then(|n| envelope::decode_data(&buf[..n])),
+        };
+        match decoded {
             Ok(data) => {
                 d.data = Some(data);
                 d.decryption = Decryption::Pkc;
@@ -354,7 +370,13 @@ fn parse(channels: &Channels, bytes: &[u8]) -> Result<Parsed, Error> {
             }
         }
     }
-    Ok(Parsed { head, pkc })
+    Ok(Parsed {
+        announced: head.data.as_ref().and_then(announced_key),
+        head,
+        pkc,
+        ahead: None,
+        check: Check::Settled,
+    })
 }
 
 /// Tries the channels with the packet's hash, the one the envelope names first.
@@ -405,7 +427,8 @@ fn signed_fields(from: u32, id: u32, data: &Data) -> SignedFields<'_> {
 }
 
 /// The last (stateless) step: the signature check.
-fn finish(d: &mut Decoded, check: Check) {
+fn finish(parsed: &mut Parsed) {
+    let (d, check) = (&mut parsed.head, parsed.check);
     let Check::With(vk) = check else { return };
     let Some(data) = &d.data else { return };
     d.signature = match vk.verify(&signed_fields(d.from, d.id, data), &data.xeddsa_signature) {
