@@ -217,12 +217,18 @@ impl Batch {
 
     /// Calls `work(k)` once for every `k` in `0..chunks`, on all of the
     /// batch's threads: each is woken by the calling thread and takes the
-    /// next chunk index until none is left. Returns when every chunk is done.
+    /// next chunk index until none is left (a single chunk runs on the
+    /// calling thread). Returns when every chunk is done.
     fn run_chunks<W>(&self, chunks: usize, work: W)
     where
         W: Fn(usize) + Sync,
     {
         if chunks == 0 {
+            return;
+        }
+        if chunks == 1 {
+            // Nothing to share: waking the threads would cost more than it.
+            work(0);
             return;
         }
         let next = AtomicUsize::new(0);
