@@ -12,7 +12,9 @@
 //!   `&Batch`; AES Crypt's decryptor decrypts CBC on the batch's threads
 //!   while the calling thread computes the HMAC
 //!   ([`crate::aescrypt::Decryptor`]). Results are in input order and equal
-//!   to the one-at-a-time results.
+//!   to the one-at-a-time results. A batch call wakes all its threads from
+//!   the calling thread and they take chunks of the work from a shared
+//!   counter (see [`crate::batch`] for why not `rayon::join`).
 //! - Streams: AES Crypt reads and writes through the caller's
 //!   [`std::io::Read`] / [`std::io::Write`] ([`crate::aescrypt::io`]), and
 //!   BIP324 has blocking and (feature `tokio`) async drivers over the
