@@ -189,19 +189,13 @@ impl Batch {
     {
         assert_eq!(items.len(), ranges.len(), "one range per item");
         debug_assert!(ranges_fit(ranges, out.len()), "ranges must fit the buffer");
-        let chunks: Vec<Mutex<Option<RegionChunk<'_, T>>>> = region_chunks(items, ranges, out)
-            .into_iter()
-            .map(|c| Mutex::new(Some(c)))
-            .collect();
-        self.run_chunks(chunks.len(), |k| {
-            if let Some(c) = lock(&chunks[k]).take() {
-                for (j, (item, r)) in c.items.iter_mut().zip(c.ranges).enumerate() {
-                    f(
-                        c.first + j,
-                        item,
-                        &mut c.out[r.start - c.base..r.end - c.base],
-                    );
-                }
+        self.run_each(region_chunks(items, ranges, out), |c| {
+            for (j, (item, r)) in c.items.iter_mut().zip(c.ranges).enumerate() {
+                f(
+                    c.first + j,
+                    item,
+                    &mut c.out[r.start - c.base..r.end - c.base],
+                );
             }
         });
     }
@@ -211,13 +205,22 @@ impl Batch {
         T: Send,
         F: Fn(&mut T) + Sync + Send,
     {
-        let chunks: Vec<Mutex<Option<&mut [T]>>> = items
-            .chunks_mut(min_len.max(1))
-            .map(|c| Mutex::new(Some(c)))
-            .collect();
-        self.run_chunks(chunks.len(), |k| {
-            if let Some(c) = lock(&chunks[k]).take() {
-                c.iter_mut().for_each(&f);
+        let chunks: Vec<&mut [T]> = items.chunks_mut(min_len.max(1)).collect();
+        self.run_each(chunks, |c| c.iter_mut().for_each(&f));
+    }
+
+    /// Hands each of `chunks` (owned or mutably borrowed pieces of the work)
+    /// to `work` exactly once, on the batch's threads ([`Self::run_chunks`]).
+    fn run_each<C, W>(&self, chunks: Vec<C>, work: W)
+    where
+        C: Send,
+        W: Fn(C) + Sync,
+    {
+        let slots: Vec<Mutex<Option<C>>> =
+            chunks.into_iter().map(|c| Mutex::new(Some(c))).collect();
+        self.run_chunks(slots.len(), |k| {
+            if let Some(c) = lock(&slots[k]).take() {
+                work(c);
             }
         });
     }
