@@ -347,30 +347,29 @@ impl PkcEngine {
         ))
     }
 
-    /// The second half: counts the cache hit and, when the tag verified,
-    /// applies the replay window, so the engine ends up as after
-    /// [`Self::open_into`]. `None` (nothing changed) when `slot` no longer
-    /// holds the peer's key: open again with [`Self::open_into`].
+    /// The second half: counts the cache hit and, when the tag verified
+    /// (`tag` is `Ok`), applies the replay window, so the engine ends up as
+    /// after [`Self::open_into`]. `None` (nothing changed) when `slot` no
+    /// longer holds the peer's key: open again with [`Self::open_into`].
     pub(crate) fn finish_ahead(
         &mut self,
         slot: usize,
         packet: PkcPacket<'_>,
-        opened: Result<usize, Error>,
-    ) -> Option<Result<usize, Error>> {
+        tag: Result<(), Error>,
+    ) -> Option<Result<(), Error>> {
         if !self.cache.touch_slot(slot, packet.peer_public) {
             return None;
         }
-        let n = match opened {
-            Ok(n) => n,
-            Err(e) => return Some(Err(e)),
-        };
+        if let Err(e) = tag {
+            return Some(Err(e));
+        }
         let PkcPacket { from, id, .. } = packet;
         if let Some(w) = &mut self.replay {
             if !w.accept(from, id) {
                 return Some(Err(Error::Replay { from, id }));
             }
         }
-        Some(Ok(n))
+        Some(Ok(()))
     }
 
     /// [`Self::open_into`] returning a new vector.

@@ -24,10 +24,9 @@ pub(super) struct Ahead {
     key: [u8; 32],
     /// Where that key sits in the engine's cache.
     slot: usize,
-    /// The open's result: the plaintext length or the failure.
-    opened: Result<usize, Error>,
-    /// The plaintext's `Data`, when the open succeeded.
-    data: Option<Result<Data, Error>>,
+    /// The tag check's failure, or the plaintext's `Data` (or why it is not
+    /// a `Data`).
+    opened: Result<Result<Data, Error>, Error>,
 }
 
 impl core::fmt::Debug for Ahead {
@@ -52,16 +51,15 @@ impl Ahead {
         if *packet.peer_public != self.key {
             return None;
         }
-        let settled = engine.finish_ahead(self.slot, packet, self.opened)?;
-        let data = self.data;
-        Some(match settled {
-            Ok(_) => data.unwrap_or(Err(Error::Auth)),
-            Err(e) => {
-                if let Some(Ok(mut d)) = data {
-                    d.payload.zeroize();
-                }
+        let tag = self.opened.as_ref().map(|_| ()).map_err(|e| *e);
+        let settled = engine.finish_ahead(self.slot, packet, tag)?;
+        Some(match (settled, self.opened) {
+            (Ok(()), Ok(data)) => data,
+            (Err(e), Ok(Ok(mut unreleased))) => {
+                unreleased.payload.zeroize();
                 Err(e)
             }
+            (Err(e), _) | (Ok(()), Err(e)) => Err(e),
         })
     }
 }
@@ -84,16 +82,8 @@ fn open_ahead(engine: &PkcEngine, nodes: &NodeTable, now: u64, parsed: &mut Pars
     };
     let mut buf = [0u8; MAX_PAYLOAD_LEN];
     if let Some((slot, opened)) = engine.open_ahead(now, packet, ciphertext, &mut buf) {
-        let data = opened
-            .as_ref()
-            .ok()
-            .map(|&n| envelope::decode_data(&buf[..n]));
-        parsed.ahead = Some(Box::new(Ahead {
-            key,
-            slot,
-            opened,
-            data,
-        }));
+        let opened = opened.map(|n| envelope::decode_data(&buf[..n]));
+        parsed.ahead = Some(Box::new(Ahead { key, slot, opened }));
     }
     buf.zeroize();
 }
