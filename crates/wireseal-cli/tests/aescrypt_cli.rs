@@ -29,9 +29,9 @@ fn entries(dir: &Path) -> Vec<String> {
     v
 }
 
-/// Writes `pt` to `dir/in.bin`, encrypts it to `dir/out` (password `pw`)
+/// Writes `pt` to `dir/in.bin`, encrypts it to `dir/out` with password `pw`
 /// and returns the ciphertext.
-fn encrypt_in_bin(dir: &Path, pt: &[u8], out: &str) -> Vec<u8> {
+fn encrypt_in_bin(dir: &Path, pt: &[u8], out: &str, pw: &str) -> Vec<u8> {
     let p = |n: &str| dir.join(n).to_str().unwrap().to_owned();
     std::fs::write(p("in.bin"), pt).unwrap();
     let o = ws(
@@ -43,7 +43,7 @@ fn encrypt_in_bin(dir: &Path, pt: &[u8], out: &str) -> Vec<u8> {
             &p("in.bin"),
             &p(out),
         ],
-        "pw",
+        pw,
         None,
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -128,7 +128,6 @@ fn file_round_trip_v2_and_v3_with_overwrite_rules() {
 fn failures_leave_no_output_and_say_why() {
     let d = tempfile::tempdir().unwrap();
     let p = |n: &str| d.path().join(n).to_str().unwrap().to_owned();
-    std::fs::write(p("in.bin"), data(3_000_000)).unwrap();
     let dec = |input: &str, out: &str, pw: &str| {
         ws(
             &["file", "decrypt", "--password-env", "WS_PW", input, out],
@@ -136,19 +135,7 @@ fn failures_leave_no_output_and_say_why() {
             None,
         )
     };
-    let o = ws(
-        &[
-            "file",
-            "encrypt",
-            "--password-env",
-            "WS_PW",
-            &p("in.bin"),
-            &p("x.aes"),
-        ],
-        "right",
-        None,
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
+    encrypt_in_bin(d.path(), &data(3_000_000), "x.aes", "right");
     let before = entries(d.path());
     // Wrong password.
     let o = dec(&p("x.aes"), &p("out.bin"), "wrong");
@@ -247,7 +234,7 @@ fn output_aliasing_the_input_is_refused() {
     let d = tempfile::tempdir().unwrap();
     let p = |n: &str| d.path().join(n).to_str().unwrap().to_owned();
     let pt = data(100_000);
-    let ct = encrypt_in_bin(d.path(), &pt, "in.aes");
+    let ct = encrypt_in_bin(d.path(), &pt, "in.aes", "pw");
     std::os::unix::fs::symlink(p("in.bin"), p("sym.bin")).unwrap();
     std::fs::hard_link(p("in.bin"), p("hard.bin")).unwrap();
     std::os::unix::fs::symlink(p("in.aes"), p("sym.aes")).unwrap();
@@ -372,7 +359,7 @@ fn non_seekable_input_paths_work() {
     let d = tempfile::tempdir().unwrap();
     let p = |n: &str| d.path().join(n).to_str().unwrap().to_owned();
     let pt = data(2_500_000);
-    let ct = encrypt_in_bin(d.path(), &pt, "x.aes");
+    let ct = encrypt_in_bin(d.path(), &pt, "x.aes", "pw");
     let dec = |out: &str, input: &[u8]| {
         ws(
             &[
