@@ -39,6 +39,10 @@ Older names still work: v2 = bip324, file = aescrypt, onion = sphinx,
     after_help = VOCABULARY
 )]
 pub struct Cli {
+    /// Print each result as one JSON object; also accepted after the
+    /// subcommand (`bench --json` takes a file instead).
+    #[arg(long)]
+    pub json: bool,
     /// The subcommand.
     #[command(subcommand)]
     pub cmd: Cmd,

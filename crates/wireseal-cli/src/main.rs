@@ -13,33 +13,35 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let json = |out: cli::JsonFlag| util::output::set_json(out.json || cli.json);
+    util::output::set_json(cli.json);
     let result = match cli.cmd {
         Cmd::Keygen { args, out } => {
-            util::output::set_json(out.json);
+            json(out);
             commands::keygen::run(args)
         }
         Cmd::Pubkey { args, out } => {
-            util::output::set_json(out.json);
+            json(out);
             commands::pubkey::run(args)
         }
         Cmd::Meshtastic { cmd, out } => {
-            util::output::set_json(out.json);
+            json(out);
             commands::meshtastic::run(cmd)
         }
         Cmd::Peat { cmd, out } => {
-            util::output::set_json(out.json);
+            json(out);
             commands::peat::run(cmd)
         }
         Cmd::Bip324 { args, out } => {
-            util::output::set_json(out.json);
+            json(out);
             commands::v2::run(args)
         }
         Cmd::Sphinx { args, out } => {
-            util::output::set_json(out.json);
+            json(out);
             commands::onion::run(args)
         }
         Cmd::Aescrypt { args, out } => {
-            util::output::set_json(out.json);
+            json(out);
             commands::file::run(args)
         }
         Cmd::Completions(a) => commands::completions::run(a),

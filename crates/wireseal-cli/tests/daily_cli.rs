@@ -394,6 +394,10 @@ fn every_command_speaks_json() {
     let (sk, spub) = keygen(dir.path(), "secp256k1");
     let v = json(&["keygen", "secp256k1"]);
     assert_eq!(v["kind"], "secp256k1");
+    let before: Value =
+        serde_json::from_str(&ok(&["--json", "pubkey", "x25519", "--key-file", &xk]))
+            .expect("--json before the subcommand");
+    assert_eq!(before["public_key"], xpub.as_str());
     assert_eq!(s(&v["key"]).len(), 64);
     assert_eq!(
         json(&["pubkey", "x25519", "--key-file", &xk])["public_key"],
