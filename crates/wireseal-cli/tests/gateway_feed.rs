@@ -4,67 +4,11 @@
 
 mod gateway_support;
 
-use base64::Engine as _;
-use gateway_support::{make_feed, missing_peer, publish, skip_or_fail, Broker, Gateway};
-use std::collections::HashMap;
+use gateway_support::{
+    args, check, key_file, make_feed, missing_peer, publish, skip_or_fail, Broker, Gateway,
+    OUR_NODE,
+};
 use std::time::Duration;
-use wireseal::keys::StaticSecret;
-
-const OUR_NODE: u32 = 0x0a0b0c0d;
-
-fn key_file() -> (tempfile::NamedTempFile, [u8; 32]) {
-    let k = StaticSecret::generate();
-    let f = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(f.path(), hex::encode(k.expose())).unwrap();
-    (f, *k.public_key())
-}
-
-fn args(port: u16, key: &tempfile::NamedTempFile, extra: &[&str]) -> Vec<String> {
-    let ops_a: Vec<u8> = (3..19).collect();
-    let mut ops_b = ops_a.clone();
-    ops_b[0] ^= 0x55;
-    ops_b[1] ^= 0x55;
-    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
-    let mut v: Vec<String> = vec![
-        "--broker".into(),
-        format!("mqtt://127.0.0.1:{port}"),
-        "--channel".into(),
-        "LongFast=AQ==".into(),
-        "--channel".into(),
-        format!("Ops={}", b64(&ops_a)),
-        "--channel".into(),
-        format!("Ops={}", b64(&ops_b)),
-        "--node".into(),
-        format!("!{OUR_NODE:08x}"),
-        "--key-file".into(),
-        key.path().display().to_string(),
-    ];
-    v.extend(extra.iter().map(|s| s.to_string()));
-    v
-}
-
-fn check(expected: &[serde_json::Value], got: &[serde_json::Value], skip: &[&str]) {
-    let by_key: HashMap<(u64, u64), &serde_json::Value> = got
-        .iter()
-        .map(|g| ((g["from"].as_u64().unwrap(), g["id"].as_u64().unwrap()), g))
-        .collect();
-    assert_eq!(by_key.len(), got.len(), "every packet decoded once");
-    for e in expected
-        .iter()
-        .filter(|e| e["expect"].get("dropped").is_none())
-    {
-        let x = &e["expect"];
-        let g = by_key[&(x["from"].as_u64().unwrap(), x["id"].as_u64().unwrap())];
-        for (k, v) in x
-            .as_object()
-            .unwrap()
-            .iter()
-            .filter(|(k, _)| !skip.contains(&k.as_str()))
-        {
-            assert_eq!(&g[k], v, "field {k} of {g}");
-        }
-    }
-}
 
 #[test]
 fn gateway_decodes_a_live_feed() {
@@ -79,7 +23,7 @@ fn gateway_decodes_a_live_feed() {
         .filter(|l| l["expect"].get("dropped").is_none())
         .cloned()
         .collect();
-    let gw = Gateway::start(&args(broker.port, &key, &["--stats", "1"]));
+    let gw = Gateway::start(&args(&broker.url(), &key, &["--stats", "1"]));
     gw.wait_stderr("subscribed", Duration::from_secs(20));
     publish(broker.port, &feed);
     let got = gw.take(packets.len(), Duration::from_secs(60));
@@ -111,8 +55,8 @@ fn two_gateways_share_one_subscription() {
         .iter()
         .filter(|l| l["expect"].get("dropped").is_none())
         .count();
-    let a = Gateway::start(&args(broker.port, &key, &["--shared", "wsgw"]));
-    let b = Gateway::start(&args(broker.port, &key, &["--shared", "wsgw"]));
+    let a = Gateway::start(&args(&broker.url(), &key, &["--shared", "wsgw"]));
+    let b = Gateway::start(&args(&broker.url(), &key, &["--shared", "wsgw"]));
     a.wait_stderr("subscribed", Duration::from_secs(20));
     b.wait_stderr("subscribed", Duration::from_secs(20));
     std::thread::sleep(Duration::from_millis(300));
@@ -150,7 +94,7 @@ fn broker_restart_loses_only_what_was_sent_while_down() {
             .filter(|l| l["expect"].get("dropped").is_none())
             .count()
     };
-    let gw = Gateway::start(&args(broker.port, &key, &[]));
+    let gw = Gateway::start(&args(&broker.url(), &key, &[]));
     gw.wait_stderr("subscribed", Duration::from_secs(20));
     publish(broker.port, &before);
     let got = gw.take(count(&before), Duration::from_secs(30));

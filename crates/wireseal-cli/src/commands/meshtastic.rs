@@ -20,7 +20,7 @@ pub enum Cmd {
     /// Print a channel's one-byte hash as two hex digits.
     ChannelHash(HashArgs),
     /// Decode a live MQTT feed (channels, PKC to our node, XEdDSA) to JSON lines.
-    Gateway(super::gateway::Args),
+    Gateway(Box<super::gateway::Args>),
 }
 
 /// Arguments of the PKC commands.
@@ -146,7 +146,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
             key.apply(a.from, a.id, &mut data);
             output::bytes("data", &data, a.formats.out_format)?;
         }
-        Cmd::Gateway(a) => return super::gateway::run(a),
+        Cmd::Gateway(a) => return super::gateway::run(*a),
         Cmd::ChannelHash(a) => {
             let hash = channel_key(&a.psk)?.hash(&a.name);
             output::fields(&[("hash", format!("{hash:02x}").into())]);

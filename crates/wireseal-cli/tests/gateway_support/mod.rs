@@ -2,12 +2,17 @@
 //! port, the Python feed (interop/meshtastic/feed.py), and the gateway process.
 #![allow(dead_code)]
 
+pub mod pki;
+
+use base64::Engine as _;
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+use wireseal::keys::StaticSecret;
 
 /// Fails when `WIRESEAL_REQUIRE_PEERS` is set, else prints `skipped: WHY`.
 pub fn skip_or_fail(why: &str) {
@@ -40,55 +45,191 @@ pub fn missing_peer() -> Option<String> {
     (!ok).then(|| "python3 with meshtastic, cryptography, paho-mqtt and xeddsa is missing".into())
 }
 
+/// The node number the gateways decode PKC packets for.
+pub const OUR_NODE: u32 = 0x0a0b0c0d;
+
+/// A file holding a fresh X25519 node key (hex) and its public key.
+pub fn key_file() -> (tempfile::NamedTempFile, [u8; 32]) {
+    let k = StaticSecret::generate();
+    let f = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(f.path(), hex::encode(k.expose())).unwrap();
+    (f, *k.public_key())
+}
+
+/// The gateway's arguments: `broker`, LongFast, two `Ops` channels with one
+/// hash (same-hash trial), our node and key, then `extra`.
+pub fn args(broker: &str, key: &tempfile::NamedTempFile, extra: &[&str]) -> Vec<String> {
+    let ops_a: Vec<u8> = (3..19).collect();
+    let mut ops_b = ops_a.clone();
+    ops_b[0] ^= 0x55;
+    ops_b[1] ^= 0x55;
+    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+    let mut v: Vec<String> = vec![
+        "--broker".into(),
+        broker.to_owned(),
+        "--channel".into(),
+        "LongFast=AQ==".into(),
+        "--channel".into(),
+        format!("Ops={}", b64(&ops_a)),
+        "--channel".into(),
+        format!("Ops={}", b64(&ops_b)),
+        "--node".into(),
+        format!("!{OUR_NODE:08x}"),
+        "--key-file".into(),
+        key.path().display().to_string(),
+    ];
+    v.extend(extra.iter().map(|s| s.to_string()));
+    v
+}
+
+/// Asserts that `got` holds each packet of the feed `expected` that is not
+/// dropped, once, with the expected fields (but those in `skip`).
+pub fn check(expected: &[serde_json::Value], got: &[serde_json::Value], skip: &[&str]) {
+    let by_key: HashMap<(u64, u64), &serde_json::Value> = got
+        .iter()
+        .map(|g| ((g["from"].as_u64().unwrap(), g["id"].as_u64().unwrap()), g))
+        .collect();
+    assert_eq!(by_key.len(), got.len(), "every packet decoded once");
+    for e in expected
+        .iter()
+        .filter(|e| e["expect"].get("dropped").is_none())
+    {
+        let x = &e["expect"];
+        let g = by_key[&(x["from"].as_u64().unwrap(), x["id"].as_u64().unwrap())];
+        for (k, v) in x
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, _)| !skip.contains(&k.as_str()))
+        {
+            assert_eq!(&g[k], v, "field {k} of {g}");
+        }
+    }
+}
+
 /// A Mosquitto broker; stopped when dropped.
 pub struct Broker {
+    /// The plain, anonymous listener (the feed publishes here).
     pub port: u16,
+    /// The TLS listener (0 when the broker has none).
+    pub tls_port: u16,
+    /// The certificates of the TLS listener and its clients.
+    pub pki: Option<pki::Pki>,
     child: Child,
     dir: tempfile::TempDir,
 }
 
+/// What the broker's TLS listener asks of its clients.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TlsListener {
+    /// A client certificate signed by the test CA.
+    pub require_client_cert: bool,
+    /// This user name and password.
+    pub login: Option<(&'static str, &'static str)>,
+}
+
+fn free_ports() -> (u16, u16) {
+    let a = TcpListener::bind("127.0.0.1:0").unwrap();
+    let b = TcpListener::bind("127.0.0.1:0").unwrap();
+    (
+        a.local_addr().unwrap().port(),
+        b.local_addr().unwrap().port(),
+    )
+}
+
 impl Broker {
-    /// Starts a broker on a free loopback port.
+    /// Starts a broker with one plain listener on a free loopback port.
     pub fn start() -> Broker {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        Self::start_on(port, tempfile::tempdir().unwrap())
+        Self::start_with(None)
     }
 
-    fn start_on(port: u16, dir: tempfile::TempDir) -> Broker {
-        let conf = dir.path().join("mosquitto.conf");
-        std::fs::write(&conf, format!("listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest none\n")).unwrap();
+    /// Starts a broker with a plain listener and a TLS listener (a fresh
+    /// [`pki::Pki`] in the broker's directory) that asks what `l` says.
+    pub fn start_tls(l: TlsListener) -> Broker {
+        Self::start_with(Some(l))
+    }
+
+    fn start_with(tls: Option<TlsListener>) -> Broker {
+        let dir = tempfile::tempdir().unwrap();
+        let (port, second) = free_ports();
+        let mut conf = format!(
+            "per_listener_settings true\npersistence false\nlog_dest none\n\
+             listener {port} 127.0.0.1\nallow_anonymous true\n"
+        );
+        let (tls_port, pki) = match tls {
+            None => (0, None),
+            Some(l) => {
+                let pki = pki::Pki::write(dir.path());
+                conf += &format!(
+                    "listener {second} 127.0.0.1\ncafile {}\ncertfile {}\nkeyfile {}\nrequire_certificate {}\n",
+                    pki.ca.display(),
+                    pki.server_cert.display(),
+                    pki.server_key.display(),
+                    l.require_client_cert
+                );
+                match l.login {
+                    Some((user, pass)) => {
+                        let file = dir.path().join("passwd");
+                        let ok = Command::new("mosquitto_passwd")
+                            .args(["-c", "-b"])
+                            .arg(&file)
+                            .args([user, pass])
+                            .status()
+                            .expect("run mosquitto_passwd");
+                        assert!(ok.success());
+                        conf +=
+                            &format!("allow_anonymous false\npassword_file {}\n", file.display());
+                    }
+                    None => conf += "allow_anonymous true\n",
+                }
+                (second, Some(pki))
+            }
+        };
+        std::fs::write(dir.path().join("mosquitto.conf"), conf).unwrap();
+        Self::launch(port, tls_port, pki, dir)
+    }
+
+    fn launch(port: u16, tls_port: u16, pki: Option<pki::Pki>, dir: tempfile::TempDir) -> Broker {
         let child = Command::new("mosquitto")
             .arg("-c")
-            .arg(&conf)
+            .arg(dir.path().join("mosquitto.conf"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("start mosquitto");
         let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "mosquitto did not listen on {port}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
+        for p in [port, tls_port].into_iter().filter(|&p| p != 0) {
+            while TcpStream::connect(("127.0.0.1", p)).is_err() {
+                assert!(Instant::now() < deadline, "mosquitto did not listen on {p}");
+                std::thread::sleep(Duration::from_millis(50));
+            }
         }
-        Broker { port, child, dir }
+        Broker {
+            port,
+            tls_port,
+            pki,
+            child,
+            dir,
+        }
     }
 
-    /// Stops the broker and starts a new one on the same port.
+    /// `mqtt://127.0.0.1:PORT` of the plain listener.
+    pub fn url(&self) -> String {
+        format!("mqtt://127.0.0.1:{}", self.port)
+    }
+
+    /// `mqtts://127.0.0.1:PORT` of the TLS listener.
+    pub fn tls_url(&self) -> String {
+        format!("mqtts://127.0.0.1:{}", self.tls_port)
+    }
+
+    /// Stops the broker and starts a new one on the same ports and files.
     pub fn restart(mut self) -> Broker {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let (port, dir) = (
-            self.port,
-            std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap()),
-        );
+        let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap());
         std::thread::sleep(Duration::from_millis(300));
-        Self::start_on(port, dir)
+        Self::launch(self.port, self.tls_port, self.pki.take(), dir)
     }
 }
 

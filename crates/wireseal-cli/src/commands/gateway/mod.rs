@@ -6,6 +6,7 @@
 
 mod mqtt;
 mod report;
+mod tls;
 
 use anyhow::{bail, Context, Result};
 use base64::Engine as _;
@@ -23,6 +24,15 @@ pub struct Args {
     /// The broker: mqtt://HOST[:PORT] (1883) or mqtts://HOST[:PORT] (8883, TLS).
     #[arg(long, value_name = "URL")]
     broker: String,
+    /// PEM file of the CA certificates that sign the broker's certificate (mqtts://; default: the system's roots).
+    #[arg(long, value_name = "FILE")]
+    ca_file: Option<std::path::PathBuf>,
+    /// PEM client certificate chain, for brokers that require one (mqtts://; needs --client-key).
+    #[arg(long, value_name = "FILE", requires = "client_key")]
+    client_cert: Option<std::path::PathBuf>,
+    /// PEM private key of --client-cert (read capped at 64 KiB; neither its path nor contents are shown).
+    #[arg(long, value_name = "FILE", requires = "client_cert")]
+    client_key: Option<std::path::PathBuf>,
     /// MQTT protocol version.
     #[arg(long, value_enum, default_value = "3")]
     mqtt_version: mqtt::Version,
@@ -171,6 +181,16 @@ fn credentials(a: &Args) -> Result<Option<(String, String)>> {
 pub fn run(a: Args) -> Result<()> {
     let decoder = build_decoder(&a)?;
     let endpoint = mqtt::Endpoint::parse(&a.broker)?;
+    let files = tls::Files {
+        ca: a.ca_file.as_deref(),
+        client_cert: a.client_cert.as_deref(),
+        client_key: a.client_key.as_deref(),
+    };
+    let tls = match (endpoint.tls, files.any()) {
+        (true, _) => Some(tls::client_config(files)?),
+        (false, true) => bail!("--ca-file, --client-cert and --client-key need an mqtts:// broker"),
+        (false, false) => None,
+    };
     let filter = match &a.shared {
         Some(g) if g.is_empty() || g.contains(['/', '+', '#']) => {
             bail!("--shared: a group name without '/', '+' or '#'")
@@ -188,6 +208,7 @@ pub fn run(a: Args) -> Result<()> {
         ),
         credentials: credentials(&a)?,
         max_packet: 1 << 20,
+        tls,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let s = stop.clone();

@@ -1,8 +1,10 @@
 //! The MQTT side of the gateway: one client over MQTT 3.1.1 or 5 (rumqttc),
-//! plain TCP or TLS (rustls, the system's root certificates).
+//! plain TCP or TLS (rustls, configured by [`super::tls`]).
 
 use anyhow::{bail, Context, Result};
+use rumqttc::tokio_rustls::rustls::ClientConfig;
 use rumqttc::v5;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// MQTT protocol version.
@@ -73,6 +75,8 @@ pub struct Settings {
     /// are a protocol error in rumqttc, so this is kept generous; the
     /// decoder caps envelopes far below it).
     pub max_packet: usize,
+    /// The TLS configuration; `Some` exactly when the endpoint is `mqtts://`.
+    pub tls: Option<Arc<ClientConfig>>,
 }
 
 /// What one poll of the connection produced.
@@ -99,11 +103,12 @@ pub enum Client {
     V5(v5::AsyncClient, Box<v5::EventLoop>),
 }
 
-fn transport(tls: bool) -> rumqttc::Transport {
-    if tls {
-        rumqttc::Transport::tls_with_default_config()
-    } else {
-        rumqttc::Transport::Tcp
+fn transport(tls: &Option<Arc<ClientConfig>>) -> rumqttc::Transport {
+    match tls {
+        Some(c) => {
+            rumqttc::Transport::tls_with_config(rumqttc::TlsConfiguration::Rustls(c.clone()))
+        }
+        None => rumqttc::Transport::Tcp,
     }
 }
 
@@ -117,7 +122,7 @@ impl Client {
                 o.set_keep_alive(Duration::from_secs(30))
                     .set_clean_session(true)
                     .set_max_packet_size(s.max_packet, s.max_packet)
-                    .set_transport(transport(e.tls));
+                    .set_transport(transport(&s.tls));
                 if let Some((u, p)) = &s.credentials {
                     o.set_credentials(u, p);
                 }
@@ -129,7 +134,7 @@ impl Client {
                 o.set_keep_alive(Duration::from_secs(30))
                     .set_clean_start(true)
                     .set_max_packet_size(Some(s.max_packet as u32))
-                    .set_transport(transport(e.tls));
+                    .set_transport(transport(&s.tls));
                 if let Some((u, p)) = &s.credentials {
                     o.set_credentials(u, p);
                 }

@@ -1,0 +1,228 @@
+//! `wireseal meshtastic gateway` over TLS, against a real Mosquitto TLS
+//! listener with throwaway certificates: the broker's CA from `--ca-file`,
+//! a user name and password, a client certificate, MQTT 5; and the refusals
+//! that must be loud (an untrusted broker, a wrong password, unusable files).
+
+mod gateway_support;
+
+use gateway_support::pki::Pki;
+use gateway_support::{
+    args, check, key_file, make_feed, missing_peer, publish, skip_or_fail, Broker, Gateway,
+    TlsListener, OUR_NODE,
+};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// The gateway on the broker's TLS listener with `extra` decodes a whole feed
+/// published on the plain listener, and exits 0 on SIGINT.
+fn decodes_a_feed_over_tls(broker: &Broker, extra: &[&str]) {
+    let (key, public) = key_file();
+    let feed = make_feed(OUR_NODE, &public, 1, 0x2000);
+    let n = feed
+        .iter()
+        .filter(|l| l["expect"].get("dropped").is_none())
+        .count();
+    let gw = Gateway::start(&args(&broker.tls_url(), &key, extra));
+    gw.wait_stderr("subscribed", Duration::from_secs(20));
+    publish(broker.port, &feed);
+    let got = gw.take(n, Duration::from_secs(60));
+    check(&feed, &got, &[]);
+    let (status, _) = gw.interrupt();
+    assert!(status.success(), "SIGINT exits 0");
+}
+
+/// The summary line printed on SIGINT.
+fn summary(rest: &[String]) -> serde_json::Value {
+    let line = rest
+        .iter()
+        .rev()
+        .find(|l| l.contains("\"summary\""))
+        .expect("a summary on SIGINT");
+    serde_json::from_str::<serde_json::Value>(line).unwrap()["summary"].clone()
+}
+
+#[test]
+fn tls_with_the_brokers_ca_and_a_password() {
+    if let Some(why) = missing_peer() {
+        return skip_or_fail(&why);
+    }
+    let broker = Broker::start_tls(TlsListener {
+        require_client_cert: false,
+        login: Some(("gw", "a long pass phrase")),
+    });
+    let pki = broker.pki.as_ref().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pass = dir.path().join("pass");
+    std::fs::write(&pass, "a long pass phrase\n").unwrap();
+    decodes_a_feed_over_tls(
+        &broker,
+        &[
+            "--ca-file",
+            p(&pki.ca),
+            "--username",
+            "gw",
+            "--password-file",
+            p(&pass),
+        ],
+    );
+}
+
+#[test]
+fn tls_with_a_client_certificate_over_mqtt5() {
+    if let Some(why) = missing_peer() {
+        return skip_or_fail(&why);
+    }
+    let broker = Broker::start_tls(TlsListener {
+        require_client_cert: true,
+        login: None,
+    });
+    let pki = broker.pki.as_ref().unwrap();
+    decodes_a_feed_over_tls(
+        &broker,
+        &[
+            "--ca-file",
+            p(&pki.ca),
+            "--client-cert",
+            p(&pki.client_cert),
+            "--client-key",
+            p(&pki.client_key),
+            "--mqtt-version",
+            "5",
+        ],
+    );
+}
+
+/// Starts a gateway that cannot log in, waits for the log line containing
+/// `what`, checks that nothing is decoded meanwhile, and returns the lines.
+fn refused(broker: &Broker, extra: &[&str], what: &str) -> Vec<String> {
+    let (key, public) = key_file();
+    let gw = Gateway::start(&args(&broker.tls_url(), &key, extra));
+    let mut seen = gw.wait_stderr(what, Duration::from_secs(20));
+    publish(broker.port, &make_feed(OUR_NODE, &public, 1, 0x2000));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(gw.stdout.try_iter().count(), 0, "nothing decoded");
+    let (status, rest) = gw.interrupt();
+    assert!(status.success(), "SIGINT exits 0");
+    let s = summary(&rest);
+    assert!(s["connection_errors"].as_u64().unwrap() >= 1, "{s}");
+    assert_eq!(s["packets"].as_u64().unwrap_or(0), 0, "{s}");
+    seen.extend(rest);
+    seen
+}
+
+#[test]
+fn an_untrusted_broker_is_refused_and_said_so() {
+    if let Some(why) = missing_peer() {
+        return skip_or_fail(&why);
+    }
+    let broker = Broker::start_tls(TlsListener::default());
+    let pki = broker.pki.as_ref().unwrap();
+    let lines = refused(&broker, &["--ca-file", p(&pki.other_ca)], "certificate");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("connection") && l.contains("UnknownIssuer")),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn a_wrong_password_is_refused_and_not_shown() {
+    if let Some(why) = missing_peer() {
+        return skip_or_fail(&why);
+    }
+    let broker = Broker::start_tls(TlsListener {
+        require_client_cert: false,
+        login: Some(("gw", "the right one")),
+    });
+    let pki = broker.pki.as_ref().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pass = dir.path().join("pass");
+    std::fs::write(&pass, "wrong-pass-0123\n").unwrap();
+    let lines = refused(
+        &broker,
+        &[
+            "--ca-file",
+            p(&pki.ca),
+            "--username",
+            "gw",
+            "--password-file",
+            p(&pass),
+        ],
+        "refused",
+    );
+    assert!(lines.iter().all(|l| !l.contains("wrong-pass")), "{lines:?}");
+}
+
+/// Runs the gateway with `extra` against a closed port; `--max-packets 0`
+/// makes a gateway that got past its start-up checks exit 0 at once.
+fn start_up(extra: &[&str]) -> (bool, String) {
+    let (key, _) = key_file();
+    let mut a = args("mqtts://127.0.0.1:1", &key, &["--max-packets", "0"]);
+    if extra.contains(&"mqtt") {
+        a[1] = "mqtt://127.0.0.1:1".into();
+    }
+    a.extend(
+        extra
+            .iter()
+            .filter(|e| **e != "mqtt")
+            .map(|s| s.to_string()),
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_wireseal"))
+        .args(["meshtastic", "gateway"])
+        .args(&a)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn unusable_tls_files_stop_the_gateway_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::write(dir.path());
+    let junk = dir.path().join("junk.pem");
+    std::fs::write(&junk, "KEEP-THIS-SECRET not a certificate\n").unwrap();
+
+    let (ok, err) = start_up(&["--ca-file", p(&pki.ca)]);
+    assert!(ok, "usable files pass the start-up checks: {err}");
+
+    let (ok, err) = start_up(&["--ca-file", p(&junk)]);
+    assert!(
+        !ok && err.contains("--ca-file") && err.contains("no usable CA certificate"),
+        "{err}"
+    );
+    let (ok, err) = start_up(&["--ca-file", p(&dir.path().join("absent.pem"))]);
+    assert!(!ok && err.contains("--ca-file"), "{err}");
+    let (ok, err) = start_up(&["mqtt", "--ca-file", p(&pki.ca)]);
+    assert!(!ok && err.contains("mqtts://"), "{err}");
+
+    let (ok, err) = start_up(&[
+        "--ca-file",
+        p(&pki.ca),
+        "--client-cert",
+        p(&pki.client_cert),
+        "--client-key",
+        p(&junk),
+    ]);
+    assert!(!ok && err.contains("--client-key"), "{err}");
+    assert!(
+        !err.contains("KEEP-THIS") && !err.contains("junk.pem"),
+        "{err}"
+    );
+
+    let (ok, err) = start_up(&[
+        "--ca-file",
+        p(&pki.ca),
+        "--client-cert",
+        p(&pki.client_cert),
+    ]);
+    assert!(!ok && err.contains("--client-key"), "{err}");
+}
