@@ -46,30 +46,42 @@ fn summary(rest: &[String]) -> serde_json::Value {
     serde_json::from_str::<serde_json::Value>(line).unwrap()["summary"].clone()
 }
 
+/// A broker whose TLS listener wants user `gw` with password `right`, and the
+/// gateway's flags for it: the CA, the user and `given` as the password (in
+/// a file under the returned directory).
+fn login(right: &'static str, given: &str) -> (Broker, tempfile::TempDir, Vec<String>) {
+    let broker = Broker::start_tls(TlsListener {
+        require_client_cert: false,
+        login: Some(("gw", right)),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let pass = dir.path().join("pass");
+    std::fs::write(&pass, format!("{given}\n")).unwrap();
+    let ca = broker.pki.as_ref().unwrap().ca.clone();
+    let flags = [
+        "--ca-file",
+        p(&ca),
+        "--username",
+        "gw",
+        "--password-file",
+        p(&pass),
+    ]
+    .map(String::from)
+    .to_vec();
+    (broker, dir, flags)
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
 #[test]
 fn tls_with_the_brokers_ca_and_a_password() {
     if let Some(why) = missing_peer() {
         return skip_or_fail(&why);
     }
-    let broker = Broker::start_tls(TlsListener {
-        require_client_cert: false,
-        login: Some(("gw", "a long pass phrase")),
-    });
-    let pki = broker.pki.as_ref().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let pass = dir.path().join("pass");
-    std::fs::write(&pass, "a long pass phrase\n").unwrap();
-    decodes_a_feed_over_tls(
-        &broker,
-        &[
-            "--ca-file",
-            p(&pki.ca),
-            "--username",
-            "gw",
-            "--password-file",
-            p(&pass),
-        ],
-    );
+    let (broker, _dir, flags) = login("a long pass phrase", "a long pass phrase");
+    decodes_a_feed_over_tls(&broker, &strs(&flags));
 }
 
 #[test]
@@ -136,26 +148,8 @@ fn a_wrong_password_is_refused_and_not_shown() {
     if let Some(why) = missing_peer() {
         return skip_or_fail(&why);
     }
-    let broker = Broker::start_tls(TlsListener {
-        require_client_cert: false,
-        login: Some(("gw", "the right one")),
-    });
-    let pki = broker.pki.as_ref().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let pass = dir.path().join("pass");
-    std::fs::write(&pass, "wrong-pass-0123\n").unwrap();
-    let lines = refused(
-        &broker,
-        &[
-            "--ca-file",
-            p(&pki.ca),
-            "--username",
-            "gw",
-            "--password-file",
-            p(&pass),
-        ],
-        "refused",
-    );
+    let (broker, _dir, flags) = login("the right one", "wrong-pass-0123");
+    let lines = refused(&broker, &strs(&flags), "refused");
     assert!(lines.iter().all(|l| !l.contains("wrong-pass")), "{lines:?}");
 }
 

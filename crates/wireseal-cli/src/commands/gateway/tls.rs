@@ -71,6 +71,9 @@ pub fn client_config(files: Files<'_>) -> Result<Arc<ClientConfig>> {
                 bail!("--client-cert {}: no certificate in it", cert.display());
             }
             let pem = crate::util::secret::read_capped(key, "--client-key")?;
+            if pem.windows(9).any(|w| w == b"ENCRYPTED") {
+                bail!("--client-key: a passphrase-protected key; give it decrypted (openssl pkey -in KEY -out KEY.plain), readable only by the gateway's user");
+            }
             let key = rustls_pemfile::private_key(&mut &pem[..])
                 .ok()
                 .flatten()
