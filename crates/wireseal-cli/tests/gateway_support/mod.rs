@@ -378,13 +378,19 @@ impl Gateway {
         v
     }
 
-    /// Sends SIGINT and waits for the exit status.
+    /// Sends SIGINT, waits for the exit status and returns it with the
+    /// stderr lines not yet taken.
     pub fn interrupt(mut self) -> (std::process::ExitStatus, Vec<String>) {
         let _ = Command::new("kill")
             .args(["-INT", &self.child.id().to_string()])
             .status();
         let status = self.child.wait().unwrap();
-        let rest: Vec<String> = self.stderr.try_iter().collect();
+        // The reader thread may still hold the last lines: take them until
+        // it sees the pipe's end and drops its sender.
+        let mut rest = Vec::new();
+        while let Ok(l) = self.stderr.recv_timeout(Duration::from_secs(10)) {
+            rest.push(l);
+        }
         (status, rest)
     }
 }
