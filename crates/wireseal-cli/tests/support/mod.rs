@@ -1,7 +1,13 @@
 //! Shared helpers for the CLI tests (`mod support;`): running the binary
 //! (with env and stdin), a listener process that reports its port, and a
-//! small seeded generator. Not every test file uses every helper.
+//! small seeded generator; per-command helpers in the submodules. Not every
+//! test file uses every helper.
 #![allow(dead_code)]
+
+pub mod bip324;
+pub mod daily;
+pub mod peat;
+pub mod sphinx;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
@@ -29,6 +35,11 @@ pub fn success_stdout(o: Output, args: &[&str]) -> String {
         String::from_utf8_lossy(&o.stderr)
     );
     String::from_utf8(o.stdout).unwrap()
+}
+
+/// A JSON value that must be a string.
+pub fn s(v: &serde_json::Value) -> &str {
+    v.as_str().unwrap()
 }
 
 /// Runs `cmd` with stdout and stderr captured. `Some(data)` is written to a

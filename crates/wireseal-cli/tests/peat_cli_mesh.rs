@@ -1,31 +1,18 @@
-//! `wireseal peat ...` end to end, against the peat-btle vectors.
+//! `wireseal peat` mesh-wide frames end to end, against the peat-btle
+//! vectors: genesis, seal and open, secrets from files and the environment,
+//! tampered, truncated and oversized frames, wrong-length seeds.
 
 use std::process::Output;
 
 mod support;
 
-use support::{success_stdout, ws_env};
+use support::peat::{fails, ok, ws};
+use support::ws_env;
 
 const VECTORS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../vectors/peat/meshwide_vectors.json"
 );
-
-fn ws(args: &[&str]) -> Output {
-    ws_env(args, &[])
-}
-
-fn ok(args: &[&str]) -> String {
-    success_stdout(ws(args), args)
-}
-
-fn fails(args: &[&str], needle: &str) {
-    let o = ws(args);
-    assert!(!o.status.success(), "{args:?} should fail");
-    let e = String::from_utf8_lossy(&o.stderr);
-    assert!(e.contains(needle), "{args:?}: {e}");
-    assert!(!e.contains("panicked"), "{e}");
-}
 
 #[test]
 fn seal_and_open_every_vector() {
@@ -195,104 +182,6 @@ fn genesis_example() {
     );
 }
 
-#[test]
-fn policy_explains_its_decision() {
-    let out = ok(&[
-        "peat",
-        "policy",
-        "--level",
-        "selective",
-        "--data",
-        "counter",
-    ]);
-    assert!(out.starts_with("protection: plain"), "{out}");
-    let out = ok(&[
-        "peat",
-        "policy",
-        "--data",
-        "emergency",
-        "--link",
-        "trusted-local",
-        "--adaptive-battery",
-        "20",
-        "--battery",
-        "5",
-    ]);
-    assert!(out.starts_with("protection: mesh-wide"), "{out}");
-    assert!(out.contains("decided by: always-encrypt"), "{out}");
-    let out = ok(&[
-        "peat",
-        "policy",
-        "--level",
-        "mesh-wide",
-        "--data",
-        "chat",
-        "--link",
-        "untrusted-relay",
-    ]);
-    assert!(out.starts_with("protection: peer-e2ee"), "{out}");
-}
-
-#[test]
-fn key_exchange_and_per_peer_frames() {
-    let a_sk = "a1".repeat(32);
-    let b_sk = "b2".repeat(32);
-    // The frame peat-btle produced for key a1 x32 of node 0x11111111.
-    let kx = ok(&["peat", "keyx", "--node", "0x11111111", "--private", &a_sk]);
-    assert_eq!(
-        kx.trim(),
-        "b0001111111100c306fb0ef2bf8b7f93bad98155fa37daec74db0c4cbeda6c6f1dba9d36558252"
-    );
-    let b_kx = ok(&["peat", "keyx", "--node", "0x22222222", "--private", &b_sk]);
-    let b_pk = &b_kx.trim()[14..];
-    let a_pk = &kx.trim()[14..];
-    let f = ok(&[
-        "peat",
-        "peer-seal",
-        "--node",
-        "0x11111111",
-        "--private",
-        &a_sk,
-        "--peer",
-        "0x22222222",
-        "--peer-key",
-        b_pk,
-        "68656c6c6f",
-    ]);
-    assert!(f.starts_with("af002222222211111111"), "{f}");
-    let pt = ok(&[
-        "peat",
-        "peer-open",
-        "--node",
-        "0x22222222",
-        "--private",
-        &b_sk,
-        "--peer",
-        "0x11111111",
-        "--peer-key",
-        a_pk,
-        f.trim(),
-    ]);
-    assert_eq!(pt.trim(), "68656c6c6f");
-    // The wrong peer key cannot open it.
-    fails(
-        &[
-            "peat",
-            "peer-open",
-            "--node",
-            "0x22222222",
-            "--private",
-            &b_sk,
-            "--peer",
-            "0x11111111",
-            "--peer-key",
-            b_pk,
-            f.trim(),
-        ],
-        "authentication failed",
-    );
-}
-
 /// A vector frame (mesh DEMO, secret 42 x32) and its plaintext.
 const DEMO_FRAME: &str = "ae00000102030405060708090a0b38d9697c592c680c3c759655df471eba";
 
@@ -436,120 +325,4 @@ fn genesis_rejects_a_wrong_length_seed_without_echoing_it() {
         &["peat", "genesis", "--name", "X"],
         "--seed, --seed-file or --seed-env",
     );
-}
-
-#[test]
-fn policy_ranges_are_checked() {
-    for (flag, v) in [
-        ("--adaptive-battery", "101"),
-        ("--adaptive-battery", "-1"),
-        ("--battery", "101"),
-        ("--adaptive-rate", "-0.5"),
-        ("--adaptive-rate", "inf"),
-        ("--adaptive-rate", "NaN"),
-        ("--rate", "-1"),
-        ("--rate", "inf"),
-    ] {
-        let o = ws(&["peat", "policy", flag, v]);
-        assert!(!o.status.success(), "{flag} {v}");
-        assert!(o.stdout.is_empty());
-    }
-    assert!(ok(&[
-        "peat",
-        "policy",
-        "--adaptive-battery",
-        "100",
-        "--adaptive-rate",
-        "0"
-    ])
-    .starts_with("protection:"));
-}
-
-#[test]
-fn policy_says_the_link_and_floor_override_level_none() {
-    let out = ok(&[
-        "peat",
-        "policy",
-        "--level",
-        "none",
-        "--data",
-        "counter",
-        "--link",
-        "untrusted-relay",
-    ]);
-    assert!(out.starts_with("protection: peer-e2ee"), "{out}");
-    assert!(
-        out.contains("override it at every level, none included"),
-        "{out}"
-    );
-    let out = ok(&["peat", "policy", "--level", "none", "--data", "emergency"]);
-    assert!(out.starts_with("protection: mesh-wide"), "{out}");
-    assert!(out.contains("decided by: always-encrypt"), "{out}");
-    assert!(out.contains("must not send this message plain"), "{out}");
-    // Nothing raised, no note.
-    let out = ok(&["peat", "policy", "--level", "none", "--data", "chat"]);
-    assert!(
-        out.starts_with("protection: plain") && !out.contains("note:"),
-        "{out}"
-    );
-}
-
-#[test]
-fn peer_seal_takes_a_counter() {
-    let a_sk = "a1".repeat(32);
-    let b_sk = "b2".repeat(32);
-    let a_pk =
-        ok(&["peat", "keyx", "--node", "0x11111111", "--private", &a_sk]).trim()[14..].to_owned();
-    let b_pk =
-        ok(&["peat", "keyx", "--node", "0x22222222", "--private", &b_sk]).trim()[14..].to_owned();
-    let f = ok(&[
-        "peat",
-        "peer-seal",
-        "--node",
-        "0x11111111",
-        "--private",
-        &a_sk,
-        "--peer",
-        "0x22222222",
-        "--peer-key",
-        &b_pk,
-        "--counter",
-        "258",
-        "68656c6c6f",
-    ]);
-    // recipient, sender, then the counter, u64 LE.
-    assert!(f.starts_with("af0022222222111111110201000000000000"), "{f}");
-    let pt = ok(&[
-        "peat",
-        "peer-open",
-        "--node",
-        "0x22222222",
-        "--private",
-        &b_sk,
-        "--peer",
-        "0x11111111",
-        "--peer-key",
-        &a_pk,
-        f.trim(),
-    ]);
-    assert_eq!(pt.trim(), "68656c6c6f");
-    for bad in ["--counter=-1", "--counter=18446744073709551616"] {
-        fails(
-            &[
-                "peat",
-                "peer-seal",
-                "--node",
-                "1",
-                "--private",
-                &a_sk,
-                "--peer",
-                "2",
-                "--peer-key",
-                &b_pk,
-                bad,
-                "00",
-            ],
-            "--counter",
-        );
-    }
 }
