@@ -23,7 +23,10 @@
 //! so on a machine with more runnable threads than cores a call can wait a
 //! scheduler slice for a thread that has no chunk left to take; a call with
 //! a single chunk (up to 16 items, or 32 regions) runs on the calling thread
-//! and wakes nobody.
+//! and wakes nobody. Measured beside one CPU-bound process on the 2-vCPU
+//! machine (three runnable threads on two cores, a fair share of 1.33x), two
+//! threads gave 1.02–2.02x the one-thread rate for Meshtastic batch open and
+//! 1.11–1.36x for the gateway's `decode_batch`: never below one core.
 
 use core::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
