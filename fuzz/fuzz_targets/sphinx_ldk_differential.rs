@@ -143,7 +143,7 @@ fuzz_target!(|data: &[u8]| {
     };
     match (&ours, &theirs) {
         (Err(Error::UnknownVersion(_)), Err(r)) => assert_eq!(*r, Reason::InvalidOnionVersion),
-        (Err(Error::BadEphemeralKey), Err(r)) => assert_eq!(*r, Reason::InvalidOnionKey),
+        (Err(Error::InvalidKey), Err(r)) => assert_eq!(*r, Reason::InvalidOnionKey),
         (Err(Error::Auth), Err(r)) => assert_eq!(*r, Reason::InvalidOnionHMAC),
         (Err(Error::BadPayload | Error::FrameOverflow), Err(r)) => {
             assert!(!packet_level(r), "wireseal: frame refused; LDK: {r:?}")

@@ -7,6 +7,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use wireseal::error::ErrorKind;
 
 create_exception!(
     wireseal,
@@ -70,6 +71,18 @@ create_exception!(
 );
 create_exception!(
     wireseal,
+    PolicyError,
+    Error,
+    "The input is well formed, but a policy refuses it (strict mode, below the encryption policy, not addressed to us)."
+);
+create_exception!(
+    wireseal,
+    InvalidInputError,
+    Error,
+    "An argument is out of range or unusable (a name, a number, a size)."
+);
+create_exception!(
+    wireseal,
     StateError,
     Error,
     "The object is in the wrong state for this call (poisoned session, missing key, unknown peer)."
@@ -92,6 +105,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("LimitError", py.get_type::<LimitError>())?;
     m.add("StateError", py.get_type::<StateError>())?;
+    m.add("PolicyError", py.get_type::<PolicyError>())?;
+    m.add("InvalidInputError", py.get_type::<InvalidInputError>())?;
     Ok(())
 }
 
@@ -105,60 +120,46 @@ pub fn arr32(what: &str, b: &[u8]) -> PyResult<[u8; 32]> {
     b.try_into().map_err(|_| key_len(what, 32, b.len()))
 }
 
-/// The exception for a library error: `Auth`, `Truncated` and
-/// `BufferTooSmall` (the variants every module shares) to their classes,
-/// then the module's own `pattern => class` arms, anything else to
-/// `MalformedError`. The message is the error's `Display`.
-macro_rules! exception_for {
-    ($e:expr, $E:ident; $($pat:pat => $class:ty),* $(,)?) => {{
-        let e = $e;
-        let msg = e.to_string();
-        match e {
-            $E::Auth => AuthError::new_err(msg),
-            $E::Truncated { .. } => TruncatedError::new_err(msg),
-            $E::BufferTooSmall { .. } => BufferTooSmallError::new_err(msg),
-            $($pat => <$class>::new_err(msg),)*
-            _ => MalformedError::new_err(msg),
-        }
-    }};
+/// The one table from the library's [`ErrorKind`] to an exception class.
+/// Every library error reaches Python through it, so the same failure
+/// raises the same class whichever module it came from, and the command
+/// line's JSON `kind` names the same thing.
+pub fn for_kind(kind: ErrorKind, msg: String) -> PyErr {
+    match kind {
+        ErrorKind::Auth => AuthError::new_err(msg),
+        ErrorKind::Truncated => TruncatedError::new_err(msg),
+        ErrorKind::TooLong => TooLongError::new_err(msg),
+        ErrorKind::BufferTooSmall => BufferTooSmallError::new_err(msg),
+        ErrorKind::InvalidKey => InvalidKeyError::new_err(msg),
+        ErrorKind::Replay => ReplayError::new_err(msg),
+        ErrorKind::Poisoned | ErrorKind::State => StateError::new_err(msg),
+        ErrorKind::Exhausted | ErrorKind::Limit => LimitError::new_err(msg),
+        ErrorKind::Unsupported => UnsupportedVersionError::new_err(msg),
+        ErrorKind::Policy => PolicyError::new_err(msg),
+        ErrorKind::InvalidInput => InvalidInputError::new_err(msg),
+        ErrorKind::Io => pyo3::exceptions::PyOSError::new_err(msg),
+        _ => MalformedError::new_err(msg),
+    }
 }
 
 /// Meshtastic errors.
 pub fn meshtastic(e: wireseal::meshtastic::Error) -> PyErr {
-    use wireseal::meshtastic::Error as E;
-    exception_for!(e, E;
-        E::TooLong { .. } => TooLongError,
-        E::Replay { .. } => ReplayError,
-        E::WeakPublicKey | E::InvalidPsk { .. } => InvalidKeyError,
-    )
+    for_kind(e.kind(), e.to_string())
 }
 
 /// Sphinx errors.
 pub fn sphinx(e: wireseal::sphinx::Error) -> PyErr {
-    use wireseal::sphinx::Error as E;
-    exception_for!(e, E;
-        E::TooLong { .. } => TooLongError,
-        E::Replay => ReplayError,
-        E::UnknownVersion(_) => UnsupportedVersionError,
-        E::BadEphemeralKey | E::BadPublicKey | E::KeyDerivation => InvalidKeyError,
-    )
+    for_kind(e.kind(), e.to_string())
 }
 
 /// peat errors.
 pub fn peat(e: wireseal::peat::Error) -> PyErr {
-    use wireseal::peat::Error as E;
-    exception_for!(e, E;
-        E::Replay { .. } => ReplayError,
-        E::WeakPublicKey => InvalidKeyError,
-        E::CounterExhausted | E::SessionLimit { .. } => LimitError,
-        E::NoMeshKey | E::NoSession { .. } | E::SessionExpired { .. } | E::OwnNodeId => StateError,
-    )
+    for_kind(e.kind(), e.to_string())
 }
 
 /// BIP324 errors.
 pub fn bip324(e: wireseal::bip324::Error) -> PyErr {
-    use wireseal::bip324::Error as E;
-    exception_for!(e, E; E::TooLong { .. } => TooLongError)
+    for_kind(e.kind(), e.to_string())
 }
 
 /// AES Crypt errors (the native names; `wireseal.aescrypt`'s pyAesCrypt
@@ -166,14 +167,17 @@ pub fn bip324(e: wireseal::bip324::Error) -> PyErr {
 /// `OSError`.
 pub fn aescrypt(e: wireseal::aescrypt::Error) -> PyErr {
     use wireseal::aescrypt::Error as E;
-    if let E::Io(io) = &e {
-        return pyo3::exceptions::PyOSError::new_err(io.to_string());
-    }
-    exception_for!(e, E;
-        E::WrongPassword => AuthError,
-        E::PartialBlock => TruncatedError,
-        E::TooLong { .. } => TooLongError,
-        E::UnsupportedVersion(_) | E::CannotWriteVersion(_) => UnsupportedVersionError,
-        E::TooManyExtensions { .. } | E::TooManyIterations { .. } => LimitError,
-    )
+    let msg = e.to_string();
+    let kind = match e {
+        E::Io(io) => return pyo3::exceptions::PyOSError::new_err(io.to_string()),
+        E::Auth | E::WrongPassword => ErrorKind::Auth,
+        E::Truncated { .. } | E::PartialBlock => ErrorKind::Truncated,
+        E::BufferTooSmall { .. } => ErrorKind::BufferTooSmall,
+        E::TooLong { .. } => ErrorKind::TooLong,
+        E::UnsupportedVersion(_) | E::CannotWriteVersion(_) => ErrorKind::Unsupported,
+        E::TooManyExtensions { .. } | E::TooManyIterations { .. } => ErrorKind::Limit,
+        E::Poisoned => ErrorKind::Poisoned,
+        _ => ErrorKind::Malformed,
+    };
+    for_kind(kind, msg)
 }

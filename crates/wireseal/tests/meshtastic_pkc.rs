@@ -112,11 +112,11 @@ fn weak_peer_keys_are_refused() {
     }] {
         assert_eq!(
             a.seal_to_vec(0, pkt(&bad, 1, 1), b"x"),
-            Err(Error::WeakPublicKey)
+            Err(Error::InvalidKey)
         );
         assert_eq!(
             a.open_to_vec(0, pkt(&bad, 1, 1), &[0u8; 20]),
-            Err(Error::WeakPublicKey)
+            Err(Error::InvalidKey)
         );
     }
     assert!(a.cache().is_empty(), "a refused key is never cached");
@@ -180,7 +180,7 @@ fn replay_is_refused_only_after_the_tag_verifies() {
     );
     assert_eq!(
         b.open_to_vec(0, pkt(&ap, 7, 100), &genuine),
-        Err(Error::Replay { from: 7, id: 100 })
+        Err(Error::Replay)
     );
     let next = a.seal_to_vec(0, pkt(&bp, 7, 101), b"again").unwrap();
     assert_eq!(b.open_to_vec(0, pkt(&ap, 7, 101), &next).unwrap(), b"again");
@@ -261,8 +261,8 @@ fn batch_open_matches_one_at_a_time() {
     assert!(serial.contains(&Err(Error::Auth)));
     assert!(serial
         .iter()
-        .any(|r| matches!(r, Err(Error::Replay { .. }))));
-    assert!(serial.contains(&Err(Error::WeakPublicKey)));
+        .any(|r| matches!(r, Err(Error::Replay))));
+    assert!(serial.contains(&Err(Error::InvalidKey)));
     // The caller-buffer variant: same results, plaintexts laid out in order.
     let mut e = make();
     let need = wireseal::meshtastic::open_batch_len(&packets);

@@ -59,7 +59,7 @@ fn replays_are_rejected_whatever_their_counter() {
         for c in [0, 1, 2, 50, 1_000_000, u64::MAX - 1, u64::MAX] {
             assert_eq!(
                 b.open_to_vec(0, &with_counter(f, c)),
-                Err(Error::Replay { counter: c }),
+                Err(Error::Replay),
                 "counter {c}"
             );
         }
@@ -91,7 +91,7 @@ fn aged_out_frame_with_counter_max_does_not_block_the_next_genuine_frame() {
     assert_eq!(b.session_info(A).unwrap().nonces_remembered, 64);
     assert!(matches!(
         b.open_to_vec(0, &with_counter(&old, u64::MAX)),
-        Err(Error::Replay { .. })
+        Err(Error::Replay)
     ));
     // One more: the old nonce ages out of the 64-entry history.
     let f = a.seal_to_vec(0, B, b"64th").unwrap();
@@ -117,7 +117,7 @@ fn aged_out_frame_with_counter_max_does_not_block_the_next_genuine_frame() {
     // And the replayed frame cannot be replayed again while remembered.
     assert!(matches!(
         b.open_to_vec(0, &with_counter(&old, 7)),
-        Err(Error::Replay { .. })
+        Err(Error::Replay)
     ));
 }
 
@@ -144,7 +144,7 @@ fn nonce_history_size_is_configurable_with_a_minimum() {
     );
     assert!(matches!(
         b.open_to_vec(0, &with_counter(&first, u64::MAX)),
-        Err(Error::Replay { .. })
+        Err(Error::Replay)
     ));
 }
 
@@ -202,5 +202,5 @@ fn next_counter_can_be_set_and_is_reported() {
     // The outbound counter stops at u64::MAX instead of wrapping.
     a.set_next_counter(B, u64::MAX - 1).unwrap();
     assert!(a.seal_to_vec(0, B, b"last").is_ok());
-    assert_eq!(a.seal_to_vec(0, B, b"x"), Err(Error::CounterExhausted));
+    assert_eq!(a.seal_to_vec(0, B, b"x"), Err(Error::Exhausted));
 }

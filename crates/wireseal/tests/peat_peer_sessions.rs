@@ -172,7 +172,7 @@ fn key_exchange_rules() {
         public_key: [0u8; 32],
     }
     .encode();
-    assert_eq!(b.handle_key_exchange(0, &weak), Err(Error::WeakPublicKey));
+    assert_eq!(b.handle_key_exchange(0, &weak), Err(Error::InvalidKey));
     assert_eq!(b.state(0x5555_5555), None);
     // No session yet: sealing is refused.
     assert_eq!(

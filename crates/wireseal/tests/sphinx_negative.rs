@@ -99,7 +99,7 @@ fn tampering_wrong_key_and_wrong_ad_fail_the_hmac() {
     // Ephemeral key: a bad point or version.
     let mut b = bytes.clone();
     b[1] = 0x05;
-    assert_eq!(Onion::parse(&b).unwrap_err(), Error::BadEphemeralKey);
+    assert_eq!(Onion::parse(&b).unwrap_err(), Error::InvalidKey);
     let mut b = bytes.clone();
     b[0] = 1;
     assert_eq!(Onion::parse(&b).unwrap_err(), Error::UnknownVersion(1));

@@ -34,6 +34,12 @@ class UnsupportedVersionError(MalformedError):
 class LimitError(Error):
     """A configured or protocol limit was reached."""
 
+class PolicyError(Error):
+    """The input is well formed, but a policy refuses it (strict mode, below the encryption policy, not addressed to us)."""
+
+class InvalidInputError(Error):
+    """An argument is out of range or unusable (a name, a number, a size)."""
+
 class StateError(Error):
     """The object is in the wrong state for this call."""
 

@@ -57,10 +57,10 @@ impl FsChaCha20 {
     ///
     /// # Errors
     ///
-    /// [`Error::CounterExhausted`] when the epoch counter would wrap.
+    /// [`Error::Exhausted`] when the epoch counter would wrap.
     pub fn crypt(&mut self, chunk: &mut [u8; CHUNK]) -> Result<(), Error> {
         if self.chunk + 1 == REKEY_INTERVAL && self.epoch == u64::MAX {
-            return Err(Error::CounterExhausted);
+            return Err(Error::Exhausted);
         }
         let at = self.chunk as usize * CHUNK;
         let ks = &self.stream.expose()[at..at + CHUNK];
@@ -113,7 +113,7 @@ impl FsChaCha20Poly1305 {
 
     fn check(&self) -> Result<(), Error> {
         if self.packet + 1 == REKEY_INTERVAL && self.epoch == u64::MAX {
-            Err(Error::CounterExhausted)
+            Err(Error::Exhausted)
         } else {
             Ok(())
         }
@@ -136,7 +136,7 @@ impl FsChaCha20Poly1305 {
     ///
     /// # Errors
     ///
-    /// [`Error::CounterExhausted`] when the epoch counter would wrap.
+    /// [`Error::Exhausted`] when the epoch counter would wrap.
     pub fn seal(&mut self, aad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN], Error> {
         self.check()?;
         let tag = self
@@ -152,7 +152,7 @@ impl FsChaCha20Poly1305 {
     /// # Errors
     ///
     /// [`Error::Auth`] when the tag does not verify (the buffer is wiped),
-    /// [`Error::CounterExhausted`] when the epoch counter would wrap.
+    /// [`Error::Exhausted`] when the epoch counter would wrap.
     pub fn open<'a>(
         &mut self,
         aad: &[u8],

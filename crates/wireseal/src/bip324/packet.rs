@@ -104,7 +104,7 @@ impl PacketSender {
     ///
     /// [`Error::BufferTooSmall`] when `out` is shorter than the packet,
     /// [`Error::TooLong`] for contents over [`MAX_CONTENTS_LEN`],
-    /// [`Error::CounterExhausted`] when the key schedule is spent.
+    /// [`Error::Exhausted`] when the key schedule is spent.
     pub fn seal_into(
         &mut self,
         contents: &[u8],
@@ -263,7 +263,7 @@ impl PacketReceiver {
     /// [`Error::TooLong`] for a length over the receive limit,
     /// [`Error::OutOfOrder`] when the previous length's packet was not
     /// opened, [`Error::Poisoned`] after an earlier failure,
-    /// [`Error::CounterExhausted`] when the key schedule is spent.
+    /// [`Error::Exhausted`] when the key schedule is spent.
     pub fn decrypt_length(&mut self, field: [u8; LENGTH_LEN]) -> Result<usize, Error> {
         if self.poisoned {
             return Err(Error::Poisoned);

@@ -171,10 +171,7 @@ impl PkcEngine {
                             Ok(r)
                         } else {
                             out[r].zeroize();
-                            Err(Error::Replay {
-                                from: p.from,
-                                id: p.id,
-                            })
+                            Err(Error::Replay)
                         }
                     }
                 }

@@ -53,7 +53,7 @@ impl PkcKey {
     /// Derives the key the firmware uses: SHA-256 of the raw X25519 output.
     ///
     /// # Errors
-    /// [`Error::WeakPublicKey`] for a low-order peer key (all-zero shared
+    /// [`Error::InvalidKey`] for a low-order peer key (all-zero shared
     /// secret).
     pub fn derive(own: &StaticSecret, peer_public: &[u8; 32]) -> Result<Self, Error> {
         let shared = own.diffie_hellman(peer_public)?;
@@ -238,7 +238,7 @@ impl PkcEngine {
     /// # Errors
     /// [`Error::TooLong`] above [`MAX_PLAINTEXT_LEN`];
     /// [`Error::BufferTooSmall`] when `out` is too short;
-    /// [`Error::WeakPublicKey`] for a low-order peer key.
+    /// [`Error::InvalidKey`] for a low-order peer key.
     pub fn seal_into(
         &mut self,
         now: u64,
@@ -299,7 +299,7 @@ impl PkcEngine {
     ///
     /// # Errors
     /// [`Error::Truncated`] / [`Error::TooLong`] for a payload of impossible
-    /// length; [`Error::BufferTooSmall`]; [`Error::WeakPublicKey`];
+    /// length; [`Error::BufferTooSmall`]; [`Error::InvalidKey`];
     /// [`Error::Auth`] when the tag does not verify; [`Error::Replay`] for a
     /// repeated (from, id) under a replay window (the output is wiped).
     pub fn open_into(
@@ -319,7 +319,7 @@ impl PkcEngine {
         if let Some(w) = &mut self.replay {
             if !w.accept(from, id) {
                 out[..n].zeroize();
-                return Err(Error::Replay { from, id });
+                return Err(Error::Replay);
             }
         }
         Ok(n)
@@ -366,7 +366,7 @@ impl PkcEngine {
         let PkcPacket { from, id, .. } = packet;
         if let Some(w) = &mut self.replay {
             if !w.accept(from, id) {
-                return Some(Err(Error::Replay { from, id }));
+                return Some(Err(Error::Replay));
             }
         }
         Some(Ok(()))

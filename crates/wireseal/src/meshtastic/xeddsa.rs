@@ -61,12 +61,12 @@ impl VerifyingKey {
     /// Maps a node's X25519 public key to its Ed25519 verifying key.
     ///
     /// # Errors
-    /// [`Error::WeakPublicKey`] when the key has no Ed25519 counterpart
+    /// [`Error::InvalidKey`] when the key has no Ed25519 counterpart
     /// (`u = −1`, or `y` not on the curve).
     pub fn from_x25519(public: &[u8; 32]) -> Result<Self, Error> {
         XedVerifyingKey::from_x25519(public)
             .map(Self)
-            .ok_or(Error::WeakPublicKey)
+            .ok_or(Error::InvalidKey)
     }
 
     /// The Ed25519 public key (sign bit 0).

@@ -1,107 +1,78 @@
 //! The `peat` module's error type.
 
 use super::policy::{DataType, Protection};
-use thiserror::Error;
 
-/// Everything that can go wrong sealing, opening or dispatching a peat-btle frame.
-///
-/// Authentication failures are one opaque variant ([`Error::Auth`]); the
-/// other variants tell the caller what to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// The tag did not verify: wrong key, or the frame was modified.
-    #[error("authentication failed (wrong key, or the frame was modified)")]
-    Auth,
-    /// The frame is shorter than its fixed header plus tag.
-    #[error("frame too short: {len} bytes, at least {min} needed")]
-    Truncated {
-        /// Bytes given.
-        len: usize,
-        /// Smallest valid length.
-        min: usize,
-    },
-    /// The caller's output buffer is too small.
-    #[error("output buffer too small: need {required} bytes")]
-    BufferTooSmall {
-        /// Bytes needed.
-        required: usize,
-    },
-    /// The first byte is not the marker this call handles.
-    #[error("unexpected marker byte 0x{found:02X} (expected 0x{expected:02X})")]
-    WrongMarker {
-        /// Marker found.
-        found: u8,
-        /// Marker expected.
-        expected: u8,
-    },
-    /// Strict mode: an unencrypted frame was received.
-    #[error("unencrypted frame rejected (strict encryption mode)")]
-    UnencryptedInStrictMode,
-    /// Policy mode: a document arrived less protected than the policy would
-    /// ever send a document of its type over that link.
-    #[error("{data:?} document arrived {received:?}; the policy sends it at least {required:?}")]
-    BelowPolicy {
-        /// The document's type, as the receiver's classifier saw it.
-        data: DataType,
-        /// The lowest protection the policy could have chosen.
-        required: Protection,
-        /// The protection it arrived with.
-        received: Protection,
-    },
-    /// A frame range given to a batch call lies outside the buffer or
-    /// overlaps (or precedes) the range before it.
-    #[error("frame range {index} is out of bounds or overlaps the one before it")]
-    BadRange {
-        /// Position of the range in the list.
-        index: usize,
-    },
-    /// An encrypted mesh-wide frame arrived but this node has no mesh key.
-    #[error("encrypted frame received but no mesh key is configured")]
-    NoMeshKey,
-    /// A per-peer frame addressed to another node.
-    #[error("per-peer frame is addressed to node {recipient:08X}, not to us")]
-    NotForUs {
-        /// The recipient named in the frame.
-        recipient: u32,
-    },
-    /// No session (or no established session) with this peer.
-    #[error("no established E2EE session with node {peer:08X}")]
-    NoSession {
-        /// The peer's node id.
-        peer: u32,
-    },
-    /// The session with this peer has timed out; start a new key exchange.
-    #[error("E2EE session with node {peer:08X} has expired")]
-    SessionExpired {
-        /// The peer's node id.
-        peer: u32,
-    },
-    /// The session table is full of live sessions.
-    #[error("E2EE session limit reached ({max} sessions)")]
-    SessionLimit {
-        /// The configured cap.
-        max: usize,
-    },
-    /// The frame's nonce belongs to a frame this session already accepted:
-    /// a replay, whatever its (unauthenticated) counter says.
-    #[error("replayed per-peer frame (nonce already accepted; counter field {counter})")]
-    Replay {
-        /// Counter in the frame (unauthenticated, reported for diagnosis).
-        counter: u64,
-    },
-    /// The outbound counter is exhausted; re-key.
-    #[error("per-peer message counter exhausted; start a new session")]
-    CounterExhausted,
-    /// The peer's X25519 public key is of low order or malformed.
-    #[error("weak or invalid peer public key")]
-    WeakPublicKey,
-    /// The key-exchange frame names our own node id as its sender.
-    #[error("key exchange claims our own node id")]
-    OwnNodeId,
+crate::error::format_error! {
+    /// Everything that can go wrong sealing, opening or dispatching a
+    /// peat-btle frame.
+    ///
+    /// Authentication failures are one opaque variant ([`Error::Auth`]); the
+    /// other variants tell the caller what to do. A replayed per-peer frame
+    /// is [`Error::Replay`]; an exhausted outbound counter is
+    /// [`Error::Exhausted`].
+    #[derive(Copy)]
+    pub enum Error {
+        /// The first byte is not the marker this call handles.
+        #[error("unexpected marker byte 0x{found:02X} (expected 0x{expected:02X})")]
+        WrongMarker {
+            /// Marker found.
+            found: u8,
+            /// Marker expected.
+            expected: u8,
+        } => Malformed,
+        /// Strict mode: an unencrypted frame was received.
+        #[error("unencrypted frame rejected (strict encryption mode)")]
+        UnencryptedInStrictMode => Policy,
+        /// Policy mode: a document arrived less protected than the policy
+        /// would ever send a document of its type over that link.
+        #[error("{data:?} document arrived {received:?}; the policy sends it at least {required:?}")]
+        BelowPolicy {
+            /// The document's type, as the receiver's classifier saw it.
+            data: DataType,
+            /// The lowest protection the policy could have chosen.
+            required: Protection,
+            /// The protection it arrived with.
+            received: Protection,
+        } => Policy,
+        /// A frame range given to a batch call lies outside the buffer or
+        /// overlaps (or precedes) the range before it.
+        #[error("frame range {index} is out of bounds or overlaps the one before it")]
+        BadRange {
+            /// Position of the range in the list.
+            index: usize,
+        } => InvalidInput,
+        /// An encrypted mesh-wide frame arrived but this node has no mesh key.
+        #[error("encrypted frame received but no mesh key is configured")]
+        NoMeshKey => State,
+        /// A per-peer frame addressed to another node.
+        #[error("per-peer frame is addressed to node {recipient:08X}, not to us")]
+        NotForUs {
+            /// The recipient named in the frame.
+            recipient: u32,
+        } => Policy,
+        /// No session (or no established session) with this peer.
+        #[error("no established E2EE session with node {peer:08X}")]
+        NoSession {
+            /// The peer's node id.
+            peer: u32,
+        } => State,
+        /// The session with this peer has timed out; start a new key exchange.
+        #[error("E2EE session with node {peer:08X} has expired")]
+        SessionExpired {
+            /// The peer's node id.
+            peer: u32,
+        } => State,
+        /// The session table is full of live sessions.
+        #[error("E2EE session limit reached ({max} sessions)")]
+        SessionLimit {
+            /// The configured cap.
+            max: usize,
+        } => Limit,
+        /// The key-exchange frame names our own node id as its sender.
+        #[error("key exchange claims our own node id")]
+        OwnNodeId => Policy,
+    }
 }
-
-crate::error::from_crypto_errors!(Error);
 
 /// Checks that `frame` starts with `marker` and holds at least `min` bytes.
 ///

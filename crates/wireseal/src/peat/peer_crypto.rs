@@ -71,7 +71,7 @@ impl PeerSessions {
     /// [`Error::BufferTooSmall`] when `out` is too short;
     /// [`Error::NoSession`] without an established session;
     /// [`Error::SessionExpired`] when it timed out;
-    /// [`Error::CounterExhausted`] when the outbound counter is at
+    /// [`Error::Exhausted`] when the outbound counter is at
     /// `u64::MAX`. Nothing moves on any error.
     pub fn seal_into(
         &mut self,
@@ -87,7 +87,7 @@ impl PeerSessions {
         let sender = self.node_id;
         let s = live(&mut self.sessions, self.timeout, now, peer)?;
         if *s.outbound == u64::MAX {
-            return Err(Error::CounterExhausted);
+            return Err(Error::Exhausted);
         }
         let header = PeerHeader {
             recipient: peer,
@@ -162,7 +162,7 @@ impl PeerSessions {
         let s = live(&mut self.sessions, self.timeout, now, h.sender)?;
         // A pure lookup: a replay is refused before any decryption.
         if s.history.contains(&h.nonce) {
-            return Err(Error::Replay { counter: h.counter });
+            return Err(Error::Replay);
         }
         let pt = s
             .key

@@ -89,14 +89,14 @@ pub enum KeyExchangeOutcome {
 ///
 /// - X25519 results come through a [`SharedSecretCache`] keyed by the whole
 ///   peer public key, so re-establishing a session skips the curve operation;
-/// - low-order peer keys are rejected ([`Error::WeakPublicKey`]);
+/// - low-order peer keys are rejected ([`Error::InvalidKey`]);
 /// - a full table never drops a live established session to make room: it
 ///   drops expired, then closed, then pending sessions, or refuses
 ///   ([`Error::SessionLimit`]) before any curve work, so a refused key
 ///   exchange cannot evict a real peer's cached shared secret;
 /// - an expired session is refused ([`Error::SessionExpired`]) rather
 ///   than used until someone cleans it up;
-/// - the outbound counter stops at `u64::MAX` ([`Error::CounterExhausted`])
+/// - the outbound counter stops at `u64::MAX` ([`Error::Exhausted`])
 ///   instead of wrapping.
 ///
 /// Time is the caller's `now`: milliseconds on any monotonic clock, always the
@@ -246,7 +246,7 @@ impl PeerSessions {
     /// [`Error::WrongMarker`] or [`Error::Truncated`] for a frame that is not
     /// a key exchange; [`Error::OwnNodeId`] when it names our node id;
     /// [`Error::SessionLimit`] when there is no room (checked before any curve
-    /// work); [`Error::WeakPublicKey`] for a low-order key. On any error the
+    /// work); [`Error::InvalidKey`] for a low-order key. On any error the
     /// table is as it was.
     pub fn handle_key_exchange(
         &mut self,

@@ -213,11 +213,11 @@ impl Unblinded {
     /// # Errors
     ///
     /// [`Error::BadPayload`] for a malformed TLV stream,
-    /// [`Error::BadPublicKey`] for an override that is not a curve point,
+    /// [`Error::InvalidKey`] for an override that is not a curve point,
     /// otherwise as [`Unblinded::next_path_key`].
     pub fn next_path_key_for(&self, data: &[u8]) -> Result<PublicKey, Error> {
         match tlv::find(data, NEXT_PATH_KEY_OVERRIDE)? {
-            Some(k) => PublicKey::from_slice(k).map_err(|_| Error::BadPublicKey),
+            Some(k) => PublicKey::from_slice(k).map_err(|_| Error::InvalidKey),
             None => self.next_path_key(),
         }
     }

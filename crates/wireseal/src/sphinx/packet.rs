@@ -98,14 +98,14 @@ impl Onion {
     ///
     /// [`Error::Truncated`] when there is no room for one hop frame,
     /// [`Error::UnknownVersion`] for a version other than 0,
-    /// [`Error::BadEphemeralKey`] when the key is not a curve point.
+    /// [`Error::InvalidKey`] when the key is not a curve point.
     pub fn parse_any(bytes: &[u8]) -> Result<Self, Error> {
         area_len(bytes.len())?;
         let (head, rest) = bytes.split_at(1 + PUBLIC_KEY_LEN);
         if head[0] != VERSION {
             return Err(Error::UnknownVersion(head[0]));
         }
-        let ephemeral = PublicKey::from_slice(&head[1..]).map_err(|_| Error::BadEphemeralKey)?;
+        let ephemeral = PublicKey::from_slice(&head[1..]).map_err(|_| Error::InvalidKey)?;
         let (ri, mac) = rest.split_at(rest.len() - HMAC_LEN);
         let mut hmac = [0u8; HMAC_LEN];
         hmac.copy_from_slice(mac);

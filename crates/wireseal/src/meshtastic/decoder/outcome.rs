@@ -56,7 +56,7 @@ pub enum Undecoded {
     NoNodeKey,
     /// A PKC direct message from a node whose public key is unknown.
     UnknownSender,
-    /// Decryption or parsing failed: [`Error::Auth`], [`Error::WeakPublicKey`],
+    /// Decryption or parsing failed: [`Error::Auth`], [`Error::InvalidKey`],
     /// [`Error::Malformed`], ...
     Failed(Error),
     /// Already accepted (same sender and packet id) within the replay window.
@@ -73,7 +73,7 @@ impl Undecoded {
             Undecoded::NoNodeKey => "pkc-no-node-key",
             Undecoded::UnknownSender => "pkc-unknown-sender",
             Undecoded::Failed(Error::Auth) => "auth-failed",
-            Undecoded::Failed(Error::WeakPublicKey) => "weak-key",
+            Undecoded::Failed(Error::InvalidKey) => "weak-key",
             Undecoded::Failed(Error::Malformed { .. }) => "malformed-data",
             Undecoded::Failed(Error::Truncated { .. }) => "truncated",
             Undecoded::Failed(Error::TooLong { .. }) => "too-long",
