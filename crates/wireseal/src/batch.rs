@@ -100,73 +100,81 @@ impl Batch {
         }
     }
 
-    /// `items.map(f)` in parallel, results in input order.
-    pub fn map<T, R, F>(&self, items: &[T], f: F) -> Vec<R>
-    where
-        T: Sync,
-        R: Send,
-        F: Fn(&T) -> R + Sync + Send,
-    {
-        let chunks: Vec<Mutex<Vec<R>>> = items
-            .chunks(MIN_CHUNK)
-            .map(|c| Mutex::new(Vec::with_capacity(c.len())))
-            .collect();
-        self.run_chunks(chunks.len(), |k| {
-            let start = k * MIN_CHUNK;
-            let end = items.len().min(start + MIN_CHUNK);
-            let done: Vec<R> = items[start..end].iter().map(&f).collect();
-            *lock(&chunks[k]) = done;
-        });
-        let mut out = Vec::with_capacity(items.len());
-        for c in chunks {
-            out.append(&mut c.into_inner().unwrap_or_else(|e| e.into_inner()));
+    crate::visibility::pub_if_hazmat! {
+        /// `items.map(f)` in parallel, results in input order.
+        fn map<T, R, F>(&self, items: &[T], f: F) -> Vec<R>
+        where
+            T: Sync,
+            R: Send,
+            F: Fn(&T) -> R + Sync + Send,
+        {
+            let chunks: Vec<Mutex<Vec<R>>> = items
+                .chunks(MIN_CHUNK)
+                .map(|c| Mutex::new(Vec::with_capacity(c.len())))
+                .collect();
+            self.run_chunks(chunks.len(), |k| {
+                let start = k * MIN_CHUNK;
+                let end = items.len().min(start + MIN_CHUNK);
+                let done: Vec<R> = items[start..end].iter().map(&f).collect();
+                *lock(&chunks[k]) = done;
+            });
+            let mut out = Vec::with_capacity(items.len());
+            for c in chunks {
+                out.append(&mut c.into_inner().unwrap_or_else(|e| e.into_inner()));
+            }
+            out
         }
-        out
     }
 
-    /// Applies `f` to every item in place, in parallel. Items are handed
-    /// out in chunks (cheap items: one packet each).
-    pub fn for_each_mut<T, F>(&self, items: &mut [T], f: F)
-    where
-        T: Send,
-        F: Fn(&mut T) + Sync + Send,
-    {
-        self.for_each_mut_chunked(items, MIN_CHUNK, f);
-    }
-
-    /// Like [`Batch::for_each_mut`] for items that are each a large job
-    /// (a whole session's run of packets): every item may go to its own
-    /// thread, so even a handful of jobs spreads over the cores.
-    pub fn for_each_mut_coarse<T, F>(&self, items: &mut [T], f: F)
-    where
-        T: Send,
-        F: Fn(&mut T) + Sync + Send,
-    {
-        self.for_each_mut_chunked(items, 1, f);
-    }
-
-    /// Runs `background` on this batch's threads while `foreground` runs on
-    /// the calling thread (which need not be `Send`), and returns once both
-    /// are done. With one thread the two run one after the other,
-    /// `background` first.
-    pub fn overlap<B, F, R>(&self, background: B, foreground: F) -> R
-    where
-        B: FnOnce() + Send,
-        F: FnOnce() -> R,
-    {
-        if self.threads() < 2 {
-            background();
-            return foreground();
+    crate::visibility::pub_if_hazmat! {
+        /// Applies `f` to every item in place, in parallel. Items are handed
+        /// out in chunks (cheap items: one packet each).
+        fn for_each_mut<T, F>(&self, items: &mut [T], f: F)
+        where
+            T: Send,
+            F: Fn(&mut T) + Sync + Send,
+        {
+            self.for_each_mut_chunked(items, MIN_CHUNK, f);
         }
-        match &self.pool {
-            Some(p) => p.in_place_scope(|s| {
-                s.spawn(|_| background());
-                foreground()
-            }),
-            None => rayon::in_place_scope(|s| {
-                s.spawn(|_| background());
-                foreground()
-            }),
+    }
+
+    crate::visibility::pub_if_hazmat! {
+        /// Like [`Batch::for_each_mut`] for items that are each a large job
+        /// (a whole session's run of packets): every item may go to its own
+        /// thread, so even a handful of jobs spreads over the cores.
+        fn for_each_mut_coarse<T, F>(&self, items: &mut [T], f: F)
+        where
+            T: Send,
+            F: Fn(&mut T) + Sync + Send,
+        {
+            self.for_each_mut_chunked(items, 1, f);
+        }
+    }
+
+    crate::visibility::pub_if_hazmat! {
+        /// Runs `background` on this batch's threads while `foreground` runs on
+        /// the calling thread (which need not be `Send`), and returns once both
+        /// are done. With one thread the two run one after the other,
+        /// `background` first.
+        fn overlap<B, F, R>(&self, background: B, foreground: F) -> R
+        where
+            B: FnOnce() + Send,
+            F: FnOnce() -> R,
+        {
+            if self.threads() < 2 {
+                background();
+                return foreground();
+            }
+            match &self.pool {
+                Some(p) => p.in_place_scope(|s| {
+                    s.spawn(|_| background());
+                    foreground()
+                }),
+                None => rayon::in_place_scope(|s| {
+                    s.spawn(|_| background());
+                    foreground()
+                }),
+            }
         }
     }
 

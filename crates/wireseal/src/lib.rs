@@ -30,7 +30,14 @@
 //! # Features
 //!
 //! - `hazmat` (off by default): `wireseal::hazmat`, the raw primitive
-//!   wrappers. Not part of the stable API; see that module's warning.
+//!   wrappers, and the batch helpers under the format entry points. Not
+//!   part of the stable API; see that module's warning.
+//! - `test-vectors` (off by default): entry points that take a
+//!   caller-chosen nonce, key or randomness, to reproduce official vectors.
+//!   Reusing a nonce breaks every format here; only tests enable it.
+//! - `serde` (off by default): `Serialize` for the records drivers print
+//!   (the Meshtastic gateway's packet record).
+//! - `tokio` (off by default): `wireseal::bip324::tokio`.
 
 pub mod aescrypt;
 pub mod batch;
@@ -45,6 +52,7 @@ pub mod peat;
 mod primitives;
 pub mod secret;
 pub mod sphinx;
+mod visibility;
 
 /// Raw primitive wrappers (AES, ChaCha20, X25519, secp256k1, HKDF, ...).
 ///
