@@ -180,12 +180,25 @@ pub const SECTIONS: &[Section] = &[
     },
 ];
 
+/// The section names, each once, in print order.
+pub fn section_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for s in SECTIONS {
+        if !names.contains(&s.name) {
+            names.push(s.name);
+        }
+    }
+    names
+}
+
 /// Runs the selected sections and prints the table; writes JSON if asked.
 pub fn run(ctx: &Ctx, only: &[String], json: Option<&std::path::Path>) -> anyhow::Result<()> {
     for s in only {
         if !SECTIONS.iter().any(|x| x.name == s) {
-            let names: Vec<_> = SECTIONS.iter().map(|x| x.name).collect();
-            anyhow::bail!("unknown bench section {s:?} (known: {})", names.join(", "));
+            anyhow::bail!(
+                "unknown bench section {s:?} (known: {})",
+                section_names().join(", ")
+            );
         }
     }
     let mut rows = Vec::new();
@@ -263,6 +276,16 @@ fn print_row(r: &Row) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn section_names_are_listed_once() {
+        let names = section_names();
+        assert_eq!(names.first(), Some(&"meshtastic"));
+        for n in &names {
+            assert_eq!(names.iter().filter(|m| m == &n).count(), 1, "{n}");
+        }
+        assert!(SECTIONS.iter().all(|s| names.contains(&s.name)));
+    }
 
     #[test]
     fn ratio_direction_follows_unit() {

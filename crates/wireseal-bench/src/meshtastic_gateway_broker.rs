@@ -36,19 +36,21 @@ fn mosquitto() -> Result<PathBuf, Skip> {
     .ok_or_else(|| Skip::new("mosquitto is not installed (apt-get install mosquitto)"))
 }
 
-/// The `wireseal` binary: `WIRESEAL_BIN`, else this process when it is
-/// `wireseal bench`.
+/// The `wireseal` binary: `WIRESEAL_BIN` (which `wireseal bench` sets), else
+/// `wireseal` beside this executable.
 fn wireseal_bin() -> Result<PathBuf, Skip> {
     if let Some(p) = std::env::var_os("WIRESEAL_BIN") {
         return Ok(PathBuf::from(p));
     }
     let exe = std::env::current_exe().map_err(|e| Skip::new(format!("no current exe: {e}")))?;
-    if exe.file_stem().is_some_and(|s| s == "wireseal") {
-        Ok(exe)
+    let beside = exe.with_file_name("wireseal");
+    if beside.is_file() {
+        Ok(beside)
     } else {
-        Err(Skip::new(
-            "not run from the `wireseal` binary (set WIRESEAL_BIN to it)",
-        ))
+        Err(Skip::new(format!(
+            "no `wireseal` binary beside {} (run it as `wireseal bench`, or set WIRESEAL_BIN)",
+            exe.display()
+        )))
     }
 }
 

@@ -40,7 +40,7 @@ Older names still work: v2 = bip324, file = aescrypt, onion = sphinx,
 )]
 pub struct Cli {
     /// Print each result as one JSON object; also accepted after the
-    /// subcommand (`bench --json` takes a file instead).
+    /// subcommand (`bench --json FILE` writes the rows to FILE instead).
     #[arg(long)]
     pub json: bool,
     /// The subcommand.
@@ -127,23 +127,9 @@ pub enum Cmd {
     },
     /// Print a shell completion script (bash, zsh or fish) to stdout.
     Completions(commands::completions::Args),
-    /// Measure every wire format against its baseline (quick by default).
-    Bench(BenchArgs),
-}
-
-/// `wireseal bench` arguments.
-#[derive(clap::Args)]
-pub struct BenchArgs {
-    /// Longer samples and larger workloads (the default is a short run, a
-    /// few minutes at most).
-    #[arg(long)]
-    pub full: bool,
-    /// Write the rows as a JSON array to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<std::path::PathBuf>,
-    /// Run only these sections (repeatable).
-    #[arg(long = "section", value_name = "NAME")]
-    pub sections: Vec<String>,
+    /// Measure every wire format against its baseline (quick by default;
+    /// runs the `wireseal-bench` binary: `wireseal bench --help`).
+    Bench(commands::bench::Args),
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! The `wireseal` command: encrypt and decrypt real wire formats, run the
 //! network drivers, and `wireseal bench`.
 //!
-//! Errors go to stderr with a non-zero exit status; results go to stdout.
+//! Results go to stdout; errors go to stderr (one JSON object under
+//! `--json`) with the exit status [`EXIT_FAILED`] or, for arguments that
+//! do not parse, [`EXIT_USAGE`].
 
 mod cli;
 mod commands;
@@ -9,10 +11,21 @@ mod util;
 
 use clap::Parser;
 use cli::{Cli, Cmd};
+use std::ffi::OsString;
+use std::io::Write;
 use std::process::ExitCode;
 
+/// Exit status of a command that ran and failed (the error says why).
+const EXIT_FAILED: u8 = 1;
+/// Exit status of a command line that does not parse.
+const EXIT_USAGE: u8 = 2;
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&argv) {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e, json_requested(&argv)),
+    };
     let json = |out: cli::JsonFlag| util::output::set_json(out.json || cli.json);
     util::output::set_json(cli.json);
     let result = match cli.cmd {
@@ -45,22 +58,47 @@ fn main() -> ExitCode {
             commands::file::run(args)
         }
         Cmd::Completions(a) => commands::completions::run(a),
-        Cmd::Bench(b) => wireseal_bench::run(
-            &wireseal_bench::Ctx { full: b.full },
-            &b.sections,
-            b.json.as_deref(),
-        ),
+        Cmd::Bench(args) => commands::bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            if util::output::json() {
-                let msg = format!("{e:#}");
-                eprintln!("{}", serde_json::json!({ "error": msg }));
+            let kind = util::errors::kind_of(&e);
+            let line = if util::output::json() {
+                serde_json::json!({ "error": format!("{e:#}"), "kind": kind }).to_string()
             } else {
-                eprintln!("wireseal: error: {e:#}");
-            }
-            ExitCode::FAILURE
+                format!("wireseal: error: {e:#}")
+            };
+            let _ = writeln!(std::io::stderr(), "{line}");
+            ExitCode::from(EXIT_FAILED)
         }
     }
+}
+
+/// Whether `--json` was asked for on a command line that did not parse:
+/// anywhere before a `--`, except after `bench`, whose `--json` names a file.
+fn json_requested(argv: &[OsString]) -> bool {
+    argv.iter()
+        .skip(1)
+        .take_while(|a| *a != "--" && *a != "bench")
+        .any(|a| a == "--json")
+}
+
+/// Reports a command line that does not parse: clap's message (or, with
+/// `--json`, `{"error": ..., "kind": "usage"}`) and [`EXIT_USAGE`]. `--help`
+/// and `--version` print to stdout and succeed.
+fn usage_error(e: &clap::Error, json: bool) -> ExitCode {
+    if !e.use_stderr() {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    if json {
+        let msg = e.render().to_string();
+        let msg = msg.trim().trim_start_matches("error: ");
+        let line = serde_json::json!({ "error": msg, "kind": "usage" });
+        let _ = writeln!(std::io::stderr(), "{line}");
+    } else {
+        let _ = e.print();
+    }
+    ExitCode::from(EXIT_USAGE)
 }

@@ -259,9 +259,7 @@ fn batch_open_matches_one_at_a_time() {
         .collect();
     assert!(serial.iter().filter(|r| r.is_ok()).count() > 150);
     assert!(serial.contains(&Err(Error::Auth)));
-    assert!(serial
-        .iter()
-        .any(|r| matches!(r, Err(Error::Replay))));
+    assert!(serial.iter().any(|r| matches!(r, Err(Error::Replay))));
     assert!(serial.contains(&Err(Error::InvalidKey)));
     // The caller-buffer variant: same results, plaintexts laid out in order.
     let mut e = make();

@@ -35,6 +35,10 @@ pub fn run(a: Args) -> Result<()> {
         ShellArg::Fish => Shell::Fish,
     };
     let mut cmd = crate::cli::Cli::command();
-    clap_complete::generate(shell, &mut cmd, "wireseal", &mut std::io::stdout());
+    // Into a buffer first: clap_complete panics when its writer fails (a
+    // closed pipe), and the script is small.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "wireseal", &mut script);
+    crate::util::output::stdout_bytes(&script);
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! One file per subcommand family.
 
+pub mod bench;
 pub mod completions;
 pub mod file;
 pub mod gateway;

@@ -1,6 +1,7 @@
 //! Argument parsing and output shared by the subcommands: hex and data
 //! arguments (`-` for stdin), numbers, secrets, JSON or human results.
 
+pub mod errors;
 pub mod input;
 pub mod output;
 pub mod secret;

@@ -1,0 +1,51 @@
+//! The `kind` of a failed command, as `--json` prints it: the library's
+//! [`ErrorKind`] name when a library error caused the failure, `io` for a
+//! failed read or write, `failed` otherwise. Python raises the exception
+//! class of the same kind for the same input.
+
+use wireseal::error::ErrorKind;
+
+/// The kind name of the first cause in `e`'s chain that has one.
+pub fn kind_of(e: &anyhow::Error) -> &'static str {
+    e.chain()
+        .find_map(library_kind)
+        .map(ErrorKind::as_str)
+        .unwrap_or("failed")
+}
+
+fn library_kind(cause: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
+    use wireseal::{aescrypt, bip324, meshtastic, peat, sphinx};
+    if let Some(e) = cause.downcast_ref::<meshtastic::Error>() {
+        return Some(e.kind());
+    }
+    if let Some(e) = cause.downcast_ref::<peat::Error>() {
+        return Some(e.kind());
+    }
+    if let Some(e) = cause.downcast_ref::<bip324::Error>() {
+        return Some(e.kind());
+    }
+    if let Some(e) = cause.downcast_ref::<sphinx::Error>() {
+        return Some(e.kind());
+    }
+    if let Some(e) = cause.downcast_ref::<aescrypt::Error>() {
+        return aescrypt_kind(e);
+    }
+    cause
+        .downcast_ref::<std::io::Error>()
+        .map(|_| ErrorKind::Io)
+}
+
+fn aescrypt_kind(e: &wireseal::aescrypt::Error) -> Option<ErrorKind> {
+    use wireseal::aescrypt::Error as E;
+    Some(match e {
+        E::Io(_) => ErrorKind::Io,
+        E::Auth | E::WrongPassword => ErrorKind::Auth,
+        E::Truncated { .. } | E::PartialBlock => ErrorKind::Truncated,
+        E::BufferTooSmall { .. } => ErrorKind::BufferTooSmall,
+        E::TooLong { .. } => ErrorKind::TooLong,
+        E::UnsupportedVersion(_) | E::CannotWriteVersion(_) => ErrorKind::Unsupported,
+        E::TooManyExtensions { .. } | E::TooManyIterations { .. } => ErrorKind::Limit,
+        E::Poisoned => ErrorKind::Poisoned,
+        _ => ErrorKind::Malformed,
+    })
+}

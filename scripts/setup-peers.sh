@@ -1,0 +1,95 @@
+# Installs what the tests and the bench need on a fresh machine, from the
+# package registries only: Debian packages (C toolchain, cmake, Mosquitto,
+# Python's venv), Go from the Go module proxy when the machine has none new
+# enough, and the Python peers from PyPI. Sourced by scripts/test and
+# scripts/bench (it exports PATH and GOTOOLCHAIN for Go); idempotent, so a
+# second run installs nothing.
+#
+# A peer that cannot be installed is reported here, and the tests that need
+# it then fail (a missing peer is never a silent skip).
+
+setup_say() { printf '== %s\n' "$*"; }
+setup_warn() { printf 'warning: %s\n' "$*" >&2; }
+
+setup_apt() {
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ -z "${SETUP_APT_UPDATED:-}" ]; then
+    $sudo apt-get update -qq || return 1
+    SETUP_APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "cargo is not installed; wireseal needs Rust >= 1.85 (https://rustup.rs)" >&2
+  return 1 2>/dev/null || exit 1
+fi
+
+# --- Debian packages ---------------------------------------------------------
+setup_missing=()
+command -v cc >/dev/null 2>&1 || setup_missing+=(build-essential)
+command -v cmake >/dev/null 2>&1 || setup_missing+=(cmake)
+command -v curl >/dev/null 2>&1 || setup_missing+=(curl)
+command -v mosquitto >/dev/null 2>&1 \
+  || [ -x /usr/sbin/mosquitto ] || setup_missing+=(mosquitto)
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import ensurepip' >/dev/null 2>&1 || setup_missing+=(python3-venv)
+  python3 -m pip --version >/dev/null 2>&1 || setup_missing+=(python3-pip)
+else
+  setup_missing+=(python3 python3-pip python3-venv)
+fi
+if [ ${#setup_missing[@]} -gt 0 ]; then
+  setup_say "installing from Debian: ${setup_missing[*]}"
+  setup_apt "${setup_missing[@]}" || setup_warn "could not install ${setup_missing[*]}"
+fi
+# Debian puts mosquitto in /usr/sbin, which a non-root PATH may lack.
+[ -x /usr/sbin/mosquitto ] && case ":$PATH:" in *:/usr/sbin:*) ;; *) export PATH="$PATH:/usr/sbin" ;; esac
+
+# --- Go >= 1.24.6 for lightning-onion (interop/sphinx) -------------------------
+# The Go module proxy serves Go itself as the module golang.org/toolchain.
+SETUP_GO_WANT=1.24.6
+setup_go_ok() {
+  command -v go >/dev/null 2>&1 || return 1
+  local v
+  v=$(go env GOVERSION 2>/dev/null | sed 's/^go//')
+  [ -n "$v" ] && [ "$(printf '%s\n%s\n' "$SETUP_GO_WANT" "$v" | sort -V | head -n1)" = "$SETUP_GO_WANT" ]
+}
+if ! setup_go_ok; then
+  setup_go_dest="${HOME}/.cache/wireseal/go${SETUP_GO_WANT}"
+  if [ ! -x "$setup_go_dest/bin/go" ]; then
+    setup_say "fetching Go ${SETUP_GO_WANT} from the Go module proxy"
+    setup_url="https://proxy.golang.org/golang.org/toolchain/@v/v0.0.1-go${SETUP_GO_WANT}.linux-amd64.zip"
+    setup_tmp=$(mktemp -d)
+    if curl -fsSL "$setup_url" -o "$setup_tmp/go.zip" \
+      && python3 -m zipfile -e "$setup_tmp/go.zip" "$setup_tmp/x" \
+      && mkdir -p "$(dirname "$setup_go_dest")" \
+      && mv "$setup_tmp/x/golang.org/toolchain@v0.0.1-go${SETUP_GO_WANT}.linux-amd64" "$setup_go_dest"; then
+      chmod +x "$setup_go_dest"/bin/* "$setup_go_dest"/pkg/tool/*/* 2>/dev/null || true
+    else
+      setup_warn "could not fetch Go ${SETUP_GO_WANT}"
+    fi
+    rm -rf "$setup_tmp"
+  fi
+  [ -x "$setup_go_dest/bin/go" ] && export PATH="$setup_go_dest/bin:$PATH"
+fi
+if setup_go_ok; then
+  export GOTOOLCHAIN=local
+else
+  setup_warn "Go >= ${SETUP_GO_WANT} is unavailable: the lightning-onion tests will fail"
+fi
+
+# --- Python peers from PyPI (pinned) -------------------------------------------
+# pyAesCrypt (AES Crypt interop), the meshtastic protobufs and
+# meshtastic-mqtt-json (gateway feed and bench peer), paho-mqtt, cryptography
+# and xeddsa (independent checks). The Python package's own tests build a
+# virtual environment of their own (scripts/test-python.sh).
+SETUP_PY_PEERS=(pyAesCrypt==6.1.1 meshtastic==2.7.11 meshtastic-mqtt-json==3.0.0
+  paho-mqtt==2.2.0 cryptography==48.0.0 xeddsa==1.2.0)
+if command -v python3 >/dev/null 2>&1 \
+  && ! python3 -c 'import pyAesCrypt, meshtastic.protobuf, meshtastic_mqtt_json, paho.mqtt, cryptography, xeddsa' >/dev/null 2>&1; then
+  setup_say "installing Python peers from PyPI"
+  setup_pip() { python3 -m pip install --quiet --disable-pip-version-check "$@" "${SETUP_PY_PEERS[@]}"; }
+  setup_pip 2>/dev/null || setup_pip --user 2>/dev/null || setup_pip --break-system-packages 2>/dev/null \
+    || setup_warn "could not install the Python peers: their tests will fail"
+fi
