@@ -17,6 +17,7 @@ mod meshtastic_gateway_peer;
 mod peat;
 pub mod peers;
 mod python;
+pub mod report;
 mod sphinx;
 mod sphinx_baselines;
 #[cfg(feature = "rust-peers")]
@@ -63,6 +64,23 @@ pub struct Row {
     /// Why the baseline's peer was not measured (then `baseline` is None).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// Where the row sits on a report plot (`--report`), if it is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub point: Option<Point>,
+}
+
+/// A row's place on a report plot: the plot's id
+/// ([`report::plots::PLOTS`]), the series `ours` belongs to, and its x. The
+/// row's baseline, when measured, is a point of the series named by
+/// `baseline_name` at the same x.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    /// The plot's id.
+    pub plot: &'static str,
+    /// The series of `ours`.
+    pub series: String,
+    /// x, in the plot's x unit.
+    pub x: f64,
 }
 
 impl Row {
@@ -92,6 +110,7 @@ impl Row {
             ratio,
             seed_figure: None,
             skipped: None,
+            point: None,
         }
     }
 
@@ -135,6 +154,16 @@ impl Row {
     /// Attaches a published figure.
     pub fn seed(mut self, figure: impl Into<String>) -> Self {
         self.seed_figure = Some(figure.into());
+        self
+    }
+
+    /// Places the row on report plot `plot`, as a point of `series` at `x`.
+    pub fn at(mut self, plot: &'static str, series: impl Into<String>, x: f64) -> Self {
+        self.point = Some(Point {
+            plot,
+            series: series.into(),
+            x,
+        });
         self
     }
 }
@@ -191,8 +220,24 @@ pub fn section_names() -> Vec<&'static str> {
     names
 }
 
-/// Runs the selected sections and prints the table; writes JSON if asked.
-pub fn run(ctx: &Ctx, only: &[String], json: Option<&std::path::Path>) -> anyhow::Result<()> {
+/// Where `run` writes besides the table.
+#[derive(Debug, Clone, Default)]
+pub struct Outputs {
+    /// `--json FILE`: the rows as a JSON array.
+    pub json: Option<std::path::PathBuf>,
+    /// `--report DIR`: the HTML page, one SVG per plot, and the rows.
+    pub report: Option<std::path::PathBuf>,
+    /// The command line, as the report states it.
+    pub command: String,
+}
+
+/// Runs the selected sections and prints the table; writes JSON and the
+/// report if asked.
+///
+/// # Errors
+///
+/// An unknown section name, or a file that cannot be written.
+pub fn run(ctx: &Ctx, only: &[String], outputs: &Outputs) -> anyhow::Result<()> {
     for s in only {
         if !SECTIONS.iter().any(|x| x.name == s) {
             anyhow::bail!(
@@ -217,11 +262,20 @@ pub fn run(ctx: &Ctx, only: &[String], json: Option<&std::path::Path>) -> anyhow
             rows.push(r);
         }
     }
-    if let Some(path) = json {
+    if let Some(path) = &outputs.json {
         let text = serde_json::to_string_pretty(&rows)?;
         std::fs::write(path, text + "\n")
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         eprintln!("wrote {} rows to {}", rows.len(), path.display());
+    }
+    if let Some(dir) = &outputs.report {
+        let info = report::RunInfo::current(ctx.full, outputs.command.clone());
+        let files = report::write(dir, &rows, &info)?;
+        eprintln!(
+            "wrote the report to {} ({} files; open index.html)",
+            dir.display(),
+            files.len()
+        );
     }
     Ok(())
 }
@@ -234,7 +288,7 @@ fn print_header() {
     println!("{}", "-".repeat(150));
 }
 
-fn fmt_num(x: f64) -> String {
+pub(crate) fn fmt_num(x: f64) -> String {
     if x >= 1e6 {
         format!("{:.3e}", x)
     } else if x >= 100.0 {

@@ -17,6 +17,10 @@ struct Args {
     /// Write the rows as a JSON array to FILE.
     #[arg(long, value_name = "FILE")]
     json: Option<std::path::PathBuf>,
+    /// Write a report to DIR: index.html (self-contained), one SVG per
+    /// plot, rows.json.
+    #[arg(long, value_name = "DIR")]
+    report: Option<std::path::PathBuf>,
     /// Run only these sections (repeatable).
     #[arg(long = "section", value_name = "NAME")]
     sections: Vec<String>,
@@ -24,10 +28,17 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    let mut command = vec!["wireseal bench".to_owned()];
+    command.extend(std::env::args().skip(1));
+    let outputs = wireseal_bench::Outputs {
+        json: args.json,
+        report: args.report,
+        command: command.join(" "),
+    };
     match wireseal_bench::run(
         &wireseal_bench::Ctx { full: args.full },
         &args.sections,
-        args.json.as_deref(),
+        &outputs,
     ) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

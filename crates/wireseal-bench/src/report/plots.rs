@@ -1,0 +1,225 @@
+//! The plots of the report: what each shows, its axes, and the figures the
+//! systems we implement published (the seeds), drawn as reference lines or
+//! points beside the curves measured in the run.
+
+/// How the x axis of a plot is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axis {
+    /// Linear.
+    Linear,
+    /// Logarithmic (sizes, counts that grow by powers of two).
+    Log,
+}
+
+/// A published figure drawn on a plot.
+#[derive(Debug, Clone, Copy)]
+pub enum Reference {
+    /// A horizontal line at `y`, across the plot.
+    Line {
+        /// What the figure is, with its source.
+        label: &'static str,
+        /// The value, in the plot's y unit.
+        y: f64,
+    },
+    /// A marked point.
+    Point {
+        /// What the figure is, with its source.
+        label: &'static str,
+        /// Where on the x axis.
+        x: f64,
+        /// The value, in the plot's y unit.
+        y: f64,
+    },
+}
+
+/// One plot: the rows that carry a [`crate::Point`] with this `id` are its
+/// data; each row gives a point of its `series` (ours) and, when measured, a
+/// point of its baseline's series at the same x.
+#[derive(Debug, Clone, Copy)]
+pub struct PlotSpec {
+    /// File name (`ID.svg`) and the id rows name.
+    pub id: &'static str,
+    /// Bench section the data comes from.
+    pub section: &'static str,
+    /// Title above the plot.
+    pub title: &'static str,
+    /// x axis label, with its unit.
+    pub x_label: &'static str,
+    /// x axis scale.
+    pub x_axis: Axis,
+    /// y axis label, with its unit (the rows' unit).
+    pub y_label: &'static str,
+    /// y axis scale.
+    pub y_axis: Axis,
+    /// Published figures drawn beside the measured curves.
+    pub references: &'static [Reference],
+    /// One sentence under the plot saying what it shows.
+    pub caption: &'static str,
+}
+
+/// Every plot, in report order.
+pub const PLOTS: &[PlotSpec] = &[
+    PlotSpec {
+        id: "meshtastic-senders",
+        section: "meshtastic",
+        title: "Meshtastic PKC open: cost per packet vs distinct senders",
+        x_label: "distinct senders in the traffic",
+        x_axis: Axis::Log,
+        y_label: "µs per packet",
+        y_axis: Axis::Log,
+        references: &[],
+        caption:
+            "Each cache capacity holds its cost near one AES-CCM open while the senders fit, \
+                  then rises toward the uncached path (an X25519 per packet) as its hit rate falls.",
+    },
+    PlotSpec {
+        id: "meshtastic-payload",
+        section: "meshtastic",
+        title: "Meshtastic PKC open: cached vs uncached by payload size",
+        x_label: "payload bytes",
+        x_axis: Axis::Linear,
+        y_label: "µs per packet",
+        y_axis: Axis::Log,
+        references: &[],
+        caption:
+            "A cached open costs the AES-CCM pass over the payload; the uncached open adds the \
+                  X25519 and SHA-256 that the firmware repeats for every packet.",
+    },
+    PlotSpec {
+        id: "meshtastic-ram",
+        section: "meshtastic",
+        title: "Meshtastic shared-secret cache: RAM by capacity",
+        x_label: "cache capacity (peers)",
+        x_axis: Axis::Log,
+        y_label: "bytes",
+        y_axis: Axis::Log,
+        references: &[Reference::Point {
+            label: "firmware cache PR: ~2.4 kB",
+            x: 16.0,
+            y: 2400.0,
+        }],
+        caption:
+            "What each capacity costs in memory, beside the firmware pull request's own figure.",
+    },
+    PlotSpec {
+        id: "peat-docs",
+        section: "peat",
+        title: "peat-btle: documents per second by document size",
+        x_label: "document bytes",
+        x_axis: Axis::Log,
+        y_label: "documents/s",
+        y_axis: Axis::Log,
+        references: &[],
+        caption:
+            "Mesh-wide ChaCha20-Poly1305 seal and open, one core and all cores, against sending \
+                  the same documents unencrypted.",
+    },
+    PlotSpec {
+        id: "bip324-latency",
+        section: "bip324",
+        title: "BIP324: time per packet vs batch size",
+        x_label: "packets per batch",
+        x_axis: Axis::Log,
+        y_label: "µs per packet",
+        y_axis: Axis::Log,
+        references: &[
+            Reference::Point {
+                label: "seed, CPU: 1 packet 17.6 µs",
+                x: 1.0,
+                y: 17.6,
+            },
+            Reference::Point {
+                label: "seed, CPU: 64 packets 0.5 µs/packet",
+                x: 64.0,
+                y: 0.5,
+            },
+            Reference::Line {
+                label: "seed, GPU: 63 ns/packet at 1024+",
+                y: 0.063,
+            },
+        ],
+        caption:
+            "Seal and open of the mixed traffic profile: batching amortises the per-call cost, \
+                  and all cores divide the rest.",
+    },
+    PlotSpec {
+        id: "bip324-throughput",
+        section: "bip324",
+        title: "BIP324: packets per second vs batch size",
+        x_label: "packets per batch",
+        x_axis: Axis::Log,
+        y_label: "packets/s",
+        y_axis: Axis::Log,
+        references: &[
+            Reference::Line {
+                label: "seed, CPU: 715,000 packets/s",
+                y: 715_000.0,
+            },
+            Reference::Line {
+                label: "seed, GPU: 21 M packets/s",
+                y: 21_000_000.0,
+            },
+        ],
+        caption: "The same runs as throughput, against the bip324 crate one packet at a time.",
+    },
+    PlotSpec {
+        id: "sphinx-build",
+        section: "sphinx",
+        title: "Sphinx: onion build time vs hops",
+        x_label: "hops",
+        x_axis: Axis::Linear,
+        y_label: "µs",
+        y_axis: Axis::Linear,
+        references: &[],
+        caption:
+            "Linear shared-secret derivation stays on the elliptic-curve floor; the quadratic \
+                  derivation and the peers grow faster with the route's length.",
+    },
+    PlotSpec {
+        id: "sphinx-peel",
+        section: "sphinx",
+        title: "Sphinx: peeling a whole route vs hops",
+        x_label: "hops",
+        x_axis: Axis::Linear,
+        y_label: "µs",
+        y_axis: Axis::Linear,
+        references: &[],
+        caption: "Every hop peels once: one ECDH and one blinding per hop, against the peers.",
+    },
+    PlotSpec {
+        id: "aescrypt-size",
+        section: "aescrypt",
+        title: "AES Crypt: encryption throughput vs file size",
+        x_label: "file bytes",
+        x_axis: Axis::Log,
+        y_label: "MB/s",
+        y_axis: Axis::Log,
+        references: &[],
+        caption: "The library, the command line and the Python package against pyAesCrypt, with a \
+                  plain copy as the bound no encryption can beat.",
+    },
+    PlotSpec {
+        id: "aescrypt-backup",
+        section: "aescrypt",
+        title: "AES Crypt: backup of a directory of small volumes",
+        x_label: "run",
+        x_axis: Axis::Linear,
+        y_label: "MB/s",
+        y_axis: Axis::Linear,
+        references: &[],
+        caption:
+            "The backup scenario: encrypting every file of a directory, against pyAesCrypt and \
+                  the copy without encryption at the same durability.",
+    },
+    PlotSpec {
+        id: "embedded",
+        section: "embedded",
+        title: "Cortex-M4 (QEMU): instructions per operation",
+        x_label: "operation",
+        x_axis: Axis::Linear,
+        y_label: "instructions",
+        y_axis: Axis::Log,
+        references: &[],
+        caption: "Instruction counts on an emulated Cortex-M4, a lower bound on cycles.",
+    },
+];
