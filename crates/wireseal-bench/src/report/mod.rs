@@ -116,10 +116,10 @@ pub fn write(dir: &Path, rows: &[Row], run: &RunInfo) -> Result<Vec<PathBuf>> {
     for spec in PLOTS {
         let series = series_of(spec.id, rows);
         if series.is_empty() {
-            let _ = write!(
+            let _ = writeln!(
                 page_plots,
                 "<section><h2>{}</h2><p class=\"missing\">Not measured in this run \
-                 (<code>--section {}</code> was not run or has no data for it).</p></section>\n",
+                 (<code>--section {}</code> was not run or has no data for it).</p></section>",
                 html(spec.title),
                 html(spec.section)
             );
@@ -129,10 +129,10 @@ pub fn write(dir: &Path, rows: &[Row], run: &RunInfo) -> Result<Vec<PathBuf>> {
         let path = dir.join(format!("{}.svg", spec.id));
         std::fs::write(&path, &svg).with_context(|| format!("cannot write {}", path.display()))?;
         written.push(path);
-        let _ = write!(
+        let _ = writeln!(
             page_plots,
             "<section id=\"{id}\"><h2>{title}</h2>\n{svg}\n<p class=\"caption\">{caption}</p>\
-             <p class=\"file\"><a href=\"{id}.svg\">{id}.svg</a></p></section>\n",
+             <p class=\"file\"><a href=\"{id}.svg\">{id}.svg</a></p></section>",
             id = spec.id,
             title = html(spec.title),
             caption = html(spec.caption),
