@@ -7,7 +7,7 @@ use cortex_m_semihosting::hprintln;
 
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
-    hprintln!("panicked: {}", info);
+    hprintln!("{}", info);
     crate::harness::abort()
 }
 

@@ -6,6 +6,7 @@
 
 mod kat;
 mod measure;
+mod paired_ccm;
 mod vectors;
 
 use wireseal_mcu::{harness, hprintln, icount, stack};
