@@ -10,11 +10,14 @@ fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("manifest dir"));
 
-    std::fs::copy(manifest.join("memory.x"), out.join("memory.x")).expect("copy memory.x");
-    println!("cargo:rustc-link-search={}", out.display());
-    // cortex-m-rt's linker script (it includes memory.x). Given here rather
-    // than in .cargo/config.toml so RUSTFLAGS stays free for experiments.
-    println!("cargo:rustc-link-arg=-Tlink.x");
+    if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("arm") {
+        std::fs::copy(manifest.join("memory.x"), out.join("memory.x")).expect("copy memory.x");
+        println!("cargo:rustc-link-search={}", out.display());
+        // cortex-m-rt's linker script (it includes memory.x). Given here
+        // rather than in .cargo/config.toml so RUSTFLAGS stays free for
+        // experiments.
+        println!("cargo:rustc-link-arg=-Tlink.x");
+    }
     println!("cargo:rerun-if-changed=memory.x");
 
     let repo_vectors = manifest.join("../../vectors");

@@ -8,14 +8,21 @@
 //!   and the semihosting exit code.
 //! - Panics, HardFaults and stray interrupts print what happened and end the
 //!   run as failed.
+//! - [`ops`]: the Meshtastic, peat and XEdDSA operations over the portable
+//!   backend's crates; the only module built for other targets (wasm32).
 #![no_std]
 
+#[cfg(target_arch = "arm")]
 pub mod fault;
+#[cfg(target_arch = "arm")]
 pub mod harness;
+#[cfg(target_arch = "arm")]
 pub mod icount;
 pub mod ops;
+#[cfg(target_arch = "arm")]
 pub mod stack;
 
+#[cfg(target_arch = "arm")]
 pub use cortex_m_semihosting::{hprint, hprintln};
 
 /// Instructions and peak stack of one operation.
@@ -27,6 +34,7 @@ pub struct Cost {
     pub stack: u32,
 }
 
+#[cfg(target_arch = "arm")]
 /// Runs `op` twice: once timed for [`icount::measure`], once on a painted
 /// stack for [`stack::peak`]. `op` must do the same work both times.
 pub fn cost<R>(mut op: impl FnMut() -> R) -> Cost {

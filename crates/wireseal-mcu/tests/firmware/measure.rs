@@ -269,21 +269,30 @@ pub fn run() {
         mesh::Cache::<[u8; 32], 1>::SLOT_BYTES,
         mesh::Cache::<mesh::Ccm8, 1>::SLOT_BYTES
     );
-    let ratio10 = uncached.instructions * 10 / cached.instructions.max(1);
-    hprintln!(
-        "ratio   pkc open uncached / cached: {}.{}x (32-byte key slot)",
-        ratio10 / 10,
-        ratio10 % 10
-    );
+    let ratio10 = |cached: Cost| uncached.instructions * 10 / cached.instructions.max(1);
+    for (slot, c) in [("32-byte key", cached), ("expanded-key", cached_ccm)] {
+        hprintln!(
+            "ratio   pkc open uncached / cached ({} slot): {}.{}x",
+            slot,
+            ratio10(c) / 10,
+            ratio10(c) % 10
+        );
+    }
     budget("pkc open 200 B uncached", uncached.instructions, 1_500_000, "instr");
     budget("pkc open 200 B cached (32-byte key slot)", cached.instructions, 110_000, "instr");
     budget("pkc open 200 B cached (expanded-key slot)", cached_ccm.instructions, 110_000, "instr");
-    hprintln!(
-        "budget  {:<44} {:>10} x10 (limit >= 130): {}",
-        "pkc open uncached/cached ratio",
-        ratio10,
-        if ratio10 >= 130 { "met" } else { "MISSED" }
-    );
+    for (name, c) in [
+        ("uncached/cached ratio x10 (32-byte key slot)", cached),
+        ("uncached/cached ratio x10 (expanded-key slot)", cached_ccm),
+    ] {
+        let r = ratio10(c);
+        hprintln!(
+            "budget  {:<44} {:>10} (limit >= 130): {}",
+            name,
+            r,
+            if r >= 130 { "met" } else { "MISSED" }
+        );
+    }
     budget("peat seal + open 633 B", peat_rt.instructions, 60_000, "instr");
     budget("xeddsa verify", xed.instructions, 3_500_000, "instr");
     budget(
