@@ -60,14 +60,37 @@ pub const fn ticks_to_instructions(ticks: u32) -> u32 {
     ((ticks as u64 * 5 + 4) / 8) as u32
 }
 
+/// Reads the timer for [`measure`] and [`calibrate`]: one out-of-line
+/// function, so the instructions around the read are the same at every
+/// call. `plugin/insn_count.c` counts the instructions between its calls,
+/// the second method that `scripts/icount-crosscheck.sh` compares with this
+/// one.
+#[no_mangle]
+#[inline(never)]
+pub extern "C" fn wsmcu_icount_read() -> u32 {
+    ticks()
+}
+
+/// `f`'s result and the timer ticks between the reads around it. Built
+/// with `WIRESEAL_MCU_ICOUNT_TRACE` set, it prints each window as
+/// `icount-timer N` (instructions, nothing subtracted) for the cross-check.
+#[inline(always)]
+fn window<R>(f: impl FnOnce() -> R) -> (R, u32) {
+    let t0 = wsmcu_icount_read();
+    let r = core::hint::black_box(f());
+    let t1 = wsmcu_icount_read();
+    let raw = t0.wrapping_sub(t1);
+    if option_env!("WIRESEAL_MCU_ICOUNT_TRACE").is_some() {
+        cortex_m_semihosting::hprintln!("icount-timer {}", ticks_to_instructions(raw));
+    }
+    (r, raw)
+}
+
 /// Runs `f` and returns its result with the instructions it executed (the
 /// calibrated cost of the measurement itself subtracted).
 #[inline(never)]
 pub fn measure<R>(f: impl FnOnce() -> R) -> (R, u32) {
-    let t0 = ticks();
-    let r = core::hint::black_box(f());
-    let t1 = ticks();
-    let raw = t0.wrapping_sub(t1);
+    let (r, raw) = window(f);
     let net = raw.saturating_sub(OVERHEAD_TICKS.load(Ordering::Relaxed));
     (r, ticks_to_instructions(net))
 }
@@ -76,13 +99,9 @@ pub fn measure<R>(f: impl FnOnce() -> R) -> (R, u32) {
 /// [`measure`] subtracts from then on.
 pub fn calibrate() {
     start();
-    OVERHEAD_TICKS.store(0, Ordering::Relaxed);
     let mut least = u32::MAX;
     for _ in 0..8 {
-        let t0 = ticks();
-        core::hint::black_box(());
-        let t1 = ticks();
-        least = least.min(t0.wrapping_sub(t1));
+        least = least.min(window(|| ()).1);
     }
     OVERHEAD_TICKS.store(least, Ordering::Relaxed);
 }
