@@ -70,7 +70,13 @@ fn meshtastic(dir: &Path, code: &mut String) {
     code.push_str("pub static MESH_SHA256: &[Sha256Kat] = &[\n");
     for t in of("sha256") {
         let (id, i, e) = (s(t, "id"), s(t, "input_hex"), s(t, "expected_hex"));
-        writeln!(code, "Sha256Kat {{ id: {id:?}, input: {}, expected: {} }},", bytes(i), array(e, 32)).unwrap();
+        writeln!(
+            code,
+            "Sha256Kat {{ id: {id:?}, input: {}, expected: {} }},",
+            bytes(i),
+            array(e, 32)
+        )
+        .unwrap();
     }
     code.push_str("];\n");
 
@@ -189,7 +195,14 @@ fn wycheproof_x25519(dir: &Path, code: &mut String) {
     code.push_str("];\n");
 }
 
-fn aead_list(v: &Value, name: &str, key_len: usize, iv_bits: u64, tag_bits: u64, code: &mut String) {
+fn aead_list(
+    v: &Value,
+    name: &str,
+    key_len: usize,
+    iv_bits: u64,
+    tag_bits: u64,
+    code: &mut String,
+) {
     writeln!(code, "pub static {name}: &[AeadKat] = &[").unwrap();
     for g in v["testGroups"].as_array().expect("groups") {
         if g["keySize"].as_u64() != Some(8 * key_len as u64)

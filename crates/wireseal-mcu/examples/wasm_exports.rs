@@ -22,8 +22,13 @@ pub unsafe extern "C" fn wsmcu_pkc_open(
     len: usize,
 ) -> i32 {
     // SAFETY: the caller's contract above.
-    let (our, theirs, buf) =
-        unsafe { (&*our, &*theirs, core::slice::from_raw_parts_mut(payload, len)) };
+    let (our, theirs, buf) = unsafe {
+        (
+            &*our,
+            &*theirs,
+            core::slice::from_raw_parts_mut(payload, len),
+        )
+    };
     let Some(key) = mesh::shared_key(our, theirs) else {
         return -1;
     };
@@ -56,8 +61,7 @@ pub unsafe extern "C" fn wsmcu_xeddsa_verify(
     sig: *const [u8; 64],
 ) -> i32 {
     // SAFETY: the caller's contract above.
-    let (public, msg, sig) =
-        unsafe { (&*public, core::slice::from_raw_parts(msg, len), &*sig) };
+    let (public, msg, sig) = unsafe { (&*public, core::slice::from_raw_parts(msg, len), &*sig) };
     xeddsa::VerifyingKey::from_x25519(public).is_some_and(|k| k.verify(msg, sig)) as i32
 }
 

@@ -9,8 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${PROFILE:-size}
 cargo build --quiet --profile "$profile" --bins
-dir=target/thumbv7em-none-eabihf/$profile
-[ "$profile" = dev ] && dir=target/thumbv7em-none-eabihf/debug
+dir=${CARGO_TARGET_DIR:-target}/thumbv7em-none-eabihf/$profile
+[ "$profile" = dev ] && dir=${CARGO_TARGET_DIR:-target}/thumbv7em-none-eabihf/debug
 
 size_tool=""
 sysroot=$(rustc --print sysroot)

@@ -15,7 +15,7 @@ if cargo tree --quiet --target wasm32-unknown-unknown -e normal -i getrandom >/d
   echo "wasm32: getrandom is in the dependency graph" >&2
   exit 1
 fi
-wasm=target/wasm32-unknown-unknown/release/examples/wasm_exports.wasm
+wasm=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/examples/wasm_exports.wasm
 python3 - "$wasm" <<'PY'
 import sys
 data = open(sys.argv[1], "rb").read()

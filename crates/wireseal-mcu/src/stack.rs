@@ -44,7 +44,10 @@ pub fn peak<R>(f: impl FnOnce() -> R) -> (R, u32) {
     while a < hi && unsafe { read_volatile(a as *const u32) } == PAINT {
         a += 4;
     }
-    assert!(a > lo, "stack overflow: the operation reached the end of .bss");
+    assert!(
+        a > lo,
+        "stack overflow: the operation reached the end of .bss"
+    );
     (r, (sp - a) as u32)
 }
 

@@ -11,7 +11,9 @@ fn main() -> ! {
     let ours = black_box([1u8; 32]);
     let theirs = black_box([9u8; 32]);
     let mut buf = black_box([0u8; 64]);
-    if let Some(key) = cache.get_or_insert(&theirs, black_box(1), || mesh::shared_key(&ours, &theirs)) {
+    if let Some(key) =
+        cache.get_or_insert(&theirs, black_box(1), || mesh::shared_key(&ours, &theirs))
+    {
         let ccm = mesh::ccm(key);
         black_box(mesh::pkc_seal(&ccm, 1, 2, &[3; 4], &mut buf, 20));
         black_box(mesh::pkc_open(&ccm, 1, 2, &mut buf[..32]));

@@ -177,7 +177,10 @@ fn paired_ccm() {
             bad[7] ^= 1;
             buf.copy_from_slice(v.ct);
             let ok = crate::paired_ccm::open(&c, &nonce, v.aad, buf, &bad);
-            g.check(!ok && buf.iter().all(|&b| b == 0), format_args!("tc {}: bad tag", v.tc));
+            g.check(
+                !ok && buf.iter().all(|&b| b == 0),
+                format_args!("tc {}: bad tag", v.tc),
+            );
         }
     }
     let v = &MESH_PKC;
@@ -196,7 +199,7 @@ fn paired_ccm() {
         let mut sealed = [0x5au8; 256];
         let t = ccm
             .encrypt_in_place_detached((&v.nonce).into(), b"", &mut sealed[..len])
-            .map(|t| <[u8; 8]>::from(t))
+            .map(<[u8; 8]>::from)
             .unwrap_or([0; 8]);
         let ok = crate::paired_ccm::open(&c, &v.nonce, b"", &mut sealed[..len], &t);
         g.check(
@@ -211,7 +214,11 @@ fn pkc_vector() {
     let v = &MESH_PKC;
     let mut g = group("meshtastic pkc radio frame (firmware test_PKC)");
     let key = mesh::shared_key(&v.our_private, &v.sender_public).unwrap_or([0; 32]);
-    g.check_bytes(format_args!("{} key prefix", v.id), &key[..8], &v.shared_key_prefix);
+    g.check_bytes(
+        format_args!("{} key prefix", v.id),
+        &key[..8],
+        &v.shared_key_prefix,
+    );
     let n = v.payload.len();
     let extra: [u8; 4] = v.payload[n - 4..].try_into().unwrap_or([0; 4]);
     let nonce = mesh::nonce(v.packet_id, &extra, v.from_node);
@@ -221,8 +228,15 @@ fn pkc_vector() {
     buf.copy_from_slice(v.payload);
     let ccm = mesh::ccm(&key);
     let len = mesh::pkc_open(&ccm, v.from_node, v.packet_id, buf);
-    g.check(len == Some(v.plaintext.len()), format_args!("open: {len:?}"));
-    g.check_bytes(format_args!("{} plaintext", v.id), &buf[..v.plaintext.len()], v.plaintext);
+    g.check(
+        len == Some(v.plaintext.len()),
+        format_args!("open: {len:?}"),
+    );
+    g.check_bytes(
+        format_args!("{} plaintext", v.id),
+        &buf[..v.plaintext.len()],
+        v.plaintext,
+    );
     g.end();
 }
 
@@ -234,8 +248,18 @@ fn pkc_round_trip_and_tamper() {
     let mut sealed = [0u8; 64];
     sealed[..v.plaintext.len()].copy_from_slice(v.plaintext);
     let extra = [0x03, 0x6a, 0x79, 0x2b];
-    let n = mesh::pkc_seal(&ccm, v.from_node, v.packet_id, &extra, &mut sealed, v.plaintext.len());
-    g.check(n == Some(v.payload.len()), format_args!("seal length {n:?}"));
+    let n = mesh::pkc_seal(
+        &ccm,
+        v.from_node,
+        v.packet_id,
+        &extra,
+        &mut sealed,
+        v.plaintext.len(),
+    );
+    g.check(
+        n == Some(v.payload.len()),
+        format_args!("seal length {n:?}"),
+    );
     // The vector's extra nonce: sealing reproduces the radio frame's payload.
     g.check_bytes(format_args!("seal"), &sealed[..v.payload.len()], v.payload);
     let n = v.payload.len();
@@ -251,12 +275,18 @@ fn pkc_round_trip_and_tamper() {
     let mut t = [0u8; 64];
     t[..n].copy_from_slice(v.payload);
     let wrong_sender = mesh::pkc_open(&ccm, v.from_node ^ 1, v.packet_id, &mut t[..n]);
-    g.check(wrong_sender.is_none(), format_args!("other sender's nonce accepted"));
+    g.check(
+        wrong_sender.is_none(),
+        format_args!("other sender's nonce accepted"),
+    );
     t[..n].copy_from_slice(v.payload);
     let wrong_id = mesh::pkc_open(&ccm, v.from_node, v.packet_id + 1, &mut t[..n]);
     g.check(wrong_id.is_none(), format_args!("other packet id accepted"));
     let short = mesh::pkc_open(&ccm, v.from_node, v.packet_id, &mut t[..11]);
-    g.check(short.is_none(), format_args!("payload shorter than the overhead accepted"));
+    g.check(
+        short.is_none(),
+        format_args!("payload shorter than the overhead accepted"),
+    );
     let other = mesh::ccm(&[7; 32]);
     t[..n].copy_from_slice(v.payload);
     let r = mesh::pkc_open(&other, v.from_node, v.packet_id, &mut t[..n]);
@@ -286,11 +316,17 @@ fn cache_behaviour() {
     let c = MESH_X25519[1].public;
     let ka = lookup(&mut cache, &a, 1);
     let ka2 = lookup(&mut cache, &a, 2);
-    g.check(ka.is_some() && ka == ka2, format_args!("second lookup differs"));
+    g.check(
+        ka.is_some() && ka == ka2,
+        format_args!("second lookup differs"),
+    );
     let kb = lookup(&mut cache, &b, 3);
     lookup(&mut cache, &a, 4);
     let misses = miss_count.get();
-    g.check(misses == 2, format_args!("{misses} misses after a, a, b, a; want 2"));
+    g.check(
+        misses == 2,
+        format_args!("{misses} misses after a, a, b, a; want 2"),
+    );
     // c evicts the least recently used slot: b (used at 3), not a (at 4).
     lookup(&mut cache, &c, 5);
     let misses = miss_count.get();
@@ -300,15 +336,24 @@ fn cache_behaviour() {
     g.check(misses == 3, format_args!("{misses} misses, want 3"));
     let kb2 = lookup(&mut cache, &b, 6);
     let misses = miss_count.get();
-    g.check(misses == 4 && kb == kb2, format_args!("b recomputed wrongly"));
+    g.check(
+        misses == 4 && kb == kb2,
+        format_args!("b recomputed wrongly"),
+    );
     // A key that differs in its last byte only is another key.
     let mut a2 = a;
     a2[31] ^= 1;
-    g.check(!cache.contains(&a2), format_args!("lookup by a prefix of the key"));
+    g.check(
+        !cache.contains(&a2),
+        format_args!("lookup by a prefix of the key"),
+    );
     // A weak key is refused and not stored.
     let weak = MESH_X25519[2].public;
     let r = lookup(&mut cache, &weak, 7);
-    g.check(r.is_none() && !cache.contains(&weak), format_args!("weak key cached"));
+    g.check(
+        r.is_none() && !cache.contains(&weak),
+        format_args!("weak key cached"),
+    );
     g.check(
         ka == mesh::shared_key(&v.our_private, &a),
         format_args!("cached key differs from a fresh one"),
@@ -324,11 +369,20 @@ fn channel() {
     let mut buf = [0u8; 32];
     let buf = &mut buf[..v.plaintext.len()];
     buf.copy_from_slice(v.plaintext);
-    g.check(mesh::channel_crypt(&v.psk, &iv, buf), format_args!("key refused"));
+    g.check(
+        mesh::channel_crypt(&v.psk, &iv, buf),
+        format_args!("key refused"),
+    );
     g.check_bytes(format_args!("encrypt"), buf, v.ciphertext);
-    g.check(mesh::channel_crypt(&v.psk, &iv, buf), format_args!("key refused"));
+    g.check(
+        mesh::channel_crypt(&v.psk, &iv, buf),
+        format_args!("key refused"),
+    );
     g.check_bytes(format_args!("decrypt"), buf, v.plaintext);
-    g.check(!mesh::channel_crypt(&[0; 24], &iv, buf), format_args!("24-byte key accepted"));
+    g.check(
+        !mesh::channel_crypt(&[0; 24], &iv, buf),
+        format_args!("24-byte key accepted"),
+    );
     g.end();
 }
 
@@ -353,7 +407,10 @@ fn chacha_wycheproof() {
         let buf = &mut buf[..v.ct.len()];
         buf.copy_from_slice(v.ct);
         let r = c.decrypt_in_place_detached((&nonce).into(), v.aad, buf, (&tag).into());
-        g.check(r.is_ok() == v.valid, format_args!("tc {}: open {:?}", v.tc, r.is_ok()));
+        g.check(
+            r.is_ok() == v.valid,
+            format_args!("tc {}: open {:?}", v.tc, r.is_ok()),
+        );
         if v.valid {
             g.check_bytes(format_args!("tc {} pt", v.tc), buf, v.msg);
         }
@@ -365,25 +422,43 @@ fn peat_mesh() {
     let mut g = group("peat mesh-wide frames (peat-btle vectors), tampered frames refused");
     for v in PEAT_MESH {
         let key = peat::derive_key(v.mesh_id, &v.secret);
-        g.check_bytes(format_args!("{} {} key", v.mesh_id, v.label), &key, &v.derived_key);
+        g.check_bytes(
+            format_args!("{} {} key", v.mesh_id, v.label),
+            &key,
+            &v.derived_key,
+        );
         let c = peat::cipher(&key);
         let mut out = [0u8; 1024];
         let n = peat::seal(&c, &v.nonce, v.plaintext, &mut out);
-        g.check(n == Some(v.frame.len()), format_args!("{}: seal length {n:?}", v.label));
-        g.check_bytes(format_args!("{} {} frame", v.mesh_id, v.label), &out[..v.frame.len()], v.frame);
+        g.check(
+            n == Some(v.frame.len()),
+            format_args!("{}: seal length {n:?}", v.label),
+        );
+        g.check_bytes(
+            format_args!("{} {} frame", v.mesh_id, v.label),
+            &out[..v.frame.len()],
+            v.frame,
+        );
         let frame = &mut out[..v.frame.len()];
         frame.copy_from_slice(v.frame);
         let r = peat::open(&c, frame);
         g.check(r.is_some(), format_args!("{}: open failed", v.label));
         if let Some(r) = r {
-            g.check_bytes(format_args!("{} {} open", v.mesh_id, v.label), &frame[r], v.plaintext);
+            g.check_bytes(
+                format_args!("{} {} open", v.mesh_id, v.label),
+                &frame[r],
+                v.plaintext,
+            );
         }
         for i in 0..v.frame.len() {
             let frame = &mut out[..v.frame.len()];
             frame.copy_from_slice(v.frame);
             frame[i] ^= 0x04;
             let r = peat::open(&c, frame);
-            g.check(r.is_none(), format_args!("{}: byte {i} flipped accepted", v.label));
+            g.check(
+                r.is_none(),
+                format_args!("{}: byte {i} flipped accepted", v.label),
+            );
         }
     }
     g.end();
@@ -420,7 +495,10 @@ fn ed25519_rfc8032() {
         for byte in [0, 31, 32, 63] {
             let mut bad = *sig;
             bad[byte] ^= 0x10;
-            g.check(!k.verify(m, &bad), format_args!("test {}: byte {byte} flipped accepted", i + 1));
+            g.check(
+                !k.verify(m, &bad),
+                format_args!("test {}: byte {byte} flipped accepted", i + 1),
+            );
         }
     }
     g.end();
@@ -433,17 +511,29 @@ fn xeddsa_peer() {
             g.check(false, format_args!("vector {i}: key refused"));
             continue;
         };
-        g.check(k.verify(v.message, &v.signature), format_args!("vector {i}: refused"));
+        g.check(
+            k.verify(v.message, &v.signature),
+            format_args!("vector {i}: refused"),
+        );
         let mut bad = v.signature;
         bad[5] ^= 1;
-        g.check(!k.verify(v.message, &bad), format_args!("vector {i}: bad R accepted"));
+        g.check(
+            !k.verify(v.message, &bad),
+            format_args!("vector {i}: bad R accepted"),
+        );
         let mut m = [0u8; 64];
         let m = &mut m[..v.message.len()];
         m.copy_from_slice(v.message);
         m[0] ^= 1;
-        g.check(!k.verify(m, &v.signature), format_args!("vector {i}: other message accepted"));
+        g.check(
+            !k.verify(m, &v.signature),
+            format_args!("vector {i}: other message accepted"),
+        );
     }
-    g.check(XEDDSA_PEER.len() == 8, format_args!("{} peer vectors, want 8", XEDDSA_PEER.len()));
+    g.check(
+        XEDDSA_PEER.len() == 8,
+        format_args!("{} peer vectors, want 8", XEDDSA_PEER.len()),
+    );
     g.end();
 }
 
@@ -455,8 +545,14 @@ fn xeddsa_sign_verify() {
         let sig = xeddsa::sign(&private, b"hello world", &[seed; 64]);
         match xeddsa::VerifyingKey::from_x25519(&public) {
             Some(k) => {
-                g.check(k.verify(b"hello world", &sig), format_args!("seed {seed}: refused"));
-                g.check(!k.verify(b"hello worle", &sig), format_args!("seed {seed}: other message"));
+                g.check(
+                    k.verify(b"hello world", &sig),
+                    format_args!("seed {seed}: refused"),
+                );
+                g.check(
+                    !k.verify(b"hello worle", &sig),
+                    format_args!("seed {seed}: other message"),
+                );
             }
             None => g.check(false, format_args!("seed {seed}: key refused")),
         }

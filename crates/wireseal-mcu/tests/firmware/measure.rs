@@ -108,7 +108,11 @@ pub fn run() {
         }),
         copy_cost,
     );
-    row("aes-256-ccm open 200 B (expanded key)", ccm_open, Some(102_160));
+    row(
+        "aes-256-ccm open 200 B (expanded key)",
+        ccm_open,
+        Some(102_160),
+    );
     let mut buf = [0u8; PAYLOAD];
     let iv = mesh::channel_iv(v.packet_id, v.from_node);
     row(
@@ -121,7 +125,13 @@ pub fn run() {
     let nonce12 = [9u8; 12];
     row(
         "chacha20-poly1305 seal 633 B (expanded key)",
-        cost(|| chacha.encrypt_in_place_detached((&nonce12).into(), b"", core::hint::black_box(&mut doc))),
+        cost(|| {
+            chacha.encrypt_in_place_detached(
+                (&nonce12).into(),
+                b"",
+                core::hint::black_box(&mut doc),
+            )
+        }),
         Some(26_150),
     );
 
@@ -161,7 +171,11 @@ pub fn run() {
             stack: 0,
         },
     );
-    row("pkc open 200 B uncached (miss, 16-slot cache)", uncached, Some(1_430_000));
+    row(
+        "pkc open 200 B uncached (miss, 16-slot cache)",
+        uncached,
+        Some(1_430_000),
+    );
     let mut now = 1000;
     let cached = net(
         cost(|| {
@@ -172,7 +186,11 @@ pub fn run() {
         }),
         copy_cost,
     );
-    row("pkc open 200 B cached (32-byte key slot)", cached, Some(102_000));
+    row(
+        "pkc open 200 B cached (32-byte key slot)",
+        cached,
+        Some(102_000),
+    );
     let cached_ccm = net(
         cost(|| {
             now += 1;
@@ -182,7 +200,11 @@ pub fn run() {
         }),
         copy_cost,
     );
-    row("pkc open 200 B cached (expanded-key slot)", cached_ccm, None);
+    row(
+        "pkc open 200 B cached (expanded-key slot)",
+        cached_ccm,
+        None,
+    );
     let paired = net(
         cost(|| {
             now += 1;
@@ -196,20 +218,42 @@ pub fn run() {
         }),
         copy_cost,
     );
-    row("pkc open 200 B cached, paired ccm (experiment)", paired, None);
+    row(
+        "pkc open 200 B cached, paired ccm (experiment)",
+        paired,
+        None,
+    );
     let seal_cached = cost(|| {
         now += 1;
         let mut b = [0u8; PAYLOAD + mesh::PKC_OVERHEAD];
         let k = *keys_cache.get_or_insert(&their, now, || None)?;
-        mesh::pkc_seal(&mesh::ccm(&k), v.from_node, v.packet_id, &extra, &mut b, PAYLOAD)
+        mesh::pkc_seal(
+            &mesh::ccm(&k),
+            v.from_node,
+            v.packet_id,
+            &extra,
+            &mut b,
+            PAYLOAD,
+        )
     });
-    row("pkc seal 200 B cached (32-byte key slot)", seal_cached, None);
+    row(
+        "pkc seal 200 B cached (32-byte key slot)",
+        seal_cached,
+        None,
+    );
     let seal_uncached = net(
         cost(|| {
             let mut c = miss_template.clone();
             let mut b = [0u8; PAYLOAD + mesh::PKC_OVERHEAD];
             let k = *c.get_or_insert(&their, 1000, || mesh::shared_key(&ours, &their))?;
-            mesh::pkc_seal(&mesh::ccm(&k), v.from_node, v.packet_id, &extra, &mut b, PAYLOAD)
+            mesh::pkc_seal(
+                &mesh::ccm(&k),
+                v.from_node,
+                v.packet_id,
+                &extra,
+                &mut b,
+                PAYLOAD,
+            )
         }),
         clone_cost,
     );
@@ -232,7 +276,12 @@ pub fn run() {
     let pk = peat::derive_key(PEAT_MESH[0].mesh_id, &PEAT_MESH[0].secret);
     row(
         "peat mesh key derivation (hkdf-sha256)",
-        cost(|| peat::derive_key(PEAT_MESH[0].mesh_id, core::hint::black_box(&PEAT_MESH[0].secret))),
+        cost(|| {
+            peat::derive_key(
+                PEAT_MESH[0].mesh_id,
+                core::hint::black_box(&PEAT_MESH[0].secret),
+            )
+        }),
         None,
     );
     let pc = peat::cipher(&pk);
@@ -278,9 +327,24 @@ pub fn run() {
             ratio10(c) % 10
         );
     }
-    budget("pkc open 200 B uncached", uncached.instructions, 1_500_000, "instr");
-    budget("pkc open 200 B cached (32-byte key slot)", cached.instructions, 110_000, "instr");
-    budget("pkc open 200 B cached (expanded-key slot)", cached_ccm.instructions, 110_000, "instr");
+    budget(
+        "pkc open 200 B uncached",
+        uncached.instructions,
+        1_500_000,
+        "instr",
+    );
+    budget(
+        "pkc open 200 B cached (32-byte key slot)",
+        cached.instructions,
+        110_000,
+        "instr",
+    );
+    budget(
+        "pkc open 200 B cached (expanded-key slot)",
+        cached_ccm.instructions,
+        110_000,
+        "instr",
+    );
     for (name, c) in [
         ("uncached/cached ratio x10 (32-byte key slot)", cached),
         ("uncached/cached ratio x10 (expanded-key slot)", cached_ccm),
@@ -293,7 +357,12 @@ pub fn run() {
             if r >= 130 { "met" } else { "MISSED" }
         );
     }
-    budget("peat seal + open 633 B", peat_rt.instructions, 60_000, "instr");
+    budget(
+        "peat seal + open 633 B",
+        peat_rt.instructions,
+        60_000,
+        "instr",
+    );
     budget("xeddsa verify", xed.instructions, 3_500_000, "instr");
     budget(
         "cache slot RAM (32-byte key)",
@@ -306,7 +375,10 @@ pub fn run() {
     let mut g = group("measurements are consistent");
     g.check(
         cached.instructions < uncached.instructions,
-        format_args!("cached {} >= uncached {}", cached.instructions, uncached.instructions),
+        format_args!(
+            "cached {} >= uncached {}",
+            cached.instructions, uncached.instructions
+        ),
     );
     g.check(
         cached_ccm.instructions < cached.instructions,

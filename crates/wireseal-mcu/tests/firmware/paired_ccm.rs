@@ -62,7 +62,11 @@ pub fn open(
     if aad.len() >= 0xff00 || buf.len() > 0xffff {
         return false;
     }
-    let h = 1 + if aad.is_empty() { 0 } else { (aad.len() + 2).div_ceil(16) };
+    let h = 1 + if aad.is_empty() {
+        0
+    } else {
+        (aad.len() + 2).div_ceil(16)
+    };
     let n = buf.len().div_ceil(16);
     let mut x = [0u8; 16];
     let mut s0 = [0u8; 16];

@@ -24,12 +24,12 @@ pub unsafe extern "C" fn wsmcu_fnv1a(data: *const u8, len: usize) -> u32 {
 
 extern "C" {
     /// The C side's fatal-error exit (prints and ends the run as failed).
-    fn wsmcu_abort(reason: *const u8) -> !;
+    fn wsmcu_abort(reason: *const core::ffi::c_char) -> !;
 }
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     // SAFETY: the C harness defines `wsmcu_abort`; the string is
     // NUL-terminated.
-    unsafe { wsmcu_abort(b"rust panic\0".as_ptr()) }
+    unsafe { wsmcu_abort(c"rust panic".as_ptr()) }
 }
