@@ -5,6 +5,7 @@
 #![no_main]
 
 mod kat;
+mod kat_peat_xeddsa;
 mod measure;
 mod paired_ccm;
 mod vectors;

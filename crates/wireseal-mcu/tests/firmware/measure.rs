@@ -17,30 +17,15 @@ const PAYLOAD: usize = 200;
 /// Document size of the peat rows.
 const DOC: usize = 633;
 
-fn row(name: &str, c: Cost, planned: Option<u32>) -> Cost {
+fn row(name: &str, c: Cost) -> Cost {
     let us = (u64::from(c.instructions) * 1000 / u64::from(MHZ) + 500) / 1000;
-    match planned {
-        Some(p) => {
-            let pct = (i64::from(c.instructions) - i64::from(p)) * 1000 / i64::from(p);
-            hprintln!(
-                "measure {:<44} {:>10} instr {:>7} us@64MHz {:>6} B stack  (planned {}, {:+}.{}%)",
-                name,
-                c.instructions,
-                us,
-                c.stack,
-                p,
-                pct / 10,
-                (pct % 10).abs()
-            );
-        }
-        None => hprintln!(
-            "measure {:<44} {:>10} instr {:>7} us@64MHz {:>6} B stack",
-            name,
-            c.instructions,
-            us,
-            c.stack
-        ),
-    }
+    hprintln!(
+        "measure {:<50} {:>10} instr {:>7} us@64MHz {:>6} B stack",
+        name,
+        c.instructions,
+        us,
+        c.stack
+    );
     c
 }
 
@@ -89,17 +74,14 @@ pub fn run() {
     row(
         "x25519 (x25519-dalek, u32 backend)",
         cost(|| x25519_dalek::x25519(core::hint::black_box(ours), their)),
-        Some(1_312_002),
     );
     row(
         "sha-256 of 32 B",
         cost(|| -> [u8; 32] { Sha256::digest(core::hint::black_box(key)).into() }),
-        Some(2_622),
     );
     row(
         "aes-256 key expansion (encrypt only)",
         cost(|| mesh::ccm(core::hint::black_box(&key))),
-        Some(8_431),
     );
     let ccm_open = net(
         cost(|| {
@@ -108,17 +90,12 @@ pub fn run() {
         }),
         copy_cost,
     );
-    row(
-        "aes-256-ccm open 200 B (expanded key)",
-        ccm_open,
-        Some(102_160),
-    );
+    row("aes-256-ccm open 200 B (expanded key)", ccm_open);
     let mut buf = [0u8; PAYLOAD];
     let iv = mesh::channel_iv(v.packet_id, v.from_node);
     row(
         "aes-256-ctr 200 B (with key expansion)",
         cost(|| mesh::channel_crypt(&key, &iv, core::hint::black_box(&mut buf))),
-        Some(41_043),
     );
     let chacha = peat::cipher(&key);
     let mut doc = [0u8; DOC];
@@ -132,7 +109,6 @@ pub fn run() {
                 core::hint::black_box(&mut doc),
             )
         }),
-        Some(26_150),
     );
 
     // Meshtastic PKC through a 16-slot cache (full, so a miss evicts).
@@ -171,11 +147,7 @@ pub fn run() {
             stack: 0,
         },
     );
-    row(
-        "pkc open 200 B uncached (miss, 16-slot cache)",
-        uncached,
-        Some(1_430_000),
-    );
+    row("pkc open 200 B uncached (miss, 16-slot cache)", uncached);
     let mut now = 1000;
     let cached = net(
         cost(|| {
@@ -186,11 +158,7 @@ pub fn run() {
         }),
         copy_cost,
     );
-    row(
-        "pkc open 200 B cached (32-byte key slot)",
-        cached,
-        Some(102_000),
-    );
+    row("pkc open 200 B cached (32-byte key slot)", cached);
     let cached_ccm = net(
         cost(|| {
             now += 1;
@@ -200,11 +168,7 @@ pub fn run() {
         }),
         copy_cost,
     );
-    row(
-        "pkc open 200 B cached (expanded-key slot)",
-        cached_ccm,
-        None,
-    );
+    row("pkc open 200 B cached (expanded-key slot)", cached_ccm);
     let paired = net(
         cost(|| {
             now += 1;
@@ -218,11 +182,7 @@ pub fn run() {
         }),
         copy_cost,
     );
-    row(
-        "pkc open 200 B cached, paired ccm (experiment)",
-        paired,
-        None,
-    );
+    row("pkc open 200 B cached, paired ccm (experiment)", paired);
     let seal_cached = cost(|| {
         now += 1;
         let mut b = [0u8; PAYLOAD + mesh::PKC_OVERHEAD];
@@ -236,11 +196,7 @@ pub fn run() {
             PAYLOAD,
         )
     });
-    row(
-        "pkc seal 200 B cached (32-byte key slot)",
-        seal_cached,
-        None,
-    );
+    row("pkc seal 200 B cached (32-byte key slot)", seal_cached);
     let seal_uncached = net(
         cost(|| {
             let mut c = miss_template.clone();
@@ -257,11 +213,10 @@ pub fn run() {
         }),
         clone_cost,
     );
-    row("pkc seal 200 B uncached", seal_uncached, None);
+    row("pkc seal 200 B uncached", seal_uncached);
     row(
         "cache lookup, 16 slots, constant time",
         cost(|| keys_cache.find(core::hint::black_box(&their))),
-        None,
     );
 
     // Channel: the default key is AES-128 (LongFast); 32-byte PSKs too.
@@ -269,7 +224,6 @@ pub fn run() {
     let channel = row(
         "channel decrypt 200 B aes-128-ctr (with key exp.)",
         cost(|| mesh::channel_crypt(&psk, &iv, core::hint::black_box(&mut buf))),
-        None,
     );
 
     // peat: the mesh key derived and expanded once.
@@ -282,7 +236,6 @@ pub fn run() {
                 core::hint::black_box(&PEAT_MESH[0].secret),
             )
         }),
-        None,
     );
     let pc = peat::cipher(&pk);
     let mut frame = [0u8; DOC + 30];
@@ -292,7 +245,6 @@ pub fn run() {
             let n = peat::seal(&pc, &nonce12, core::hint::black_box(&doc), &mut frame)?;
             peat::open(&pc, &mut frame[..n])
         }),
-        Some(2 * 26_150),
     );
 
     // XEdDSA verify of a Meshtastic-signed message made by libxeddsa.
@@ -303,13 +255,11 @@ pub fn run() {
             xeddsa::VerifyingKey::from_x25519(core::hint::black_box(&xv.public))
                 .map(|k| k.verify(xv.message, &xv.signature))
         }),
-        None,
     );
     if let Some(k) = xeddsa::VerifyingKey::from_x25519(&xv.public) {
         row(
             "xeddsa verify, converted key kept",
             cost(|| k.verify(core::hint::black_box(xv.message), &xv.signature)),
-            None,
         );
     }
 
