@@ -73,7 +73,8 @@ pub fn explain(policy: &Policy, data: DataType, link: Link, cond: Conditions) ->
 impl Explanation {
     /// The record: [`EXPLANATION_FIELDS`] in order, each with its value.
     /// `adaptive` is [`Field::Null`] or a record of `battery_below_percent`
-    /// and `rate_above_hz`.
+    /// and `rate_above_hz` (null when the rate threshold is not a finite
+    /// number, i.e. never fires).
     pub fn fields(&self) -> Vec<(&'static str, Field)> {
         let name = |v: &dyn core::fmt::Display| Field::Name(v.to_string());
         let d = &self.decision;
@@ -83,7 +84,14 @@ impl Explanation {
                     "battery_below_percent",
                     Field::Int(u64::from(a.battery_below_percent)),
                 ),
-                ("rate_above_hz", Field::Float(a.rate_above_hz)),
+                (
+                    "rate_above_hz",
+                    if a.rate_above_hz.is_finite() {
+                        Field::Float(a.rate_above_hz)
+                    } else {
+                        Field::Null
+                    },
+                ),
             ])
         });
         let values = [

@@ -235,6 +235,14 @@ pub struct Conditions {
 }
 
 impl Conditions {
+    /// A full battery and no updates: the adaptive rule stays off whenever
+    /// it can. The default, and what the command line and Python assume
+    /// when no conditions are given.
+    pub const FULL_POWER: Conditions = Conditions {
+        battery_percent: 100,
+        update_rate_hz: 0.0,
+    };
+
     /// Conditions a user gave: a battery charge from 0 to 100 % and an update
     /// rate that is a finite number of Hz, 0 or more.
     ///
@@ -249,9 +257,9 @@ impl Conditions {
 }
 
 impl Default for Conditions {
-    /// A full battery and no updates: the adaptive rule stays off.
+    /// [`Conditions::FULL_POWER`].
     fn default() -> Self {
-        FULL_POWER
+        Self::FULL_POWER
     }
 }
 
@@ -346,13 +354,6 @@ const LOWEST_POWER: Conditions = Conditions {
     update_rate_hz: f64::MAX,
 };
 
-/// The conditions under which the adaptive rule stays off whenever it can:
-/// full battery, no updates.
-const FULL_POWER: Conditions = Conditions {
-    battery_percent: 100,
-    update_rate_hz: 0.0,
-};
-
 /// The lowest protection [`decide`] could return for `data` sent over
 /// `link`, over every battery level (0–100 %) and every finite update rate
 /// (≥ 0 Hz): what a receiver, which knows neither, must require.
@@ -362,7 +363,7 @@ const FULL_POWER: Conditions = Conditions {
 /// where it stays off if it ever can covers every outcome.
 pub fn required_floor(policy: &Policy, data: DataType, link: Link) -> Protection {
     let low = decide(policy, data, link, LOWEST_POWER).protection;
-    let full = decide(policy, data, link, FULL_POWER).protection;
+    let full = decide(policy, data, link, Conditions::FULL_POWER).protection;
     low.min(full)
 }
 
