@@ -223,3 +223,36 @@ fn errors_name_the_option_given() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(!e.contains("secret:") && !e.contains("4242"), "{e}");
 }
+
+#[test]
+fn docs_first_hour_runs_as_written() {
+    // The ```sh block under "## First hour" in docs/peat.md, run by sh with
+    // the binary under test first on PATH, in an empty directory.
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/peat.md"
+    ))
+    .unwrap();
+    let section = &doc[doc.find("## First hour").expect("a First hour section")..];
+    let start = section.find("```sh\n").expect("a sh block") + "```sh\n".len();
+    let script = &section[start..start + section[start..].find("```").unwrap()];
+    assert_eq!(script.lines().count(), 3, "{script}");
+    let bin_dir = std::path::Path::new(support::BIN).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new("sh")
+        .args(["-e", "-c", script])
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // The doc says the last command prints "hello" in hex.
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "68656c6c6f\n", "{err}");
+    assert!(dir.path().join("alpha.meshkey").exists());
+}
