@@ -228,11 +228,8 @@ fn errors_name_the_option_given() {
 fn docs_first_hour_runs_as_written() {
     // The ```sh block under "## First hour" in docs/peat.md, run by sh with
     // the binary under test first on PATH, in an empty directory.
-    let doc = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../docs/peat.md"
-    ))
-    .unwrap();
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/peat.md"))
+        .unwrap();
     let section = &doc[doc.find("## First hour").expect("a First hour section")..];
     let start = section.find("```sh\n").expect("a sh block") + "```sh\n".len();
     let script = &section[start..start + section[start..].find("```").unwrap()];
