@@ -14,7 +14,7 @@ use wireseal::batch::Batch;
 use wireseal::entropy::NonceSource;
 use wireseal::keys::StaticSecret;
 use wireseal::peat::{
-    policy, seal_batch_len, sealed_len, KeyExchangeOutcome, MeshSealer, PeerSessions,
+    policy, seal_batch_len, sealed_len, KeyExchangeOutcome, MeshId, MeshSealer, PeerSessions,
     MESH_OVERHEAD, PEER_OVERHEAD,
 };
 
@@ -69,7 +69,8 @@ fn plain_round_trip(d: &[u8], out: &mut [u8], back: &mut [u8]) -> u8 {
 /// Runs the section.
 pub fn run(ctx: &Ctx) -> Vec<Row> {
     let mut rows = Vec::new();
-    let mut sealer = MeshSealer::new("BENCH", &[0x42; 32]);
+    let bench_mesh: MeshId = "BENCH".parse().expect("a valid mesh id");
+    let mut sealer = MeshSealer::new(&bench_mesh, &[0x42; 32]);
     let mut frame = vec![0u8; sealed_len(1024)];
     let mut plain_out = vec![0u8; 1024];
     let mut back = vec![0u8; 1024];
@@ -197,7 +198,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let count = if ctx.full { 65_536 } else { 16_384 };
     let d633 = doc(633);
     let docs: Vec<&[u8]> = (0..count).map(|_| d633.as_slice()).collect();
-    let batch_sealer = MeshSealer::new("BENCH", &[0x42; 32]);
+    let batch_sealer = MeshSealer::new(&bench_mesh, &[0x42; 32]);
     let key = batch_sealer.key();
     let one = Batch::with_threads(1);
     let all = Batch::all_cores();
@@ -266,7 +267,6 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
                         .expect("session is up");
                     b.open_in_place(0, &mut pframe[..n])
                         .expect("own per-peer frame opens")
-                        .1
                         .len()
                 },
                 || {

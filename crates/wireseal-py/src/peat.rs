@@ -1,14 +1,24 @@
 //! `wireseal.peat`: peat-btle mesh keys from genesis, mesh-wide frames,
-//! per-peer E2EE sessions and the encryption policy.
+//! per-peer E2EE sessions and the encryption policy. Mesh ids, names and
+//! their rules come from `wireseal::peat`; this module converts and calls.
 
 use crate::buffers::{bytes_with, to_bytes};
 use crate::errors;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use wireseal::keys::StaticSecret;
 use wireseal::peat as pt;
 use wireseal::peat::policy as pol;
+
+/// A mesh id by the library's rule (any case in, upper case kept).
+fn parse_id(mesh_id: &str) -> PyResult<pt::MeshId> {
+    mesh_id.parse().map_err(errors::peat)
+}
+
+/// A policy value by the library's name.
+fn parse<T: std::str::FromStr<Err = pt::Error>>(text: &str) -> PyResult<T> {
+    text.parse().map_err(errors::peat)
+}
 
 /// Mesh id and mesh key derived from a mesh name and a 32-byte seed.
 #[pyclass(module = "wireseal.peat", frozen)]
@@ -18,12 +28,17 @@ pub struct Genesis {
 
 #[pymethods]
 impl Genesis {
-    /// Derives the genesis of mesh `name` from `seed` (32 bytes).
+    /// Derives the genesis of mesh `name` from `seed` (32 bytes), or from a
+    /// fresh seed from the OS CSPRNG when `seed` is None (not kept).
     #[new]
-    fn new(name: &str, seed: &[u8]) -> PyResult<Self> {
-        let s = errors::arr32("seed", seed)?;
+    #[pyo3(signature = (name, seed=None))]
+    fn new(name: &str, seed: Option<&[u8]>) -> PyResult<Self> {
+        let inner = match seed {
+            Some(seed) => pt::Genesis::derive(name, &errors::arr32("seed", seed)?),
+            None => pt::Genesis::generate(name),
+        };
         Ok(Self {
-            inner: pt::Genesis::derive(name, &s),
+            inner: inner.map_err(errors::peat)?,
         })
     }
 
@@ -54,7 +69,15 @@ impl Genesis {
 /// The mesh id of mesh `name` with `seed`.
 #[pyfunction]
 fn mesh_id(name: &str, seed: &[u8]) -> PyResult<String> {
-    Ok(pt::mesh_id(name, &errors::arr32("seed", seed)?))
+    let id = pt::mesh_id(name, &errors::arr32("seed", seed)?).map_err(errors::peat)?;
+    Ok(id.to_string())
+}
+
+/// A mesh id as every driver uses it (upper case); `InvalidInputError` or
+/// `TooLongError` when it is not one.
+#[pyfunction]
+fn parse_mesh_id(mesh_id: &str) -> PyResult<String> {
+    Ok(parse_id(mesh_id)?.to_string())
 }
 
 /// Seals and opens mesh-wide frames (0xAE, ChaCha20-Poly1305) with nonces
@@ -66,11 +89,13 @@ pub struct MeshSealer {
 
 #[pymethods]
 impl MeshSealer {
-    /// A sealer for `mesh_id` (8 hex digits) and its 32-byte `secret`.
+    /// A sealer for `mesh_id` (any case; letters are upper-cased) and its
+    /// 32-byte `secret`.
     #[new]
     fn new(mesh_id: &str, secret: &[u8]) -> PyResult<Self> {
+        let id = parse_id(mesh_id)?;
         Ok(Self {
-            inner: pt::MeshSealer::new(mesh_id, &errors::arr32("secret", secret)?),
+            inner: pt::MeshSealer::new(&id, &errors::arr32("secret", secret)?),
         })
     }
 
@@ -105,12 +130,12 @@ pub struct PeerSessions {
 impl PeerSessions {
     /// Sessions for node `node_id` with X25519 identity `private_key`.
     #[new]
-    #[pyo3(signature = (node_id, private_key, *, max_sessions=None, timeout_ms=None))]
+    #[pyo3(signature = (node_id, private_key, *, max_sessions=None, ttl_ms=None))]
     fn new(
         node_id: u32,
         private_key: &[u8],
         max_sessions: Option<usize>,
-        timeout_ms: Option<u64>,
+        ttl_ms: Option<u64>,
     ) -> PyResult<Self> {
         let k = StaticSecret::from_bytes(&errors::arr32("private key", private_key)?)
             .map_err(|_| errors::InvalidKeyError::new_err("invalid X25519 private key"))?;
@@ -118,8 +143,8 @@ impl PeerSessions {
         if let Some(m) = max_sessions {
             s = s.with_max_sessions(m);
         }
-        if let Some(t) = timeout_ms {
-            s = s.with_timeout(t);
+        if let Some(t) = ttl_ms {
+            s = s.with_ttl(t);
         }
         Ok(Self { inner: s })
     }
@@ -189,14 +214,10 @@ impl PeerSessions {
         Ok((m.sender, m.counter, to_bytes(py, &m.plaintext)))
     }
 
-    /// The session state with `peer`: `"awaiting_peer_key"`,
+    /// The session state with `peer`: `"awaiting-peer-key"`,
     /// `"established"`, `"closed"`, or `None` when there is none.
     fn state(&self, peer: u32) -> Option<&'static str> {
-        self.inner.state(peer).map(|s| match s {
-            pt::SessionState::AwaitingPeerKey => "awaiting_peer_key",
-            pt::SessionState::Established => "established",
-            _ => "closed",
-        })
+        self.inner.state(peer).map(pt::SessionState::as_str)
     }
 
     /// Closes the session with `peer` (its key is dropped).
@@ -210,93 +231,63 @@ impl PeerSessions {
     }
 }
 
-fn level(s: &str) -> PyResult<pol::Level> {
-    Ok(match s {
-        "none" => pol::Level::None,
-        "mesh_wide" => pol::Level::MeshWide,
-        "selective" => pol::Level::Selective,
-        "peer_e2ee" => pol::Level::PeerE2ee,
-        _ => return Err(PyValueError::new_err(format!("unknown level {s:?}"))),
+/// A record value as a Python object.
+fn field(py: Python<'_>, f: &pol::Field) -> PyResult<PyObject> {
+    Ok(match f {
+        pol::Field::Name(s) => s.into_pyobject(py)?.into_any().unbind(),
+        pol::Field::Names(v) => PyList::new(py, v)?.into_any().unbind(),
+        pol::Field::Int(n) => n.into_pyobject(py)?.into_any().unbind(),
+        pol::Field::Float(x) => x.into_pyobject(py)?.into_any().unbind(),
+        pol::Field::Record(fields) => record(py, fields)?.into_any().unbind(),
+        _ => py.None(),
     })
 }
 
-fn data_type(o: &Bound<'_, PyAny>) -> PyResult<pol::DataType> {
-    if let Ok(n) = o.extract::<u16>() {
-        return Ok(pol::DataType::App(n));
+fn record<'py>(py: Python<'py>, fields: &[(&str, pol::Field)]) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for (k, v) in fields {
+        out.set_item(k, field(py, v)?)?;
     }
-    let s: String = o.extract()?;
-    Ok(match s.as_str() {
-        "counter" => pol::DataType::Counter,
-        "heartbeat" => pol::DataType::Heartbeat,
-        "location" => pol::DataType::Location,
-        "chat" => pol::DataType::Chat,
-        "emergency" => pol::DataType::Emergency,
-        "sensitive_chat" => pol::DataType::SensitiveChat,
-        _ => return Err(PyValueError::new_err(format!("unknown data type {s:?}"))),
-    })
+    Ok(out)
 }
 
-fn link(s: &str) -> PyResult<pol::Link> {
-    Ok(match s {
-        "trusted_local" => pol::Link::TrustedLocal,
-        "known_peer" => pol::Link::KnownPeer,
-        "untrusted_relay" => pol::Link::UntrustedRelay,
-        _ => return Err(PyValueError::new_err(format!("unknown link {s:?}"))),
-    })
-}
-
-fn protection(p: pol::Protection) -> &'static str {
-    match p {
-        pol::Protection::Plain => "plain",
-        pol::Protection::MeshWide => "mesh_wide",
-        _ => "peer_e2ee",
-    }
-}
-
-fn rule(r: pol::Rule) -> &'static str {
-    match r {
-        pol::Rule::Base => "base",
-        pol::Rule::Link => "link",
-        pol::Rule::Adaptive => "adaptive",
-        _ => "always_encrypt",
-    }
-}
-
-/// The protection a document gets under the policy of `level` (with the
-/// default classes and overrides; `adaptive=(battery_below_percent,
-/// rate_above_hz)` turns on the low-power rule). Returns a dict with
-/// `protection`, `base`, `after_link`, `after_adaptive` and `decided_by`.
+/// The protection a document gets under the policy of `level`, with the
+/// default classes and overrides, as the same record `wireseal peat policy
+/// --json` prints. Names are the library's (`"mesh-wide"`, `"known-peer"`,
+/// `"app:7"`); `adaptive=(battery_below_percent, rate_above_hz)` turns on
+/// the low-power rule (None for a threshold that never fires);
+/// `always_encrypt` replaces the always-encrypt list. Conditions default to
+/// a full battery and no updates. `InvalidInputError` for an unknown name or
+/// a value out of range.
 #[pyfunction]
-#[pyo3(signature = (level, data_type, link, *, battery_percent=100, update_rate_hz=0.0, adaptive=None))]
+#[pyo3(signature = (level, data_type, link, *, battery_percent=None, update_rate_hz=None, adaptive=None, always_encrypt=None))]
+#[allow(clippy::too_many_arguments)]
 fn decide<'py>(
     py: Python<'py>,
     level: &str,
-    data_type: &Bound<'_, PyAny>,
+    data_type: &str,
     link: &str,
-    battery_percent: u8,
-    update_rate_hz: f64,
-    adaptive: Option<(u8, f64)>,
+    battery_percent: Option<u8>,
+    update_rate_hz: Option<f64>,
+    adaptive: Option<(Option<u8>, Option<f64>)>,
+    always_encrypt: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let mut policy = pol::Policy::new(self::level(level)?);
+    let mut policy = pol::Policy::new(parse(level)?);
+    let data: pol::DataType = parse(data_type)?;
+    let link: pol::Link = parse(link)?;
     if let Some((b, r)) = adaptive {
-        policy = policy.with_adaptive(b, r);
+        policy.adaptive = Some(pol::Adaptive::new(b, r).map_err(errors::peat)?);
     }
-    let d = pol::decide(
-        &policy,
-        self::data_type(data_type)?,
-        self::link(link)?,
-        pol::Conditions {
-            battery_percent,
-            update_rate_hz,
-        },
-    );
-    let out = PyDict::new(py);
-    out.set_item("protection", protection(d.protection))?;
-    out.set_item("base", protection(d.base))?;
-    out.set_item("after_link", protection(d.after_link))?;
-    out.set_item("after_adaptive", protection(d.after_adaptive))?;
-    out.set_item("decided_by", rule(d.decided_by))?;
-    Ok(out)
+    if let Some(list) = always_encrypt {
+        policy.always_encrypt = list.iter().map(|t| parse(t)).collect::<PyResult<_>>()?;
+    }
+    let full = pol::Conditions::FULL_POWER;
+    let cond = pol::Conditions::new(
+        battery_percent.unwrap_or(full.battery_percent),
+        update_rate_hz.unwrap_or(full.update_rate_hz),
+    )
+    .map_err(errors::peat)?;
+    record(py, &pol::explain(&policy, data, link, cond).fields())
 }
 
 /// Size of a mesh-wide frame for a document of `plaintext_len` bytes.
@@ -310,6 +301,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MeshSealer>()?;
     m.add_class::<PeerSessions>()?;
     m.add_function(wrap_pyfunction!(mesh_id, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_mesh_id, m)?)?;
     m.add_function(wrap_pyfunction!(decide, m)?)?;
     m.add_function(wrap_pyfunction!(sealed_len, m)?)?;
     Ok(())

@@ -1,7 +1,9 @@
 """wireseal.peat: mesh-wide frames against the peat-btle vectors and
 `cryptography` (HKDF-SHA256, ChaCha20-Poly1305) both ways, per-peer E2EE
 sessions against an X25519 + HKDF + ChaCha20-Poly1305 reference, the
-policy, and negative cases by exception class."""
+policy, negative cases by exception class, and the case table
+`vectors/peat/driver_cases.json` that the library and the command line
+run too (same bytes, same error kind and message)."""
 
 import os
 import struct
@@ -14,6 +16,13 @@ from wireseal import meshtastic, peat
 from conftest import hx, load_json, require
 
 VEC = load_json("peat/meshwide_vectors.json")["meshwide_vectors"]
+CASES = load_json("peat/driver_cases.json")
+
+# The exception class of each error kind the table names (errors.rs, one table).
+KIND = {
+    "invalid_input": wireseal.InvalidInputError,
+    "too_long": wireseal.TooLongError,
+}
 
 
 def _crypto():
@@ -98,6 +107,7 @@ def test_peer_sessions_against_reference():
     assert peer == 0x1111 and reply is not None
     assert a.handle_key_exchange(2, reply)[0] == 0x2222
     assert a.state(0x2222) == b.state(0x1111) == "established"
+    assert a.state(0x3333) is None
     frame = a.seal(3, 0x2222, b"secret document")
     assert b.open(4, frame) == (0x1111, 0, b"secret document")
     # The same frame decrypted by X25519 + HKDF + ChaCha20-Poly1305 from `cryptography`.
@@ -119,12 +129,86 @@ def test_peer_sessions_against_reference():
 
 
 def test_policy():
-    d = peat.decide("selective", "chat", "known_peer")
-    assert set(d) == {"protection", "base", "after_link", "after_adaptive", "decided_by"}
-    assert peat.decide("none", "heartbeat", "trusted_local")["protection"] == "plain"
-    assert peat.decide("peer_e2ee", "location", "known_peer")["protection"] == "peer_e2ee"
-    low = peat.decide("mesh_wide", "counter", "known_peer", battery_percent=5, adaptive=(20, 10.0))
-    assert low["after_adaptive"] == "plain" and low["decided_by"] in ("adaptive", "always_encrypt")
-    assert peat.decide("mesh_wide", 7, "known_peer")["base"] == "mesh_wide"
-    with pytest.raises(ValueError):
-        peat.decide("bogus", "chat", "known_peer")
+    d = peat.decide("selective", "chat", "known-peer")
+    assert list(d) == [
+        "protection", "decided_by", "level", "data", "link",
+        "base", "after_link", "after_adaptive", "adaptive", "always_encrypt",
+    ]
+    assert peat.decide("none", "heartbeat", "trusted-local")["protection"] == "plain"
+    assert peat.decide("peer-e2ee", "location", "known-peer")["protection"] == "peer-e2ee"
+    low = peat.decide("mesh-wide", "counter", "known-peer", battery_percent=5, adaptive=(20, 10.0))
+    assert low["after_adaptive"] == "plain" and low["decided_by"] == "adaptive"
+    assert peat.decide("mesh-wide", "app:7", "known-peer")["base"] == "mesh-wide"
+    # One spelling: snake_case and other forms are refused, by the library.
+    for bad in [("mesh_wide", "chat", "known-peer"), ("selective", "chat", "known_peer"),
+                ("selective", "sensitive_chat", "known-peer"), ("bogus", "chat", "known-peer")]:
+        with pytest.raises(wireseal.InvalidInputError):
+            peat.decide(*bad)
+
+
+def test_genesis_refuses_empty_names_and_draws_fresh_seeds():
+    with pytest.raises(wireseal.InvalidInputError, match="the mesh name is empty"):
+        peat.Genesis("", b"\x42" * 32)
+    with pytest.raises(wireseal.InvalidInputError):
+        peat.mesh_id("", b"\x42" * 32)
+    a, b = peat.Genesis("ALPHA-TEAM"), peat.Genesis("ALPHA-TEAM")
+    assert a.secret != b.secret and len(a.mesh_id) == 8
+
+
+def _open_frame(mesh_id, frame):
+    f = CASES["mesh_frames"][frame]
+    return peat.MeshSealer(mesh_id, hx(f["secret_hex"])).open(hx(f["frame_hex"]))
+
+
+@pytest.mark.parametrize("case", CASES["mesh_ids"], ids=lambda c: repr(c["given"]))
+def test_table_mesh_ids(case):
+    given = case["given"]
+    if "error" in case:
+        with pytest.raises(KIND[case["error"]]) as e:
+            peat.parse_mesh_id(given)
+        assert str(e.value) == case["message"]
+        with pytest.raises(KIND[case["error"]]):
+            peat.MeshSealer(given, bytes(32))
+        return
+    assert peat.parse_mesh_id(given) == case["mesh_id"]
+    f = CASES["mesh_frames"][case["mesh_id"]]
+    assert _open_frame(given, case["mesh_id"]) == hx(f["plaintext_hex"])
+    # Sealed under the id as given, opened by the reference under the upper-case id.
+    frame = peat.MeshSealer(given, hx(f["secret_hex"])).seal(b"doc")
+    assert ref_mesh_open(ref_mesh_key(case["mesh_id"], hx(f["secret_hex"])), frame) == b"doc"
+
+
+@pytest.mark.parametrize("case", CASES["genesis"], ids=lambda c: repr(c["name"]))
+def test_table_genesis(case):
+    if "error" in case:
+        with pytest.raises(KIND[case["error"]]) as e:
+            peat.Genesis(case["name"], hx(case["seed_hex"]))
+        assert str(e.value) == case["message"]
+        return
+    g = peat.Genesis(case["name"], hx(case["seed_hex"]))
+    assert (g.mesh_id, g.secret.hex()) == (case["mesh_id"], case["secret_hex"])
+
+
+def _decide(given):
+    kw = {}
+    if "battery" in given:
+        kw["battery_percent"] = given["battery"]
+    if "rate" in given:
+        kw["update_rate_hz"] = given["rate"]
+    if "adaptive" in given:
+        kw["adaptive"] = tuple(given["adaptive"])
+    if "always_encrypt" in given:
+        kw["always_encrypt"] = given["always_encrypt"]
+    return peat.decide(given["level"], given["data"], given["link"], **kw)
+
+
+@pytest.mark.parametrize("case", CASES["decisions"], ids=lambda c: str(c["given"]))
+def test_table_decisions(case):
+    assert _decide(case["given"]) == case["record"]
+
+
+@pytest.mark.parametrize("case", CASES["decision_errors"], ids=lambda c: str(c["given"]))
+def test_table_decision_errors(case):
+    with pytest.raises(KIND[case["error"]]) as e:
+        _decide(case["given"])
+    assert str(e.value) == case["message"]

@@ -97,7 +97,7 @@ fn peat_sessions_and_nonce_history_stay_bounded() {
     let mut us = PeerSessions::new(US, StaticSecret::generate())
         .with_max_sessions(max_sessions)
         .with_nonce_history(history)
-        .with_timeout(timeout);
+        .with_ttl(timeout);
     let mut rng = StdRng::seed_from_u64(16);
 
     // 2,000 genuine peers, one after another, each after the previous ones

@@ -1,15 +1,36 @@
 //! Per-peer E2EE frames, handshake and sessions: frames checked against an
 //! independent re-implementation of the peat-btle layout (x25519-dalek for
-//! the curve, frames assembled by hand), tampered, truncated and misrouted
-//! frames, key-exchange rules, the session cap and timeout, receive dispatch
+//! the curve, aws-lc-rs's HKDF, RustCrypto's `chacha20poly1305` for the
+//! AEAD: none of them is what the library uses for that job; frames
+//! assembled by hand), tampered, truncated and misrouted frames,
+//! key-exchange rules, the session cap and time to live, receive dispatch
 //! order and modes, and random input.
 
 mod peat_peer_support;
 
+use chacha20poly1305::aead::{AeadInPlace, KeyInit};
+use chacha20poly1305::ChaCha20Poly1305;
 use peat_peer_support::{node, pair, A, B};
-use wireseal::hazmat::chacha20poly1305::ChaChaKey;
-use wireseal::hazmat::sha::hkdf_sha256;
 use wireseal::peat::*;
+
+/// HKDF-SHA256 through aws-lc-rs (the library derives with the `hkdf`
+/// crate).
+fn reference_hkdf(salt: &[u8], ikm: &[u8], info: &[u8]) -> [u8; 32] {
+    struct Len32;
+    impl aws_lc_rs::hkdf::KeyType for Len32 {
+        fn len(&self) -> usize {
+            32
+        }
+    }
+    let mut out = [0u8; 32];
+    aws_lc_rs::hkdf::Salt::new(aws_lc_rs::hkdf::HKDF_SHA256, salt)
+        .extract(ikm)
+        .expand(&[info], Len32)
+        .unwrap()
+        .fill(&mut out)
+        .unwrap();
+    out
+}
 
 /// The session key as the peer computes it, independently: x25519-dalek,
 /// salt = lower id || higher id (u32 LE), info "PEAT-peer-e2ee-v1".
@@ -19,9 +40,11 @@ fn reference_key(our_sk: u8, peer_pk: &[u8; 32], a: u32, b: u32) -> [u8; 32] {
     let (lo, hi) = (a.min(b), a.max(b));
     let mut salt = lo.to_le_bytes().to_vec();
     salt.extend_from_slice(&hi.to_le_bytes());
-    *hkdf_sha256::<32>(&salt, shared.as_bytes(), b"PEAT-peer-e2ee-v1").expose()
+    reference_hkdf(&salt, shared.as_bytes(), b"PEAT-peer-e2ee-v1")
 }
 
+/// A per-peer frame assembled by hand, sealed with RustCrypto's
+/// ChaCha20-Poly1305 (the library seals with aws-lc-rs).
 fn reference_frame(
     key: &[u8; 32],
     to: u32,
@@ -36,10 +59,35 @@ fn reference_frame(
     f.extend_from_slice(&counter.to_le_bytes());
     f.extend_from_slice(&nonce);
     let mut body = pt.to_vec();
-    let tag = ChaChaKey::new(key).seal_in_place(&nonce, b"", &mut body);
+    let tag = ChaCha20Poly1305::new(key.into())
+        .encrypt_in_place_detached(&nonce.into(), b"", &mut body)
+        .unwrap();
     f.extend_from_slice(&body);
     f.extend_from_slice(&tag);
     f
+}
+
+/// Opens a per-peer frame with the reference AEAD.
+fn reference_open(key: &[u8; 32], frame: &[u8]) -> Vec<u8> {
+    let (ct, tag) = frame[30..].split_at(frame.len() - 46);
+    let mut body = ct.to_vec();
+    ChaCha20Poly1305::new(key.into())
+        .decrypt_in_place_detached(frame[18..30].into(), b"", &mut body, tag.into())
+        .unwrap();
+    body
+}
+
+/// The reference HKDF against RFC 5869 test case 1, so the reference itself
+/// is checked.
+#[test]
+fn reference_hkdf_matches_rfc5869() {
+    let ikm = [0x0b; 22];
+    let salt = hex::decode("000102030405060708090a0b0c").unwrap();
+    let info = hex::decode("f0f1f2f3f4f5f6f7f8f9").unwrap();
+    assert_eq!(
+        hex::encode(reference_hkdf(&salt, &ikm, &info)),
+        "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf"
+    );
 }
 
 #[test]
@@ -56,6 +104,7 @@ fn frames_match_the_reference_layout_both_ways() {
         let h = PeerHeader::parse(&f).unwrap();
         assert_eq!((h.recipient, h.sender, h.counter), (B, A, i as u64));
         assert_eq!(f, reference_frame(&k, B, A, i as u64, h.nonce, msg));
+        assert_eq!(reference_open(&k, &f), *msg);
         assert_eq!(classify(&f), FrameKind::PeerE2ee);
         let m = b.open_to_vec(1, &f).unwrap();
         assert_eq!((m.sender, m.counter, &m.plaintext[..]), (A, i as u64, *msg));
@@ -204,7 +253,7 @@ fn shared_secrets_are_cached_by_whole_public_key() {
 
 #[test]
 fn sessions_time_out_and_are_capped() {
-    let mut b = node(B, 0xb2).with_max_sessions(3).with_timeout(1000);
+    let mut b = node(B, 0xb2).with_max_sessions(3).with_ttl(1000);
     let peers: Vec<PeerSessions> = (1..=4u32).map(|i| node(i, 0x10 + i as u8)).collect();
     for p in &peers[..3] {
         b.handle_key_exchange(0, &p.key_exchange_frame()).unwrap();
@@ -239,7 +288,7 @@ fn sessions_time_out_and_are_capped() {
 
 #[test]
 fn receive_dispatch_order_and_modes() {
-    let key = || MeshKey::derive("DEMO", &[0x42; 32]);
+    let key = || MeshKey::derive(&"DEMO".parse().unwrap(), &[0x42; 32]);
     let mesh = key().seal_with_nonce_to_vec(&[1; 12], b"doc");
     let strict = Receiver::new(Some(key()), Mode::Strict);
     let permissive = Receiver::new(Some(key()), Mode::Permissive);
@@ -306,7 +355,10 @@ fn random_input_never_panics() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
     let (mut a, mut b) = pair();
-    let r = Receiver::new(Some(MeshKey::derive("DEMO", &[0x42; 32])), Mode::Strict);
+    let r = Receiver::new(
+        Some(MeshKey::derive(&"DEMO".parse().unwrap(), &[0x42; 32])),
+        Mode::Strict,
+    );
     for _ in 0..20_000 {
         let len = rng.gen_range(0..96);
         let mut f: Vec<u8> = (0..len).map(|_| rng.gen()).collect();

@@ -86,8 +86,98 @@ fn decision_table() {
             p.level
         );
         assert_eq!(got.decided_by, rule, "row {i}");
-        // Pure: the same inputs give the same decision.
-        assert_eq!(decide(&p, d, l, c), got);
+    }
+}
+
+/// The whole trail of a decision, step by step, written from the four rules
+/// in `docs/peat.md`: base from the level, the link override, the adaptive
+/// rule, the always-encrypt floor; `decided_by` is the last step that
+/// changed the protection.
+#[test]
+fn decision_trails() {
+    let trail = |protection, base, after_link, after_adaptive, decided_by| Decision {
+        protection,
+        base,
+        after_link,
+        after_adaptive,
+        decided_by,
+    };
+    #[rustfmt::skip]
+    let rows = [
+        // Nothing changes the base.
+        (Policy::new(Level::Selective), Chat, KnownPeer, OK,
+         trail(MeshWide, MeshWide, MeshWide, MeshWide, Rule::Base)),
+        // The link raises, nothing after it changes.
+        (Policy::new(Level::None), Counter, UntrustedRelay, OK,
+         trail(PeerE2ee, Plain, PeerE2ee, PeerE2ee, Rule::Link)),
+        // The link lowers, the floor raises again: the floor decides.
+        (Policy::new(Level::MeshWide), Emergency, TrustedLocal, OK,
+         trail(MeshWide, MeshWide, Plain, Plain, Rule::AlwaysEncrypt)),
+        // The link raises, the adaptive rule lowers: adaptive decides.
+        (adaptive(Level::Selective), Chat, UntrustedRelay, LOW_BATTERY,
+         trail(Plain, MeshWide, PeerE2ee, Plain, Rule::Adaptive)),
+        // Adaptive lowers, the floor raises to the classification.
+        (adaptive(Level::Selective), SensitiveChat, KnownPeer, FAST,
+         trail(PeerE2ee, PeerE2ee, PeerE2ee, Plain, Rule::AlwaysEncrypt)),
+        // The link lowers a plain base no further: still the base.
+        (Policy::new(Level::None), Chat, TrustedLocal, OK,
+         trail(Plain, Plain, Plain, Plain, Rule::Base)),
+        // The adaptive rule on an already plain message changes nothing.
+        (adaptive(Level::Selective), Counter, KnownPeer, LOW_BATTERY,
+         trail(Plain, Plain, Plain, Plain, Rule::Base)),
+        // The floor raises a per-peer-classified type above mesh-wide at level None.
+        (Policy::new(Level::None), SensitiveChat, TrustedLocal, OK,
+         trail(PeerE2ee, Plain, Plain, Plain, Rule::AlwaysEncrypt)),
+    ];
+    for (i, (p, d, l, c, want)) in rows.into_iter().enumerate() {
+        assert_eq!(
+            decide(&p, d, l, c),
+            want,
+            "row {i}: {d} {l} {c:?} {}",
+            p.level
+        );
+    }
+}
+
+/// Every named value parses from its one kebab-case spelling, written here
+/// by hand, and prints it back.
+#[test]
+fn names_are_kebab_case_both_ways() {
+    let written: [(&str, &str); 6] = [
+        ("plain mesh-wide peer-e2ee", "protection"),
+        ("none mesh-wide selective peer-e2ee", "level"),
+        ("trusted-local known-peer untrusted-relay", "link"),
+        ("base link adaptive always-encrypt", "rule"),
+        (
+            "counter heartbeat location chat emergency sensitive-chat app:0 app:65535",
+            "data",
+        ),
+        ("keep at-least:mesh-wide at-most:plain", "override"),
+    ];
+    for (names, what) in written {
+        for n in names.split(' ') {
+            let back = match what {
+                "protection" => n.parse::<Protection>().map(|v| v.to_string()),
+                "level" => n.parse::<Level>().map(|v| v.to_string()),
+                "link" => n.parse::<Link>().map(|v| v.to_string()),
+                "rule" => n.parse::<Rule>().map(|v| v.to_string()),
+                "data" => n.parse::<DataType>().map(|v| v.to_string()),
+                _ => n.parse::<Override>().map(|v| v.to_string()),
+            };
+            assert_eq!(back.as_deref(), Ok(n), "{what}");
+        }
+    }
+    assert_eq!(Level::ALL.len(), 4);
+    assert_eq!(Link::ALL.len(), 3);
+    for snake in [
+        "mesh_wide",
+        "peer_e2ee",
+        "known_peer",
+        "sensitive_chat",
+        "always_encrypt",
+    ] {
+        assert!(snake.parse::<Level>().is_err() && snake.parse::<Link>().is_err());
+        assert!(snake.parse::<DataType>().is_err() && snake.parse::<Rule>().is_err());
     }
 }
 

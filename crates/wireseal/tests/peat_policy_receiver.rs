@@ -17,7 +17,10 @@ use peat_policy_support::{condition_grid, LINKS, TYPES};
 
 const A: u32 = 0x1111_1111;
 const B: u32 = 0x2222_2222;
-const MESH: &str = "DEMO";
+/// The mesh id every frame here uses.
+fn demo() -> MeshId {
+    "DEMO".parse().unwrap()
+}
 const SECRET: [u8; 32] = [0x42; 32];
 
 /// A document of type `t`: a type byte (never 0xAE..=0xB1), then a body.
@@ -68,7 +71,7 @@ fn peers() -> (PeerSessions, PeerSessions) {
 
 fn policy_receiver(p: &Policy) -> Receiver {
     Receiver::with_policy(
-        Some(MeshKey::derive(MESH, &SECRET)),
+        Some(MeshKey::derive(&demo(), &SECRET)),
         p.clone(),
         classify_doc,
     )
@@ -126,7 +129,7 @@ fn policies() -> Vec<Policy> {
 #[test]
 fn policy_receiver_accepts_exactly_what_decide_could_send() {
     let grid = condition_grid();
-    let mut sealer = MeshSealer::new(MESH, &SECRET);
+    let mut sealer = MeshSealer::new(&demo(), &SECRET);
     let mut pair = peers();
     let (mut accepted, mut rejected) = (0, 0);
     for p in policies() {
@@ -220,7 +223,7 @@ fn policy_receiver_table() {
         (&mesh, Chat, TrustedLocal, Plain, None),
         (&mesh, Counter, KnownPeer, Plain, Some(MeshWide)),
     ];
-    let mut sealer = MeshSealer::new(MESH, &SECRET);
+    let mut sealer = MeshSealer::new(&demo(), &SECRET);
     let mut pair = peers();
     for (i, (p, t, link, level, rejected)) in table.into_iter().enumerate() {
         let rx = policy_receiver(p);
@@ -245,7 +248,7 @@ fn policy_receiver_edges() {
     let calls = Arc::new(AtomicUsize::new(0));
     let seen = calls.clone();
     let rx = Receiver::with_policy(
-        Some(MeshKey::derive(MESH, &SECRET)),
+        Some(MeshKey::derive(&demo(), &SECRET)),
         Policy::new(Level::Selective),
         move |d: &[u8]| {
             seen.fetch_add(1, Ordering::SeqCst);
@@ -255,7 +258,7 @@ fn policy_receiver_edges() {
     assert_eq!(rx.mode(), None);
     assert_eq!(rx.policy().unwrap().level, Level::Selective);
     assert!(!rx.is_strict());
-    let mut sealer = MeshSealer::new(MESH, &SECRET);
+    let mut sealer = MeshSealer::new(&demo(), &SECRET);
     // A tampered mesh-wide frame fails on its tag; the classifier never sees
     // its bytes.
     let mut f = sealer.seal_to_vec(&doc(Chat));
@@ -297,14 +300,14 @@ fn policy_receiver_edges() {
     ));
     // The classic modes are unchanged by admit(): strict refuses any plain
     // document, permissive takes everything.
-    let strict = Receiver::new(Some(MeshKey::derive(MESH, &SECRET)), Mode::Strict);
+    let strict = Receiver::new(Some(MeshKey::derive(&demo(), &SECRET)), Mode::Strict);
     assert_eq!(strict.mode(), Some(Mode::Strict));
     assert_eq!(
         strict.admit(&doc(Counter), Plain, TrustedLocal),
         Err(Error::UnencryptedInStrictMode)
     );
     assert!(strict.admit(&doc(Chat), MeshWide, UntrustedRelay).is_ok());
-    let permissive = Receiver::new(Some(MeshKey::derive(MESH, &SECRET)), Mode::Permissive);
+    let permissive = Receiver::new(Some(MeshKey::derive(&demo(), &SECRET)), Mode::Permissive);
     assert!(permissive
         .admit(&doc(SensitiveChat), Plain, UntrustedRelay)
         .is_ok());

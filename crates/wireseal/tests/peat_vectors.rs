@@ -15,7 +15,7 @@ fn load() -> Value {
 }
 
 struct Case {
-    mesh_id: String,
+    mesh_id: MeshId,
     secret: [u8; 32],
     derived: Vec<u8>,
     nonce: [u8; 12],
@@ -33,7 +33,7 @@ fn cases() -> Vec<Case> {
             assert_eq!(v.as_object().unwrap().len(), 7, "{v}");
             assert!(v["label"].is_string());
             Case {
-                mesh_id: v["mesh_id"].as_str().unwrap().to_owned(),
+                mesh_id: v["mesh_id"].as_str().unwrap().parse().unwrap(),
                 secret: arr(v, "secret_hex"),
                 derived: hx(v, "derived_key_hex"),
                 nonce: arr(v, "nonce_hex"),
@@ -63,9 +63,11 @@ fn meshwide_vectors_seal_and_open() {
         assert_eq!(k.open_to_vec(&c.frame).unwrap(), c.plaintext);
         let mut f = c.frame.clone();
         assert_eq!(k.open_in_place(&mut f).unwrap(), &c.plaintext[..]);
-        let mut o = vec![0u8; c.frame.len()];
+        // `open_into` needs exactly the plaintext's length.
+        let mut o = vec![0u8; c.plaintext.len()];
+        assert_eq!(opened_len(c.frame.len()), Ok(c.plaintext.len()));
         assert_eq!(k.open_into(&c.frame, &mut o), Ok(c.plaintext.len()));
-        assert_eq!(&o[..c.plaintext.len()], &c.plaintext[..]);
+        assert_eq!(o, c.plaintext);
         // The receive path dispatches it as a mesh-wide document.
         assert_eq!(classify(&c.frame), FrameKind::MeshWide);
         let r = Receiver::new(Some(k), Mode::Strict);
@@ -107,7 +109,7 @@ type Job = ([u8; 12], Vec<u8>);
 /// times so a batch really splits across threads.
 fn mesh_jobs(cs: &[Case], jobs: &[Job], mesh: &str) -> (MeshKey, Vec<usize>, Vec<Job>) {
     let sel: Vec<usize> = (0..cs.len()).filter(|&i| cs[i].mesh_id == mesh).collect();
-    let k = MeshKey::derive(mesh, &cs[sel[0]].secret);
+    let k = MeshKey::derive(&cs[sel[0]].mesh_id, &cs[sel[0]].secret);
     let many = (0..200)
         .flat_map(|_| sel.iter().map(|&i| jobs[i].clone()))
         .collect();
@@ -137,11 +139,9 @@ fn batch_matches_one_at_a_time() {
                 if j == 3 {
                     assert_eq!(*x, Err(Error::Auth));
                 } else {
-                    let n = *x.as_ref().unwrap();
-                    assert_eq!(
-                        &inplace[j][MESH_HEADER_LEN..MESH_HEADER_LEN + n],
-                        &cs[sel[j % sel.len()]].plaintext[..]
-                    );
+                    let r = x.clone().unwrap();
+                    assert_eq!(r.start, MESH_HEADER_LEN);
+                    assert_eq!(&inplace[j][r], &cs[sel[j % sel.len()]].plaintext[..]);
                 }
             }
         }
@@ -180,16 +180,17 @@ fn batch_matches_one_at_a_time() {
                         .iter()
                         .all(|&x| x == 0));
                 } else {
-                    let n = *x.as_ref().unwrap();
-                    let pt = range.start + MESH_HEADER_LEN;
-                    assert_eq!(&buf[pt..pt + n], &cs[sel[j % sel.len()]].plaintext[..]);
+                    let pt = x.clone().unwrap();
+                    assert_eq!(pt.start, range.start + MESH_HEADER_LEN);
+                    assert_eq!(pt.end, range.end - 16);
+                    assert_eq!(&buf[pt], &cs[sel[j % sel.len()]].plaintext[..]);
                 }
             }
         }
     }
     // Random nonces into one buffer: each frame is what sealing it alone with
     // its nonce gives, every frame opens, all nonces distinct.
-    let sealer = MeshSealer::new("DEMO", &[0x42; 32]);
+    let sealer = MeshSealer::new(&"DEMO".parse().unwrap(), &[0x42; 32]);
     let k = sealer.key();
     let docs: Vec<Vec<u8>> = (0..1000u32)
         .map(|i| vec![i as u8; (i % 97) as usize])
@@ -210,8 +211,9 @@ fn batch_matches_one_at_a_time() {
         assert_eq!(seen.len(), docs.len());
         let opened = k.open_batch_ranges_in_place(&b, &mut buf, &ranges);
         for ((o, r), d) in opened.iter().zip(&ranges).zip(&docs) {
-            let pt = r.start + MESH_HEADER_LEN;
-            assert_eq!(&buf[pt..pt + *o.as_ref().unwrap()], &d[..]);
+            let pt = o.clone().unwrap();
+            assert_eq!(pt.start, r.start + MESH_HEADER_LEN);
+            assert_eq!(&buf[pt], &d[..]);
         }
     }
     // Bad ranges are reported per range and touch nothing.
@@ -251,9 +253,9 @@ fn genesis_example() {
     assert_eq!(g.as_object().unwrap().len(), 6);
     let seed: [u8; 32] = arr(g, "seed_hex");
     let name = g["mesh_name"].as_str().unwrap();
-    let gen = Genesis::derive(name, &seed);
-    assert_eq!(gen.mesh_id(), g["mesh_id"].as_str().unwrap());
-    assert_eq!(mesh_id(name, &seed), "CBE6FC55");
+    let gen = Genesis::derive(name, &seed).unwrap();
+    assert_eq!(gen.mesh_id().to_string(), g["mesh_id"].as_str().unwrap());
+    assert_eq!(mesh_id(name, &seed).unwrap(), "CBE6FC55");
     assert_eq!(
         gen.secret().expose()[..],
         hx(g, "encryption_secret_hex")[..]
@@ -306,6 +308,20 @@ fn meshwide_negative_cases() {
         let mut g = f.clone();
         assert_eq!(k.open_in_place(&mut g), Err(Error::Auth));
         assert!(g[MESH_HEADER_LEN..].iter().all(|&b| b == 0), "wiped");
+        let mut o = vec![0x55u8; c.plaintext.len()];
+        assert_eq!(k.open_into(&f, &mut o), Err(Error::Auth));
+        assert!(o.iter().all(|&b| b == 0), "wiped");
+    }
+    // `open_into` with one byte too few writes nothing.
+    if !c.plaintext.is_empty() {
+        let mut o = vec![0x55u8; c.plaintext.len() - 1];
+        assert_eq!(
+            k.open_into(&c.frame, &mut o),
+            Err(Error::BufferTooSmall {
+                required: c.plaintext.len()
+            })
+        );
+        assert!(o.iter().all(|&b| b == 0x55));
     }
     // Truncated: every length below the full frame.
     for n in 0..c.frame.len() {
@@ -322,7 +338,7 @@ fn meshwide_negative_cases() {
     assert_eq!(k.open_to_vec(&long), Err(Error::Auth));
     // Wrong key / wrong mesh id.
     assert_eq!(
-        MeshKey::derive("OTHER", &c.secret).open_to_vec(&c.frame),
+        MeshKey::derive(&"OTHER".parse().unwrap(), &c.secret).open_to_vec(&c.frame),
         Err(Error::Auth)
     );
     assert_eq!(

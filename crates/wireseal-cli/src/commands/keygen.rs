@@ -2,9 +2,9 @@
 //! printed, and its public key.
 
 use crate::util::output;
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use serde_json::Value;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use wireseal::keys::{PrivateKey, StaticSecret};
 use zeroize::Zeroizing;
@@ -105,69 +105,8 @@ fn generate(kind: Kind) -> (Zeroizing<String>, Vec<u8>) {
 }
 
 /// Writes `hex` and a newline to `path` with mode 0600: a new file, or with
-/// `force` a replacement for a regular file (written beside it, then renamed).
+/// `force` a replacement for a regular file.
 fn write_key_file(path: &Path, hex: &str, force: bool) -> Result<()> {
     let line = Zeroizing::new(format!("{hex}\n"));
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if !m.file_type().is_file() => bail!(
-            "{} exists and is not a regular file; keygen never replaces it",
-            path.display()
-        ),
-        Ok(_) if !force => bail!("{} exists; add --force to replace it", path.display()),
-        Ok(_) => {
-            let dir = match path.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => Path::new("."),
-            };
-            let mut tmp = tempfile::Builder::new()
-                .prefix(".wireseal-key-")
-                .tempfile_in(dir)
-                .with_context(|| format!("cannot write a key file in {}", dir.display()))?;
-            set_private(tmp.as_file())?;
-            tmp.write_all(line.as_bytes())
-                .and_then(|()| tmp.as_file().sync_all())
-                .context("cannot write the key file")?;
-            tmp.persist(path)
-                .map_err(|e| e.error)
-                .with_context(|| format!("cannot replace {}", path.display()))?;
-        }
-        Err(_) => {
-            let mut f =
-                open_new(path).with_context(|| format!("cannot create {}", path.display()))?;
-            f.write_all(line.as_bytes())
-                .and_then(|()| f.sync_all())
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-    }
-    Ok(())
-}
-
-#[cfg(unix)]
-fn open_new(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_new(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-}
-
-#[cfg(unix)]
-fn set_private(f: &std::fs::File) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    f.set_permissions(std::fs::Permissions::from_mode(0o600))
-        .context("cannot make the key file private")
-}
-
-#[cfg(not(unix))]
-fn set_private(_: &std::fs::File) -> Result<()> {
-    Ok(())
+    crate::util::secret::write_secret_file(path, &line, force)
 }

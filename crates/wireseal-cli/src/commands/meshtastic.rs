@@ -158,12 +158,13 @@ pub fn run(cmd: Cmd) -> Result<()> {
 fn engine(a: &PkcArgs) -> Result<(PkcEngine, [u8; 32])> {
     let sk = a.key.load::<32>()?;
     let own = StaticSecret::from_bytes(&sk)
-        .map_err(|_| anyhow::anyhow!("--key: not a valid X25519 private key"))?;
+        .map_err(|_| anyhow::anyhow!("{}: not a valid X25519 private key", a.key.given_flag()))?;
     if !own.is_clamped() {
         anyhow::bail!(
-            "--key is not a clamped X25519 key (Meshtastic devices only make clamped \
+            "{} is not a clamped X25519 key (Meshtastic devices only make clamped \
              keys): the firmware would derive a different shared secret from it than \
-             X25519 does"
+             X25519 does",
+            a.key.given_flag()
         );
     }
     let peer = hex_array::<32>(&a.peer_key, "--peer-key")?;
@@ -175,10 +176,20 @@ fn channel_key(src: &PskSource) -> Result<ChannelKey> {
     let psk = zeroize::Zeroizing::new(
         base64::engine::general_purpose::STANDARD
             .decode(b64.as_bytes())
-            .map_err(|_| anyhow::anyhow!("--psk: not valid base64 (the value is not shown)"))?,
+            .map_err(|_| {
+                anyhow::anyhow!(
+                    "{}: not valid base64 (the value is not shown)",
+                    src.given_flag()
+                )
+            })?,
     );
-    let key = ChannelKey::from_psk(&psk)
-        .map_err(|_| anyhow::anyhow!("--psk: a PSK is 0, 1, 16 or 32 bytes, got {}", psk.len()))?;
+    let key = ChannelKey::from_psk(&psk).map_err(|_| {
+        anyhow::anyhow!(
+            "{}: a PSK is 0, 1, 16 or 32 bytes, got {}",
+            src.given_flag(),
+            psk.len()
+        )
+    })?;
     let n = psk.len();
     if matches!(n, 2..=15 | 17..=31) {
         eprintln!(

@@ -149,7 +149,7 @@ secret_source! {
 
 impl SessionKeySource {
     fn private_key(&self) -> Result<PrivateKey> {
-        private_key(&self.text()?, "--session-key")
+        private_key(&self.text()?, self.given_flag())
     }
 }
 
@@ -174,7 +174,8 @@ fn private_key(s: &str, what: &str) -> Result<PrivateKey> {
 /// Our node key, secp256k1.
 fn node_key(src: &KeySource) -> Result<PrivateKey> {
     let b = src.load::<32>()?;
-    PrivateKey::from_bytes(&b).map_err(|_| anyhow!("--key: not a valid secp256k1 private key"))
+    PrivateKey::from_bytes(&b)
+        .map_err(|_| anyhow!("{}: not a valid secp256k1 private key", src.given_flag()))
 }
 
 fn public_key(s: &str, what: &str) -> Result<PublicKey> {

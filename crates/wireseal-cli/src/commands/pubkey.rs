@@ -26,11 +26,11 @@ pub fn run(a: Args) -> Result<()> {
     let sk = a.key.load::<32>()?;
     let public = match a.kind {
         Kind::X25519 => StaticSecret::from_bytes(&sk)
-            .map_err(|_| anyhow!("--key: not a valid X25519 private key"))?
+            .map_err(|_| anyhow!("{}: not a valid X25519 private key", a.key.given_flag()))?
             .public_key()
             .to_vec(),
         Kind::Secp256k1 => PrivateKey::from_bytes(&sk)
-            .map_err(|_| anyhow!("--key: not a valid secp256k1 private key"))?
+            .map_err(|_| anyhow!("{}: not a valid secp256k1 private key", a.key.given_flag()))?
             .public_key()
             .serialize()
             .to_vec(),

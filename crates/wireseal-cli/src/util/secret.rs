@@ -1,9 +1,11 @@
 //! Secrets from the command line, a file (`-` = stdin) or an environment
-//! variable, read with a size cap; errors never quote what was given to a
-//! secret option (neither the value nor the file or variable name).
+//! variable, read with a size cap; errors name the option the user gave and
+//! never quote what was given to it (neither the value nor the file or
+//! variable name). Secret files are written with mode 0600 and never
+//! replace anything but a regular file, and that only when asked.
 
-use anyhow::{anyhow, bail, Result};
-use std::io::Read;
+use anyhow::{anyhow, bail, Context, Result};
+use std::io::{Read, Write};
 use std::path::Path;
 use zeroize::Zeroizing;
 
@@ -16,7 +18,9 @@ pub const SECRET_FILE_CAP: u64 = 64 * 1024;
 /// and `--NAME-env VAR`, as a struct to `#[command(flatten)]` whose clap group
 /// refuses two sources; hidden aliases keep older flag names working. Its
 /// `Debug` never shows the inline value; `text` gives the secret's text from
-/// whichever option was given and `load::<N>` exactly `N` bytes of hex.
+/// whichever option was given, `load::<N>` exactly `N` bytes of hex, and
+/// `given_flag` the option that was given, for the caller's own errors. A
+/// file may hold the bare value or a `NAME: VALUE` line among others.
 macro_rules! secret_source {
     (
         $(#[$meta:meta])*
@@ -57,8 +61,21 @@ macro_rules! secret_source {
 
         #[allow(dead_code)]
         impl $name {
-            /// The flag the secret is named by in errors.
+            /// The inline flag, the family's name.
             pub const FLAG: &'static str = concat!("--", $flag);
+
+            /// The option the secret was given with (`--NAME`,
+            /// `--NAME-file` or `--NAME-env`), to name in errors; the
+            /// family's inline flag when none was given.
+            pub fn given_flag(&self) -> &'static str {
+                if self.file.is_some() {
+                    concat!("--", $file_flag)
+                } else if self.env.is_some() {
+                    concat!("--", $env_flag)
+                } else {
+                    Self::FLAG
+                }
+            }
 
             /// The secret's text from whichever option was given (trimmed,
             /// wiped when dropped).
@@ -71,9 +88,10 @@ macro_rules! secret_source {
                 )
             }
 
-            /// Exactly `N` secret bytes, written as hex.
+            /// Exactly `N` secret bytes, written as hex; errors name the
+            /// option that was given.
             pub fn load<const N: usize>(&self) -> anyhow::Result<zeroize::Zeroizing<[u8; N]>> {
-                $crate::util::secret::secret_hex(&self.text()?, Self::FLAG)
+                $crate::util::secret::secret_hex(&self.text()?, self.given_flag())
             }
 
             /// Whether none of the three options was given.
@@ -142,8 +160,10 @@ fn io_reason(e: &std::io::Error) -> String {
 
 /// Reads a secret's text from whichever of its three sources was given:
 /// inline, a file (`-` = stdin, capped) or an environment variable. `flags`
-/// names the inline, file and env options. Accepts the bare value or a
-/// `key: HEX` / `private: HEX` line; surrounding whitespace is trimmed.
+/// names the inline, file and env options. Accepts the bare value or, among
+/// other lines, a `NAME: HEX` line where NAME is the family's name (the
+/// inline flag without `--`: `secret: HEX` for `--secret-file`), `key` or
+/// `private`; surrounding whitespace is trimmed.
 ///
 /// # Errors
 ///
@@ -175,23 +195,99 @@ pub fn read_secret_text(
     } else {
         bail!("a value is required: give {flag}, {file_flag} or {env_flag}");
     };
-    Ok(Zeroizing::new(labelled_value(&text).to_owned()))
+    let family = flag.trim_start_matches('-');
+    Ok(Zeroizing::new(
+        labelled_value(&text, &[family, "key", "private"]).to_owned(),
+    ))
 }
 
-/// The value of a `key: HEX` or `private: HEX` line when the text has one
-/// (keygen's stdout saved to a file), else the whole text; trimmed.
-fn labelled_value(text: &str) -> &str {
-    text.lines()
-        .find_map(|l| {
-            let l = l.trim();
-            let v = l
-                .strip_prefix("private:")
-                .or_else(|| l.strip_prefix("key:"))?;
-            let v = v.trim();
-            (!v.is_empty() && v.bytes().all(|b| b.is_ascii_hexdigit())).then_some(v)
+/// The value of the first `LABEL: HEX` line, for the first of `labels` that
+/// has one (`wireseal keygen`'s stdout, a mesh-key file), else the whole
+/// text; trimmed.
+fn labelled_value<'t>(text: &'t str, labels: &[&str]) -> &'t str {
+    labels
+        .iter()
+        .find_map(|label| {
+            text.lines().find_map(|l| {
+                let v = l.trim().strip_prefix(label)?.strip_prefix(':')?.trim();
+                (!v.is_empty() && v.bytes().all(|b| b.is_ascii_hexdigit())).then_some(v)
+            })
         })
         .unwrap_or(text)
         .trim()
+}
+
+/// Writes `contents` to `path` with mode 0600: a new file, or with `force` a
+/// replacement for a regular file (written beside it, synced, then renamed
+/// over it). Never replaces a directory, device, FIFO or link.
+///
+/// # Errors
+///
+/// `path` exists (without `force`), is not a regular file, or cannot be
+/// written.
+pub fn write_secret_file(path: &Path, contents: &str, force: bool) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if !m.file_type().is_file() => bail!(
+            "{} exists and is not a regular file; wireseal never replaces it",
+            path.display()
+        ),
+        Ok(_) if !force => bail!("{} exists; add --force to replace it", path.display()),
+        Ok(_) => {
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            let mut tmp = tempfile::Builder::new()
+                .prefix(".wireseal-key-")
+                .tempfile_in(dir)
+                .with_context(|| format!("cannot write a key file in {}", dir.display()))?;
+            set_private(tmp.as_file())?;
+            tmp.write_all(contents.as_bytes())
+                .and_then(|()| tmp.as_file().sync_all())
+                .context("cannot write the key file")?;
+            tmp.persist(path)
+                .map_err(|e| e.error)
+                .with_context(|| format!("cannot replace {}", path.display()))?;
+        }
+        Err(_) => {
+            let mut f =
+                open_new(path).with_context(|| format!("cannot create {}", path.display()))?;
+            f.write_all(contents.as_bytes())
+                .and_then(|()| f.sync_all())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn open_new(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_new(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+#[cfg(unix)]
+fn set_private(f: &std::fs::File) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))
+        .context("cannot make the key file private")
+}
+
+#[cfg(not(unix))]
+fn set_private(_: &std::fs::File) -> Result<()> {
+    Ok(())
 }
 
 /// Decodes a secret written as hex into exactly `N` bytes; errors never
@@ -236,6 +332,80 @@ mod tests {
         std::fs::write(&path, "0a0c\n").unwrap();
         assert_eq!(*s.load::<2>().unwrap(), [10, 12]);
         assert!(KeySource::default().load::<2>().is_err());
+    }
+
+    #[test]
+    fn errors_name_the_option_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k");
+        std::fs::write(&path, "0102\n").unwrap();
+        let s = KeySource {
+            file: Some(path),
+            ..Default::default()
+        };
+        assert_eq!(s.given_flag(), "--key-file");
+        let e = s.load::<32>().unwrap_err().to_string();
+        assert!(e.starts_with("--key-file: expected 32 bytes"), "{e}");
+        std::env::set_var("WIRESEAL_TEST_SHORT_KEY", "0102");
+        let s = KeySource {
+            env: Some("WIRESEAL_TEST_SHORT_KEY".into()),
+            ..Default::default()
+        };
+        let e = s.load::<32>().unwrap_err().to_string();
+        assert!(e.starts_with("--key-env: expected 32 bytes"), "{e}");
+        let s = KeySource {
+            hex: Some("0102".into()),
+            ..Default::default()
+        };
+        let e = s.load::<32>().unwrap_err().to_string();
+        assert!(e.starts_with("--key: expected 32 bytes"), "{e}");
+    }
+
+    #[test]
+    fn labelled_lines_of_the_family() {
+        let text = "# a mesh key\nmesh_id: CBE6FC55\nsecret: 0a0b\n";
+        assert_eq!(labelled_value(text, &["secret", "key", "private"]), "0a0b");
+        // Another family's file is not read as this one's value.
+        assert_eq!(
+            labelled_value(text, &["seed", "key", "private"]),
+            text.trim()
+        );
+        assert_eq!(
+            labelled_value("key: 0c0d\nsecret: 0a0b", &["secret", "key"]),
+            "0a0b"
+        );
+        assert_eq!(
+            labelled_value("private: 0a\npublic: ff", &["key", "private"]),
+            "0a"
+        );
+        assert_eq!(
+            labelled_value("secretive: 0a", &["secret"]),
+            "secretive: 0a"
+        );
+    }
+
+    #[test]
+    fn secret_files_are_private_and_not_replaced_unasked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mesh.key");
+        write_secret_file(&path, "secret: 0a0b\n", false).unwrap();
+        let e = write_secret_file(&path, "other\n", false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("exists; add --force"), "{e}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "secret: 0a0b\n");
+        write_secret_file(&path, "other\n", true).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "other\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let e = write_secret_file(dir.path(), "x", true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a regular file"), "{e}");
     }
 
     #[test]

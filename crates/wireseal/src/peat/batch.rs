@@ -17,7 +17,7 @@
 //! single-core seal of 633-byte documents, which alone caps two cores below
 //! 1.9x.
 
-use super::mesh::{sealed_len, MeshKey, MeshSealer};
+use super::mesh::{sealed_len, MeshKey, MeshSealer, MESH_HEADER_LEN};
 use super::Error;
 use crate::batch::{consecutive_ranges, ranges_fit, total_len, Batch};
 use crate::entropy::fill_random;
@@ -96,37 +96,41 @@ impl MeshSealer {
 }
 
 impl MeshKey {
-    /// Seals `(nonce, plaintext)` pairs into a new frame each, in parallel
-    /// (for reproducing vectors; nonces must be unique).
-    pub fn seal_batch_with_nonces_to_vec<P: AsRef<[u8]> + Sync>(
-        &self,
-        batch: &Batch,
-        jobs: &[([u8; NONCE_LEN], P)],
-    ) -> Vec<Vec<u8>> {
-        batch.map(jobs, |(n, p)| self.seal_with_nonce_to_vec(n, p.as_ref()))
+    crate::visibility::pub_if_test_vectors! {
+        /// Seals `(nonce, plaintext)` pairs into a new frame each, in
+        /// parallel, to reproduce vectors (nonces must be unique).
+        fn seal_batch_with_nonces_to_vec<P: AsRef<[u8]> + Sync>(
+            &self,
+            batch: &Batch,
+            jobs: &[([u8; NONCE_LEN], P)],
+        ) -> Vec<Vec<u8>> {
+            batch.map(jobs, |(n, p)| self.seal_with_nonce_to_vec(n, p.as_ref()))
+        }
     }
 
-    /// [`MeshSealer::seal_batch_into`] with given `(nonce, plaintext)` pairs
-    /// (for reproducing vectors; nonces must be unique).
-    ///
-    /// # Errors
-    /// [`Error::BufferTooSmall`] when `out` is shorter than the frames;
-    /// nothing is written then.
-    pub fn seal_batch_with_nonces_into<P: AsRef<[u8]> + Sync>(
-        &self,
-        batch: &Batch,
-        jobs: &[([u8; NONCE_LEN], P)],
-        out: &mut [u8],
-    ) -> Result<Vec<Range<usize>>, Error> {
-        let lens = || jobs.iter().map(|(_, p)| sealed_len(p.as_ref().len()));
-        let total = total_len(lens());
-        check_room(total, out)?;
-        let ranges = consecutive_ranges(lens());
-        let mut nonces: Vec<[u8; NONCE_LEN]> = jobs.iter().map(|(n, _)| *n).collect();
-        batch.for_each_region(&mut nonces, &ranges, &mut out[..total], |i, n, frame| {
-            let _ = self.seal_with_nonce_into(n, jobs[i].1.as_ref(), frame);
-        });
-        Ok(ranges)
+    crate::visibility::pub_if_test_vectors! {
+        /// [`MeshSealer::seal_batch_into`] with given `(nonce, plaintext)`
+        /// pairs, to reproduce vectors (nonces must be unique).
+        ///
+        /// # Errors
+        /// [`Error::BufferTooSmall`] when `out` is shorter than the frames;
+        /// nothing is written then.
+        fn seal_batch_with_nonces_into<P: AsRef<[u8]> + Sync>(
+            &self,
+            batch: &Batch,
+            jobs: &[([u8; NONCE_LEN], P)],
+            out: &mut [u8],
+        ) -> Result<Vec<Range<usize>>, Error> {
+            let lens = || jobs.iter().map(|(_, p)| sealed_len(p.as_ref().len()));
+            let total = total_len(lens());
+            check_room(total, out)?;
+            let ranges = consecutive_ranges(lens());
+            let mut nonces: Vec<[u8; NONCE_LEN]> = jobs.iter().map(|(n, _)| *n).collect();
+            batch.for_each_region(&mut nonces, &ranges, &mut out[..total], |i, n, frame| {
+                let _ = self.seal_with_nonce_into(n, jobs[i].1.as_ref(), frame);
+            });
+            Ok(ranges)
+        }
     }
 
     /// Opens every frame in parallel; one result per frame, in order.
@@ -139,18 +143,19 @@ impl MeshKey {
     }
 
     /// Opens every frame in place (no allocation per frame), in parallel;
-    /// one result per frame, the plaintext length on success (the plaintext
-    /// starts [`super::MESH_HEADER_LEN`] bytes into the frame). Frames that
-    /// fail are wiped.
+    /// one result per frame, in order: on success the plaintext's range
+    /// inside that frame. Frames that fail are wiped.
     pub fn open_batch_in_place<F: AsMut<[u8]> + Send>(
         &self,
         batch: &Batch,
         frames: &mut [F],
-    ) -> Vec<Result<usize, Error>> {
-        let mut slots: Vec<(&mut F, Result<usize, Error>)> =
-            frames.iter_mut().map(|f| (f, Ok(0))).collect();
+    ) -> Vec<Result<Range<usize>, Error>> {
+        let mut slots: Vec<(&mut F, Result<Range<usize>, Error>)> =
+            frames.iter_mut().map(|f| (f, Ok(0..0))).collect();
         batch.for_each_mut(&mut slots, |(f, r)| {
-            *r = self.open_in_place(f.as_mut()).map(|p| p.len());
+            *r = self
+                .open_in_place(f.as_mut())
+                .map(|p| MESH_HEADER_LEN..MESH_HEADER_LEN + p.len());
         });
         slots.into_iter().map(|(_, r)| r).collect()
     }
@@ -158,20 +163,20 @@ impl MeshKey {
     /// Opens in place, in parallel, the frames at `ranges` of `buf` (as
     /// [`MeshSealer::seal_batch_into`] returned them: ascending, not
     /// overlapping), without allocating per frame. One result per range, in
-    /// order: the plaintext length on success (the plaintext starts
-    /// [`super::MESH_HEADER_LEN`] bytes into the range). Frames that fail are
-    /// wiped; a range outside `buf` or overlapping the one before is
-    /// [`Error::BadRange`] and its bytes are left alone.
+    /// order: on success the plaintext's range inside `buf`. Frames that
+    /// fail are wiped; a range outside `buf` or overlapping the one before
+    /// is [`Error::BadRange`] and its bytes are left alone.
     pub fn open_batch_ranges_in_place(
         &self,
         batch: &Batch,
         buf: &mut [u8],
         ranges: &[Range<usize>],
-    ) -> Vec<Result<usize, Error>> {
-        let mut results: Vec<Result<usize, Error>> = vec![Ok(0); ranges.len()];
-        let open = |_: usize, r: &mut Result<usize, Error>, frame: &mut [u8]| {
+    ) -> Vec<Result<Range<usize>, Error>> {
+        let mut results: Vec<Result<Range<usize>, Error>> = vec![Ok(0..0); ranges.len()];
+        let open = |i: usize, r: &mut Result<Range<usize>, Error>, frame: &mut [u8]| {
             if r.is_ok() {
-                *r = self.open_in_place(frame).map(|p| p.len());
+                let start = ranges[i].start + MESH_HEADER_LEN;
+                *r = self.open_in_place(frame).map(|p| start..start + p.len());
             }
         };
         if ranges_fit(ranges, buf.len()) {

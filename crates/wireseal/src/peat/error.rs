@@ -25,7 +25,7 @@ crate::error::format_error! {
         UnencryptedInStrictMode => Policy,
         /// Policy mode: a document arrived less protected than the policy
         /// would ever send a document of its type over that link.
-        #[error("{data:?} document arrived {received:?}; the policy sends it at least {required:?}")]
+        #[error("{data} document arrived {received}; the policy sends it at least {required}")]
         BelowPolicy {
             /// The document's type, as the receiver's classifier saw it.
             data: DataType,
@@ -71,6 +71,21 @@ crate::error::format_error! {
         /// The key-exchange frame names our own node id as its sender.
         #[error("key exchange claims our own node id")]
         OwnNodeId => Policy,
+        /// A mesh id that is empty or holds a character other than ASCII
+        /// letters, digits, `-` and `_`.
+        #[error("not a mesh id: 1 to 64 letters, digits, '-' or '_' (genesis makes 8 hex digits such as CBE6FC55)")]
+        InvalidMeshId => InvalidInput,
+        /// An empty mesh name given to genesis.
+        #[error("the mesh name is empty")]
+        EmptyMeshName => InvalidInput,
+        /// A name or number that is not one of the values accepted here.
+        #[error("invalid {what}: expected {expected}")]
+        InvalidValue {
+            /// What was being read (`link`, `battery percentage`, ...).
+            what: &'static str,
+            /// The values accepted.
+            expected: &'static str,
+        } => InvalidInput,
     }
 }
 

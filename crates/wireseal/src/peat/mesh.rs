@@ -6,6 +6,7 @@
 //! ([`MeshKey::derive`]); peat-btle re-creates its cipher for every document.
 
 use super::error::check_frame;
+use super::mesh_id::MeshId;
 use super::{Error, MESH_MARKER};
 use crate::entropy::NonceSource;
 use crate::primitives::chacha20poly1305::{ChaChaKey, NONCE_LEN, TAG_LEN};
@@ -40,10 +41,12 @@ pub const fn opened_len(sealed_len: usize) -> Result<usize, Error> {
     }
 }
 
-/// The raw 32-byte mesh-wide key: HKDF-SHA256(salt = `mesh_id` bytes,
-/// ikm = `secret`, info = [`MESH_HKDF_INFO`]).
-pub fn derive_key_bytes(mesh_id: &str, secret: &[u8; 32]) -> Secret<32> {
-    hkdf_sha256::<32>(mesh_id.as_bytes(), secret, MESH_HKDF_INFO)
+crate::visibility::pub_if_hazmat! {
+    /// The raw 32-byte mesh-wide key: HKDF-SHA256(salt = `mesh_id` bytes,
+    /// ikm = `secret`, info = [`MESH_HKDF_INFO`]).
+    fn derive_key_bytes(mesh_id: &MeshId, secret: &[u8; 32]) -> Secret<32> {
+        hkdf_sha256::<32>(mesh_id.as_bytes(), secret, MESH_HKDF_INFO)
+    }
 }
 
 /// The expanded mesh-wide ChaCha20-Poly1305 key (wiped on drop). `Sync`, so
@@ -55,47 +58,51 @@ pub struct MeshKey {
 
 impl MeshKey {
     /// Derives the key of mesh `mesh_id` from the 32-byte shared secret.
-    pub fn derive(mesh_id: &str, secret: &[u8; 32]) -> Self {
+    pub fn derive(mesh_id: &MeshId, secret: &[u8; 32]) -> Self {
         let key = derive_key_bytes(mesh_id, secret);
         Self {
             cipher: ChaChaKey::new(key.expose()),
         }
     }
 
-    /// Seals `plaintext` with the given `nonce` into `out[..sealed_len]` and
-    /// returns that length. The nonce must never repeat under this key; use
-    /// [`MeshSealer`] unless you are reproducing a vector.
-    ///
-    /// # Errors
-    /// [`Error::BufferTooSmall`] when `out` is shorter than [`sealed_len`].
-    pub fn seal_with_nonce_into(
-        &self,
-        nonce: &[u8; NONCE_LEN],
-        plaintext: &[u8],
-        out: &mut [u8],
-    ) -> Result<usize, Error> {
-        let n = sealed_len(plaintext.len());
-        let Some(out) = out.get_mut(..n) else {
-            return Err(Error::BufferTooSmall { required: n });
-        };
-        let (head, rest) = out.split_at_mut(MESH_HEADER_LEN);
-        head[0] = MESH_MARKER;
-        head[1] = 0;
-        head[2..].copy_from_slice(nonce);
-        let (body, tag_out) = rest.split_at_mut(plaintext.len());
-        body.copy_from_slice(plaintext);
-        let tag = self.cipher.seal_in_place(nonce, b"", body);
-        tag_out.copy_from_slice(&tag);
-        Ok(n)
+    crate::visibility::pub_if_test_vectors! {
+        /// Seals `plaintext` with the given `nonce` into `out[..sealed_len]`
+        /// and returns that length, to reproduce a vector. A nonce must never
+        /// repeat under one key; [`MeshSealer`] draws fresh ones.
+        ///
+        /// # Errors
+        /// [`Error::BufferTooSmall`] when `out` is shorter than [`sealed_len`].
+        fn seal_with_nonce_into(
+            &self,
+            nonce: &[u8; NONCE_LEN],
+            plaintext: &[u8],
+            out: &mut [u8],
+        ) -> Result<usize, Error> {
+            let n = sealed_len(plaintext.len());
+            let Some(out) = out.get_mut(..n) else {
+                return Err(Error::BufferTooSmall { required: n });
+            };
+            let (head, rest) = out.split_at_mut(MESH_HEADER_LEN);
+            head[0] = MESH_MARKER;
+            head[1] = 0;
+            head[2..].copy_from_slice(nonce);
+            let (body, tag_out) = rest.split_at_mut(plaintext.len());
+            body.copy_from_slice(plaintext);
+            let tag = self.cipher.seal_in_place(nonce, b"", body);
+            tag_out.copy_from_slice(&tag);
+            Ok(n)
+        }
     }
 
-    /// Seals `plaintext` with the given `nonce` into a new frame (see
-    /// [`MeshKey::seal_with_nonce_into`] on nonces).
-    pub fn seal_with_nonce_to_vec(&self, nonce: &[u8; NONCE_LEN], plaintext: &[u8]) -> Vec<u8> {
-        let mut out = vec![0u8; sealed_len(plaintext.len())];
-        // The buffer has exactly the right length, so this cannot fail.
-        let _ = self.seal_with_nonce_into(nonce, plaintext, &mut out);
-        out
+    crate::visibility::pub_if_test_vectors! {
+        /// Seals `plaintext` with the given `nonce` into a new frame, to
+        /// reproduce a vector (a nonce must never repeat under one key).
+        fn seal_with_nonce_to_vec(&self, nonce: &[u8; NONCE_LEN], plaintext: &[u8]) -> Vec<u8> {
+            let mut out = vec![0u8; sealed_len(plaintext.len())];
+            // The buffer has exactly the right length, so this cannot fail.
+            let _ = self.seal_with_nonce_into(nonce, plaintext, &mut out);
+            out
+        }
     }
 
     /// Verifies and decrypts a mesh-wide frame in place; returns the
@@ -115,26 +122,22 @@ impl MeshKey {
     }
 
     /// Verifies and decrypts a mesh-wide frame into `out[..opened_len]`,
-    /// returning that length. `out` must hold [`opened_len`] + 16 bytes (the
-    /// tag is verified in the caller's buffer before any plaintext is kept);
-    /// on failure that area is wiped.
+    /// returning that length; `out` needs [`opened_len`] bytes. On failure
+    /// that area is wiped and nothing is released.
     ///
     /// # Errors
     /// As [`MeshKey::open_in_place`], and [`Error::BufferTooSmall`] when
-    /// `out` is shorter than the frame's ciphertext and tag.
+    /// `out` is shorter than [`opened_len`].
     pub fn open_into(&self, frame: &[u8], out: &mut [u8]) -> Result<usize, Error> {
         check_mesh_frame(frame)?;
-        let body = &frame[MESH_HEADER_LEN..];
-        let Some(work) = out.get_mut(..body.len()) else {
-            return Err(Error::BufferTooSmall {
-                required: body.len(),
-            });
+        let (ct, tag) = frame[MESH_HEADER_LEN..].split_at(frame.len() - MESH_OVERHEAD);
+        let Some(out) = out.get_mut(..ct.len()) else {
+            return Err(Error::BufferTooSmall { required: ct.len() });
         };
-        work.copy_from_slice(body);
         let mut nonce = [0u8; NONCE_LEN];
         nonce.copy_from_slice(&frame[2..MESH_HEADER_LEN]);
-        let pt = self.cipher.open_in_place(&nonce, b"", work)?;
-        Ok(pt.len())
+        self.cipher.open_detached_into(&nonce, b"", ct, tag, out)?;
+        Ok(ct.len())
     }
 
     /// Verifies and decrypts a mesh-wide frame into a new vector.
@@ -165,7 +168,7 @@ pub struct MeshSealer {
 
 impl MeshSealer {
     /// A sealer for mesh `mesh_id` with the 32-byte shared secret.
-    pub fn new(mesh_id: &str, secret: &[u8; 32]) -> Self {
+    pub fn new(mesh_id: &MeshId, secret: &[u8; 32]) -> Self {
         Self::from_key(MeshKey::derive(mesh_id, secret))
     }
 
@@ -245,9 +248,13 @@ mod tests {
         assert_eq!(opened_len(29), Err(Error::Truncated { len: 29, min: 30 }));
     }
 
+    fn demo() -> MeshId {
+        "DEMO".parse().unwrap()
+    }
+
     #[test]
     fn sealer_round_trip_and_fresh_nonces() {
-        let mut s = MeshSealer::new("DEMO", &[0x42; 32]);
+        let mut s = MeshSealer::new(&demo(), &[0x42; 32]);
         let a = s.seal_to_vec(b"same");
         let b = s.seal_to_vec(b"same");
         assert_ne!(a[2..14], b[2..14]);
@@ -263,16 +270,24 @@ mod tests {
     }
 
     #[test]
-    fn open_into_needs_room_for_the_tag() {
-        let k = MeshKey::derive("DEMO", &[0x42; 32]);
+    fn open_into_needs_exactly_the_plaintext_length() {
+        let k = MeshKey::derive(&demo(), &[0x42; 32]);
         let f = k.seal_with_nonce_to_vec(&[7; 12], b"hello");
-        let mut out = [0u8; 20];
+        assert_eq!(opened_len(f.len()), Ok(5));
+        let mut out = [0u8; 4];
         assert_eq!(
             k.open_into(&f, &mut out),
-            Err(Error::BufferTooSmall { required: 21 })
+            Err(Error::BufferTooSmall { required: 5 })
         );
-        let mut out = [0u8; 21];
+        let mut out = [0u8; 5];
         assert_eq!(k.open_into(&f, &mut out), Ok(5));
-        assert_eq!(&out[..5], b"hello");
+        assert_eq!(&out, b"hello");
+        let mut bad = f.clone();
+        bad[20] ^= 1;
+        let mut out = [0xffu8; 9];
+        assert_eq!(k.open_into(&bad, &mut out), Err(Error::Auth));
+        assert_eq!(out, [0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff], "wiped");
+        let empty = k.seal_with_nonce_to_vec(&[8; 12], b"");
+        assert_eq!(k.open_into(&empty, &mut []), Ok(0));
     }
 }

@@ -25,7 +25,8 @@
 //! use wireseal::peat::policy::Protection;
 //! use wireseal::peat::{self, Genesis, MeshSealer, Mode, Received, Receiver};
 //!
-//! let genesis = Genesis::derive("ALPHA-TEAM", &[0x42; 32]);
+//! let genesis = Genesis::derive("ALPHA-TEAM", &[0x42; 32])?;
+//! assert_eq!(genesis.mesh_id().to_string(), "CBE6FC55");
 //! let mut sealer = MeshSealer::from_key(genesis.mesh_key());
 //! let frame = sealer.seal_to_vec(b"position report");
 //! assert_eq!(frame.len(), peat::sealed_len(15));
@@ -52,6 +53,7 @@ mod error;
 mod genesis;
 mod key_exchange;
 mod mesh;
+mod mesh_id;
 mod nonce_history;
 mod peer_crypto;
 mod peer_frame;
@@ -62,21 +64,27 @@ mod sessions;
 
 pub use batch::seal_batch_len;
 pub use error::Error;
-pub use genesis::{mesh_id, Genesis, BEACON_CONTEXT, ENCRYPTION_CONTEXT};
-pub use key_exchange::{KeyExchange, KEY_EXCHANGE_LEN};
-pub use mesh::{
-    derive_key_bytes, opened_len, sealed_len, MeshKey, MeshSealer, MESH_HEADER_LEN, MESH_HKDF_INFO,
-    MESH_OVERHEAD,
+pub use genesis::{
+    check_mesh_name, mesh_id, Genesis, BEACON_CONTEXT, ENCRYPTION_CONTEXT, MESH_NAME_MAX_LEN,
 };
+pub use key_exchange::{KeyExchange, KEY_EXCHANGE_LEN};
+#[cfg(feature = "hazmat")]
+pub use mesh::derive_key_bytes;
+pub use mesh::{
+    opened_len, sealed_len, MeshKey, MeshSealer, MESH_HEADER_LEN, MESH_HKDF_INFO, MESH_OVERHEAD,
+};
+pub use mesh_id::{MeshId, MESH_ID_MAX_LEN};
 pub use peer_crypto::PeerMessage;
 pub use peer_frame::{
     peer_opened_len, peer_sealed_len, PeerHeader, PEER_HEADER_LEN, PEER_OVERHEAD,
 };
 pub use receive::{classify, Classifier, FrameKind, Mode, Received, Receiver};
-pub use session::{session_key_bytes, SessionInfo, SessionState};
+#[cfg(feature = "hazmat")]
+pub use session::session_key_bytes;
+pub use session::{SessionInfo, SessionState};
 pub use sessions::{
     KeyExchangeOutcome, PeerSessions, DEFAULT_MAX_SESSIONS, DEFAULT_NONCE_HISTORY,
-    DEFAULT_SESSION_TIMEOUT_MS, MIN_NONCE_HISTORY, PEER_HKDF_INFO,
+    DEFAULT_SESSION_TTL_MS, MIN_NONCE_HISTORY, PEER_HKDF_INFO,
 };
 
 /// First byte of a mesh-wide encrypted document.

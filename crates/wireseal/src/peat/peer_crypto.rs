@@ -134,7 +134,8 @@ impl PeerSessions {
     }
 
     /// Verifies and decrypts a per-peer frame in place at time `now` (ms).
-    /// Returns the header and the plaintext (inside `frame`).
+    /// Returns the plaintext (inside `frame`); the cleartext header (sender,
+    /// counter) is [`PeerHeader::parse`] of the frame, before or after.
     ///
     /// A frame whose nonce the session remembers is a replay
     /// ([`Error::Replay`]), whatever its counter; the counter never
@@ -152,7 +153,7 @@ impl PeerSessions {
         &mut self,
         now: u64,
         frame: &'a mut [u8],
-    ) -> Result<(PeerHeader, &'a mut [u8]), Error> {
+    ) -> Result<&'a mut [u8], Error> {
         let h = PeerHeader::parse(frame)?;
         if h.recipient != self.node_id {
             return Err(Error::NotForUs {
@@ -171,7 +172,7 @@ impl PeerSessions {
         s.history.insert(h.nonce);
         *s.highest_inbound = Some(s.highest_inbound.map_or(h.counter, |c| c.max(h.counter)));
         *s.last_activity = now;
-        Ok((h, pt))
+        Ok(pt)
     }
 
     /// Verifies and decrypts a per-peer frame at time `now` (ms) into a new
@@ -180,8 +181,9 @@ impl PeerSessions {
     /// # Errors
     /// As [`PeerSessions::open_in_place`].
     pub fn open_to_vec(&mut self, now: u64, frame: &[u8]) -> Result<PeerMessage, Error> {
+        let h = PeerHeader::parse(frame)?;
         let mut buf = frame.to_vec();
-        let (h, pt) = self.open_in_place(now, &mut buf)?;
+        let pt = self.open_in_place(now, &mut buf)?;
         Ok(PeerMessage {
             sender: h.sender,
             counter: h.counter,

@@ -7,14 +7,16 @@ use crate::primitives::chacha20poly1305::ChaChaKey;
 use crate::primitives::sha::hkdf_sha256;
 use crate::secret::Secret;
 
-/// The raw session key of nodes `a` and `b` (order does not matter) from
-/// their X25519 shared secret.
-pub fn session_key_bytes(shared: &Secret<32>, a: u32, b: u32) -> Secret<32> {
-    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-    let mut salt = [0u8; 8];
-    salt[..4].copy_from_slice(&lo.to_le_bytes());
-    salt[4..].copy_from_slice(&hi.to_le_bytes());
-    hkdf_sha256::<32>(&salt, shared.expose(), PEER_HKDF_INFO)
+crate::visibility::pub_if_hazmat! {
+    /// The raw session key of nodes `a` and `b` (order does not matter) from
+    /// their X25519 shared secret.
+    fn session_key_bytes(shared: &Secret<32>, a: u32, b: u32) -> Secret<32> {
+        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+        let mut salt = [0u8; 8];
+        salt[..4].copy_from_slice(&lo.to_le_bytes());
+        salt[4..].copy_from_slice(&hi.to_le_bytes());
+        hkdf_sha256::<32>(&salt, shared.expose(), PEER_HKDF_INFO)
+    }
 }
 
 /// Where a session stands.

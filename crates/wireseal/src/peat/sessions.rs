@@ -14,8 +14,9 @@ use std::collections::HashMap;
 
 /// HKDF info string of per-peer session keys.
 pub const PEER_HKDF_INFO: &[u8] = b"PEAT-peer-e2ee-v1";
-/// Default session timeout (30 minutes, as peat-btle).
-pub const DEFAULT_SESSION_TIMEOUT_MS: u64 = 30 * 60 * 1000;
+/// Default idle time after which a session is refused (30 minutes, as
+/// peat-btle's session timeout).
+pub const DEFAULT_SESSION_TTL_MS: u64 = 30 * 60 * 1000;
 /// Default cap on sessions (16, as peat-btle).
 pub const DEFAULT_MAX_SESSIONS: usize = 16;
 /// Default number of verified nonces remembered per session for replay
@@ -135,7 +136,7 @@ impl PeerSessions {
             shared,
             nonces: NonceSource::new(),
             max_sessions: DEFAULT_MAX_SESSIONS,
-            timeout: DEFAULT_SESSION_TIMEOUT_MS,
+            timeout: DEFAULT_SESSION_TTL_MS,
             nonce_history: DEFAULT_NONCE_HISTORY,
         }
     }
@@ -160,10 +161,10 @@ impl PeerSessions {
         self
     }
 
-    /// Sets the idle timeout, in milliseconds, after which a session is
-    /// refused (default [`DEFAULT_SESSION_TIMEOUT_MS`]).
-    pub fn with_timeout(mut self, timeout_ms: u64) -> Self {
-        self.timeout = timeout_ms;
+    /// Sets how long, in milliseconds, a session may stay idle before it is
+    /// refused (default [`DEFAULT_SESSION_TTL_MS`]).
+    pub fn with_ttl(mut self, ttl_ms: u64) -> Self {
+        self.timeout = ttl_ms;
         self
     }
 

@@ -75,6 +75,37 @@ impl ChaChaKey {
             }
         }
     }
+
+    /// Verifies `tag` over `ct` and decrypts `ct` into `out`, which must
+    /// have `ct`'s length. On failure `out` is wiped and nothing is
+    /// released.
+    ///
+    /// # Errors
+    ///
+    /// [`AeadError`] when the tag does not verify or the lengths differ.
+    pub fn open_detached_into(
+        &self,
+        nonce: &[u8; NONCE_LEN],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<(), AeadError> {
+        if out.len() != ct.len() || tag.len() != TAG_LEN {
+            return Err(AeadError);
+        }
+        let r = self.0.open_separate_gather(
+            Nonce::assume_unique_for_key(*nonce),
+            Aad::from(aad),
+            ct,
+            tag,
+            out,
+        );
+        r.map_err(|_| {
+            out.zeroize();
+            AeadError
+        })
+    }
 }
 
 #[cfg(test)]
@@ -120,6 +151,18 @@ mod tests {
             );
             assert!(t.iter().all(|&b| b == 0));
         }
+        let (ct, tag) = buf.split_at(buf.len() - TAG_LEN);
+        let mut out = vec![0xffu8; ct.len()];
+        k.open_detached_into(&[1u8; 12], b"", ct, tag, &mut out)
+            .unwrap();
+        assert_eq!(out, b"attack at dawn");
+        let mut bad_tag = tag.to_vec();
+        bad_tag[0] ^= 1;
+        assert_eq!(
+            k.open_detached_into(&[1u8; 12], b"", ct, &bad_tag, &mut out),
+            Err(AeadError)
+        );
+        assert!(out.iter().all(|&b| b == 0), "wiped");
         let mut short = vec![0u8; 15];
         assert!(k.open_in_place(&[1u8; 12], b"", &mut short).is_err());
         let other = ChaChaKey::new(&[8u8; 32]);

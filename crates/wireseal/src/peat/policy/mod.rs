@@ -27,6 +27,18 @@
 //! [`super::Receiver::with_policy`] rejects any document below that floor
 //! ([`admits`] with [`super::Mode::Strict`]) and accepts the rest, plain ones
 //! included where the policy itself sends plain.
+//!
+//! Every value a user types or reads has one kebab-case name, through
+//! `FromStr` and `Display` (`mesh-wide`, `known-peer`, `sensitive-chat`,
+//! `app:7`, `always-encrypt`); [`explain`] gives a decision as the record
+//! the command line and Python print.
+
+mod explain;
+mod names;
+
+pub use explain::{explain, Explanation, Field, EXPLANATION_FIELDS};
+
+use super::Error;
 
 /// How a single message is protected, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -103,6 +115,45 @@ pub struct Adaptive {
     pub rate_above_hz: f64,
 }
 
+impl Adaptive {
+    /// The adaptive rule from thresholds a user gave: plain below
+    /// `battery_below_percent` (0 to 100) or above `rate_above_hz` (a finite
+    /// number of Hz, 0 or more). A threshold left out never fires.
+    ///
+    /// # Errors
+    /// [`Error::InvalidValue`] for a percentage above 100 or a rate that is
+    /// negative, infinite or not a number.
+    pub fn new(
+        battery_below_percent: Option<u8>,
+        rate_above_hz: Option<f64>,
+    ) -> Result<Self, Error> {
+        Ok(Self {
+            battery_below_percent: battery_below_percent.map_or(Ok(0), check_percent)?,
+            rate_above_hz: rate_above_hz.map_or(Ok(f64::INFINITY), check_rate)?,
+        })
+    }
+}
+
+fn check_percent(p: u8) -> Result<u8, Error> {
+    if p > 100 {
+        return Err(Error::InvalidValue {
+            what: "battery percentage",
+            expected: "0 to 100",
+        });
+    }
+    Ok(p)
+}
+
+fn check_rate(r: f64) -> Result<f64, Error> {
+    if !(r.is_finite() && r >= 0.0) {
+        return Err(Error::InvalidValue {
+            what: "update rate",
+            expected: "a finite number of Hz, 0 or more",
+        });
+    }
+    Ok(r)
+}
+
 /// The whole policy, as data.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Policy {
@@ -154,7 +205,9 @@ impl Policy {
         }
     }
 
-    /// Adds the adaptive rule.
+    /// Adds the adaptive rule with these thresholds, as given (any values:
+    /// a threshold nothing reaches never fires). [`Adaptive::new`] checks
+    /// thresholds a user typed.
     pub fn with_adaptive(mut self, battery_below_percent: u8, rate_above_hz: f64) -> Self {
         self.adaptive = Some(Adaptive {
             battery_below_percent,
@@ -179,6 +232,35 @@ pub struct Conditions {
     pub battery_percent: u8,
     /// How often this data type is being updated, Hz.
     pub update_rate_hz: f64,
+}
+
+impl Conditions {
+    /// A full battery and no updates: the adaptive rule stays off whenever
+    /// it can. The default, and what the command line and Python assume
+    /// when no conditions are given.
+    pub const FULL_POWER: Conditions = Conditions {
+        battery_percent: 100,
+        update_rate_hz: 0.0,
+    };
+
+    /// Conditions a user gave: a battery charge from 0 to 100 % and an update
+    /// rate that is a finite number of Hz, 0 or more.
+    ///
+    /// # Errors
+    /// [`Error::InvalidValue`] for values outside those ranges.
+    pub fn new(battery_percent: u8, update_rate_hz: f64) -> Result<Self, Error> {
+        Ok(Self {
+            battery_percent: check_percent(battery_percent)?,
+            update_rate_hz: check_rate(update_rate_hz)?,
+        })
+    }
+}
+
+impl Default for Conditions {
+    /// [`Conditions::FULL_POWER`].
+    fn default() -> Self {
+        Self::FULL_POWER
+    }
 }
 
 /// Which step set the final protection.
@@ -272,13 +354,6 @@ const LOWEST_POWER: Conditions = Conditions {
     update_rate_hz: f64::MAX,
 };
 
-/// The conditions under which the adaptive rule stays off whenever it can:
-/// full battery, no updates.
-const FULL_POWER: Conditions = Conditions {
-    battery_percent: 100,
-    update_rate_hz: 0.0,
-};
-
 /// The lowest protection [`decide`] could return for `data` sent over
 /// `link`, over every battery level (0–100 %) and every finite update rate
 /// (≥ 0 Hz): what a receiver, which knows neither, must require.
@@ -288,7 +363,7 @@ const FULL_POWER: Conditions = Conditions {
 /// where it stays off if it ever can covers every outcome.
 pub fn required_floor(policy: &Policy, data: DataType, link: Link) -> Protection {
     let low = decide(policy, data, link, LOWEST_POWER).protection;
-    let full = decide(policy, data, link, FULL_POWER).protection;
+    let full = decide(policy, data, link, Conditions::FULL_POWER).protection;
     low.min(full)
 }
 
