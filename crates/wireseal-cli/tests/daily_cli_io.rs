@@ -277,7 +277,7 @@ fn smaller_items() {
         OUR_PRIVATE,
         "00",
     ]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is not a mesh id"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a mesh id"));
     // An empty failure packet is refused.
     let g = "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798";
     let o = run(&[
