@@ -15,6 +15,7 @@ mod meshtastic_gateway;
 mod meshtastic_gateway_broker;
 mod meshtastic_gateway_peer;
 mod peat;
+mod peat_sizes;
 pub mod peers;
 mod python;
 pub mod report;

@@ -314,5 +314,6 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         "-",
         None,
     ));
+    rows.extend(crate::peat_sizes::rows(ctx, &mut sealer));
     rows
 }

@@ -109,7 +109,28 @@ pub const PLOTS: &[PlotSpec] = &[
         x_axis: Axis::Log,
         y_label: "documents/s",
         y_axis: Axis::Log,
-        references: &[],
+        references: &[
+            Reference::Point {
+                label: "peat-btle 0.2.4 debug, encrypt: 51 B 15,625/s",
+                x: 51.0,
+                y: 15_625.0,
+            },
+            Reference::Point {
+                label: "peat-btle debug, encrypt: 633 B 7,148/s",
+                x: 633.0,
+                y: 7_148.0,
+            },
+            Reference::Point {
+                label: "peat-btle debug, unencrypted: 633 B 247,743/s",
+                x: 633.0,
+                y: 247_743.0,
+            },
+            Reference::Point {
+                label: "peat-btle 0.2.4 release, encrypt: 633 B ~205,000/s",
+                x: 633.0,
+                y: 205_000.0,
+            },
+        ],
         caption:
             "Mesh-wide ChaCha20-Poly1305 seal and open, one core and all cores, against sending \
                   the same documents unencrypted.",
