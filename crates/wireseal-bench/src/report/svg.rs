@@ -45,6 +45,30 @@ pub fn draw(spec: &PlotSpec, series: &[Series]) -> Result<String> {
     Ok(out)
 }
 
+/// An axis value in few characters: `950`, `1.5k`, `20M`, `0.063`.
+fn compact(v: f64) -> String {
+    let a = v.abs();
+    let (scaled, suffix) = if a >= 1e9 {
+        (v / 1e9, "G")
+    } else if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e4 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let text = if scaled.fract().abs() < 1e-9 {
+        format!("{scaled:.0}")
+    } else if scaled.abs() >= 10.0 {
+        format!("{scaled:.0}")
+    } else if scaled.abs() >= 0.1 {
+        format!("{scaled:.1}")
+    } else {
+        format!("{scaled:.3}")
+    };
+    format!("{text}{suffix}")
+}
+
 fn plot_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing the plot failed: {e:?}")
 }
@@ -121,6 +145,8 @@ where
         .configure_mesh()
         .x_desc(spec.x_label)
         .y_desc(spec.y_label)
+        .x_label_formatter(&|v| compact(*v))
+        .y_label_formatter(&|v| compact(*v))
         .draw()
         .map_err(plot_err)?;
     let (x_lo, x_hi) = {
@@ -178,4 +204,20 @@ where
         .draw()
         .map_err(plot_err)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compact;
+
+    #[test]
+    fn axis_values_are_short() {
+        assert_eq!(compact(100_000_000.0), "100M");
+        assert_eq!(compact(15_625.0), "16k");
+        assert_eq!(compact(2_500.0), "2500");
+        assert_eq!(compact(1.5), "1.5");
+        assert_eq!(compact(0.063), "0.063");
+        assert_eq!(compact(2e9), "2G");
+        assert_eq!(compact(0.0), "0");
+    }
 }
