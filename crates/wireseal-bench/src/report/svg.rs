@@ -57,9 +57,7 @@ fn compact(v: f64) -> String {
     } else {
         (v, "")
     };
-    let text = if scaled.fract().abs() < 1e-9 {
-        format!("{scaled:.0}")
-    } else if scaled.abs() >= 10.0 {
+    let text = if scaled.fract().abs() < 1e-9 || scaled.abs() >= 10.0 {
         format!("{scaled:.0}")
     } else if scaled.abs() >= 0.1 {
         format!("{scaled:.1}")
