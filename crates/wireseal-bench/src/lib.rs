@@ -25,7 +25,6 @@ mod sphinx_ldk;
 #[path = "peers/ldk_absent.rs"]
 mod sphinx_ldk;
 mod timing;
-pub mod traffic;
 
 pub use timing::Ctx;
 
