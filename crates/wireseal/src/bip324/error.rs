@@ -57,5 +57,8 @@ crate::error::format_error! {
         #[error("unknown network: a name (mainnet, testnet, testnet4, signet, regtest) or the \
                  4-byte magic as 8 hex digits")]
         UnknownNetwork => InvalidInput,
+        /// A role name other than `initiator` or `responder`.
+        #[error("unknown role: initiator or responder")]
+        UnknownRole => InvalidInput,
     }
 }

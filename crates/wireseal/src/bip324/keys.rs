@@ -114,6 +114,22 @@ impl core::fmt::Display for Network {
     }
 }
 
+impl TryFrom<&[u8]> for Network {
+    type Error = Error;
+
+    /// A magic given as 4 raw bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownNetwork`] unless `magic` is 4 bytes long.
+    fn try_from(magic: &[u8]) -> Result<Self, Error> {
+        magic
+            .try_into()
+            .map(Network)
+            .map_err(|_| Error::UnknownNetwork)
+    }
+}
+
 impl core::str::FromStr for Network {
     type Err = Error;
 
@@ -148,13 +164,46 @@ impl core::str::FromStr for Network {
     }
 }
 
-/// Which side of the connection we are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which side of the connection we are; parsed from and shown as
+/// `initiator` / `responder`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
     /// We opened the connection.
     Initiator,
     /// We accepted it.
     Responder,
+}
+
+impl Role {
+    /// The role's name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Role::Initiator => "initiator",
+            Role::Responder => "responder",
+        }
+    }
+}
+
+impl core::fmt::Display for Role {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl core::str::FromStr for Role {
+    type Err = Error;
+
+    /// `initiator` or `responder`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownRole`] for anything else.
+    fn from_str(s: &str) -> Result<Self, Error> {
+        [Role::Initiator, Role::Responder]
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or(Error::UnknownRole)
+    }
 }
 
 /// Every secret derived from one handshake.

@@ -43,6 +43,13 @@ impl Session {
         }
     }
 
+    /// The same session accepting contents up to `max` bytes from the peer
+    /// (see [`PacketReceiver::with_max_contents`]).
+    pub fn with_max_contents(mut self, max: usize) -> Self {
+        self.receiver.set_max_contents(max);
+        self
+    }
+
     /// The session id (equal on both sides; compare it out of band to rule
     /// out a man in the middle).
     pub fn id(&self) -> &[u8; 32] {
