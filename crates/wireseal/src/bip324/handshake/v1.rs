@@ -59,7 +59,7 @@ impl Handshake<AwaitingPeer> {
     ///
     /// # Errors
     ///
-    /// [`Error::TooLong`] for garbage over [`MAX_GARBAGE_LEN`] bytes.
+    /// [`Error::TooLong`] for garbage over [`super::MAX_GARBAGE_LEN`] bytes.
     pub fn accept(network: Network, key: EllSwiftKeypair, garbage: &[u8]) -> Result<Self, Error> {
         check_garbage(garbage)?;
         Ok(Self {
