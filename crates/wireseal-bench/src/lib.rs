@@ -27,7 +27,6 @@ mod sphinx_ldk;
 #[path = "peers/ldk_absent.rs"]
 mod sphinx_ldk;
 mod timing;
-pub mod traffic;
 
 pub use timing::Ctx;
 

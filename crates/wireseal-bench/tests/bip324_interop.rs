@@ -1,11 +1,13 @@
 //! Interop with the `bip324` crate (rust-bitcoin, crates.io): our initiator
 //! with its responder and the reverse, in memory, with garbage, decoys and
-//! enough packets for several rekeys in each direction.
+//! enough packets for several rekeys in each direction; through the
+//! handshake's typestate and through the sans-IO `Connection` fed in small
+//! pieces.
 
 use ::bip324 as peer;
 use wireseal::bip324::{
-    EllSwiftKeypair, GarbageRead, Handshake, KeyRead, Network, Next, PacketType, Session,
-    VersionRead,
+    sealed_len, Config, Connection, EllSwiftKeypair, Event, GarbageRead, Handshake, KeyPool,
+    KeyRead, Network, Next, PacketType, Role, Session, VersionRead,
 };
 
 const MAGIC: [u8; 4] = [0xf9, 0xbe, 0xb4, 0xd9];
@@ -136,7 +138,7 @@ fn traffic(mut ours: Session, mut theirs: peer::CipherSession) {
         };
 
         // ours -> crate
-        buf.resize(Session::sealed_len(size), 0);
+        buf.resize(sealed_len(size), 0);
         let n = ours.seal_into(&contents, our_kind, &mut buf).unwrap();
         assert_eq!(n, buf.len());
         let len = theirs
@@ -176,4 +178,133 @@ fn our_initiator_with_crate_responder() {
 fn crate_initiator_with_our_responder() {
     let (a, b) = handshake(false);
     traffic(a, b);
+}
+
+/// Feeds `bytes` to our connection `piece` bytes at a time.
+fn feed(c: &mut Connection, bytes: &[u8], piece: usize) {
+    for p in bytes.chunks(piece) {
+        c.receive(p).unwrap();
+    }
+}
+
+/// Everything `c` has queued, taken.
+fn take(c: &mut Connection) -> Vec<u8> {
+    let out = c.transmit().to_vec();
+    c.transmitted(out.len());
+    out
+}
+
+/// Our `Connection` in either role against the crate's sans-IO handshake,
+/// with garbage and decoys both ways and the bytes fed in 7-byte pieces,
+/// then 600 packets each way (decoys mixed in).
+#[test]
+fn our_connection_with_the_crate_both_roles() {
+    for we_initiate in [true, false] {
+        let config = Config::new(Network::MAINNET)
+            .with_garbage(vec![0x42; 300])
+            .with_decoys(vec![vec![1; 40], Vec::new()]);
+        let role = if we_initiate {
+            Role::Initiator
+        } else {
+            Role::Responder
+        };
+        let mut ours = Connection::new(role, KeyPool::new(1).take(), &config).unwrap();
+        let their_role = if we_initiate {
+            peer::Role::Responder
+        } else {
+            peer::Role::Initiator
+        };
+        let their_garbage = vec![0x17u8; 1000];
+        let p = peer::Handshake::<peer::Initialized>::new(MAGIC, their_role).unwrap();
+        let mut their_key =
+            vec![0u8; peer::Handshake::<peer::Initialized>::send_key_len(Some(&their_garbage))];
+        let p = p.send_key(Some(&their_garbage), &mut their_key).unwrap();
+        let mut to_them = Vec::new();
+        if we_initiate {
+            to_them = take(&mut ours);
+        } else {
+            feed(&mut ours, &their_key, 7);
+            to_them.extend(take(&mut ours));
+        }
+        let p = p.receive_key(to_them[..64].try_into().unwrap()).unwrap();
+        let decoys: [&[u8]; 1] = [b"their decoy"];
+        let mut their_version =
+            vec![0u8; peer::Handshake::<peer::ReceivedKey>::send_version_len(Some(&decoys))];
+        let p = p.send_version(&mut their_version, Some(&decoys)).unwrap();
+        if we_initiate {
+            feed(&mut ours, &their_key, 7);
+        }
+        feed(&mut ours, &their_version, 7);
+        assert!(ours.is_established());
+        to_them.extend(take(&mut ours));
+        let (mut ph, mut at) = match p.receive_garbage(&to_them[64..]).unwrap() {
+            peer::GarbageResult::FoundGarbage {
+                handshake,
+                consumed_bytes,
+            } => (handshake, 64 + consumed_bytes),
+            peer::GarbageResult::NeedMoreData(_) => panic!("the crate found no terminator"),
+        };
+        let mut theirs = loop {
+            let len = ph
+                .decrypt_packet_len(to_them[at..at + 3].try_into().unwrap())
+                .unwrap();
+            let mut pkt = to_them[at + 3..at + 3 + len].to_vec();
+            at += 3 + len;
+            match ph.receive_version(&mut pkt).unwrap() {
+                peer::VersionResult::Complete { cipher } => break cipher,
+                peer::VersionResult::Decoy(h) => ph = h,
+            }
+        };
+        assert_eq!(at, to_them.len());
+        let Some(Event::Established { session_id }) = ours.poll_event().unwrap() else {
+            panic!("no Established event")
+        };
+        assert_eq!(&session_id, theirs.id());
+        assert_eq!(ours.poll_event().unwrap(), None);
+
+        let mut wire = Vec::new();
+        let mut sent = Vec::new();
+        for i in 0..600usize {
+            let contents: Vec<u8> = (0..(i * 53) % 900).map(|j| (i ^ j) as u8).collect();
+            if i % 10 == 0 {
+                wire.extend(theirs.outbound().encrypt_to_vec(
+                    b"noise",
+                    peer::PacketType::Decoy,
+                    None,
+                ));
+            }
+            wire.extend(theirs.outbound().encrypt_to_vec(
+                &contents,
+                peer::PacketType::Genuine,
+                None,
+            ));
+            ours.send(&contents, PacketType::Genuine).unwrap();
+            sent.push(contents);
+        }
+        // Theirs to ours, in pieces, every event taken as it comes.
+        let mut got = Vec::new();
+        for p in wire.chunks(1000) {
+            ours.receive(p).unwrap();
+            while let Some(Event::Packet(c)) = ours.poll_event().unwrap() {
+                got.push(c.to_vec());
+            }
+        }
+        assert_eq!(got, sent);
+        // Ours to theirs.
+        let back = take(&mut ours);
+        let mut at = 0;
+        for s in &sent {
+            let len = theirs
+                .inbound()
+                .decrypt_packet_len(back[at..at + 3].try_into().unwrap());
+            let (kind, pt) = theirs
+                .inbound()
+                .decrypt_to_vec(&back[at + 3..at + 3 + len], None)
+                .unwrap();
+            assert_eq!(kind, peer::PacketType::Genuine);
+            assert_eq!(&pt[1..], &s[..]);
+            at += 3 + len;
+        }
+        assert_eq!(at, back.len());
+    }
 }

@@ -1,108 +1,45 @@
-//! `wireseal v2` over TCP on loopback against misbehaving peers: v1 and noise
-//! peers, servers scripted with the library (garbage without a terminator,
-//! a bad tag, a disconnect mid-packet), mismatched `--magic`, a peer that
-//! never reads, and the connection cap; the listener keeps serving.
+//! `wireseal bip324` over TCP on loopback against misbehaving peers: v1 and
+//! noise peers, servers scripted with the library's `Connection` (garbage
+//! without a terminator, a bad tag, a disconnect mid-packet), mismatched
+//! `--magic` (named on both sides within a second), a peer that never
+//! reads, and the connection cap; the listener keeps serving.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 mod support;
 
 use support::bip324::connect;
 use support::{Listener, BIN};
 use wireseal::bip324::{
-    classify_first_bytes, Classified, EllSwiftKeypair, GarbageRead, Handshake, KeyRead, Network,
-    PacketType, PeerKind, Role, Session, SessionKeys, Start, VersionRead, MAX_GARBAGE_LEN,
-    TERMINATOR_LEN,
+    classify_first_bytes, Config, Connection, EllSwiftKeypair, KeyPool, Network, PacketType,
+    PeerKind, Role, MAX_GARBAGE_LEN, TERMINATOR_LEN,
 };
 
 const NET: Network = Network::MAINNET;
 
-fn read_more(s: &mut TcpStream, buf: &mut Vec<u8>) {
-    let mut b = [0u8; 64 * 1024];
-    let n = s.read(&mut b).unwrap();
-    assert!(n > 0, "peer closed during the handshake");
-    buf.extend_from_slice(&b[..n]);
-}
-
-/// The library's handshake over a blocking socket, from a state whose key is
-/// not yet written and what was already read.
-fn finish_handshake(s: &mut TcpStream, start: Handshake<Start>, mut inbuf: Vec<u8>) -> Session {
-    let mut out = Vec::new();
-    let mut h = start.write_key(&mut out);
-    s.write_all(&out).unwrap();
-    let h = loop {
-        match h.read_key(&inbuf) {
-            KeyRead::NeedMore(n) => {
-                h = n;
-                read_more(s, &mut inbuf);
-            }
-            KeyRead::Derived {
-                handshake,
-                consumed,
-            } => {
-                inbuf.drain(..consumed);
-                break handshake;
-            }
-            KeyRead::V1Peer => panic!("v1 peer"),
-        }
-    };
-    out.clear();
-    let mut h = h.write_version(&[], &mut out).unwrap();
-    s.write_all(&out).unwrap();
-    let mut h = loop {
-        match h.read_garbage(&inbuf).unwrap() {
-            GarbageRead::NeedMore(n) => {
-                h = n;
-                read_more(s, &mut inbuf);
-            }
-            GarbageRead::Found {
-                handshake,
-                consumed,
-            } => {
-                inbuf.drain(..consumed);
-                break handshake;
-            }
-        }
-    };
+/// The library's handshake over a blocking socket, for scripting a peer.
+fn handshake(s: &mut TcpStream, role: Role) -> Connection {
+    let mut c = Connection::new(role, KeyPool::new(1).take(), &Config::new(NET)).unwrap();
+    let mut buf = [0u8; 64 * 1024];
     loop {
-        match h.read_version(&mut inbuf).unwrap() {
-            VersionRead::NeedMore(n, _) => {
-                h = n;
-                read_more(s, &mut inbuf);
-            }
-            VersionRead::Decoy(n, c) => {
-                inbuf.drain(..c);
-                h = n;
-            }
-            VersionRead::Done { session, .. } => return session,
+        send_queued(s, &mut c);
+        if c.is_established() {
+            return c;
         }
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "peer closed during the handshake");
+        c.receive(&buf[..n]).unwrap();
     }
 }
 
-/// A v2 initiator built on the library (its key never looks like v1).
-fn initiate(s: &mut TcpStream) -> Session {
-    let start = Handshake::initiator(NET, EllSwiftKeypair::generate(), b"").unwrap();
-    finish_handshake(s, start, Vec::new())
-}
-
-/// A v2 responder built on the library, for scripting a misbehaving server.
-fn respond(s: &mut TcpStream) -> Session {
-    let mut inbuf = Vec::new();
-    let mut h = Handshake::accept(NET, EllSwiftKeypair::generate(), b"").unwrap();
-    let start = loop {
-        match h.classify(&inbuf) {
-            Classified::NeedMore(n) => {
-                h = n;
-                read_more(s, &mut inbuf);
-            }
-            Classified::V2(start) => break start,
-            Classified::V1 => panic!("v1 peer"),
-        }
-    };
-    finish_handshake(s, start, inbuf)
+/// Writes what `c` has queued.
+fn send_queued(s: &mut TcpStream, c: &mut Connection) {
+    let n = c.transmit().len();
+    s.write_all(c.transmit()).unwrap();
+    c.transmitted(n);
 }
 
 /// Runs `script` on the first connection to a fresh local server; returns
@@ -146,23 +83,23 @@ fn misbehaving_peers_get_errors_and_the_listener_keeps_serving() {
     );
     let me = s.local_addr().unwrap().to_string();
     assert!(l.wait_log(
-        &[&format!("{me}: error: peer is not v2")],
+        &[&format!(
+            "{me}: error: the peer is not v2: it sent a v1 version message"
+        )],
         Duration::from_secs(5)
     ));
 
-    // A peer that sends a real key, then noise that cannot contain the
-    // terminator the listener expects: dropped after exactly 4095 + 16
-    // bytes of garbage, having received the listener's key, garbage,
-    // terminator and version packet.
+    // A peer that sends a real key, then a run of one byte value as
+    // garbage (a 16-byte terminator of that form has probability 2^-128):
+    // dropped after exactly 4095 + 16 bytes of garbage, having received the
+    // listener's key, garbage, terminator and version packet.
     let mut s = TcpStream::connect(&l.addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let kp = v2_key();
     s.write_all(kp.encoding()).unwrap();
     let mut theirs = [0u8; 64];
     s.read_exact(&mut theirs).unwrap();
-    let keys = SessionKeys::derive(&kp, &theirs, Role::Initiator, NET);
-    let noise = keys.initiator_terminator[0] ^ 0xff;
-    s.write_all(&[noise; MAX_GARBAGE_LEN + TERMINATOR_LEN])
+    s.write_all(&[0x5a; MAX_GARBAGE_LEN + TERMINATOR_LEN])
         .unwrap();
     let mut sink = Vec::new();
     s.read_to_end(&mut sink)
@@ -174,7 +111,10 @@ fn misbehaving_peers_get_errors_and_the_listener_keeps_serving() {
     );
     let me = s.local_addr().unwrap().to_string();
     assert!(l.wait_log(
-        &[&format!("{me}: error: peer is not v2 or sent bad garbage")],
+        &[&format!(
+            "{me}: error: no garbage terminator within 4095 bytes of garbage: the peer is not \
+             v2, or uses another --magic than mainnet"
+        )],
         Duration::from_secs(5)
     ));
 
@@ -196,13 +136,16 @@ fn misbehaving_peers_get_errors_and_the_listener_keeps_serving() {
     let out = connect(&addr, &["--count", "5"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("peer disconnected"), "{err}");
+    assert!(err.contains("the peer disconnected"), "{err}");
+    assert!(!err.contains("Custom {") && !err.contains("kind:"), "{err}");
     // Bad arguments.
     let out = connect("127.0.0.1:1", &["--magic", "zz"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--magic"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown network"), "{err}");
     let out = Command::new(BIN)
-        .args(["v2", "listen", "127.0.0.1:0", "--max-connections", "0"])
+        .args(["bip324", "listen", "127.0.0.1:0", "--max-connections", "0"])
         .output()
         .unwrap();
     assert!(!out.status.success());
@@ -215,13 +158,10 @@ fn connect_reports_garbage_without_terminator() {
     let addr = scripted_server(|mut s| {
         let mut theirs = [0u8; 64];
         s.read_exact(&mut theirs).unwrap();
-        let kp = EllSwiftKeypair::generate();
-        let keys = SessionKeys::derive(&kp, &theirs, Role::Responder, NET);
-        // The connector looks for the responder's terminator; a byte run
-        // that starts nowhere with its first byte cannot contain it.
-        let noise = keys.responder_terminator[0] ^ 0xff;
-        s.write_all(kp.encoding()).unwrap();
-        s.write_all(&[noise; MAX_GARBAGE_LEN + TERMINATOR_LEN])
+        // A run of one byte value holds the connector's terminator with
+        // probability 2^-128.
+        s.write_all(EllSwiftKeypair::generate().encoding()).unwrap();
+        s.write_all(&[0x5a; MAX_GARBAGE_LEN + TERMINATOR_LEN])
             .unwrap();
         let _ = s.read_to_end(&mut Vec::new());
     });
@@ -237,20 +177,13 @@ fn connect_reports_garbage_without_terminator() {
 #[test]
 fn connect_reports_a_bad_tag_after_the_handshake() {
     let addr = scripted_server(|mut s| {
-        let mut session = respond(&mut s);
+        let mut c = handshake(&mut s, Role::Responder);
         // Everything the connector sends, up to its end of stream.
         let _ = s.read_to_end(&mut Vec::new());
-        let mut wire = session
-            .sender
-            .seal_to_vec(b"decoy", PacketType::Decoy, b"")
-            .unwrap();
-        let mut bad = session
-            .sender
-            .seal_to_vec(&[1u8; 40], PacketType::Genuine, b"")
-            .unwrap();
-        let last = bad.len() - 1;
-        bad[last] ^= 0x01;
-        wire.extend_from_slice(&bad);
+        c.send(b"decoy", PacketType::Decoy).unwrap();
+        c.send(&[1u8; 40], PacketType::Genuine).unwrap();
+        let mut wire = c.transmit().to_vec();
+        *wire.last_mut().unwrap() ^= 0x01;
         s.write_all(&wire).unwrap();
         let _ = s.read(&mut [0u8; 1]);
     });
@@ -267,12 +200,10 @@ fn connect_reports_a_bad_tag_after_the_handshake() {
 #[test]
 fn connect_reports_a_disconnect_in_the_middle_of_a_packet() {
     let addr = scripted_server(|mut s| {
-        let mut session = respond(&mut s);
+        let mut c = handshake(&mut s, Role::Responder);
         let _ = s.read_to_end(&mut Vec::new());
-        let p = session
-            .sender
-            .seal_to_vec(&[9u8; 100], PacketType::Genuine, b"")
-            .unwrap();
+        c.send(&[9u8; 100], PacketType::Genuine).unwrap();
+        let p = c.transmit();
         s.write_all(&p[..p.len() / 2]).unwrap();
     });
     let out = connect(&addr, &["--count", "5"]);
@@ -284,39 +215,103 @@ fn connect_reports_a_disconnect_in_the_middle_of_a_packet() {
     );
 }
 
-/// Keys salted with different magics never agree: `connect` gives up at its
-/// handshake deadline with an error that names --magic, and the listener
-/// keeps serving.
+/// Runs `connect` with `extra` against `l` and returns its stderr and how
+/// long it ran; it must fail.
+fn failing_connect(l: &Listener, extra: &[&str]) -> (String, Duration) {
+    let t0 = Instant::now();
+    let out = connect(&l.addr, extra);
+    let took = t0.elapsed();
+    assert!(!out.status.success());
+    (String::from_utf8_lossy(&out.stderr).into_owned(), took)
+}
+
+/// A listener and a connector on different known networks (the README's
+/// pair as it once was: listener on mainnet, connector on signet, and the
+/// other way round): both sides say "network mismatch", name both --magic
+/// values, and do so within a second; the listener keeps serving, and the
+/// same pair with the same --magic works.
 #[test]
-fn connect_with_mismatched_magic_fails_clearly() {
-    let l = Listener::v2(&[]);
-    let out = connect(
-        &l.addr,
+fn mismatched_magic_is_named_on_both_sides_within_a_second() {
+    for (listen, conn) in [("mainnet", "signet"), ("signet", "mainnet")] {
+        let l = Listener::v2(&["--magic", listen]);
+        let t0 = Instant::now();
+        let (err, took) = failing_connect(&l, &["--count", "1000", "--magic", conn]);
+        assert!(took < Duration::from_secs(1), "{took:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "v2 handshake with {} failed: network mismatch",
+                l.addr
+            )) && err.contains(&format!(
+                "this side: --magic {conn}, the peer: --magic {listen}"
+            )),
+            "{err}"
+        );
+        let needles = [
+            "error: network mismatch",
+            &format!("this side: --magic {listen}, the peer: --magic {conn}"),
+        ];
+        assert!(
+            l.wait_log(
+                &needles,
+                Duration::from_secs(1).saturating_sub(t0.elapsed())
+            ),
+            "the listener must say it within a second"
+        );
+        assert!(
+            !l.log().contains("Custom {"),
+            "errors are words: {}",
+            l.log()
+        );
+        let out = connect(&l.addr, &["--count", "20", "--magic", listen]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Magics that have no name: a listener on one recognises a connector on
+/// mainnet and says so at once, and the connector is told the listener
+/// closed before its terminator, naming --magic; two unnamed magics cannot
+/// recognise each other, so the connector's handshake deadline says it.
+#[test]
+fn unnamed_magics_point_at_the_magic() {
+    let l = Listener::v2(&["--magic", "01020304"]);
+    let t0 = Instant::now();
+    let (err, took) = failing_connect(&l, &["--count", "5"]);
+    assert!(took < Duration::from_secs(1), "{took:?}: {err}");
+    assert!(
+        err.contains("closed the connection before its garbage terminator")
+            && err.contains("another --magic than mainnet"),
+        "{err}"
+    );
+    let needles = [
+        "error: network mismatch",
+        "the peer: --magic mainnet",
+        "this side: --magic 01020304",
+    ];
+    assert!(l.wait_log(
+        &needles,
+        Duration::from_secs(1).saturating_sub(t0.elapsed())
+    ));
+
+    let (err, _) = failing_connect(
+        &l,
         &[
             "--count",
             "5",
             "--magic",
-            "0b110907",
+            "0x01020305",
             "--handshake-timeout",
-            "2",
+            "1",
         ],
     );
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains(&format!("v2 handshake with {}", l.addr)),
+        err.contains("timed out after 1s") && err.contains("another --magic than 01020305"),
         "{err}"
     );
-    // Were the connector's random key to begin with the listener's v1
-    // prefix (probability 2^-128), the listener would close it as v1: also a
-    // handshake failure, reported as a disconnect.
-    if !err.contains("peer disconnected") {
-        assert!(
-            err.contains("timed out after 2s") && err.contains("--magic"),
-            "{err}"
-        );
-    }
-    let out = connect(&l.addr, &["--count", "20"]);
+    let out = connect(&l.addr, &["--count", "20", "--magic", "01020304"]);
     assert!(
         out.status.success(),
         "{}",
@@ -332,17 +327,19 @@ fn a_peer_that_never_reads_is_dropped() {
     let l = Listener::v2(&["--write-timeout", "1"]);
     let mut s = TcpStream::connect(&l.addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let (mut tx, _rx) = initiate(&mut s).split();
+    let mut c = handshake(&mut s, Role::Initiator);
     let me = s.local_addr().unwrap().to_string();
     let (done, finished) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let contents = vec![7u8; 60_000];
         let mut sent = 0u64;
         let e = loop {
-            let p = tx.seal_to_vec(&contents, PacketType::Genuine, b"").unwrap();
-            if let Err(e) = s.write_all(&p) {
+            c.send(&contents, PacketType::Genuine).unwrap();
+            let n = c.transmit().len();
+            if let Err(e) = s.write_all(c.transmit()) {
                 break e;
             }
+            c.transmitted(n);
             sent += 1;
         };
         let _ = done.send((sent, e));

@@ -188,13 +188,13 @@ def test_negative_cases():
     with pytest.raises(wireseal.StateError):
         b.receive_data(b"")
     r = bip324.Connection("responder")
-    with pytest.raises(wireseal.MalformedError):
+    with pytest.raises(wireseal.UnsupportedVersionError):
         r.receive_data(MAINNET + b"version\x00\x00\x00\x00\x00" + bytes(20))
     with pytest.raises(wireseal.StateError):
         bip324.Connection("initiator").send(b"too early")
     with pytest.raises(wireseal.InvalidKeyError):
         bip324.PacketCipher(bytes(31), "initiator")
-    with pytest.raises(ValueError):
+    with pytest.raises(wireseal.InvalidInputError):
         bip324.Connection("sideways")
     c = bip324.PacketCipher(bytes(32), "responder")
     assert c.open(b"\x00\x01") is None

@@ -255,7 +255,7 @@ def test_key_pool_statistics():
 def test_v1_peer_detected_and_fixed_keys():
     r = bip324.Connection("responder")
     assert not r.peer_is_v1
-    with pytest.raises(wireseal.MalformedError):
+    with pytest.raises(wireseal.UnsupportedVersionError, match="not v2"):
         r.receive_data(MAINNET + b"version\x00\x00\x00\x00\x00" + bytes(8))
     assert r.peer_is_v1 and r.data_to_send() == b""
 
@@ -266,3 +266,37 @@ def test_v1_peer_detected_and_fixed_keys():
     assert _decode_x(a) == _decode_x(b)  # ... of the same key
     with pytest.raises(wireseal.InvalidKeyError):
         bip324.Connection("initiator", secret_key=bytes(32))
+
+
+@pytest.mark.parametrize("initiator_net,responder_net", [("signet", "mainnet"), ("mainnet", "regtest")])
+def test_other_network_named_on_both_sides(initiator_net, responder_net):
+    """Each side names the other's network as soon as it sees the other's
+    garbage terminator; the bytes queued before the failure still go out,
+    so the second side sees it too."""
+    a = bip324.Connection("initiator", network=initiator_net)
+    b = bip324.Connection("responder", network=responder_net, garbage=os.urandom(50))
+    b.receive_data(a.data_to_send())
+    with pytest.raises(wireseal.MalformedError, match="network mismatch") as ea:
+        a.receive_data(b.data_to_send())
+    assert f"keyed for {responder_net}" in str(ea.value) and f"ours for {initiator_net}" in str(ea.value)
+    left = a.data_to_send()
+    assert left, "our terminator and version packet were queued before the failure"
+    with pytest.raises(wireseal.MalformedError, match="network mismatch") as eb:
+        b.receive_data(left)
+    assert f"keyed for {initiator_net}" in str(eb.value)
+    with pytest.raises(wireseal.StateError):
+        a.receive_data(b"")
+
+
+def test_network_and_role_names_come_from_the_library():
+    assert bip324.NETWORKS == ["mainnet", "testnet", "testnet4", "signet", "regtest"]
+    for name in bip324.NETWORKS:
+        assert bip324.Connection("initiator", network=name).network == name
+    assert bip324.Connection("initiator", network="0A03CF40").network == "signet"
+    assert bip324.Connection("initiator", network=bytes.fromhex("0b110907")).network == "testnet"
+    assert bip324.Connection("initiator", network="01020304").network == "01020304"
+    for bad in ["nope", "0b1109", "", b"\x01\x02"]:
+        with pytest.raises(wireseal.InvalidInputError, match="unknown network"):
+            bip324.Connection("initiator", network=bad)
+    with pytest.raises(wireseal.InvalidInputError, match="unknown role"):
+        bip324.Connection("Initiator")

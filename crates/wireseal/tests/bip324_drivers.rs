@@ -6,16 +6,15 @@ use ::bip324 as peer;
 use std::net::{TcpListener, TcpStream};
 use std::thread;
 use std::time::Duration;
-use wireseal::bip324::{io, KeyPool, Network, PacketType, Role};
+use wireseal::bip324::{io, Config, Error, KeyPool, Network, PacketType, Role, Stage};
 
 const MAGIC: [u8; 4] = [0xf9, 0xbe, 0xb4, 0xd9];
 const PACKETS: usize = 700;
 
-fn config(garbage: usize, decoys: usize) -> io::Config {
-    let mut c = io::Config::new(Network::MAINNET);
-    c.garbage = vec![0x33; garbage];
-    c.decoys = (0..decoys).map(|i| vec![i as u8; 10 * i]).collect();
-    c
+fn config(garbage: usize, decoys: usize) -> Config {
+    Config::new(Network::MAINNET)
+        .with_garbage(vec![0x33; garbage])
+        .with_decoys((0..decoys).map(|i| vec![i as u8; 10 * i]).collect())
 }
 
 /// Contents of packet `i`: sizes across the rekey boundaries, some large.
@@ -69,9 +68,9 @@ fn io_echo_server(l: TcpListener) -> thread::JoinHandle<[u8; 32]> {
         loop {
             let contents = match conn.reader.receive(&mut s) {
                 Ok(c) => c,
-                Err(io::Error::Disconnected {
-                    stage: io::Stage::BetweenPackets,
-                }) => return conn.session_id,
+                Err(io::Error::Protocol(Error::Disconnected {
+                    stage: Stage::BetweenPackets,
+                })) => return conn.session_id,
                 Err(e) => panic!("server: {e}"),
             };
             if n % 10 == 0 {
@@ -283,15 +282,85 @@ fn v1_peer_and_early_disconnects() {
     s.read_to_end(&mut theirs).unwrap();
     assert_eq!(theirs.len(), 64, "the responder's key, no garbage");
     let errs = server.join().unwrap();
-    assert!(matches!(errs[0], io::Error::V1Peer), "{:?}", errs[0]);
+    assert!(
+        matches!(errs[0], io::Error::Protocol(Error::V1Peer)),
+        "{:?}",
+        errs[0]
+    );
+    assert_eq!(errs[0].kind(), wireseal::error::ErrorKind::Unsupported);
     assert!(
         matches!(
             errs[1],
-            io::Error::Disconnected {
-                stage: io::Stage::Key
-            }
+            io::Error::Protocol(Error::Disconnected { stage: Stage::Key })
         ),
         "{:?}",
         errs[1]
     );
+    assert_eq!(
+        errs[1].to_string(),
+        "the peer disconnected before sending its key"
+    );
+}
+
+/// A responder on mainnet and an initiator on signet (the blocking driver
+/// on one side, tokio on the other, each way round): both handshakes fail
+/// with `WrongNetwork` naming both networks, well within a second, instead
+/// of waiting for a terminator that never comes.
+#[test]
+fn mismatched_networks_are_named_on_both_sides() {
+    use std::time::Instant;
+    use wireseal::bip324::tokio as driver;
+    let want = |ours, theirs| io::Error::Protocol(Error::WrongNetwork { ours, theirs });
+    for tokio_initiates in [true, false] {
+        let (l, addr) = bound();
+        let t0 = Instant::now();
+        let (server_net, client_net) = if tokio_initiates {
+            (Network::MAINNET, Network::SIGNET)
+        } else {
+            (Network::SIGNET, Network::MAINNET)
+        };
+        let server = thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            timeouts(&s);
+            let config = Config::new(server_net).with_garbage(vec![5; 40]);
+            io::handshake(&mut s, Role::Responder, KeyPool::new(1).take(), &config).unwrap_err()
+        });
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client_err = rt.block_on(async {
+            let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+            let config = Config::new(client_net).with_random_garbage(64);
+            let hs = driver::handshake(&mut s, Role::Initiator, KeyPool::new(1).take(), &config);
+            tokio::time::timeout(Duration::from_secs(5), hs)
+                .await
+                .expect("the handshake must fail, not hang")
+                .unwrap_err()
+        });
+        let server_err = server.join().unwrap();
+        let elapsed = t0.elapsed();
+        let (c, s) = (client_err.to_string(), server_err.to_string());
+        assert_eq!(
+            (format!("{client_err:?}"), format!("{server_err:?}")),
+            (
+                format!("{:?}", want(client_net, server_net)),
+                format!("{:?}", want(server_net, client_net))
+            ),
+            "{c} / {s}"
+        );
+        assert_eq!(client_err.kind(), wireseal::error::ErrorKind::Malformed);
+        for (msg, ours, theirs) in [(&c, client_net, server_net), (&s, server_net, client_net)] {
+            assert!(
+                msg.contains(&format!("keyed for {theirs}"))
+                    && msg.contains(&format!("ours for {ours}")),
+                "{msg}"
+            );
+        }
+        assert!(
+            c.contains("signet (magic 0a03cf40)") && c.contains("mainnet (magic f9beb4d9)"),
+            "{c}"
+        );
+        assert!(elapsed < Duration::from_secs(1), "{elapsed:?}");
+    }
 }

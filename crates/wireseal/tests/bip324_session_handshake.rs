@@ -7,8 +7,8 @@ mod bip324_session_support;
 use ::bip324 as peer;
 use bip324_session_support::{finish, pair};
 use wireseal::bip324::{
-    classify_first_bytes, Classified, EllSwiftKeypair, Error, GarbageRead, Handshake, KeyPool,
-    KeyRead, Network, Next, PacketType, PeerKind, Session, MAX_GARBAGE_LEN,
+    classify_first_bytes, sealed_len, Classified, EllSwiftKeypair, Error, GarbageRead, Handshake,
+    KeyPool, KeyRead, Network, Next, PacketType, PeerKind, MAX_GARBAGE_LEN,
 };
 use wireseal::hazmat::ellswift::ellswift_reencode_zero_aux;
 
@@ -23,7 +23,7 @@ fn sessions_agree_and_custom_magic_works() {
     ] {
         let (mut a, mut b) = pair(net, net, b"some garbage", false).unwrap();
         assert_eq!(a.id(), b.id());
-        let mut w = vec![0u8; Session::sealed_len(5)];
+        let mut w = vec![0u8; sealed_len(5)];
         a.seal_into(b"hello", PacketType::Genuine, &mut w).unwrap();
         match b.open_next(&mut w).unwrap() {
             Next::Packet { packet, .. } => assert_eq!(packet.contents, b"hello"),
@@ -33,9 +33,37 @@ fn sessions_agree_and_custom_magic_works() {
 }
 
 #[test]
-fn different_magic_or_tampered_garbage_fails_authentication() {
+fn different_magic_or_tampered_garbage_fails() {
+    // Another known network: its terminator is recognised and named.
     assert_eq!(
         pair(Network::MAINNET, Network::TESTNET, b"", false).err(),
+        Some(Error::WrongNetwork {
+            ours: Network::MAINNET,
+            theirs: Network::TESTNET
+        }),
+    );
+    assert_eq!(
+        pair(
+            Network::custom([1, 2, 3, 4]),
+            Network::SIGNET,
+            b"xyz",
+            false
+        )
+        .err(),
+        Some(Error::WrongNetwork {
+            ours: Network::custom([1, 2, 3, 4]),
+            theirs: Network::SIGNET
+        }),
+    );
+    // Two magics neither side knows: the terminator just never comes.
+    assert_eq!(
+        pair(
+            Network::custom([1, 2, 3, 4]),
+            Network::custom([1, 2, 3, 5]),
+            b"",
+            false
+        )
+        .err(),
         Some(Error::NoGarbageTerminator),
         "another network's keys give other terminators"
     );

@@ -8,7 +8,7 @@ mod common;
 
 use bip324_vectors_support::{csv, h, h32, h64};
 use wireseal::bip324::{
-    Error, Network, PacketSender, PacketType, Role, Session, SessionKeys, CORE_MAX_CONTENTS_LEN,
+    sealed_len, Error, Network, PacketType, Role, Session, SessionKeys, CORE_MAX_CONTENTS_LEN,
     MAX_CONTENTS_LEN,
 };
 use wireseal::hazmat::ellswift::{ellswift_decode_x, EllSwiftKeypair};
@@ -74,7 +74,7 @@ fn packet_encoding_vectors() {
         for _ in 0..idx {
             earlier.push(sender.seal_to_vec(b"", PacketType::Genuine, b"").unwrap());
         }
-        let mut ct = vec![0u8; PacketSender::sealed_len(contents.len())];
+        let mut ct = vec![0u8; sealed_len(contents.len())];
         assert_eq!(
             sender
                 .seal_into(&contents, kind(ignore), &aad, &mut ct)
@@ -129,7 +129,7 @@ fn packet_encoding_vectors() {
             );
             assert!(strict.is_poisoned());
             assert_eq!(strict.open_next(&aad, &mut c), Err(Error::Poisoned));
-            rx.set_max_contents(MAX_CONTENTS_LEN);
+            rx = rx.with_max_contents(MAX_CONTENTS_LEN);
         }
         match rx.open_next(&aad, &mut ct).unwrap() {
             wireseal::bip324::Next::Packet { packet, .. } => {

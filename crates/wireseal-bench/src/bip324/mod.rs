@@ -1,18 +1,19 @@
 //! BIP324 v2 transport: mixed-profile round trips (one core, all cores),
-//! handshakes with and without the key pool, and a per-size table, each
-//! next to the `bip324` crate (rust-bitcoin) measured in the same run. Built
-//! without the `rust-peers` feature, every row still prints our figure and
-//! says `skipped:` where the crate's would be.
+//! handshakes with and without the key pool, a per-size table, and a node
+//! with 125 peers, each next to the `bip324` crate (rust-bitcoin) measured
+//! in the same run. Built without the `rust-peers` feature, every row still
+//! prints our figure and says `skipped:` where the crate's would be.
 
+mod node;
 #[cfg(feature = "rust-peers")]
 mod peer;
 
 use super::{Better, Ctx, Row};
-use crate::traffic::mixed_sizes;
 use std::hint::black_box;
 use std::time::Instant;
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{open_job, seal_job, OpenJob, OpenedRange, SealJob};
+use wireseal::bip324::traffic::mixed_sizes;
 use wireseal::bip324::{
     GarbageRead, Handshake, KeyRead, Network, Next, PacketType, Session, VersionRead,
 };
@@ -298,7 +299,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let (ours_all, ours_lanes1) = (n_all as f64 / ours_all, n_all as f64 / ours_lanes1);
     #[cfg(feature = "rust-peers")]
     let (theirs_all, theirs_lanes1) = {
-        let lane_cap = wireseal::bip324::batch::sealed_len(&per_lane[..RUN]);
+        let lane_cap = wireseal::bip324::batch::wire_len(&per_lane[..RUN]);
         let mut crate_lanes: Vec<(peer::Pair, Vec<u8>)> = (0..n_lanes)
             .map(|_| (peer::Pair::new(), Vec::with_capacity(lane_cap)))
             .collect();
@@ -417,5 +418,34 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             t,
         ));
     }
+    // A node with 125 peers, batched across them.
+    let (node_ours, node_crate, node_floor) = node::rates(ctx.full, ctx.samples(), &sizes);
+    let workload = format!(
+        "node, {} peers x {} mixed pkts/round, batched across peers, all cores",
+        node::PEERS,
+        node::PER_ROUND
+    );
+    rows.push(Row::new(
+        S,
+        workload.clone(),
+        "pkt/s",
+        Better::Higher,
+        node_ours,
+        "lower bound: ChaCha20-Poly1305 alone, same packets",
+        Some(node_floor),
+    ));
+    rows.push(Row::new(
+        S,
+        workload,
+        "pkt/s",
+        Better::Higher,
+        node_ours,
+        if node_crate.is_some() {
+            format!("{CRATE}, all cores")
+        } else {
+            CRATE.to_string()
+        },
+        node_crate,
+    ));
     crate::peers::rust_peers::mark_skipped(rows, CRATE)
 }

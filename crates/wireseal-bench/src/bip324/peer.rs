@@ -7,8 +7,11 @@ use ::bip324 as peer;
 pub(super) const NAME: &str = "bip324 crate 0.11";
 const MAGIC: [u8; 4] = [0xf9, 0xbe, 0xb4, 0xd9];
 
-/// Both ends of one of the crate's sessions.
-pub(super) struct Pair(peer::CipherSession, peer::CipherSession);
+/// Both ends of one of the crate's sessions: (initiator, responder).
+pub(super) struct Pair(
+    pub(super) peer::CipherSession,
+    pub(super) peer::CipherSession,
+);
 
 impl Pair {
     /// A full in-memory handshake, both sides.
@@ -89,7 +92,8 @@ impl Pair {
         got
     }
 
-    /// Opens the packet at `buf[at..]`: (contents length, wire bytes used).
+    /// Opens the packet at `buf[at..]` on the responder: (contents length,
+    /// wire bytes used).
     fn open_at(&mut self, buf: &mut [u8], at: usize) -> (usize, usize) {
         let len = self
             .1
@@ -102,6 +106,50 @@ impl Pair {
             .expect("the crate's round trip");
         (pt.len(), 3 + len)
     }
+}
+
+/// Seals `sizes` (contents from `data`) as genuine packets from `side`,
+/// appended to `wire`.
+pub(super) fn seal_run(
+    side: &mut peer::CipherSession,
+    sizes: &[u32],
+    data: &[u8],
+    wire: &mut Vec<u8>,
+) {
+    let mut from = 0;
+    for &s in sizes {
+        let s = s as usize;
+        let at = wire.len();
+        let n = peer::OutboundCipher::encryption_buffer_len(s);
+        wire.resize(at + n, 0);
+        side.outbound()
+            .encrypt(
+                &data[from..from + s],
+                &mut wire[at..],
+                peer::PacketType::Genuine,
+                None,
+            )
+            .expect("encrypt");
+        from += s;
+    }
+}
+
+/// Opens every packet of `wire` in place on `side`; returns the bytes it
+/// hands back (each packet's header byte and contents).
+pub(super) fn open_run(side: &mut peer::CipherSession, wire: &mut [u8]) -> usize {
+    let (mut at, mut got) = (0, 0);
+    while at < wire.len() {
+        let len = side
+            .inbound()
+            .decrypt_packet_len(wire[at..at + 3].try_into().expect("3"));
+        let (_, pt) = side
+            .inbound()
+            .decrypt_in_place(&mut wire[at + 3..at + 3 + len], None)
+            .expect("the crate's round trip");
+        got += pt.len();
+        at += 3 + len;
+    }
+    got
 }
 
 fn finish(h: peer::Handshake<peer::SentVersion>, msg: &[u8]) -> peer::CipherSession {

@@ -5,7 +5,7 @@
 //! order.
 //!
 //! Throughput across cores depends on each job's working set: a job touches
-//! its contents, its wire buffer and nothing else, and [`seal_job`] writes
+//! its contents, its wire buffer and nothing else, and sealing writes
 //! every wire byte once (no zero-fill before sealing). Jobs of a few dozen
 //! packets (tens of KiB) stay in each core's private cache, so two cores
 //! do not compete for memory bandwidth; see docs/bip324.md.
@@ -56,88 +56,96 @@ pub struct OpenJob<'a> {
     pub result: Result<usize, Error>,
 }
 
-/// Wire bytes a [`SealJob`] with these sizes appends.
-pub fn sealed_len(sizes: &[u32]) -> usize {
+/// Wire bytes a [`SealJob`] with these contents sizes appends.
+pub fn wire_len(sizes: &[u32]) -> usize {
     sizes.iter().map(|&s| packet_sealed_len(s as usize)).sum()
 }
 
-/// Runs one seal job on the calling thread. On error, `out` keeps the
-/// packets sealed before the failing one.
-pub fn seal_job(job: &mut SealJob<'_>) {
-    job.out.reserve(sealed_len(job.sizes));
-    let mut from = 0usize;
-    for &s in job.sizes {
-        let s = s as usize;
-        let Some(c) = job.contents.get(from..from + s) else {
-            job.result = Err(Error::Truncated {
-                len: job.contents.len(),
-                min: from + s,
-            });
-            return;
-        };
-        if s > MAX_CONTENTS_LEN {
-            job.result = Err(Error::TooLong {
-                len: s,
-                max: MAX_CONTENTS_LEN,
-            });
-            return;
-        }
-        // Length field and header, contents, tag: each byte written once.
-        let at = job.out.len();
-        job.out.extend_from_slice(&[0u8; LENGTH_LEN + HEADER_LEN]);
-        job.out.extend_from_slice(c);
-        job.out.extend_from_slice(&[0u8; TAG_LEN]);
-        if let Err(e) = job
-            .sender
-            .seal_in_place(s, PacketType::Genuine, b"", &mut job.out[at..])
-        {
-            job.out.truncate(at);
-            job.result = Err(e);
-            return;
-        }
-        from += s;
-    }
-    job.result = Ok(job.sizes.len());
-}
-
-/// Runs one open job on the calling thread.
-pub fn open_job(job: &mut OpenJob<'_>) {
-    job.opened.clear();
-    let mut at = 0usize;
-    while at < job.wire.len() {
-        match job.receiver.open_next(b"", &mut job.wire[at..]) {
-            Ok(Next::Packet { packet, consumed }) => {
-                job.opened.push(OpenedRange {
-                    offset: at + LENGTH_LEN + HEADER_LEN,
-                    len: packet.contents.len(),
-                    kind: packet.kind,
-                });
-                at += consumed;
-            }
-            Ok(Next::NeedMore(n)) => {
+crate::visibility::pub_if_hazmat! {
+    /// Runs one seal job on the calling thread (what [`seal_batch_into`] runs
+    /// per job). On error, `out` keeps the packets sealed before the failing
+    /// one.
+    fn seal_job(job: &mut SealJob<'_>) {
+        job.out.reserve(wire_len(job.sizes));
+        let mut from = 0usize;
+        for &s in job.sizes {
+            let s = s as usize;
+            let Some(c) = job.contents.get(from..from + s) else {
                 job.result = Err(Error::Truncated {
-                    len: job.wire.len() - at,
-                    min: n,
+                    len: job.contents.len(),
+                    min: from + s,
+                });
+                return;
+            };
+            if s > MAX_CONTENTS_LEN {
+                job.result = Err(Error::TooLong {
+                    len: s,
+                    max: MAX_CONTENTS_LEN,
                 });
                 return;
             }
-            Err(e) => {
+            // Length field and header, contents, tag: each byte written once.
+            let at = job.out.len();
+            job.out.extend_from_slice(&[0u8; LENGTH_LEN + HEADER_LEN]);
+            job.out.extend_from_slice(c);
+            job.out.extend_from_slice(&[0u8; TAG_LEN]);
+            if let Err(e) = job
+                .sender
+                .seal_in_place(s, PacketType::Genuine, b"", &mut job.out[at..])
+            {
+                job.out.truncate(at);
                 job.result = Err(e);
                 return;
             }
+            from += s;
         }
+        job.result = Ok(job.sizes.len());
     }
-    job.result = Ok(job.opened.len());
 }
 
-/// Seals every job, jobs in parallel on `batch` (each job may get its own
-/// thread: a job is a whole run of packets).
-pub fn seal_many(batch: &Batch, jobs: &mut [SealJob<'_>]) {
+crate::visibility::pub_if_hazmat! {
+    /// Runs one open job on the calling thread (what [`open_batch_into`] runs
+    /// per job).
+    fn open_job(job: &mut OpenJob<'_>) {
+        job.opened.clear();
+        let mut at = 0usize;
+        while at < job.wire.len() {
+            match job.receiver.open_next(b"", &mut job.wire[at..]) {
+                Ok(Next::Packet { packet, consumed }) => {
+                    job.opened.push(OpenedRange {
+                        offset: at + LENGTH_LEN + HEADER_LEN,
+                        len: packet.contents.len(),
+                        kind: packet.kind,
+                    });
+                    at += consumed;
+                }
+                Ok(Next::NeedMore(n)) => {
+                    job.result = Err(Error::Truncated {
+                        len: job.wire.len() - at,
+                        min: n,
+                    });
+                    return;
+                }
+                Err(e) => {
+                    job.result = Err(e);
+                    return;
+                }
+            }
+        }
+        job.result = Ok(job.opened.len());
+    }
+}
+
+/// Seals every job's packets, appending them to the job's `out`; jobs run
+/// in parallel on `batch` (each job may get its own thread: a job is a
+/// whole run of packets), each job's result in its `result`.
+pub fn seal_batch_into(batch: &Batch, jobs: &mut [SealJob<'_>]) {
     batch.for_each_mut_coarse(jobs, seal_job);
 }
 
-/// Opens every job, jobs in parallel on `batch` (each job may get its own
-/// thread).
-pub fn open_many(batch: &Batch, jobs: &mut [OpenJob<'_>]) {
+/// Opens every job's packets in place in the job's `wire`, the contents
+/// ranges into its `opened`; jobs run in parallel on `batch` (each job may
+/// get its own thread), each job's result in its `result`.
+pub fn open_batch_into(batch: &Batch, jobs: &mut [OpenJob<'_>]) {
     batch.for_each_mut_coarse(jobs, open_job);
 }

@@ -29,7 +29,7 @@ fn nonce(low: u32, epoch: u64) -> [u8; 12] {
 ///
 /// The whole epoch's keystream (704 bytes) is computed at once when the epoch
 /// starts, so a length costs three XORs.
-pub struct FsChaCha20 {
+pub(crate) struct FsChaCha20 {
     stream: Secret<EPOCH_STREAM>,
     chunk: u32,
     epoch: u64,
@@ -43,7 +43,7 @@ impl core::fmt::Debug for FsChaCha20 {
 
 impl FsChaCha20 {
     /// A cipher at chunk 0 of epoch 0.
-    pub fn new(key: &Secret<32>) -> Self {
+    pub(crate) fn new(key: &Secret<32>) -> Self {
         let mut s = Self {
             stream: Secret::new([0u8; EPOCH_STREAM]),
             chunk: 0,
@@ -58,7 +58,7 @@ impl FsChaCha20 {
     /// # Errors
     ///
     /// [`Error::Exhausted`] when the epoch counter would wrap.
-    pub fn crypt(&mut self, chunk: &mut [u8; CHUNK]) -> Result<(), Error> {
+    pub(crate) fn crypt(&mut self, chunk: &mut [u8; CHUNK]) -> Result<(), Error> {
         if self.chunk + 1 == REKEY_INTERVAL && self.epoch == u64::MAX {
             return Err(Error::Exhausted);
         }
@@ -89,7 +89,7 @@ impl FsChaCha20 {
 /// `LE32(packet in epoch) || LE64(epoch)`; after 224 packets the key becomes
 /// the first 32 bytes of encrypting 32 zero bytes under nonce
 /// `FFFFFFFF || LE64(epoch)` with empty AAD.
-pub struct FsChaCha20Poly1305 {
+pub(crate) struct FsChaCha20Poly1305 {
     key: ChaChaKey,
     packet: u32,
     epoch: u64,
@@ -103,7 +103,7 @@ impl core::fmt::Debug for FsChaCha20Poly1305 {
 
 impl FsChaCha20Poly1305 {
     /// A cipher at packet 0 of epoch 0.
-    pub fn new(key: &Secret<32>) -> Self {
+    pub(crate) fn new(key: &Secret<32>) -> Self {
         Self {
             key: ChaChaKey::new(key.expose()),
             packet: 0,
@@ -137,7 +137,7 @@ impl FsChaCha20Poly1305 {
     /// # Errors
     ///
     /// [`Error::Exhausted`] when the epoch counter would wrap.
-    pub fn seal(&mut self, aad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN], Error> {
+    pub(crate) fn seal(&mut self, aad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN], Error> {
         self.check()?;
         let tag = self
             .key
@@ -153,7 +153,7 @@ impl FsChaCha20Poly1305 {
     ///
     /// [`Error::Auth`] when the tag does not verify (the buffer is wiped),
     /// [`Error::Exhausted`] when the epoch counter would wrap.
-    pub fn open<'a>(
+    pub(crate) fn open<'a>(
         &mut self,
         aad: &[u8],
         ct_and_tag: &'a mut [u8],

@@ -1,21 +1,21 @@
 //! The v2 handshake and session over blocking [`std::io::Read`] +
 //! [`std::io::Write`] streams (a `TcpStream`, a pipe, anything).
 //!
-//! [`handshake`] runs either role (a responder classifies the initiator's
-//! first bytes before it writes anything) and returns a [`Reader`] and a
-//! [`Writer`] that hold no stream: each call takes the stream (or one half
+//! [`handshake`] runs a [`super::Connection`] of either role (a responder
+//! classifies the initiator's first bytes before it writes anything) and
+//! returns a [`Reader`] and a [`Writer`] that hold no stream: each call takes the stream (or one half
 //! of it, e.g. a `TcpStream::try_clone`), so the halves can live on
 //! different threads. Timeouts are the caller's (`set_read_timeout` and
 //! friends); after a failed or timed-out call, drop the connection.
 //!
 //! ```no_run
 //! use std::net::TcpStream;
-//! use wireseal::bip324::{io, KeyPool, Network, PacketType, Role};
+//! use wireseal::bip324::{io, Config, KeyPool, Network, PacketType, Role};
 //!
 //! # fn main() -> Result<(), io::Error> {
 //! let mut stream = TcpStream::connect("127.0.0.1:8333")?;
 //! let pool = KeyPool::new(4);
-//! let config = io::Config::new(Network::MAINNET);
+//! let config = Config::new(Network::MAINNET).with_random_garbage(64);
 //! let mut conn = io::handshake(&mut stream, Role::Initiator, pool.take(), &config)?;
 //! conn.writer.send(&mut stream, b"hello", PacketType::Genuine)?;
 //! let reply = conn.reader.receive(&mut stream)?;
@@ -24,23 +24,26 @@
 //! # }
 //! ```
 
-pub use super::driver::{Config, Error, Stage};
-use super::driver::{HandshakeCore, Step, HANDSHAKE_READ_CHUNK, READ_CHUNK};
-use super::keys::Role;
-use super::packet::PacketType;
+pub use super::driver::Error;
+use super::stream::HANDSHAKE_READ_CHUNK;
+use super::{Config, Connection, PacketType, Role};
 use crate::keys::EllSwiftKeypair;
 use std::io::{Read, Write};
 
-super::session_halves::session_halves!();
+super::driver::session_halves!();
 
 /// Runs the v2 handshake on `stream` as `role` with our single-use `key`
 /// (from a [`super::KeyPool`]), sending `config`'s garbage and decoys.
+/// When the handshake fails, what was queued before the failure is still
+/// written (best effort), so the peer can see the same failure.
 ///
 /// # Errors
 ///
-/// [`Error::V1Peer`] when a responder sees a v1 `version` message (nothing
-/// was written), [`Error::Disconnected`] when the peer closes the stream,
-/// [`Error::Protocol`] for a bad terminator search or packet,
+/// [`Error::Protocol`] with [`super::Error::V1Peer`] when a responder sees
+/// a v1 `version` message (nothing was written),
+/// [`super::Error::Disconnected`] when the peer closes the stream,
+/// [`super::Error::WrongNetwork`] when the peer uses another known
+/// network, other [`super::Error`]s for a bad terminator search or packet;
 /// [`Error::Io`] when the stream fails.
 pub fn handshake<S: Read + Write + ?Sized>(
     stream: &mut S,
@@ -48,26 +51,38 @@ pub fn handshake<S: Read + Write + ?Sized>(
     key: EllSwiftKeypair,
     config: &Config,
 ) -> Result<Established, Error> {
-    let mut core = HandshakeCore::new(role, key, config)?;
+    let mut conn = Connection::new(role, key, config)?;
+    let mut chunk = [0u8; HANDSHAKE_READ_CHUNK];
     loop {
-        match core.step()? {
-            Step::Write => {
-                stream.write_all(&core.out)?;
-                stream.flush()?;
-                core.out.clear();
+        if !conn.transmit().is_empty() {
+            write_all(stream, &mut conn)?;
+        }
+        if conn.is_established() {
+            return established(conn);
+        }
+        let n = stream.read(&mut chunk)?;
+        if n == 0 {
+            return Err(super::Error::Disconnected {
+                stage: conn.stage(),
             }
-            Step::Read(stage) => {
-                let mut chunk = [0u8; HANDSHAKE_READ_CHUNK];
-                let n = stream.read(&mut chunk)?;
-                if n == 0 {
-                    return Err(Error::Disconnected { stage });
-                }
-                core.received(&chunk[..n]);
+            .into());
+        }
+        if let Err(e) = conn.receive(&chunk[..n]) {
+            if !conn.transmit().is_empty() {
+                let _ = write_all(stream, &mut conn);
             }
-            Step::Done => break,
+            return Err(e.into());
         }
     }
-    Ok(established(core, config))
+}
+
+/// Writes and flushes everything `conn` has queued.
+fn write_all<W: Write + ?Sized>(w: &mut W, conn: &mut Connection) -> std::io::Result<()> {
+    let n = conn.transmit().len();
+    w.write_all(conn.transmit())?;
+    w.flush()?;
+    conn.transmitted(n);
+    Ok(())
 }
 
 impl Reader {
@@ -76,22 +91,21 @@ impl Reader {
     ///
     /// # Errors
     ///
-    /// [`Error::Disconnected`] at end of stream (stage
-    /// [`Stage::BetweenPackets`] or [`Stage::MidPacket`]),
-    /// [`Error::Protocol`] when a packet fails (the session is then
+    /// [`super::Error::Disconnected`] at end of stream (stage
+    /// [`super::Stage::BetweenPackets`] or [`super::Stage::MidPacket`]),
+    /// another [`Error::Protocol`] when a packet fails (the session is then
     /// poisoned), [`Error::Io`] when the stream fails.
     pub fn receive<R: Read + ?Sized>(&mut self, r: &mut R) -> Result<&[u8], Error> {
         let range = loop {
-            if let Some(range) = self.state.next_buffered()? {
+            if let Some(range) = self.inbound.next_range()? {
                 break range;
             }
             if self.fill(r)? == 0 {
-                return Err(Error::Disconnected {
-                    stage: self.state.eof_stage(),
-                });
+                let stage = self.inbound.stage();
+                return Err(super::Error::Disconnected { stage }.into());
             }
         };
-        Ok(&self.state.buf[range])
+        Ok(self.inbound.at(range))
     }
 
     /// Reads once from `r` into the buffer (at most 64 KiB); returns the
@@ -101,8 +115,8 @@ impl Reader {
     ///
     /// The stream's error; the buffer is unchanged.
     pub fn fill<R: Read + ?Sized>(&mut self, r: &mut R) -> std::io::Result<usize> {
-        let n = r.read(self.state.spare(READ_CHUNK))?;
-        self.state.filled(n);
+        let n = r.read(self.inbound.receive_buffer())?;
+        self.inbound.received(n);
         Ok(n)
     }
 }
@@ -131,9 +145,10 @@ impl Writer {
     /// [`Error::Io`] when the stream fails; how much was written is then
     /// unknown, so drop the connection.
     pub fn flush<W: Write + ?Sized>(&mut self, w: &mut W) -> Result<(), Error> {
-        w.write_all(&self.state.out)?;
+        let n = self.outbound.transmit().len();
+        w.write_all(self.outbound.transmit())?;
         w.flush()?;
-        self.state.out.clear();
+        self.outbound.transmitted(n);
         Ok(())
     }
 }

@@ -1,82 +1,88 @@
 //! BIP324 v2 encrypted transport for Bitcoin P2P (BIP v1.0.2), sans-IO.
 //!
-//! * [`Handshake`]: consuming typestate for initiator and responder, with
-//!   garbage (up to 4095 bytes), the garbage-terminator search, decoys
-//!   before the version packet and v1-peer detection before a responder
-//!   writes anything ([`Handshake::accept`], [`Handshake::classify`],
-//!   [`classify_first_bytes`]).
+//! * [`Connection`]: one end of a connection, handshake and session, in the
+//!   shape of quinn-proto's: bytes received in ([`Connection::receive`]),
+//!   bytes to send out ([`Connection::transmit`]), [`Event`]s out
+//!   ([`Connection::poll_event`]). Garbage, decoys, the version packet,
+//!   v1-peer detection before a responder writes anything
+//!   ([`Error::V1Peer`]), a peer on another network named as such
+//!   ([`Error::WrongNetwork`]), bounded input, poisoning on failure. No
+//!   clock: BIP324 has no timers. [`Connection::split`] gives the
+//!   established [`Inbound`] and [`Outbound`] directions for separate
+//!   tasks.
+//! * Drivers beside the core, which never imports them: [`io`] (blocking
+//!   `std::io::Read + Write`) and, with the non-default `tokio` feature,
+//!   `tokio` (`AsyncRead + AsyncWrite`); both run a [`Connection`].
+//! * [`Handshake`]: the steps under [`Connection`] as consuming typestate
+//!   for either role (garbage up to 4095 bytes, the terminator search,
+//!   decoys, the version packet, [`Handshake::accept`] /
+//!   [`Handshake::classify`] / [`classify_first_bytes`] for v1 peers).
 //! * [`Session`], [`PacketSender`], [`PacketReceiver`]: the packet ciphers
 //!   (FSChaCha20 lengths, FSChaCha20Poly1305 contents, rekey every 224
 //!   packets), `seal_into` / `seal_in_place` / `seal_to_vec` and in-place
 //!   opening into caller buffers, sized by [`sealed_len`] / [`opened_len`],
-//!   with no allocation per packet. Any receive failure poisons the receiver.
-//! * [`KeyPool`]: pre-generated ElligatorSwift keys, each encoded with fresh
-//!   auxiliary randomness (never the all-zero input that makes encodings
-//!   recognisable).
+//!   with no allocation per packet. Any receive failure poisons the
+//!   receiver.
+//! * [`KeyPool`]: pre-generated ElligatorSwift keys, each encoded with
+//!   fresh auxiliary randomness (never the all-zero input that makes
+//!   encodings recognisable).
 //! * [`batch`]: many sessions' packets across cores, on the caller's
-//!   [`crate::batch::Batch`].
-//! * Drivers beside the core, which never imports them: [`io`] (blocking
-//!   `std::io::Read + Write`) and, with the non-default `tokio` feature,
-//!   `tokio` (`AsyncRead + AsyncWrite`).
+//!   [`crate::batch::Batch`]; [`traffic`]: the mixed test-traffic profile
+//!   the command line and the bench send.
 //!
 //! Keys: ECDH via libsecp256k1's BIP324 hasher, then HKDF-SHA256 with salt
 //! `"bitcoin_v2_shared_secret" || magic` ([`Network`]).
 //!
 //! # Example
 //!
-//! Both sides of a handshake in memory, then one packet each way:
+//! Both sides in memory, through [`Connection`]; a driver moves the same
+//! bytes over a socket:
 //!
 //! ```
-//! use wireseal::bip324::{
-//!     GarbageRead, Handshake, KeyRead, Network, Next, PacketType, Session, VersionRead,
-//! };
-//! use wireseal::keys::EllSwiftKeypair;
+//! use wireseal::bip324::{Config, Connection, Event, KeyPool, Network, PacketType, Role};
 //!
 //! # fn main() -> Result<(), wireseal::bip324::Error> {
-//! let net = Network::MAINNET;
-//! let (mut to_b, mut to_a) = (Vec::new(), Vec::new());
-//! let a = Handshake::initiator(net, EllSwiftKeypair::generate(), b"garbage")?
-//!     .write_key(&mut to_b);
-//! let b = Handshake::responder(net, EllSwiftKeypair::generate(), b"")?.write_key(&mut to_a);
-//! let KeyRead::Derived { handshake: a, .. } = a.read_key(&to_a) else { unreachable!() };
-//! let KeyRead::Derived { handshake: b, .. } = b.read_key(&to_b) else { unreachable!() };
-//! let (mut to_b, mut to_a) = (to_b.split_off(64), to_a.split_off(64));
-//! let a = a.write_version(&[b"a decoy"], &mut to_b)?;
-//! let b = b.write_version(&[], &mut to_a)?;
-//!
-//! // Each side finds the other's garbage terminator, skips decoys and
-//! // reads the version packet.
-//! fn finish(
-//!     h: Handshake<wireseal::bip324::VersionSent>,
-//!     input: &mut [u8],
-//! ) -> Result<Session, wireseal::bip324::Error> {
-//!     let GarbageRead::Found { handshake: mut h, consumed: mut at } = h.read_garbage(input)?
-//!     else { unreachable!("whole input given") };
-//!     loop {
-//!         match h.read_version(&mut input[at..])? {
-//!             VersionRead::Decoy(next, used) => (h, at) = (next, at + used),
-//!             VersionRead::Done { session, .. } => return Ok(session),
-//!             VersionRead::NeedMore(..) => unreachable!("whole input given"),
-//!         }
-//!     }
+//! let pool = KeyPool::new(2);
+//! let config = Config::new(Network::MAINNET)
+//!     .with_random_garbage(64)
+//!     .with_decoys(vec![b"a decoy".to_vec()]);
+//! let mut a = Connection::new(Role::Initiator, pool.take(), &config)?;
+//! let mut b = Connection::new(Role::Responder, pool.take(), &config)?;
+//! for _ in 0..3 {
+//!     let n = a.transmit().len();
+//!     b.receive(a.transmit())?;
+//!     a.transmitted(n);
+//!     let n = b.transmit().len();
+//!     a.receive(b.transmit())?;
+//!     b.transmitted(n);
 //! }
-//! let mut a = finish(a, &mut to_a)?;
-//! let mut b = finish(b, &mut to_b)?;
-//! assert_eq!(a.id(), b.id());
+//! assert!(a.is_established() && b.is_established());
+//! assert_eq!(a.session_id(), b.session_id());
 //!
-//! let mut wire = vec![0u8; Session::sealed_len(5)];
-//! let n = a.seal_into(b"hello", PacketType::Genuine, &mut wire)?;
-//! let Next::Packet { packet, consumed } = b.open_next(&mut wire[..n])? else { unreachable!() };
-//! assert_eq!((packet.kind, packet.contents, consumed), (PacketType::Genuine, &b"hello"[..], n));
+//! a.send(b"hello", PacketType::Genuine)?;
+//! a.send(b"ignored", PacketType::Decoy)?;
+//! b.receive(a.transmit())?;
+//! assert!(matches!(b.poll_event()?, Some(Event::Established { .. })));
+//! assert_eq!(b.poll_event()?, Some(Event::Packet(b"hello")));
+//! assert_eq!(b.poll_event()?, None);
 //!
-//! let mut back = b.seal_to_vec(b"hi", PacketType::Genuine)?;
-//! let Next::Packet { packet, .. } = a.open_next(&mut back)? else { unreachable!() };
-//! assert_eq!(packet.contents, b"hi");
+//! // Another network's magic: both sides say so as soon as they see the
+//! // other's garbage terminator.
+//! let mut a = Connection::new(Role::Initiator, pool.take(), &Config::new(Network::SIGNET))?;
+//! let mut b = Connection::new(Role::Responder, pool.take(), &config)?;
+//! b.receive(a.transmit())?;
+//! let err = a.receive(b.transmit()).unwrap_err();
+//! assert_eq!(
+//!     err,
+//!     wireseal::bip324::Error::WrongNetwork { ours: Network::SIGNET, theirs: Network::MAINNET }
+//! );
 //! # Ok(())
 //! # }
 //! ```
 
 pub mod batch;
+mod config;
+mod connection;
 mod driver;
 mod error;
 mod fschacha;
@@ -86,22 +92,26 @@ mod keys;
 mod packet;
 mod pool;
 mod session;
-mod session_halves;
+mod stream;
 #[cfg(feature = "tokio")]
 pub mod tokio;
+pub mod traffic;
 
+pub use config::Config;
+pub use connection::{Connection, Event, Stage};
 pub use error::Error;
-pub use fschacha::{FsChaCha20, FsChaCha20Poly1305, REKEY_INTERVAL};
+pub use fschacha::REKEY_INTERVAL;
 pub use handshake::{
     classify_first_bytes, AwaitingPeer, Classified, GarbageRead, GarbageReceived, Handshake,
     KeyRead, KeySent, KeysDerived, PeerKind, Start, VersionRead, VersionSent, MAX_GARBAGE_LEN,
 };
-pub use keys::{Network, Role, SessionKeys, TERMINATOR_LEN};
+pub use keys::{MagicHex, Network, Role, SessionKeys, TERMINATOR_LEN};
 pub use packet::{
     opened_len, sealed_len, Next, Opened, PacketReceiver, PacketSender, PacketType,
     CORE_MAX_CONTENTS_LEN, DECOY_FLAG, HEADER_LEN, LENGTH_LEN, MAX_CONTENTS_LEN, OVERHEAD, TAG_LEN,
 };
 pub use pool::KeyPool;
 pub use session::Session;
+pub use stream::{Inbound, Outbound, READ_CHUNK};
 
 pub use crate::keys::{EllSwiftKeypair, ELLSWIFT_LEN};

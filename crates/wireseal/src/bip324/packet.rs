@@ -82,17 +82,16 @@ pub struct PacketSender {
 }
 
 impl PacketSender {
-    /// A sender from the length key and the packet key of our direction.
-    pub fn new(length_key: &Secret<32>, packet_key: &Secret<32>) -> Self {
-        Self {
-            length: FsChaCha20::new(length_key),
-            packet: FsChaCha20Poly1305::new(packet_key),
+    crate::visibility::pub_if_test_vectors! {
+        /// **Test vectors only** (`test-vectors` feature): a sender from a
+        /// caller-chosen length key and packet key. Two senders with the
+        /// same keys reuse every nonce; real senders come from a handshake.
+        fn new(length_key: &Secret<32>, packet_key: &Secret<32>) -> Self {
+            Self {
+                length: FsChaCha20::new(length_key),
+                packet: FsChaCha20Poly1305::new(packet_key),
+            }
         }
-    }
-
-    /// Wire size of a packet with `contents_len` bytes of contents.
-    pub const fn sealed_len(contents_len: usize) -> usize {
-        sealed_len(contents_len)
     }
 
     /// Encrypts `contents` as one packet of type `kind` into
@@ -124,22 +123,23 @@ impl PacketSender {
             .ok_or(Error::BufferTooSmall { required: n })?;
         dst[..contents.len()].copy_from_slice(contents);
         self.seal_in_place(contents.len(), kind, aad, out)
+            .map(|p| p.len())
     }
 
     /// Like [`Self::seal_into`], but the contents already sit at
     /// `buf[4..4 + contents_len]` (after room for the length and header), so
-    /// nothing is copied.
+    /// nothing is copied. Returns the sealed packet, `buf[..sealed_len]`.
     ///
     /// # Errors
     ///
     /// As [`Self::seal_into`].
-    pub fn seal_in_place(
+    pub fn seal_in_place<'a>(
         &mut self,
         contents_len: usize,
         kind: PacketType,
         aad: &[u8],
-        buf: &mut [u8],
-    ) -> Result<usize, Error> {
+        buf: &'a mut [u8],
+    ) -> Result<&'a mut [u8], Error> {
         if contents_len > MAX_CONTENTS_LEN {
             return Err(Error::TooLong {
                 len: contents_len,
@@ -160,7 +160,7 @@ impl PacketSender {
         self.length.crypt(&mut len_bytes)?;
         len_field.copy_from_slice(&len_bytes);
         tag_out.copy_from_slice(&tag);
-        Ok(n)
+        Ok(buf)
     }
 
     /// The sealed packet in a new `Vec`.
@@ -225,22 +225,37 @@ pub struct PacketReceiver {
 }
 
 impl PacketReceiver {
-    /// A receiver from the length key and the packet key of the peer's
-    /// direction, with Bitcoin Core's receive limit.
-    pub fn new(length_key: &Secret<32>, packet_key: &Secret<32>) -> Self {
-        Self {
-            length: FsChaCha20::new(length_key),
-            packet: FsChaCha20Poly1305::new(packet_key),
-            pending: None,
-            max_contents: CORE_MAX_CONTENTS_LEN,
-            poisoned: false,
+    crate::visibility::pub_if_test_vectors! {
+        /// **Test vectors only** (`test-vectors` feature): a receiver from a
+        /// caller-chosen length key and packet key of the peer's direction,
+        /// with Bitcoin Core's receive limit. Real receivers come from a
+        /// handshake.
+        fn new(length_key: &Secret<32>, packet_key: &Secret<32>) -> Self {
+            Self {
+                length: FsChaCha20::new(length_key),
+                packet: FsChaCha20Poly1305::new(packet_key),
+                pending: None,
+                max_contents: CORE_MAX_CONTENTS_LEN,
+                poisoned: false,
+            }
         }
     }
 
-    /// Sets the largest contents length accepted (default
-    /// [`CORE_MAX_CONTENTS_LEN`], at most [`MAX_CONTENTS_LEN`]).
-    pub fn set_max_contents(&mut self, max: usize) {
+    /// The same receiver accepting contents up to `max` bytes (default
+    /// [`CORE_MAX_CONTENTS_LEN`], capped at [`MAX_CONTENTS_LEN`]).
+    pub fn with_max_contents(mut self, max: usize) -> Self {
+        self.set_max_contents(max);
+        self
+    }
+
+    /// Sets the largest contents length accepted.
+    pub(crate) fn set_max_contents(&mut self, max: usize) {
         self.max_contents = max.min(MAX_CONTENTS_LEN);
+    }
+
+    /// The largest contents length accepted.
+    pub fn max_contents(&self) -> usize {
+        self.max_contents
     }
 
     /// True after a failure; every later call fails with
@@ -291,9 +306,10 @@ impl PacketReceiver {
         self.pending.map(|l| l + HEADER_LEN + TAG_LEN)
     }
 
-    /// Verifies and decrypts, in place, the packet whose length was just
-    /// decrypted: `body` is exactly header + contents + tag. `aad` is the
-    /// received garbage for the session's first packet, empty afterwards.
+    /// Verifies and decrypts, in place, the body of the packet whose length
+    /// was just decrypted: `body` is exactly header + contents + tag. `aad`
+    /// is the received garbage for the session's first packet, empty
+    /// afterwards.
     ///
     /// # Errors
     ///
@@ -302,11 +318,7 @@ impl PacketReceiver {
     /// [`Error::OutOfOrder`] before [`Self::decrypt_length`];
     /// [`Error::Poisoned`] after an earlier failure. Every error poisons the
     /// receiver.
-    pub fn open_in_place<'a>(
-        &mut self,
-        aad: &[u8],
-        body: &'a mut [u8],
-    ) -> Result<Opened<'a>, Error> {
+    pub fn open_body<'a>(&mut self, aad: &[u8], body: &'a mut [u8]) -> Result<Opened<'a>, Error> {
         if self.poisoned {
             return Err(Error::Poisoned);
         }
@@ -346,7 +358,7 @@ impl PacketReceiver {
     ///
     /// # Errors
     ///
-    /// As [`Self::decrypt_length`] and [`Self::open_in_place`]; every error
+    /// As [`Self::decrypt_length`] and [`Self::open_body`]; every error
     /// poisons the receiver.
     pub fn open_next<'a>(&mut self, aad: &[u8], buf: &'a mut [u8]) -> Result<Next<'a>, Error> {
         if self.poisoned {
@@ -367,12 +379,93 @@ impl PacketReceiver {
         match buf.get_mut(LENGTH_LEN..total) {
             None => Ok(Next::NeedMore(total)),
             Some(body) => {
-                let packet = self.open_in_place(aad, body)?;
+                let packet = self.open_body(aad, body)?;
                 Ok(Next::Packet {
                     packet,
                     consumed: total,
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A packet with any header byte, built from the two ciphers (length
+    /// field under FSChaCha20, header + contents under FSChaCha20Poly1305),
+    /// exactly as [`PacketSender`] lays it out.
+    fn packet_with_header(
+        len: &mut FsChaCha20,
+        aead: &mut FsChaCha20Poly1305,
+        header: u8,
+        contents: &[u8],
+    ) -> Vec<u8> {
+        let mut l = [0u8; 3];
+        l.copy_from_slice(&(contents.len() as u32).to_le_bytes()[..3]);
+        len.crypt(&mut l).unwrap();
+        let mut body = vec![header];
+        body.extend_from_slice(contents);
+        let tag = aead.seal(b"", &mut body).unwrap();
+        let mut wire = l.to_vec();
+        wire.extend_from_slice(&body);
+        wire.extend_from_slice(&tag);
+        wire
+    }
+
+    /// Only the header's 0x80 bit means decoy; the other bits are ignored
+    /// on receipt and sent as zero.
+    #[test]
+    fn other_header_bits_are_ignored() {
+        let (lk, pk) = (Secret::new([0x11u8; 32]), Secret::new([0x22u8; 32]));
+        let mut len = FsChaCha20::new(&lk);
+        let mut aead = FsChaCha20Poly1305::new(&pk);
+        let mut rx = PacketReceiver::new(&lk, &pk);
+        // The hand-built packets are the sender's own for headers 0x00 and
+        // 0x80, so the others differ from a real packet only in the header.
+        let mut reference = PacketSender::new(&lk, &pk);
+        for (i, header) in [0x00u8, 0x80, 0x7f, 0xff, 0x01, 0xfe, 0x40, 0xc0]
+            .into_iter()
+            .enumerate()
+        {
+            let contents = vec![i as u8; 5 + i];
+            let wire = packet_with_header(&mut len, &mut aead, header, &contents);
+            let mine = reference
+                .seal_to_vec(&contents, PacketType::from_header(header), b"")
+                .unwrap();
+            if header & !DECOY_FLAG == 0 {
+                assert_eq!(wire, mine, "header {header:#04x}");
+            } else {
+                assert_ne!(wire, mine, "header {header:#04x}");
+            }
+            let mut buf = wire.clone();
+            match rx.open_next(b"", &mut buf).unwrap() {
+                Next::Packet { packet, consumed } => {
+                    assert_eq!(consumed, wire.len());
+                    assert_eq!(
+                        packet.kind == PacketType::Decoy,
+                        header & 0x80 != 0,
+                        "header {header:#04x}"
+                    );
+                    assert_eq!(packet.contents, &contents[..]);
+                }
+                n => panic!("{n:?}"),
+            }
+        }
+        assert!(!rx.is_poisoned());
+    }
+
+    #[test]
+    fn size_helpers_are_exact() {
+        assert_eq!(sealed_len(0), OVERHEAD);
+        assert_eq!(opened_len(sealed_len(77)), Ok(77));
+        assert_eq!(
+            opened_len(OVERHEAD - 1),
+            Err(Error::Truncated {
+                len: OVERHEAD - 1,
+                min: OVERHEAD
+            })
+        );
     }
 }

@@ -16,38 +16,44 @@ pub struct Session {
 }
 
 impl Session {
-    /// Both directions from derived keys, for our `role`.
-    pub fn from_keys(keys: &SessionKeys, role: Role) -> Self {
-        let (send_l, send_p, recv_l, recv_p) = match role {
-            Role::Initiator => (
-                &keys.initiator_l,
-                &keys.initiator_p,
-                &keys.responder_l,
-                &keys.responder_p,
-            ),
-            Role::Responder => (
-                &keys.responder_l,
-                &keys.responder_p,
-                &keys.initiator_l,
-                &keys.initiator_p,
-            ),
-        };
-        Self {
-            sender: PacketSender::new(send_l, send_p),
-            receiver: PacketReceiver::new(recv_l, recv_p),
-            id: keys.session_id,
+    crate::visibility::pub_if_test_vectors! {
+        /// **Test vectors only** (`test-vectors` feature): both directions
+        /// from `keys`, for our `role`. Two sessions from the same keys
+        /// reuse every nonce; real sessions come from a handshake.
+        fn from_keys(keys: &SessionKeys, role: Role) -> Self {
+            let (send_l, send_p, recv_l, recv_p) = match role {
+                Role::Initiator => (
+                    &keys.initiator_l,
+                    &keys.initiator_p,
+                    &keys.responder_l,
+                    &keys.responder_p,
+                ),
+                Role::Responder => (
+                    &keys.responder_l,
+                    &keys.responder_p,
+                    &keys.initiator_l,
+                    &keys.initiator_p,
+                ),
+            };
+            Self {
+                sender: PacketSender::new(send_l, send_p),
+                receiver: PacketReceiver::new(recv_l, recv_p),
+                id: keys.session_id,
+            }
         }
+    }
+
+    /// The same session accepting contents up to `max` bytes from the peer
+    /// (see [`PacketReceiver::with_max_contents`]).
+    pub fn with_max_contents(mut self, max: usize) -> Self {
+        self.receiver.set_max_contents(max);
+        self
     }
 
     /// The session id (equal on both sides; compare it out of band to rule
     /// out a man in the middle).
     pub fn id(&self) -> &[u8; 32] {
         &self.id
-    }
-
-    /// Wire size of a packet with `contents_len` bytes of contents.
-    pub const fn sealed_len(contents_len: usize) -> usize {
-        PacketSender::sealed_len(contents_len)
     }
 
     /// Encrypts one packet of type `kind` into `out`; returns its length.

@@ -1,8 +1,8 @@
 //! The v2 handshake and session over tokio [`AsyncRead`] + [`AsyncWrite`]
 //! streams (non-default `tokio` feature).
 //!
-//! The same shape as [`super::io`]: [`handshake`] runs either role and
-//! returns a [`Reader`] and a [`Writer`] that hold no stream, so each half
+//! The same shape as [`super::io`]: [`handshake`] runs a
+//! [`super::Connection`] of either role and returns a [`Reader`] and a [`Writer`] that hold no stream, so each half
 //! can go with one half of a split stream (`TcpStream::into_split`,
 //! `tokio::io::split`) to its own task. Timeouts are the caller's: wrap a
 //! call in `tokio::time::timeout`. [`Reader::receive`] and [`Reader::fill`]
@@ -11,7 +11,8 @@
 //!
 //! ```no_run
 //! use tokio::net::TcpStream;
-//! use wireseal::bip324::{tokio::{handshake, Config, Error}, KeyPool, Network, PacketType, Role};
+//! use wireseal::bip324::tokio::{handshake, Error};
+//! use wireseal::bip324::{Config, KeyPool, Network, PacketType, Role};
 //!
 //! # async fn run() -> Result<(), Error> {
 //! let mut stream = TcpStream::connect("127.0.0.1:8333").await?;
@@ -26,10 +27,9 @@
 //! # }
 //! ```
 
-pub use super::driver::{Config, Error, Stage};
-use super::driver::{HandshakeCore, Step, HANDSHAKE_READ_CHUNK, READ_CHUNK};
-use super::keys::Role;
-use super::packet::PacketType;
+pub use super::driver::Error;
+use super::stream::HANDSHAKE_READ_CHUNK;
+use super::{Config, Connection, PacketType, Role};
 use crate::keys::EllSwiftKeypair;
 use ::tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use std::future::poll_fn;
@@ -37,16 +37,20 @@ use std::mem::MaybeUninit;
 use std::pin::Pin;
 use std::task::{ready, Poll};
 
-super::session_halves::session_halves!();
+super::driver::session_halves!();
 
 /// Runs the v2 handshake on `stream` as `role` with our single-use `key`
 /// (from a [`super::KeyPool`]), sending `config`'s garbage and decoys.
+/// When the handshake fails, what was queued before the failure is still
+/// written (best effort), so the peer can see the same failure.
 ///
 /// # Errors
 ///
-/// [`Error::V1Peer`] when a responder sees a v1 `version` message (nothing
-/// was written), [`Error::Disconnected`] when the peer closes the stream,
-/// [`Error::Protocol`] for a bad terminator search or packet,
+/// [`Error::Protocol`] with [`super::Error::V1Peer`] when a responder sees
+/// a v1 `version` message (nothing was written),
+/// [`super::Error::Disconnected`] when the peer closes the stream,
+/// [`super::Error::WrongNetwork`] when the peer uses another known
+/// network, other [`super::Error`]s for a bad terminator search or packet;
 /// [`Error::Io`] when the stream fails.
 pub async fn handshake<S: AsyncRead + AsyncWrite + Unpin + ?Sized>(
     stream: &mut S,
@@ -54,39 +58,61 @@ pub async fn handshake<S: AsyncRead + AsyncWrite + Unpin + ?Sized>(
     key: EllSwiftKeypair,
     config: &Config,
 ) -> Result<Established, Error> {
-    let mut core = HandshakeCore::new(role, key, config)?;
+    let mut conn = Connection::new(role, key, config)?;
     loop {
-        match core.step()? {
-            Step::Write => {
-                stream.write_all(&core.out).await?;
-                stream.flush().await?;
-                core.out.clear();
-            }
-            Step::Read(stage) => {
-                if read_handshake(stream, &mut core).await? == 0 {
-                    return Err(Error::Disconnected { stage });
+        if !conn.transmit().is_empty() {
+            write_all(stream, &mut conn).await?;
+        }
+        if conn.is_established() {
+            return established(conn);
+        }
+        match read_handshake(stream, &mut conn).await? {
+            None => {
+                return Err(super::Error::Disconnected {
+                    stage: conn.stage(),
                 }
+                .into());
             }
-            Step::Done => break,
+            Some(Ok(())) => {}
+            Some(Err(e)) => {
+                if !conn.transmit().is_empty() {
+                    let _ = write_all(stream, &mut conn).await;
+                }
+                return Err(e.into());
+            }
         }
     }
-    Ok(established(core, config))
+}
+
+/// Writes and flushes everything `conn` has queued.
+async fn write_all<W: AsyncWrite + Unpin + ?Sized>(
+    w: &mut W,
+    conn: &mut Connection,
+) -> std::io::Result<()> {
+    let n = conn.transmit().len();
+    w.write_all(conn.transmit()).await?;
+    w.flush().await?;
+    conn.transmitted(n);
+    Ok(())
 }
 
 /// Reads once (at most [`HANDSHAKE_READ_CHUNK`] bytes) into a buffer on
-/// the stack of the poll that finds bytes, then appends them to the
-/// handshake's input: a handshake waiting on a silent or slow peer holds
-/// no read buffer, only the bytes it received. Cancel-safe.
+/// the stack of the poll that finds bytes, then hands them to the
+/// connection: a handshake waiting on a silent or slow peer holds no read
+/// buffer, only the bytes it received. `None` at end of stream, else what
+/// the connection made of the bytes. Cancel-safe.
 async fn read_handshake<R: AsyncRead + Unpin + ?Sized>(
     r: &mut R,
-    core: &mut HandshakeCore,
-) -> std::io::Result<usize> {
+    conn: &mut Connection,
+) -> std::io::Result<Option<Result<(), super::Error>>> {
     poll_fn(|cx| {
         let mut chunk = [MaybeUninit::<u8>::uninit(); HANDSHAKE_READ_CHUNK];
         let mut rb = ReadBuf::uninit(&mut chunk);
         ready!(Pin::new(&mut *r).poll_read(cx, &mut rb))?;
-        core.received(rb.filled());
-        Poll::Ready(Ok(rb.filled().len()))
+        if rb.filled().is_empty() {
+            return Poll::Ready(Ok(None));
+        }
+        Poll::Ready(Ok(Some(conn.receive(rb.filled()))))
     })
     .await
 }
@@ -97,25 +123,24 @@ impl Reader {
     ///
     /// # Errors
     ///
-    /// [`Error::Disconnected`] at end of stream (stage
-    /// [`Stage::BetweenPackets`] or [`Stage::MidPacket`]),
-    /// [`Error::Protocol`] when a packet fails (the session is then
+    /// [`super::Error::Disconnected`] at end of stream (stage
+    /// [`super::Stage::BetweenPackets`] or [`super::Stage::MidPacket`]),
+    /// another [`Error::Protocol`] when a packet fails (the session is then
     /// poisoned), [`Error::Io`] when the stream fails.
     pub async fn receive<R: AsyncRead + Unpin + ?Sized>(
         &mut self,
         r: &mut R,
     ) -> Result<&[u8], Error> {
         let range = loop {
-            if let Some(range) = self.state.next_buffered()? {
+            if let Some(range) = self.inbound.next_range()? {
                 break range;
             }
             if self.fill(r).await? == 0 {
-                return Err(Error::Disconnected {
-                    stage: self.state.eof_stage(),
-                });
+                let stage = self.inbound.stage();
+                return Err(super::Error::Disconnected { stage }.into());
             }
         };
-        Ok(&self.state.buf[range])
+        Ok(self.inbound.at(range))
     }
 
     /// Reads once from `r` into the buffer (at most 64 KiB); returns the
@@ -129,10 +154,10 @@ impl Reader {
         r: &mut R,
     ) -> std::io::Result<usize> {
         poll_fn(|cx| {
-            let mut rb = ReadBuf::new(self.state.spare(READ_CHUNK));
+            let mut rb = ReadBuf::new(self.inbound.receive_buffer());
             ready!(Pin::new(&mut *r).poll_read(cx, &mut rb))?;
             let n = rb.filled().len();
-            self.state.filled(n);
+            self.inbound.received(n);
             Poll::Ready(Ok(n))
         })
         .await
@@ -163,9 +188,10 @@ impl Writer {
     /// [`Error::Io`] when the stream fails; how much was written is then
     /// unknown, so drop the connection.
     pub async fn flush<W: AsyncWrite + Unpin + ?Sized>(&mut self, w: &mut W) -> Result<(), Error> {
-        w.write_all(&self.state.out).await?;
+        let n = self.outbound.transmit().len();
+        w.write_all(self.outbound.transmit()).await?;
         w.flush().await?;
-        self.state.out.clear();
+        self.outbound.transmitted(n);
         Ok(())
     }
 }

@@ -63,30 +63,37 @@ impl EllSwiftKeypair {
         Ok(Self::encode(&mut sk))
     }
 
-    /// **Test vectors only.** Imports a private key together with a fixed
-    /// encoding of its public key, so that the official vectors can be
-    /// reproduced byte for byte. Fails unless `encoding` decodes to the key's
-    /// x coordinate.
-    ///
-    /// Never use it for a key that goes on the wire: a fixed encoding makes
-    /// handshakes linkable and recognisable, which is what ElligatorSwift's
-    /// fresh randomness exists to prevent (use [`Self::generate`] or
-    /// [`Self::from_secret_bytes`]). Hidden from the docs for that reason.
-    #[doc(hidden)]
-    pub fn from_secret_and_encoding_test_vectors_only(
-        bytes: &[u8; 32],
-        encoding: &[u8; ELLSWIFT_LEN],
-    ) -> Result<Self, KeyError> {
-        let mut sk = SecretKey::from_byte_array(bytes).map_err(|_| KeyError::InvalidPrivateKey)?;
-        let kp = Self {
-            sk,
-            encoding: *encoding,
-        };
-        sk.non_secure_erase();
-        if ellswift_decode_x(encoding) != kp.x_only_public() {
-            return Err(KeyError::InvalidPrivateKey);
+    crate::visibility::pub_if_test_vectors! {
+        /// **Test vectors only** (`test-vectors` feature): imports a private
+        /// key together with a fixed encoding of its public key, so that the
+        /// official vectors can be reproduced byte for byte. Fails unless
+        /// `encoding` decodes to the key's x coordinate.
+        ///
+        /// Never use it for a key that goes on the wire: a fixed encoding
+        /// makes handshakes linkable and recognisable, which is what
+        /// ElligatorSwift's fresh randomness exists to prevent (use
+        /// [`Self::generate`] or [`Self::from_secret_bytes`]).
+        ///
+        /// # Errors
+        ///
+        /// [`KeyError::InvalidPrivateKey`] for a bad scalar or an encoding
+        /// of another key.
+        fn from_secret_and_encoding_test_vectors_only(
+            bytes: &[u8; 32],
+            encoding: &[u8; ELLSWIFT_LEN],
+        ) -> Result<Self, KeyError> {
+            let mut sk =
+                SecretKey::from_byte_array(bytes).map_err(|_| KeyError::InvalidPrivateKey)?;
+            let kp = Self {
+                sk,
+                encoding: *encoding,
+            };
+            sk.non_secure_erase();
+            if ellswift_decode_x(encoding) != kp.x_only_public() {
+                return Err(KeyError::InvalidPrivateKey);
+            }
+            Ok(kp)
         }
-        Ok(kp)
     }
 
     /// Takes the key (erasing the caller's copy) and encodes it.
@@ -117,53 +124,61 @@ impl EllSwiftKeypair {
         self.sk.x_only_public_key(SECP256K1).0.serialize()
     }
 
-    /// BIP324 ECDH: the tagged hash `bip324_ellswift_xonly_ecdh` of the
-    /// initiator's encoding, the responder's encoding and the shared x
-    /// coordinate. `we_initiated` says which of the two encodings is ours.
-    pub fn bip324_ecdh(
-        &self,
-        initiator: &[u8; ELLSWIFT_LEN],
-        responder: &[u8; ELLSWIFT_LEN],
-        we_initiated: bool,
-    ) -> Secret<32> {
-        let party = if we_initiated {
-            ElligatorSwiftParty::A
-        } else {
-            ElligatorSwiftParty::B
-        };
-        let mut s = ElligatorSwift::shared_secret(
-            ElligatorSwift::from_array(*initiator),
-            ElligatorSwift::from_array(*responder),
-            self.sk,
-            party,
-            None,
-        );
-        let mut out = Secret::new([0u8; 32]);
-        out.expose_mut().copy_from_slice(s.as_secret_bytes());
-        // `ElligatorSwiftSharedSecret` is `Copy` with no erase method: overwrite
-        // our copy, and keep the store from being optimised away.
-        s = ElligatorSwiftSharedSecret::from_secret_bytes([0u8; 32]);
-        core::hint::black_box(&s);
-        out
+    crate::visibility::pub_if_hazmat! {
+        /// BIP324 ECDH: the tagged hash `bip324_ellswift_xonly_ecdh` of the
+        /// initiator's encoding, the responder's encoding and the shared x
+        /// coordinate. `we_initiated` says which of the two encodings is
+        /// ours. Public only with `hazmat` (the bench measures it as the
+        /// handshake's floor); a handshake runs it once per key.
+        fn bip324_ecdh(
+            &self,
+            initiator: &[u8; ELLSWIFT_LEN],
+            responder: &[u8; ELLSWIFT_LEN],
+            we_initiated: bool,
+        ) -> Secret<32> {
+            let party = if we_initiated {
+                ElligatorSwiftParty::A
+            } else {
+                ElligatorSwiftParty::B
+            };
+            let mut s = ElligatorSwift::shared_secret(
+                ElligatorSwift::from_array(*initiator),
+                ElligatorSwift::from_array(*responder),
+                self.sk,
+                party,
+                None,
+            );
+            let mut out = Secret::new([0u8; 32]);
+            out.expose_mut().copy_from_slice(s.as_secret_bytes());
+            // `ElligatorSwiftSharedSecret` is `Copy` with no erase method:
+            // overwrite our copy, and keep the store from being optimised
+            // away.
+            s = ElligatorSwiftSharedSecret::from_secret_bytes([0u8; 32]);
+            core::hint::black_box(&s);
+            out
+        }
     }
 
-    /// The raw x-only ECDH result with the peer's encoded key (no hashing).
-    /// Exposed for checking intermediate test-vector values.
-    pub fn ecdh_x_only(&self, theirs: &[u8; ELLSWIFT_LEN]) -> Secret<32> {
-        let mut x = Secret::new([0u8; 32]);
-        let ours = ElligatorSwift::from_array(self.encoding);
-        ElligatorSwift::shared_secret_with_hasher(
-            ours,
-            ElligatorSwift::from_array(*theirs),
-            self.sk,
-            ElligatorSwiftParty::A,
-            |mut shared_x, _, _| {
-                *x.expose_mut() = shared_x;
-                shared_x.zeroize();
-                ElligatorSwiftSharedSecret::from_secret_bytes([0u8; 32])
-            },
-        );
-        x
+    crate::visibility::pub_if_test_vectors! {
+        /// **Test vectors only** (`test-vectors` feature): the raw x-only
+        /// ECDH result with the peer's encoded key (no hashing), to check
+        /// the vectors' intermediate value.
+        fn ecdh_x_only(&self, theirs: &[u8; ELLSWIFT_LEN]) -> Secret<32> {
+            let mut x = Secret::new([0u8; 32]);
+            let ours = ElligatorSwift::from_array(self.encoding);
+            ElligatorSwift::shared_secret_with_hasher(
+                ours,
+                ElligatorSwift::from_array(*theirs),
+                self.sk,
+                ElligatorSwiftParty::A,
+                |mut shared_x, _, _| {
+                    *x.expose_mut() = shared_x;
+                    shared_x.zeroize();
+                    ElligatorSwiftSharedSecret::from_secret_bytes([0u8; 32])
+                },
+            );
+            x
+        }
     }
 }
 

@@ -1,10 +1,9 @@
-//! `wireseal v2` command-line arguments and their parsing.
+//! `wireseal bip324` command-line arguments.
 
-use anyhow::{anyhow, Result};
 use std::time::Duration;
 use wireseal::bip324::Network;
 
-/// `wireseal v2` arguments.
+/// `wireseal bip324` arguments.
 #[derive(clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -17,9 +16,10 @@ pub(super) enum Cmd {
     Listen {
         /// Address to bind, e.g. 127.0.0.1:8333 (port 0 picks a free one).
         addr: String,
-        /// Network: mainnet, testnet, testnet4, signet, regtest, or the magic as 8 hex digits.
-        #[arg(long, default_value = "f9beb4d9")]
-        magic: String,
+        /// Network: mainnet, testnet, testnet4, signet, regtest, or the magic as 8 hex digits
+        /// (both sides need the same).
+        #[arg(long, default_value = "mainnet", value_parser = parse_network)]
+        magic: Network,
         /// Echo every non-decoy packet's contents back.
         #[arg(long)]
         echo: bool,
@@ -47,11 +47,12 @@ pub(super) enum Cmd {
     },
     /// Connect as initiator, send N packets from the mixed profile, check echoes.
     Connect {
-        /// Address of a `v2 listen --echo` peer.
+        /// Address of a `bip324 listen --echo` peer.
         addr: String,
-        /// Network: mainnet, testnet, testnet4, signet, regtest, or the magic as 8 hex digits.
-        #[arg(long, default_value = "f9beb4d9")]
-        magic: String,
+        /// Network: mainnet, testnet, testnet4, signet, regtest, or the magic as 8 hex digits
+        /// (both sides need the same).
+        #[arg(long, default_value = "mainnet", value_parser = parse_network)]
+        magic: Network,
         /// Packets to send.
         #[arg(long, default_value_t = 1000)]
         count: usize,
@@ -79,39 +80,7 @@ pub(super) struct Limits {
     pub(super) log_interval: Duration,
 }
 
-/// Parses a network magic: a network name (mainnet, testnet, testnet4,
-/// signet, regtest) or 4 bytes of hex.
-pub fn parse_magic(s: &str) -> Result<Network> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "mainnet" => return Ok(Network::MAINNET),
-        "testnet" => return Ok(Network::TESTNET),
-        "testnet4" => return Ok(Network::TESTNET4),
-        "signet" => return Ok(Network::SIGNET),
-        "regtest" => return Ok(Network::REGTEST),
-        _ => {}
-    }
-    let t = s.trim();
-    let t = t.strip_prefix("0x").unwrap_or(t);
-    let b = hex::decode(t).map_err(|_| {
-        anyhow!(
-            "--magic: a network name (mainnet, testnet, testnet4, signet, regtest) or 8 hex digits"
-        )
-    })?;
-    let m: [u8; 4] = b
-        .try_into()
-        .map_err(|_| anyhow!("--magic: need exactly 4 bytes (8 hex digits)"))?;
-    Ok(Network::custom(m))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn magic_parsing() {
-        assert_eq!(parse_magic("0b110907").unwrap(), Network::TESTNET);
-        assert_eq!(parse_magic("Signet").unwrap(), Network::SIGNET);
-        assert!(parse_magic("0b1109").is_err());
-        assert!(parse_magic("xyz").is_err());
-    }
+/// `--magic`: the library's network names and hex magic.
+fn parse_network(s: &str) -> Result<Network, String> {
+    s.parse::<Network>().map_err(|e| e.to_string())
 }

@@ -1,16 +1,16 @@
-//! `wireseal v2 connect`: run the initiator handshake, send the mixed
-//! profile with decoys from one task, check every echo in another.
+//! `wireseal bip324 connect`: run the initiator handshake, send the mixed
+//! test-traffic profile with decoys from one task, check every echo in
+//! another.
 
-use super::traffic::contents;
 use super::{handshake_config, handshake_error, is_disconnect, receive_error, IDLE_TIMEOUT};
 use anyhow::{anyhow, bail, Context, Result};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
-use wireseal::bip324::tokio::{handshake, Error, Stage};
-use wireseal::bip324::{KeyPool, Network, PacketType, Role};
-use wireseal_bench::traffic::mixed_sizes;
+use wireseal::bip324::tokio::{handshake, Error};
+use wireseal::bip324::traffic::{contents, mixed_sizes};
+use wireseal::bip324::{Error as P, KeyPool, Network, PacketType, Role, Stage};
 
 /// The sender writes its queued packets once they pass this many bytes.
 const SEND_AT: usize = 32 * 1024;
@@ -36,8 +36,8 @@ pub(super) async fn connect(
     .await
     .map_err(|_| {
         anyhow!(
-            "v2 handshake with {addr} timed out after {}s (is the peer a v2 listener, \
-             with the same --magic?)",
+            "v2 handshake with {addr} timed out after {}s: the peer is not a v2 listener, \
+             or uses another --magic than {net} (both sides need the same)",
             handshake_timeout.as_secs()
         )
     })?
@@ -46,11 +46,11 @@ pub(super) async fn connect(
         // does (its cap or its per-IP limit), and what a v1-only peer does.
         let closed_at_once = matches!(
             e,
-            Error::Disconnected {
+            Error::Protocol(P::Disconnected {
                 stage: Stage::Key | Stage::Handshake
-            }
+            })
         );
-        let e = handshake_error(e);
+        let e = handshake_error(e, net);
         if closed_at_once {
             e.context(format!(
                 "v2 handshake with {addr} failed: the peer closed the connection without \
@@ -94,10 +94,10 @@ pub(super) async fn connect(
         let echo = match r {
             Err(_) => bail!("peer stopped echoing ({got} of {count} echoes)"),
             Ok(Ok(echo)) => echo,
-            Ok(Err(Error::Disconnected {
+            Ok(Err(Error::Protocol(P::Disconnected {
                 stage: Stage::MidPacket,
-            })) => bail!("peer disconnected in the middle of a packet ({got} of {count} echoes)"),
-            Ok(Err(Error::Disconnected { .. })) => {
+            }))) => bail!("peer disconnected in the middle of a packet ({got} of {count} echoes)"),
+            Ok(Err(Error::Protocol(P::Disconnected { .. }))) => {
                 bail!("peer disconnected before echoing every packet ({got} of {count})")
             }
             Ok(Err(Error::Io(e))) if is_disconnect(&e) => {

@@ -1,9 +1,11 @@
-//! `wireseal v2`: BIP324 v2 transport over TCP, on the library's tokio
-//! driver (`wireseal::bip324::tokio`).
+//! `wireseal bip324` (alias `v2`): BIP324 v2 transport over TCP, on the
+//! library's tokio driver (`wireseal::bip324::tokio`).
 //!
 //! `listen ADDR --echo` accepts connections as responder and echoes every
-//! non-decoy packet; `connect ADDR --count N` sends N packets with sizes from
-//! the mixed traffic profile and checks every echo.
+//! non-decoy packet; `connect ADDR --count N` sends N packets of the
+//! library's mixed test-traffic profile (`wireseal::bip324::traffic`) and
+//! checks every echo. Both sides need the same `--magic`; a peer on another
+//! known network is named as such by the handshake on both sides.
 //!
 //! The listener bounds what one peer can hold: the handshake, every read
 //! and every write have a deadline (a silent client frees its slot at the
@@ -23,22 +25,20 @@ mod client;
 mod listener_log;
 mod per_ip;
 mod server;
-mod traffic;
 
 use anyhow::{anyhow, Context, Result};
-use rand::Rng;
 use std::sync::Arc;
 use std::time::Duration;
-use wireseal::bip324::tokio::{Config, Error};
-use wireseal::bip324::{KeyPool, Network};
+use wireseal::bip324::tokio::Error;
+use wireseal::bip324::{Config, KeyPool, Network, Stage};
 
-pub use args::{parse_magic, Args};
+pub use args::Args;
 use args::{Cmd, Limits};
 
 /// Time a peer gets to send the next expected bytes after the handshake.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Runs `wireseal v2`.
+/// Runs `wireseal bip324`.
 pub fn run(a: Args) -> Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -64,7 +64,6 @@ pub fn run(a: Args) -> Result<()> {
             write_timeout,
             log_interval,
         } => {
-            let net = parse_magic(&magic)?;
             let limits = Limits {
                 max_connections: max_connections as usize,
                 max_per_ip: max_per_ip as usize,
@@ -72,7 +71,7 @@ pub fn run(a: Args) -> Result<()> {
                 write: Duration::from_secs(write_timeout),
                 log_interval: Duration::from_secs(log_interval),
             };
-            rt.block_on(server::listen(&addr, net, echo, limits, pool))
+            rt.block_on(server::listen(&addr, magic, echo, limits, pool))
         }
         Cmd::Connect {
             addr,
@@ -81,19 +80,15 @@ pub fn run(a: Args) -> Result<()> {
             seed,
             handshake_timeout,
         } => {
-            let net = parse_magic(&magic)?;
             let timeout = Duration::from_secs(handshake_timeout);
-            rt.block_on(client::connect(&addr, net, count, seed, timeout, pool))
+            rt.block_on(client::connect(&addr, magic, count, seed, timeout, pool))
         }
     }
 }
 
 /// The handshake settings: 0 to 64 random bytes of garbage, no decoys.
 fn handshake_config(net: Network) -> Config {
-    let mut config = Config::new(net);
-    config.garbage = vec![0u8; rand::thread_rng().gen_range(0..=64usize)];
-    wireseal::entropy::fill_random(&mut config.garbage);
-    config
+    Config::new(net).with_random_garbage(64)
 }
 
 /// True for the errors a peer causes by going away.
@@ -107,19 +102,31 @@ fn is_disconnect(e: &std::io::Error) -> bool {
     )
 }
 
-/// What a failed handshake means, for a person.
-fn handshake_error(e: Error) -> anyhow::Error {
+/// What a failed handshake means, for a person; `net` is this side's
+/// network.
+fn handshake_error(e: Error, net: Network) -> anyhow::Error {
     use wireseal::bip324::Error as P;
     match e {
-        Error::Protocol(P::NoGarbageTerminator) => {
-            anyhow!(
-                "peer is not v2 or sent bad garbage: {}",
-                P::NoGarbageTerminator
-            )
-        }
-        Error::Protocol(p) => anyhow!("peer's version packet: {p}"),
+        Error::Protocol(P::WrongNetwork { ours, theirs }) => anyhow!(
+            "{}; both sides need the same --magic (this side: --magic {ours}, the peer: \
+             --magic {theirs})",
+            P::WrongNetwork { ours, theirs }
+        ),
+        Error::Protocol(P::NoGarbageTerminator) => anyhow!(
+            "no garbage terminator within 4095 bytes of garbage: the peer is not v2, or uses \
+             another --magic than {net}"
+        ),
+        Error::Protocol(P::V1Peer) => anyhow!("{}", P::V1Peer),
+        Error::Protocol(P::Disconnected {
+            stage: Stage::GarbageTerminator,
+        }) => anyhow!(
+            "the peer closed the connection before its garbage terminator: a peer with another \
+             --magic than {net} does this when it cannot use our keys"
+        ),
+        Error::Protocol(p @ P::Disconnected { .. }) => anyhow!("{p}"),
+        Error::Protocol(p) => anyhow!("the peer's handshake failed: {p}"),
         Error::Io(io) if is_disconnect(&io) => {
-            anyhow!("peer disconnected during the handshake ({io})")
+            anyhow!("the peer disconnected during the handshake ({io})")
         }
         Error::Io(io) => anyhow!("handshake I/O: {io}"),
         other => anyhow!("{other}"),
@@ -132,13 +139,13 @@ fn receive_error(e: wireseal::bip324::Error, packets: u64) -> anyhow::Error {
     use wireseal::bip324::Error as P;
     match e {
         P::Auth => anyhow!(
-            "peer's packet failed authentication (after {packets} packets): \
+            "the peer's packet failed authentication (after {packets} packets): \
              modified or corrupted data, or not the peer that did the handshake"
         ),
         P::TooLong { len, max } => anyhow!(
-            "peer announced a packet of {len} bytes, over the {max}-byte limit \
+            "the peer announced a packet of {len} bytes, over the {max}-byte limit \
              (after {packets} packets)"
         ),
-        other => anyhow!("peer's packet rejected (after {packets} packets): {other}"),
+        other => anyhow!("the peer's packet was rejected (after {packets} packets): {other}"),
     }
 }

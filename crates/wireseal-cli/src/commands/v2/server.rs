@@ -1,4 +1,4 @@
-//! `wireseal v2 listen`: accept within the connection and per-IP limits,
+//! `wireseal bip324 listen`: accept within the connection and per-IP limits,
 //! run the responder handshake, echo.
 
 use super::args::Limits;
@@ -167,11 +167,12 @@ async fn serve(
     .await
     .map_err(|_| {
         anyhow!(
-            "handshake timed out after {}s (--handshake-timeout)",
+            "handshake timed out after {}s (--handshake-timeout; a peer with another --magic \
+             than {net} never completes it)",
             limits.handshake.as_secs()
         )
     })?
-    .map_err(handshake_error)?;
+    .map_err(|e| handshake_error(e, net))?;
     let id = hex::encode(conn.session_id);
     log.event(Event::Session, || format!("{peer}: v2 session id {id}"));
     let packets = Box::pin(echo_loop(stream, conn, echo, limits)).await?;

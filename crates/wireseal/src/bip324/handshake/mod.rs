@@ -26,38 +26,18 @@
 //! "Need more bytes" is a value ([`KeyRead::NeedMore`] and friends), never an
 //! error; every error ends the handshake.
 
-use super::keys::{Network, Role, SessionKeys, TERMINATOR_LEN};
+use super::keys::{expected_terminator, shared_secret, Network, Role, SessionKeys, TERMINATOR_LEN};
 use super::packet::{sealed_len, Next, PacketType, MAX_CONTENTS_LEN};
 use super::session::Session;
 use super::Error;
 use crate::keys::{EllSwiftKeypair, ELLSWIFT_LEN};
+use crate::secret::Secret;
+
+mod v1;
+pub use v1::{classify_first_bytes, AwaitingPeer, Classified, PeerKind};
 
 /// Most garbage bytes a peer may send before its terminator.
 pub const MAX_GARBAGE_LEN: usize = 4095;
-
-/// What the first bytes from an initiator say about it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PeerKind {
-    /// Too few bytes to tell (fewer than 16, all matching the v1 prefix).
-    NeedMore,
-    /// A v1 peer: its first 16 bytes are the v1 `version` message header.
-    V1,
-    /// Not v1: carry on with the v2 handshake.
-    V2,
-}
-
-/// Classifies an inbound connection by its first bytes (responder side).
-pub fn classify_first_bytes(network: Network, received: &[u8]) -> PeerKind {
-    let prefix = network.v1_prefix();
-    let n = received.len().min(prefix.len());
-    if received[..n] != prefix[..n] {
-        PeerKind::V2
-    } else if n == prefix.len() {
-        PeerKind::V1
-    } else {
-        PeerKind::NeedMore
-    }
-}
 
 /// A handshake in state `S`.
 #[derive(Debug)]
@@ -65,14 +45,6 @@ pub struct Handshake<S> {
     role: Role,
     network: Network,
     state: S,
-}
-
-/// (Responder) nothing written yet: waiting for enough of the initiator's
-/// first bytes to tell v1 from v2 (see [`Handshake::classify`]).
-#[derive(Debug)]
-pub struct AwaitingPeer {
-    key: EllSwiftKeypair,
-    garbage: Vec<u8>,
 }
 
 /// Not started: our key and garbage are chosen (for a responder created by
@@ -94,6 +66,9 @@ pub struct KeySent {
 #[derive(Debug)]
 pub struct KeysDerived {
     keys: SessionKeys,
+    /// The ECDH secret, kept (wiped on drop) until the peer's terminator is
+    /// found, to recognise a terminator made under another network's magic.
+    shared: Secret<32>,
     garbage: Vec<u8>,
 }
 
@@ -102,6 +77,12 @@ pub struct KeysDerived {
 pub struct VersionSent {
     session: Session,
     expect: [u8; TERMINATOR_LEN],
+    shared: Secret<32>,
+    /// Positions of the input already searched.
+    scanned: usize,
+    /// The terminators the peer would send under the other known networks,
+    /// computed the first time the search comes up empty.
+    others: Option<Vec<(Network, [u8; TERMINATOR_LEN])>>,
 }
 
 /// The peer's garbage is known; reading its decoys and version packet.
@@ -122,14 +103,6 @@ impl<S> Handshake<S> {
     pub fn network(&self) -> Network {
         self.network
     }
-
-    fn to<T>(&self, state: T) -> Handshake<T> {
-        Handshake {
-            role: self.role,
-            network: self.network,
-            state,
-        }
-    }
 }
 
 fn check_garbage(garbage: &[u8]) -> Result<(), Error> {
@@ -140,58 +113,6 @@ fn check_garbage(garbage: &[u8]) -> Result<(), Error> {
         });
     }
     Ok(())
-}
-
-/// Result of [`Handshake::<AwaitingPeer>::classify`].
-#[derive(Debug)]
-pub enum Classified {
-    /// Fewer than 16 bytes so far, all matching the v1 prefix: read more and
-    /// call again with everything received.
-    NeedMore(Handshake<AwaitingPeer>),
-    /// The initiator speaks v1 (its first 16 bytes are `magic || "version"
-    /// || 00x5`). Nothing was written; our unused key is dropped (and wiped),
-    /// and the driver can hand the connection to a v1 implementation.
-    V1,
-    /// The initiator speaks v2: write our key next.
-    V2(Handshake<Start>),
-}
-
-impl Handshake<AwaitingPeer> {
-    /// A responder that first checks the initiator's opening bytes (see
-    /// [`Self::classify`]) and only then may write its single-use `key` and
-    /// up to 4095 bytes of `garbage`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::TooLong`] for garbage over [`MAX_GARBAGE_LEN`] bytes.
-    pub fn accept(network: Network, key: EllSwiftKeypair, garbage: &[u8]) -> Result<Self, Error> {
-        check_garbage(garbage)?;
-        Ok(Self {
-            role: Role::Responder,
-            network,
-            state: AwaitingPeer {
-                key,
-                garbage: garbage.to_vec(),
-            },
-        })
-    }
-
-    /// Classifies the connection by everything received so far (from its
-    /// first byte); writes nothing. See [`classify_first_bytes`].
-    pub fn classify(self, received: &[u8]) -> Classified {
-        match classify_first_bytes(self.network, received) {
-            PeerKind::NeedMore => Classified::NeedMore(self),
-            PeerKind::V1 => Classified::V1,
-            PeerKind::V2 => {
-                let AwaitingPeer { key, garbage } = self.state;
-                Classified::V2(Handshake {
-                    role: self.role,
-                    network: self.network,
-                    state: Start { key, garbage },
-                })
-            }
-        }
-    }
 }
 
 impl Handshake<Start> {
@@ -311,14 +232,19 @@ impl Handshake<KeySent> {
         };
         let mut t = [0u8; ELLSWIFT_LEN];
         t.copy_from_slice(theirs);
-        let keys = SessionKeys::derive(&self.state.key, &t, self.role, self.network);
+        let shared = shared_secret(&self.state.key, &t, self.role);
+        let keys = SessionKeys::from_shared(&shared, self.network);
         let KeySent { key, garbage } = self.state;
         drop(key);
         KeyRead::Derived {
             handshake: Handshake {
                 role: self.role,
                 network: self.network,
-                state: KeysDerived { keys, garbage },
+                state: KeysDerived {
+                    keys,
+                    shared,
+                    garbage,
+                },
             },
             consumed: ELLSWIFT_LEN,
         }
@@ -372,7 +298,18 @@ impl Handshake<KeysDerived> {
         session
             .sender
             .seal_into(b"", PacketType::Genuine, aad, &mut buf[at..])?;
-        Ok(self.to(VersionSent { session, expect }))
+        let KeysDerived { shared, .. } = self.state;
+        Ok(Handshake {
+            role: self.role,
+            network: self.network,
+            state: VersionSent {
+                session,
+                expect,
+                shared,
+                scanned: 0,
+                others: None,
+            },
+        })
     }
 }
 
@@ -392,35 +329,68 @@ pub enum GarbageRead {
 
 impl Handshake<VersionSent> {
     /// Looks for the peer's garbage terminator at most 4095 bytes into
-    /// `input` (which starts right after the peer's key).
+    /// `input`, which starts right after the peer's key and holds
+    /// everything received since (call again with the grown input after
+    /// [`GarbageRead::NeedMore`]; positions already searched are not
+    /// searched again).
+    ///
+    /// When our terminator is not there, the terminators the same ECDH
+    /// secret gives under the other networks of [`Network::KNOWN`] are
+    /// looked for too: a peer set up for another network sends one of them
+    /// right after its garbage, and the handshake fails at once with
+    /// [`Error::WrongNetwork`] instead of waiting for bytes that never
+    /// come. (Garbage is chosen before the keys exist, so it holds one of
+    /// them by chance with probability about 2^-114.)
     ///
     /// # Errors
     ///
-    /// [`Error::NoGarbageTerminator`] when 4095 bytes of garbage carry no
-    /// terminator.
-    pub fn read_garbage(self, input: &[u8]) -> Result<GarbageRead, Error> {
+    /// [`Error::WrongNetwork`] when the peer's terminator belongs to
+    /// another known network, [`Error::NoGarbageTerminator`] when 4095
+    /// bytes of garbage carry no terminator.
+    pub fn read_garbage(mut self, input: &[u8]) -> Result<GarbageRead, Error> {
         let window = &input[..input.len().min(MAX_GARBAGE_LEN + TERMINATOR_LEN)];
-        let found = window
+        let Some(last) = window.len().checked_sub(TERMINATOR_LEN) else {
+            return Ok(GarbageRead::NeedMore(self));
+        };
+        let from = self.state.scanned.min(last + 1);
+        let found = window[from..]
             .windows(TERMINATOR_LEN)
-            .position(|w| w == self.state.expect);
-        match found {
-            Some(i) => {
-                let garbage = input[..i].to_vec();
-                let VersionSent { session, .. } = self.state;
-                Ok(GarbageRead::Found {
-                    handshake: Handshake {
-                        role: self.role,
-                        network: self.network,
-                        state: GarbageReceived { session, garbage },
-                    },
-                    consumed: i + TERMINATOR_LEN,
-                })
-            }
-            None if window.len() == MAX_GARBAGE_LEN + TERMINATOR_LEN => {
-                Err(Error::NoGarbageTerminator)
-            }
-            None => Ok(GarbageRead::NeedMore(self)),
+            .position(|w| w == self.state.expect)
+            .map(|i| from + i);
+        if let Some(i) = found {
+            let garbage = input[..i].to_vec();
+            let VersionSent { session, .. } = self.state;
+            return Ok(GarbageRead::Found {
+                handshake: Handshake {
+                    role: self.role,
+                    network: self.network,
+                    state: GarbageReceived { session, garbage },
+                },
+                consumed: i + TERMINATOR_LEN,
+            });
         }
+        let (role, network) = (self.role, self.network);
+        let shared = &self.state.shared;
+        let others = self.state.others.get_or_insert_with(|| {
+            Network::KNOWN
+                .iter()
+                .filter(|(_, n)| *n != network)
+                .map(|&(_, n)| (n, expected_terminator(shared, n, role)))
+                .collect()
+        });
+        for w in window[from..].windows(TERMINATOR_LEN) {
+            if let Some((theirs, _)) = others.iter().find(|(_, t)| w == t) {
+                return Err(Error::WrongNetwork {
+                    ours: network,
+                    theirs: *theirs,
+                });
+            }
+        }
+        if window.len() == MAX_GARBAGE_LEN + TERMINATOR_LEN {
+            return Err(Error::NoGarbageTerminator);
+        }
+        self.state.scanned = last + 1;
+        Ok(GarbageRead::NeedMore(self))
     }
 }
 
@@ -443,6 +413,11 @@ pub enum VersionRead {
 }
 
 impl Handshake<GarbageReceived> {
+    /// Sets the receive limit for the peer's decoys and version packet.
+    pub(crate) fn set_max_contents(&mut self, max: usize) {
+        self.state.session.receiver.set_max_contents(max);
+    }
+
     /// The session id.
     pub fn session_id(&self) -> &[u8; 32] {
         self.state.session.id()
