@@ -22,8 +22,8 @@
 //! `broadcast`: a call returns only after every thread of the batch has run,
 //! so on a machine with more runnable threads than cores a call can wait a
 //! scheduler slice for a thread that has no chunk left to take; a call with
-//! a single chunk (up to 16 items, or 32 regions) runs on the calling thread
-//! and wakes nobody. Measured beside one CPU-bound process on the 2-vCPU
+//! a single chunk (up to 16 items, or 32 regions), and every call on a
+//! one-thread batch, runs on the calling thread and wakes nobody. Measured beside one CPU-bound process on the 2-vCPU
 //! machine (three runnable threads on two cores, a fair share of 1.33x), two
 //! threads gave 1.02–2.02x the one-thread rate for Meshtastic batch open and
 //! 1.11–1.36x for the gateway's `decode_batch`: never below one core.
@@ -238,8 +238,8 @@ impl Batch {
 
     /// Calls `work(k)` once for every `k` in `0..chunks`, on all of the
     /// batch's threads: each is woken by the calling thread and takes the
-    /// next chunk index until none is left (a single chunk runs on the
-    /// calling thread). Returns when every chunk is done.
+    /// next chunk index until none is left (a single chunk, or a one-thread
+    /// batch, runs on the calling thread). Returns when every chunk is done.
     fn run_chunks<W>(&self, chunks: usize, work: W)
     where
         W: Fn(usize) + Sync,
@@ -247,9 +247,11 @@ impl Batch {
         if chunks == 0 {
             return;
         }
-        if chunks == 1 {
-            // Nothing to share: waking the threads would cost more than it.
-            work(0);
+        if chunks == 1 || self.threads() == 1 {
+            // Nothing to share (one chunk) or no one to share it with (one
+            // thread): handing the work to a worker would only add a wake-up
+            // and a wait.
+            (0..chunks).for_each(work);
             return;
         }
         let next = AtomicUsize::new(0);

@@ -4,6 +4,7 @@
 //! in the same run. Built without the `rust-peers` feature, every row still
 //! prints our figure and says `skipped:` where the crate's would be.
 
+mod curve;
 mod node;
 #[cfg(feature = "rust-peers")]
 mod peer;
@@ -164,7 +165,7 @@ fn handshake_times(ctx: &Ctx) -> (f64, f64, Option<f64>, f64) {
 }
 
 /// One independent session pair with its buffers, reused across passes.
-struct Lane {
+pub(super) struct Lane {
     a: Session,
     b: Session,
     wire: Vec<u8>,
@@ -172,7 +173,7 @@ struct Lane {
 }
 
 impl Lane {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let (a, b) = our_handshake(EllSwiftKeypair::generate(), EllSwiftKeypair::generate());
         Self {
             a,
@@ -211,7 +212,7 @@ impl Lane {
 }
 
 /// Every lane's round trip, lanes spread by the caller's `batch`.
-fn lanes_rt(batch: &Batch, lanes: &mut [Lane], sizes: &[u32], data: &[u8]) -> usize {
+pub(super) fn lanes_rt(batch: &Batch, lanes: &mut [Lane], sizes: &[u32], data: &[u8]) -> usize {
     batch.for_each_mut_coarse(lanes, |l| l.round_trip(sizes, data));
     lanes.len() * sizes.len()
 }
@@ -447,5 +448,6 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         },
         node_crate,
     ));
+    rows.extend(curve::rows(ctx));
     crate::peers::rust_peers::mark_skipped(rows, CRATE)
 }
