@@ -91,7 +91,21 @@ fn ranges(spec: &PlotSpec, series: &[Series]) -> (Range<f64>, Range<f64>) {
             }
         }
     }
-    (span(&x, spec.x_axis), span(&y, spec.y_axis))
+    let legend_rows = series.len() + spec.references.len();
+    (span(&x, spec.x_axis), headroom(span(&y, spec.y_axis), spec.y_axis, legend_rows))
+}
+
+/// Room above the data for the legend in the upper right: a share of the
+/// plot's height per legend row.
+fn headroom(r: Range<f64>, axis: Axis, rows: usize) -> Range<f64> {
+    let share = (0.07 * rows as f64).min(0.6);
+    match axis {
+        Axis::Log => {
+            let (lo, hi) = (r.start.ln(), r.end.ln());
+            r.start..(lo + (hi - lo) / (1.0 - share)).exp()
+        }
+        Axis::Linear => r.start..(r.start + (r.end - r.start) / (1.0 - share)),
+    }
 }
 
 fn span(v: &[f64], axis: Axis) -> Range<f64> {
