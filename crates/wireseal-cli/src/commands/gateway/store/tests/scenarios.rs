@@ -1,0 +1,553 @@
+//! Scenarios run against SQLite and PostgreSQL alike: a store to write
+//! through and a probe to read the tables back.
+
+use super::probe::Probe;
+use super::*;
+use crate::commands::gateway::store::{Committed, Store, MAX_ID, MAX_NAME, MAX_PAYLOAD};
+
+fn write(store: &mut Store, batch: &[Record]) -> Committed {
+    store.write_batch(batch).expect("batch committed")
+}
+
+fn packet_text(p: &mut dyn Probe, col: &str, from: u32) -> Option<String> {
+    p.text(&format!(
+        "SELECT {col} FROM packets WHERE from_node = {from}"
+    ))
+}
+
+fn node_text(p: &mut dyn Probe, col: &str, node: u32) -> Option<String> {
+    p.text(&format!("SELECT {col} FROM nodes WHERE node = {node}"))
+}
+
+/// Every kind of record stored once, receptions from two gateways kept,
+/// the same receptions again dropped.
+pub fn every_kind_once(store: &mut Store, p: &mut dyn Probe) {
+    let first = write(store, &kinds(GW[0], 1_000));
+    let n = kinds(GW[0], 0).len() as u64;
+    assert_eq!(
+        (
+            first.records as u64,
+            first.packets,
+            first.receptions,
+            first.duplicates
+        ),
+        (n, n, n, 0)
+    );
+    assert_eq!((first.nodes, first.keys), (n, 3));
+    assert!(first.rejected.is_empty(), "{:?}", first.rejected);
+    let second = write(store, &kinds(GW[1], 2_000));
+    assert_eq!(
+        (second.packets, second.receptions, second.duplicates),
+        (0, n, 0)
+    );
+    let again = write(store, &kinds(GW[0], 3_000));
+    assert_eq!(
+        (again.packets, again.receptions, again.duplicates),
+        (0, 0, n)
+    );
+    let n = n as i64;
+    assert_eq!(p.count("SELECT count(*) FROM packets"), n);
+    assert_eq!(p.count("SELECT count(*) FROM receptions"), 2 * n);
+    assert_eq!(
+        p.count("SELECT count(DISTINCT gateway_id) FROM receptions"),
+        2
+    );
+    assert_eq!(p.count("SELECT count(*) FROM nodes"), n);
+    assert_eq!(p.count("SELECT count(*) FROM node_keys"), 3);
+
+    assert_eq!(
+        packet_text(p, "text", 0x1001).as_deref(),
+        Some("hello mesh")
+    );
+    assert_eq!(packet_text(p, "decryption", 0x1004).as_deref(), Some("pkc"));
+    assert_eq!(packet_text(p, "channel_id", 0x1004).as_deref(), Some("PKI"));
+    assert_eq!(
+        packet_text(p, "error", 0x1005).as_deref(),
+        Some("pkc-not-for-us")
+    );
+    assert_eq!(
+        p.int("SELECT portnum FROM packets WHERE from_node = 4101"),
+        None
+    );
+    assert_eq!(
+        packet_text(p, "signature", 0x1006).as_deref(),
+        Some("valid")
+    );
+    assert_eq!(
+        packet_text(p, "signature", 0x1007).as_deref(),
+        Some("invalid")
+    );
+    assert_eq!(
+        packet_text(p, "signature", 0x100c).as_deref(),
+        Some("unknown-key")
+    );
+    assert_eq!(
+        packet_text(p, "decryption", 0x1008).as_deref(),
+        Some("plain")
+    );
+    assert_eq!(
+        packet_text(p, "error", 0x1009).as_deref(),
+        Some("no-channel")
+    );
+    assert_eq!(
+        packet_text(p, "channel_name", 0x1001).as_deref(),
+        Some("LongFast")
+    );
+    assert_eq!(
+        packet_text(p, "identity", 0x1003).as_deref(),
+        Some("matches")
+    );
+    assert_eq!(
+        p.int("SELECT portnum FROM packets WHERE from_node = 4098"),
+        Some(3)
+    );
+    assert_eq!(
+        p.bytes("SELECT payload FROM packets WHERE from_node = 4098"),
+        kinds(GW[0], 0)[1].packet.payload
+    );
+    assert_eq!(
+        p.int("SELECT to_node FROM packets WHERE from_node = 4100"),
+        Some(0x0a0b_0c0d)
+    );
+    assert_eq!(
+        node_text(p, "long_name", 0x1003).as_deref(),
+        Some("Base Camp")
+    );
+    assert_eq!(node_text(p, "short_name", 0x1003).as_deref(), Some("BC"));
+    assert_eq!(
+        node_text(p, "identity", 0x100a).as_deref(),
+        Some("mismatch")
+    );
+    assert_eq!(node_text(p, "identity", 0x100b).as_deref(), Some("legacy"));
+    assert_eq!(
+        p.bytes("SELECT public_key FROM nodes WHERE node = 4100"),
+        Some(key(4).to_vec())
+    );
+    assert_eq!(
+        p.bytes("SELECT public_key FROM nodes WHERE node = 4107"),
+        None
+    );
+    assert_eq!(
+        p.int("SELECT first_seen_ms FROM nodes WHERE node = 4097"),
+        Some(1_000)
+    );
+    assert_eq!(
+        p.int("SELECT last_seen_ms FROM nodes WHERE node = 4097"),
+        Some(3_000)
+    );
+    let rx = "FROM receptions WHERE from_node = 4097 AND gateway_id = '!0000a002'";
+    assert_eq!(p.int(&format!("SELECT rssi {rx}")), Some(-97));
+    assert_eq!(
+        p.int(&format!("SELECT CAST(snr * 100 AS BIGINT) {rx}")),
+        Some(625)
+    );
+    assert_eq!(p.int(&format!("SELECT hop_start {rx}")), Some(3));
+    assert_eq!(p.int(&format!("SELECT hop_limit {rx}")), Some(2));
+    assert_eq!(p.int(&format!("SELECT transport {rx}")), Some(1));
+    assert_eq!(p.int(&format!("SELECT rx_time_ms {rx}")), Some(2_000));
+    assert_eq!(p.int(&format!("SELECT rx_time {rx}")), Some(2));
+    assert_eq!(
+        p.text(&format!("SELECT topic {rx}")).as_deref(),
+        Some("msh/EU_868/2/e/LongFast/!0000a002")
+    );
+}
+
+/// The first decoded copy of a packet is its content, in one batch or
+/// across batches; a later decoded copy does not replace it.
+pub fn first_decoded_kept(store: &mut Store, p: &mut dyn Probe) {
+    let undecoded = |from, id, gw: &str| {
+        let mut r = text(from, id, gw, 100, "");
+        r.packet.decryption = "no".into();
+        r.packet.channel_name = None;
+        r.packet.portnum = None;
+        r.packet.payload = None;
+        r.packet.text = None;
+        r.packet.error = Some("no-channel".into());
+        r
+    };
+    write(store, &[undecoded(0x2001, 1, GW[0])]);
+    assert_eq!(p.int("SELECT portnum FROM packets"), None);
+    let c = write(store, &[text(0x2001, 1, GW[1], 101, "first decoded")]);
+    assert_eq!(c.packets, 1);
+    let c = write(store, &[text(0x2001, 1, GW[2], 102, "second decoded")]);
+    assert_eq!(c.packets, 0);
+    assert_eq!(
+        packet_text(p, "text", 0x2001).as_deref(),
+        Some("first decoded")
+    );
+    assert_eq!(packet_text(p, "error", 0x2001), None);
+    assert_eq!(
+        packet_text(p, "decryption", 0x2001).as_deref(),
+        Some("channel")
+    );
+    write(
+        store,
+        &[
+            undecoded(0x2002, 2, GW[0]),
+            text(0x2002, 2, GW[1], 103, "decoded later in the batch"),
+            text(0x2002, 2, GW[2], 104, "decoded last"),
+        ],
+    );
+    assert_eq!(
+        packet_text(p, "text", 0x2002).as_deref(),
+        Some("decoded later in the batch")
+    );
+    assert_eq!(p.count("SELECT count(*) FROM receptions"), 6);
+}
+
+/// Copies from one gateway through different relays or transports are
+/// distinct receptions; the same copy twice is one.
+pub fn distinct_receptions(store: &mut Store, p: &mut dyn Probe) {
+    let copy = |relay, transport| {
+        let mut r = text(0x3001, 1, GW[0], 100, "relayed");
+        r.reception.relay_node = relay;
+        r.reception.transport = transport;
+        r
+    };
+    let batch = [copy(0, 1), copy(0x2a, 1), copy(0x2a, 5), copy(0x2a, 1)];
+    let c = write(store, &batch);
+    assert_eq!((c.packets, c.receptions, c.duplicates), (1, 3, 1));
+    let c = write(store, &batch);
+    assert_eq!((c.packets, c.receptions, c.duplicates), (0, 0, 4));
+    assert_eq!(p.count("SELECT count(*) FROM receptions"), 3);
+    assert_eq!(
+        p.count("SELECT count(*) FROM receptions WHERE relay_node = 42"),
+        2
+    );
+}
+
+/// The first key is pinned; another key is counted once however often it
+/// comes and cannot rename the node; the pinned key can.
+pub fn keys_pinned(store: &mut Store, p: &mut dyn Probe) {
+    let k = |b| Some(key(b));
+    write(
+        store,
+        &[node_info(
+            0x4001,
+            1,
+            GW[0],
+            10,
+            k(1),
+            b"Alice",
+            b"AL",
+            "matches",
+        )],
+    );
+    let impostor = node_info(0x4001, 2, GW[0], 20, k(2), b"Mallory", b"MA", "mismatch");
+    let c = write(store, std::slice::from_ref(&impostor));
+    assert_eq!(c.keys, 1);
+    assert_eq!(node_text(p, "long_name", 0x4001).as_deref(), Some("Alice"));
+    assert_eq!(node_text(p, "identity", 0x4001).as_deref(), Some("matches"));
+    assert_eq!(
+        p.int("SELECT key_conflicts FROM nodes WHERE node = 16385"),
+        Some(1)
+    );
+    let again = node_info(0x4001, 3, GW[1], 30, k(2), b"Mallory", b"MA", "mismatch");
+    let c = write(store, &[impostor, again]);
+    assert_eq!(c.keys, 0);
+    assert_eq!(
+        p.int("SELECT key_conflicts FROM nodes WHERE node = 16385"),
+        Some(1)
+    );
+    assert_eq!(
+        p.bytes("SELECT public_key FROM nodes WHERE node = 16385"),
+        Some(key(1).to_vec())
+    );
+    write(
+        store,
+        &[node_info(
+            0x4001,
+            4,
+            GW[0],
+            40,
+            k(1),
+            b"Alice B",
+            b"AB",
+            "matches",
+        )],
+    );
+    assert_eq!(
+        node_text(p, "long_name", 0x4001).as_deref(),
+        Some("Alice B")
+    );
+    write(
+        store,
+        &[node_info(
+            0x4001, 5, GW[0], 50, None, b"Nokey", b"NK", "legacy",
+        )],
+    );
+    assert_eq!(
+        node_text(p, "long_name", 0x4001).as_deref(),
+        Some("Alice B")
+    );
+    assert_eq!(
+        p.count("SELECT count(*) FROM node_keys WHERE node = 16385"),
+        2
+    );
+
+    write(
+        store,
+        &[node_info(
+            0x4002, 1, GW[0], 10, None, b"Legacy", b"LG", "legacy",
+        )],
+    );
+    assert_eq!(node_text(p, "long_name", 0x4002).as_deref(), Some("Legacy"));
+    write(
+        store,
+        &[node_info(
+            0x4002,
+            2,
+            GW[0],
+            20,
+            k(5),
+            b"Keyed",
+            b"KY",
+            "matches",
+        )],
+    );
+    assert_eq!(node_text(p, "long_name", 0x4002).as_deref(), Some("Keyed"));
+    assert_eq!(
+        p.bytes("SELECT public_key FROM nodes WHERE node = 16386"),
+        Some(key(5).to_vec())
+    );
+    assert_eq!(
+        p.int("SELECT key_conflicts FROM nodes WHERE node = 16386"),
+        Some(0)
+    );
+}
+
+/// SQL-looking strings, invalid UTF-8, NUL and huge fields in one batch
+/// beside ordinary records: stored as text (capped), or the one record that
+/// cannot be stored counted as rejected; the batch goes through.
+pub fn hostile_rows(store: &mut Store, p: &mut dyn Probe) {
+    let sql = "'); DROP TABLE packets; --";
+    let mut inject = node_info(
+        0x5002,
+        2,
+        GW[0],
+        10,
+        Some(key(9)),
+        b"Robert'); DROP TABLE nodes;--",
+        b"';--",
+        "matches",
+    );
+    inject.packet.text = Some(sql.as_bytes().to_vec());
+    inject.packet.channel_id = "x'; DELETE FROM receptions; --".into();
+    inject.reception.gateway_id = "!gw\"; --".into();
+    inject.reception.topic = "msh/'OR'1'='1".into();
+    let mut bad_utf8 = node_info(
+        0x5003,
+        3,
+        GW[0],
+        10,
+        None,
+        b"\xff\xfeBad\xc3",
+        b"\x80",
+        "legacy",
+    );
+    bad_utf8.packet.text = Some(b"caf\xe9".to_vec());
+    let mut nul = node_info(0x5004, 4, GW[0], 10, None, b"Nul\0Name", b"\0", "legacy");
+    nul.packet.channel_id = "Long\0Fast".into();
+    nul.packet.text = Some(b"a\0b".to_vec());
+    let mut huge = node_info(0x5005, 5, GW[0], 10, None, &[b'A'; 1 << 20], b"S", "legacy");
+    huge.packet.text = Some(vec![b'T'; 100_000]);
+    huge.packet.payload = Some(vec![7; 100_000]);
+    huge.reception.topic = "t".repeat(10_000);
+    huge.reception.gateway_id = "g".repeat(1_000);
+    let mut late = text(0x5006, 6, GW[0], 10, "time out of range");
+    late.reception.rx_time_ms = u64::MAX;
+    let batch = [
+        text(0x5001, 1, GW[0], 10, "ordinary"),
+        inject,
+        bad_utf8,
+        nul,
+        huge,
+        late,
+        text(0x5007, 7, GW[0], 10, "ordinary too"),
+    ];
+    let c = write(store, &batch);
+    assert_eq!(c.rejected.len(), 1, "{:?}", c.rejected);
+    assert_eq!(c.rejected[0].index, 5);
+    assert!(
+        c.rejected[0].reason.contains("out of range"),
+        "{:?}",
+        c.rejected
+    );
+    assert_eq!((c.packets, c.receptions), (6, 6));
+    assert!(c.capped >= 10, "capped {}", c.capped);
+    assert_eq!(p.count("SELECT count(*) FROM packets"), 6);
+    assert_eq!(p.count("SELECT count(*) FROM receptions"), 6);
+    assert_eq!(p.count("SELECT count(*) FROM nodes"), 6);
+    assert_eq!(packet_text(p, "text", 0x5002).as_deref(), Some(sql));
+    assert_eq!(
+        packet_text(p, "channel_id", 0x5002).as_deref(),
+        Some("x'; DELETE FROM receptions; --")
+    );
+    assert_eq!(
+        node_text(p, "long_name", 0x5002).as_deref(),
+        Some("Robert'); DROP TABLE nodes;--")
+    );
+    assert_eq!(
+        p.text("SELECT topic FROM receptions WHERE from_node = 20482")
+            .as_deref(),
+        Some("msh/'OR'1'='1")
+    );
+    assert_eq!(
+        node_text(p, "long_name", 0x5003).as_deref(),
+        Some("\u{fffd}\u{fffd}Bad\u{fffd}")
+    );
+    assert_eq!(
+        packet_text(p, "text", 0x5003).as_deref(),
+        Some("caf\u{fffd}")
+    );
+    assert_eq!(
+        node_text(p, "long_name", 0x5004).as_deref(),
+        Some("Nul\u{fffd}Name")
+    );
+    assert_eq!(
+        packet_text(p, "channel_id", 0x5004).as_deref(),
+        Some("Long\u{fffd}Fast")
+    );
+    let len = |p: &mut dyn Probe, sql: &str| p.int(sql).unwrap() as usize;
+    assert_eq!(
+        len(p, "SELECT length(long_name) FROM nodes WHERE node = 20485"),
+        MAX_NAME
+    );
+    assert_eq!(
+        len(
+            p,
+            "SELECT length(payload) FROM packets WHERE from_node = 20485"
+        ),
+        MAX_PAYLOAD
+    );
+    assert_eq!(
+        len(
+            p,
+            "SELECT length(gateway_id) FROM receptions WHERE from_node = 20485"
+        ),
+        MAX_ID
+    );
+}
+
+/// A row the database itself refuses (a test constraint) is isolated and
+/// counted; the rest of its batch is committed.
+pub fn refused_row_isolated(store: &mut Store, p: &mut dyn Probe) {
+    let refuse = match p.dialect() {
+        "sqlite" => {
+            "CREATE TRIGGER refuse BEFORE INSERT ON receptions \
+             WHEN NEW.gateway_id = '!refused' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+        }
+        _ => "ALTER TABLE receptions ADD CONSTRAINT refuse CHECK (gateway_id <> '!refused')",
+    };
+    p.exec(refuse);
+    let batch: Vec<Record> = (0..100u32)
+        .map(|i| {
+            let gw = if i == 17 || i == 64 {
+                "!refused"
+            } else {
+                GW[0]
+            };
+            text(0x6000 + i, i, gw, 10, "batch")
+        })
+        .collect();
+    let c = write(store, &batch);
+    let idx: Vec<usize> = c.rejected.iter().map(|r| r.index).collect();
+    assert_eq!(idx, [17, 64], "{:?}", c.rejected);
+    assert_eq!((c.packets, c.receptions), (98, 98));
+    assert_eq!(p.count("SELECT count(*) FROM packets"), 98);
+    assert_eq!(
+        p.count("SELECT count(*) FROM packets WHERE from_node IN (24593, 24640)"),
+        0
+    );
+}
+
+/// Fills a version-1 database with rows.
+pub fn fill_v1(p: &mut dyn Probe) {
+    let (hi, k7) = match p.dialect() {
+        "sqlite" => ("X'6869'".to_owned(), format!("X'{}'", "07".repeat(32))),
+        _ => (
+            "'\\x6869'::bytea".to_owned(),
+            format!("'\\x{}'::bytea", "07".repeat(32)),
+        ),
+    };
+    p.exec(&format!(
+        "INSERT INTO packets (from_node, packet_id, to_node, channel_id, decryption, portnum, \
+         payload, text, first_seen_ms) VALUES (7001, 1, 4294967295, 'LongFast', 'channel', 1, \
+         {hi}, 'hi', 500);
+         INSERT INTO receptions (from_node, packet_id, gateway_id, topic, rx_time_ms, rssi, snr, \
+         hop_start, hop_limit) VALUES (7001, 1, '!0000a001', 'msh/a', 500, -90, 5.5, 3, 3), \
+         (7001, 1, '!0000a002', 'msh/b', 510, -80, 4.5, 3, 2);
+         INSERT INTO nodes (node, public_key, long_name, short_name, first_seen_ms, last_seen_ms) \
+         VALUES (7001, {k7}, 'Old Node', 'ON', 400, 500);"
+    ));
+}
+
+/// After migrating [`fill_v1`]'s database: its rows kept, the new columns
+/// usable, the schema the same as a new database's (`fresh`).
+pub fn migrated_v1(store: &mut Store, p: &mut dyn Probe, fresh: &[String]) {
+    assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(2));
+    assert_eq!(p.count("SELECT count(*) FROM schema_version"), 2);
+    assert_eq!(p.schema(), fresh, "migrated schema differs from a new one");
+    assert_eq!(packet_text(p, "text", 7001).as_deref(), Some("hi"));
+    assert_eq!(packet_text(p, "signature", 7001), None);
+    assert_eq!(p.count("SELECT count(*) FROM receptions"), 2);
+    assert_eq!(
+        p.count("SELECT count(*) FROM receptions WHERE relay_node = 0 AND transport = 0"),
+        2
+    );
+    assert_eq!(
+        p.int("SELECT rssi FROM receptions WHERE gateway_id = '!0000a002'"),
+        Some(-80)
+    );
+    assert_eq!(node_text(p, "long_name", 7001).as_deref(), Some("Old Node"));
+    assert_eq!(p.int("SELECT key_conflicts FROM nodes"), Some(0));
+    assert_eq!(p.count("SELECT count(*) FROM node_keys"), 1);
+    let mut old = text(7001, 1, GW[0], 600, "hi");
+    old.reception.relay_node = 0;
+    old.reception.transport = 0;
+    let mut relayed = old.clone();
+    relayed.reception.relay_node = 0x11;
+    let newcomer = node_info(7001, 2, GW[0], 700, Some(key(8)), b"New", b"NW", "mismatch");
+    let c = write(store, &[old, relayed, newcomer]);
+    assert_eq!((c.packets, c.receptions, c.duplicates), (1, 2, 1));
+    assert_eq!(p.count("SELECT count(*) FROM receptions"), 4);
+    assert_eq!(p.int("SELECT key_conflicts FROM nodes"), Some(1));
+    assert_eq!(node_text(p, "long_name", 7001).as_deref(), Some("Old Node"));
+    assert_eq!(
+        p.int("SELECT last_seen_ms FROM nodes WHERE node = 7001"),
+        Some(700)
+    );
+}
+
+/// Three gateways writing the same packets at once, each its own
+/// connection and its own receptions: every packet once, every reception
+/// kept, no error (rows are locked in key order, so no deadlock).
+pub fn concurrent_gateways(open: &(dyn Fn() -> Store + Sync), p: &mut dyn Probe) {
+    let feed = traffic(6_000, 3, 1_000_000);
+    std::thread::scope(|s| {
+        for g in GW {
+            let mine: Vec<Record> = feed
+                .iter()
+                .filter(|r| r.reception.gateway_id == g)
+                .cloned()
+                .collect();
+            s.spawn(move || {
+                let mut store = open();
+                for chunk in mine.chunks(500) {
+                    let c = store.write_batch(chunk).expect("batch committed");
+                    assert!(c.rejected.is_empty(), "{:?}", c.rejected);
+                }
+            });
+        }
+    });
+    assert_eq!(p.count("SELECT count(*) FROM packets"), 6_000);
+    assert_eq!(p.count("SELECT count(*) FROM receptions"), 18_000);
+    assert_eq!(
+        p.count("SELECT count(*) FROM (SELECT DISTINCT from_node, packet_id FROM receptions) x"),
+        6_000
+    );
+    assert_eq!(
+        p.count("SELECT count(*) FROM nodes"),
+        p.count("SELECT count(*) FROM (SELECT DISTINCT from_node FROM packets) x")
+    );
+}
