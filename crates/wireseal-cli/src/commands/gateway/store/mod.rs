@@ -29,7 +29,7 @@ pub use postgres::{PgMethod, PgStore};
 pub use record::{NodeUpdate, Reception, Record, StoredPacket};
 pub use record::{MAX_ID, MAX_NAME, MAX_PAYLOAD, MAX_TEXT, MAX_TOPIC};
 pub use sqlite::{Durability, SqliteStore};
-pub use writer::{Event, StoreWriter, WriterConfig};
+pub use writer::{Event, Refused, StoreWriter, WriterConfig};
 
 use std::fmt;
 use std::path::PathBuf;
@@ -195,7 +195,7 @@ pub enum Store {
     /// A SQLite file.
     Sqlite(SqliteStore),
     /// A PostgreSQL database.
-    Postgres(PgStore),
+    Postgres(Box<PgStore>),
 }
 
 impl Store {
@@ -209,7 +209,7 @@ impl Store {
         Ok(match url {
             StoreUrl::Sqlite(p) => Store::Sqlite(SqliteStore::open(p, Durability::default())?),
             StoreUrl::Postgres(c) => {
-                Store::Postgres(PgStore::open((**c).clone(), PgMethod::default())?)
+                Store::Postgres(Box::new(PgStore::open((**c).clone(), PgMethod::default())?))
             }
         })
     }

@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn dedup_keeps_first_decoded_packet_and_every_distinct_reception() {
-        let mut recs = vec![
+        let mut recs = [
             rec(2, 9, "!g1", None, 10),
             rec(1, 5, "!g1", Some(1), 11),
             rec(2, 9, "!g2", Some(3), 12),
@@ -167,7 +167,7 @@ mod tests {
     fn node_takes_its_first_key_and_the_last_update_that_announces_it() {
         let k1 = [1u8; 32];
         let k2 = [2u8; 32];
-        let mut recs = vec![
+        let mut recs = [
             rec(4, 1, "!g", Some(4), 30),
             rec(4, 2, "!g", Some(4), 20),
             rec(4, 3, "!g", Some(4), 40),

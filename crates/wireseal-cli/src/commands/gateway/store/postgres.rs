@@ -5,6 +5,12 @@
 //! COPY into session staging tables ([`PgMethod`]). The statements of a batch
 //! are pipelined: one round trip for all of them.
 //!
+//! Receptions are almost never stored already (only messages the broker
+//! delivers again are), so they are inserted without `ON CONFLICT`, which
+//! saves the server a look-up per row; when a batch does hold a stored
+//! reception the server refuses it (unique violation), and that batch and the
+//! next [`CAREFUL_BATCHES`] are written with `ON CONFLICT DO NOTHING`.
+//!
 //! Durability is the server's: a batch is reported committed when
 //! PostgreSQL answers COMMIT, which with the default `synchronous_commit=on`
 //! means its log is on disk.
@@ -16,6 +22,7 @@ use super::{Counts, StoreError};
 use std::pin::pin;
 use std::time::Duration;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
@@ -30,12 +37,18 @@ pub enum PgMethod {
     Copy,
 }
 
+/// Batches written with `ON CONFLICT` on receptions after one that held a
+/// stored reception.
+pub const CAREFUL_BATCHES: u32 = 100;
+
 /// The prepared statements of one connection.
 struct Statements {
     packets: Statement,
     receptions: Statement,
+    receptions_skip: Statement,
     packets_from_stage: Statement,
     receptions_from_stage: Statement,
+    receptions_from_stage_skip: Statement,
     nodes: Statement,
     keys: Statement,
     conflicts: Statement,
@@ -48,6 +61,8 @@ pub struct PgStore {
     method: PgMethod,
     timeout: Duration,
     conn: Option<(Client, Statements)>,
+    /// Batches still to write with `ON CONFLICT` on receptions.
+    careful: u32,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -98,9 +113,17 @@ impl PgStore {
             method,
             timeout: Duration::from_secs(30),
             conn: None,
+            careful: 0,
         };
         s.reconnect()?;
         Ok(s)
+    }
+
+    /// Writes every batch with `ON CONFLICT` on receptions (the throughput
+    /// measurement compares both ways).
+    #[cfg(test)]
+    pub(super) fn always_careful(&mut self) {
+        self.careful = u32::MAX;
     }
 
     /// Replaces the connection with a new one (schema checked again).
@@ -121,6 +144,31 @@ impl PgStore {
         if self.conn.is_none() {
             self.reconnect()?;
         }
+        let skip = self.careful > 0;
+        self.careful = self.careful.saturating_sub(1);
+        let r = match self.write_once(plan, skip) {
+            Err(Ok(e)) if !skip && e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                self.careful = CAREFUL_BATCHES;
+                self.write_once(plan, true)
+            }
+            r => r,
+        };
+        let r = r.map_err(|e| e.map_or_else(|s| s, classify));
+        if matches!(r, Err(StoreError::Unavailable(_))) {
+            // The connection may be half-way through a transaction or gone;
+            // the next write starts on a new one.
+            self.conn = None;
+        }
+        r
+    }
+
+    /// One attempt: the client's error, or the store's when there was no
+    /// answer in time.
+    fn write_once(
+        &mut self,
+        plan: &Plan,
+        skip: bool,
+    ) -> Result<Counts, Result<tokio_postgres::Error, StoreError>> {
         let Self {
             rt,
             conn,
@@ -129,23 +177,17 @@ impl PgStore {
             ..
         } = self;
         let Some((client, st)) = conn.as_mut() else {
-            return Err(StoreError::Unavailable("not connected".into()));
+            return Err(Err(StoreError::Unavailable("not connected".into())));
         };
-        let r = rt.block_on(async {
-            match tokio::time::timeout(*timeout, write(client, st, plan, *method)).await {
-                Ok(r) => r.map_err(classify),
-                Err(_) => Err(StoreError::Unavailable(format!(
+        rt.block_on(async {
+            match tokio::time::timeout(*timeout, write(client, st, plan, *method, skip)).await {
+                Ok(r) => r.map_err(Ok),
+                Err(_) => Err(Err(StoreError::Unavailable(format!(
                     "no answer within {} s",
                     timeout.as_secs()
-                ))),
+                )))),
             }
-        });
-        if matches!(r, Err(StoreError::Unavailable(_))) {
-            // The connection may be half-way through a transaction or gone;
-            // the next write starts on a new one.
-            self.conn = None;
-        }
-        r
+        })
     }
 }
 
@@ -166,9 +208,11 @@ async fn connect(config: &Config, target: i64) -> Result<(Client, Statements), S
     };
     let st = Statements {
         packets: prep(q::packets_unnest()).await?,
-        receptions: prep(q::receptions_unnest()).await?,
+        receptions: prep(q::receptions_unnest(false)).await?,
+        receptions_skip: prep(q::receptions_unnest(true)).await?,
         packets_from_stage: prep(q::packets_from_stage()).await?,
-        receptions_from_stage: prep(q::receptions_from_stage()).await?,
+        receptions_from_stage: prep(q::receptions_from_stage(false)).await?,
+        receptions_from_stage_skip: prep(q::receptions_from_stage(true)).await?,
         nodes: prep(q::nodes()).await?,
         keys: prep(q::KEYS.to_owned()).await?,
         conflicts: prep(q::conflicts()).await?,
@@ -224,8 +268,13 @@ async fn write(
     st: &Statements,
     plan: &Plan<'_, '_>,
     method: PgMethod,
+    skip: bool,
 ) -> Result<Counts, tokio_postgres::Error> {
     let tx = client.transaction().await?;
+    let (receptions, receptions_from_stage) = match skip {
+        true => (&st.receptions_skip, &st.receptions_from_stage_skip),
+        false => (&st.receptions, &st.receptions_from_stage),
+    };
     let p = &plan.packets;
     let r = &plan.receptions;
     let (a, b, n) = match method {
@@ -277,7 +326,7 @@ async fn write(
             ];
             tokio::join!(
                 tx.execute(&st.packets, &pp),
-                tx.execute(&st.receptions, &rp),
+                tx.execute(receptions, &rp),
                 write_nodes(&tx, st, plan),
             )
         }
@@ -286,7 +335,7 @@ async fn write(
             copy_receptions(&tx, plan).await?;
             tokio::join!(
                 tx.execute(&st.packets_from_stage, &[]),
-                tx.execute(&st.receptions_from_stage, &[]),
+                tx.execute(receptions_from_stage, &[]),
                 write_nodes(&tx, st, plan),
             )
         }

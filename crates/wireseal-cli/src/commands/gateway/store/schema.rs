@@ -125,12 +125,8 @@ ALTER TABLE receptions ADD CONSTRAINT receptions_key
 
 const V2_INDEXES: &str = "
 CREATE INDEX packets_by_from ON packets (from_node, first_seen_ms);
-CREATE INDEX packets_by_to ON packets (to_node, first_seen_ms);
 CREATE INDEX packets_by_channel ON packets (channel_id, first_seen_ms);
 CREATE INDEX packets_by_portnum ON packets (portnum, first_seen_ms);
-CREATE INDEX receptions_recent ON receptions (rx_time_ms);
-CREATE INDEX receptions_by_gateway ON receptions (gateway_id, rx_time_ms);
-CREATE INDEX nodes_recent ON nodes (last_seen_ms);
 ";
 
 /// The statements that take a database at version `to - 1` to `to` (without

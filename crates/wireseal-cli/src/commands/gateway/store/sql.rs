@@ -120,11 +120,13 @@ pub(super) mod postgres {
         )
     }
 
-    /// Inserts the receptions given as 12 arrays, skipping stored ones.
-    pub fn receptions_unnest() -> String {
+    /// Inserts the receptions given as 12 arrays, skipping stored ones
+    /// (`skip`) or failing on them.
+    pub fn receptions_unnest(skip: bool) -> String {
         format!(
-            "INSERT INTO receptions ({RECEPTION_COLUMNS}) {} ON CONFLICT DO NOTHING",
-            unnest(&RECEPTION_TYPES)
+            "INSERT INTO receptions ({RECEPTION_COLUMNS}) {}{}",
+            unnest(&RECEPTION_TYPES),
+            if skip { " ON CONFLICT DO NOTHING" } else { "" }
         )
     }
 
@@ -164,11 +166,13 @@ pub(super) mod postgres {
         )
     }
 
-    /// Inserts the staged receptions, skipping stored ones.
-    pub fn receptions_from_stage() -> String {
+    /// Inserts the staged receptions, skipping stored ones (`skip`) or
+    /// failing on them.
+    pub fn receptions_from_stage(skip: bool) -> String {
         format!(
             "INSERT INTO receptions ({RECEPTION_COLUMNS}) SELECT {RECEPTION_COLUMNS} \
-             FROM stage_receptions ON CONFLICT DO NOTHING"
+             FROM stage_receptions{}",
+            if skip { " ON CONFLICT DO NOTHING" } else { "" }
         )
     }
 

@@ -86,7 +86,8 @@ impl SqliteStore {
             Durability::Normal => "NORMAL",
         };
         conn.execute_batch(&format!(
-            "PRAGMA synchronous={sync}; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
+            "PRAGMA synchronous={sync}; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY; \
+             PRAGMA wal_autocheckpoint=8192;"
         ))
         .map_err(unavailable)?;
         conn.set_prepared_statement_cache_capacity(16);

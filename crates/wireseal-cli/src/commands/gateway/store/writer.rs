@@ -37,8 +37,8 @@ pub struct WriterConfig {
 impl Default for WriterConfig {
     fn default() -> Self {
         Self {
-            buffer: 50_000,
-            max_batch: 2_000,
+            buffer: 40_000,
+            max_batch: 10_000,
             linger: Duration::from_millis(50),
             retry_min: Duration::from_millis(100),
             retry_max: Duration::from_secs(10),
@@ -120,6 +120,16 @@ impl<T> fmt::Display for Event<T> {
     }
 }
 
+/// A message [`StoreWriter::push`] did not take (the buffer is full or the
+/// writer closed), given back.
+#[derive(Debug, PartialEq)]
+pub struct Refused<T> {
+    /// Its record.
+    pub record: Option<Record>,
+    /// Its token.
+    pub token: T,
+}
+
 /// The buffer, batching and retries between the MQTT loop and a [`Store`].
 #[derive(Debug)]
 pub struct StoreWriter<T> {
@@ -172,14 +182,15 @@ impl<T: Send + 'static> StoreWriter<T> {
     ///
     /// # Errors
     /// Gives the message back when the buffer is full or the writer closed.
-    pub fn push(&mut self, record: Option<Record>, token: T) -> Result<(), (Option<Record>, T)> {
+    pub fn push(&mut self, record: Option<Record>, token: T) -> Result<(), Box<Refused<T>>> {
+        let refused = |(record, token)| Box::new(Refused { record, token });
         if self.held >= self.buffer {
-            return Err((record, token));
+            return Err(refused((record, token)));
         }
         let Some(tx) = &self.tx else {
-            return Err((record, token));
+            return Err(refused((record, token)));
         };
-        tx.send((record, token)).map_err(|e| e.0)?;
+        tx.send((record, token)).map_err(|e| refused(e.0))?;
         self.held += 1;
         Ok(())
     }

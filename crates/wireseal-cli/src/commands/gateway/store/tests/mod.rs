@@ -3,6 +3,7 @@
 //! ([`scenarios`]) and run against both; [`probe`] reads the tables back
 //! with each database's own client.
 
+mod migration;
 mod pg_server;
 mod pg_tests;
 mod probe;
@@ -61,8 +62,7 @@ pub fn node_info(
     gw: &str,
     t: u64,
     key: Option<[u8; 32]>,
-    long: &[u8],
-    short: &[u8],
+    (long, short): (&[u8], &[u8]),
     identity: &str,
 ) -> Record {
     let mut r = text(from, id, gw, t, "");
@@ -97,8 +97,7 @@ pub fn kinds(gw: &str, t: u64) -> Vec<Record> {
         gw,
         t,
         Some(key(3)),
-        b"Base Camp",
-        b"BC",
+        (b"Base Camp", b"BC"),
         "matches",
     ));
     let mut dm = text(0x1004, 4, gw, t, "direct to us");
@@ -146,8 +145,7 @@ pub fn kinds(gw: &str, t: u64) -> Vec<Record> {
         gw,
         t,
         Some(key(10)),
-        b"Liar",
-        b"LI",
+        (b"Liar", b"LI"),
         "mismatch",
     ));
     v.push(node_info(
@@ -156,8 +154,7 @@ pub fn kinds(gw: &str, t: u64) -> Vec<Record> {
         gw,
         t,
         None,
-        b"Old Timer",
-        b"OT",
+        (b"Old Timer", b"OT"),
         "legacy",
     ));
     let mut unsigned_key = text(0x100c, 12, gw, t, "signed by a stranger");
@@ -170,7 +167,14 @@ pub fn kinds(gw: &str, t: u64) -> Vec<Record> {
 /// packets (text, position, NodeInfo from 200 nodes), 20% PKC direct
 /// messages from 50 senders, 10% signed text broadcasts; each packet heard
 /// by `gateways` gateways, the copies interleaved with the next packets.
+/// Packet ids look random, as the firmware's do (distinct: the `n`th
+/// packet's id is `n` times an odd constant), and `first` numbers the first.
 pub fn traffic(packets: usize, gateways: usize, t0: u64) -> Vec<Record> {
+    traffic_from(0, packets, gateways, t0)
+}
+
+/// [`traffic`] starting at packet number `first`.
+pub fn traffic_from(first: usize, packets: usize, gateways: usize, t0: u64) -> Vec<Record> {
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
         x ^= x << 13;
@@ -180,12 +184,15 @@ pub fn traffic(packets: usize, gateways: usize, t0: u64) -> Vec<Record> {
     };
     let mut out = Vec::with_capacity(packets * gateways);
     let mut pending: Vec<Record> = Vec::new();
-    for i in 0..packets {
+    for _ in 0..first {
+        next();
+    }
+    for i in first..first + packets {
         let r = next();
         let t = t0 + i as u64 / 10;
         let kind = r % 10;
         let from = 0x2000_0000 + (r >> 8) as u32 % 200;
-        let id = i as u32 + 1;
+        let id = (i as u32 + 1).wrapping_mul(0x9e37_79b1);
         let mut rec = match kind {
             0..=3 => text(from, id, GW[0], t, "CQ CQ from the ridge, anyone copy? 73"),
             4 | 5 => {
@@ -203,8 +210,7 @@ pub fn traffic(packets: usize, gateways: usize, t0: u64) -> Vec<Record> {
                     GW[0],
                     t,
                     Some(key(k)),
-                    b"Ridge Relay 7",
-                    b"RR7",
+                    (b"Ridge Relay 7", b"RR7"),
                     "matches",
                 )
             }

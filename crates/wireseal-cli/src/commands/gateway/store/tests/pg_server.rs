@@ -199,6 +199,34 @@ impl PgServer {
         }
     }
 
+    /// CPU time used so far by the server's processes now alive (the
+    /// postmaster and its children), from /proc.
+    pub fn cpu(&self) -> Duration {
+        let Some(c) = &self.child else {
+            return Duration::ZERO;
+        };
+        let root = c.id();
+        let mut ticks = 0;
+        for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+                continue;
+            };
+            let Some((pid, rest)) = stat.split_once(" (") else {
+                continue;
+            };
+            let f: Vec<&str> = rest
+                .rsplit_once(") ")
+                .map_or(vec![], |r| r.1.split(' ').collect());
+            if f.len() < 13 {
+                continue;
+            }
+            if pid.parse() == Ok(root) || f[1].parse() == Ok(root) {
+                ticks += f[11].parse::<u64>().unwrap_or(0) + f[12].parse::<u64>().unwrap_or(0);
+            }
+        }
+        Duration::from_millis(ticks * 10)
+    }
+
     /// A URL over loopback TCP.
     pub fn tcp_url(&self, db: &str) -> String {
         format!("postgres://postgres@127.0.0.1:{}/{db}", self.port)

@@ -3,14 +3,16 @@
 
 use super::pg_server::PgServer;
 use super::probe::{PgProbe, Probe};
-use super::scenarios;
+use super::{migration, scenarios};
 use crate::commands::gateway::store::{postgres, PgMethod, PgStore, Store, StoreError, StoreUrl};
 
 fn open(url: &str, method: PgMethod) -> Store {
     let StoreUrl::Postgres(c) = url.parse().expect("a PostgreSQL URL") else {
         panic!("{url} is not a PostgreSQL URL")
     };
-    Store::Postgres(PgStore::open(*c, method).unwrap_or_else(|e| panic!("{url}: {e}")))
+    Store::Postgres(Box::new(
+        PgStore::open(*c, method).unwrap_or_else(|e| panic!("{url}: {e}")),
+    ))
 }
 
 type Scenario = fn(&mut Store, &mut dyn Probe);
@@ -73,9 +75,9 @@ fn postgres_migrates_from_empty_and_from_v1() {
             .expect("a version-1 schema");
     }
     assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(1));
-    scenarios::fill_v1(&mut p);
+    migration::fill_v1(&mut p);
     let mut store = open(&server.socket_url("old"), PgMethod::Unnest);
-    scenarios::migrated_v1(&mut store, &mut p, &fresh_schema);
+    migration::migrated_v1(&mut store, &mut p, &fresh_schema);
     drop(store);
     let _again = open(&server.tcp_url("old"), PgMethod::Copy);
     assert_eq!(p.count("SELECT count(*) FROM schema_version"), 2);

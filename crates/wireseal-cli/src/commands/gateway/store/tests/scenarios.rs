@@ -228,12 +228,11 @@ pub fn keys_pinned(store: &mut Store, p: &mut dyn Probe) {
             GW[0],
             10,
             k(1),
-            b"Alice",
-            b"AL",
+            (b"Alice", b"AL"),
             "matches",
         )],
     );
-    let impostor = node_info(0x4001, 2, GW[0], 20, k(2), b"Mallory", b"MA", "mismatch");
+    let impostor = node_info(0x4001, 2, GW[0], 20, k(2), (b"Mallory", b"MA"), "mismatch");
     let c = write(store, std::slice::from_ref(&impostor));
     assert_eq!(c.keys, 1);
     assert_eq!(node_text(p, "long_name", 0x4001).as_deref(), Some("Alice"));
@@ -242,7 +241,7 @@ pub fn keys_pinned(store: &mut Store, p: &mut dyn Probe) {
         p.int("SELECT key_conflicts FROM nodes WHERE node = 16385"),
         Some(1)
     );
-    let again = node_info(0x4001, 3, GW[1], 30, k(2), b"Mallory", b"MA", "mismatch");
+    let again = node_info(0x4001, 3, GW[1], 30, k(2), (b"Mallory", b"MA"), "mismatch");
     let c = write(store, &[impostor, again]);
     assert_eq!(c.keys, 0);
     assert_eq!(
@@ -261,8 +260,7 @@ pub fn keys_pinned(store: &mut Store, p: &mut dyn Probe) {
             GW[0],
             40,
             k(1),
-            b"Alice B",
-            b"AB",
+            (b"Alice B", b"AB"),
             "matches",
         )],
     );
@@ -273,7 +271,13 @@ pub fn keys_pinned(store: &mut Store, p: &mut dyn Probe) {
     write(
         store,
         &[node_info(
-            0x4001, 5, GW[0], 50, None, b"Nokey", b"NK", "legacy",
+            0x4001,
+            5,
+            GW[0],
+            50,
+            None,
+            (b"Nokey", b"NK"),
+            "legacy",
         )],
     );
     assert_eq!(
@@ -288,7 +292,13 @@ pub fn keys_pinned(store: &mut Store, p: &mut dyn Probe) {
     write(
         store,
         &[node_info(
-            0x4002, 1, GW[0], 10, None, b"Legacy", b"LG", "legacy",
+            0x4002,
+            1,
+            GW[0],
+            10,
+            None,
+            (b"Legacy", b"LG"),
+            "legacy",
         )],
     );
     assert_eq!(node_text(p, "long_name", 0x4002).as_deref(), Some("Legacy"));
@@ -300,8 +310,7 @@ pub fn keys_pinned(store: &mut Store, p: &mut dyn Probe) {
             GW[0],
             20,
             k(5),
-            b"Keyed",
-            b"KY",
+            (b"Keyed", b"KY"),
             "matches",
         )],
     );
@@ -327,8 +336,7 @@ pub fn hostile_rows(store: &mut Store, p: &mut dyn Probe) {
         GW[0],
         10,
         Some(key(9)),
-        b"Robert'); DROP TABLE nodes;--",
-        b"';--",
+        (b"Robert'); DROP TABLE nodes;--", b"';--"),
         "matches",
     );
     inject.packet.text = Some(sql.as_bytes().to_vec());
@@ -341,15 +349,22 @@ pub fn hostile_rows(store: &mut Store, p: &mut dyn Probe) {
         GW[0],
         10,
         None,
-        b"\xff\xfeBad\xc3",
-        b"\x80",
+        (b"\xff\xfeBad\xc3", b"\x80"),
         "legacy",
     );
     bad_utf8.packet.text = Some(b"caf\xe9".to_vec());
-    let mut nul = node_info(0x5004, 4, GW[0], 10, None, b"Nul\0Name", b"\0", "legacy");
+    let mut nul = node_info(0x5004, 4, GW[0], 10, None, (b"Nul\0Name", b"\0"), "legacy");
     nul.packet.channel_id = "Long\0Fast".into();
     nul.packet.text = Some(b"a\0b".to_vec());
-    let mut huge = node_info(0x5005, 5, GW[0], 10, None, &[b'A'; 1 << 20], b"S", "legacy");
+    let mut huge = node_info(
+        0x5005,
+        5,
+        GW[0],
+        10,
+        None,
+        (&[b'A'; 1 << 20], b"S"),
+        "legacy",
+    );
     huge.packet.text = Some(vec![b'T'; 100_000]);
     huge.packet.payload = Some(vec![7; 100_000]);
     huge.reception.topic = "t".repeat(10_000);
@@ -458,64 +473,6 @@ pub fn refused_row_isolated(store: &mut Store, p: &mut dyn Probe) {
     assert_eq!(
         p.count("SELECT count(*) FROM packets WHERE from_node IN (24593, 24640)"),
         0
-    );
-}
-
-/// Fills a version-1 database with rows.
-pub fn fill_v1(p: &mut dyn Probe) {
-    let (hi, k7) = match p.dialect() {
-        "sqlite" => ("X'6869'".to_owned(), format!("X'{}'", "07".repeat(32))),
-        _ => (
-            "'\\x6869'::bytea".to_owned(),
-            format!("'\\x{}'::bytea", "07".repeat(32)),
-        ),
-    };
-    p.exec(&format!(
-        "INSERT INTO packets (from_node, packet_id, to_node, channel_id, decryption, portnum, \
-         payload, text, first_seen_ms) VALUES (7001, 1, 4294967295, 'LongFast', 'channel', 1, \
-         {hi}, 'hi', 500);
-         INSERT INTO receptions (from_node, packet_id, gateway_id, topic, rx_time_ms, rssi, snr, \
-         hop_start, hop_limit) VALUES (7001, 1, '!0000a001', 'msh/a', 500, -90, 5.5, 3, 3), \
-         (7001, 1, '!0000a002', 'msh/b', 510, -80, 4.5, 3, 2);
-         INSERT INTO nodes (node, public_key, long_name, short_name, first_seen_ms, last_seen_ms) \
-         VALUES (7001, {k7}, 'Old Node', 'ON', 400, 500);"
-    ));
-}
-
-/// After migrating [`fill_v1`]'s database: its rows kept, the new columns
-/// usable, the schema the same as a new database's (`fresh`).
-pub fn migrated_v1(store: &mut Store, p: &mut dyn Probe, fresh: &[String]) {
-    assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(2));
-    assert_eq!(p.count("SELECT count(*) FROM schema_version"), 2);
-    assert_eq!(p.schema(), fresh, "migrated schema differs from a new one");
-    assert_eq!(packet_text(p, "text", 7001).as_deref(), Some("hi"));
-    assert_eq!(packet_text(p, "signature", 7001), None);
-    assert_eq!(p.count("SELECT count(*) FROM receptions"), 2);
-    assert_eq!(
-        p.count("SELECT count(*) FROM receptions WHERE relay_node = 0 AND transport = 0"),
-        2
-    );
-    assert_eq!(
-        p.int("SELECT rssi FROM receptions WHERE gateway_id = '!0000a002'"),
-        Some(-80)
-    );
-    assert_eq!(node_text(p, "long_name", 7001).as_deref(), Some("Old Node"));
-    assert_eq!(p.int("SELECT key_conflicts FROM nodes"), Some(0));
-    assert_eq!(p.count("SELECT count(*) FROM node_keys"), 1);
-    let mut old = text(7001, 1, GW[0], 600, "hi");
-    old.reception.relay_node = 0;
-    old.reception.transport = 0;
-    let mut relayed = old.clone();
-    relayed.reception.relay_node = 0x11;
-    let newcomer = node_info(7001, 2, GW[0], 700, Some(key(8)), b"New", b"NW", "mismatch");
-    let c = write(store, &[old, relayed, newcomer]);
-    assert_eq!((c.packets, c.receptions, c.duplicates), (1, 2, 1));
-    assert_eq!(p.count("SELECT count(*) FROM receptions"), 4);
-    assert_eq!(p.int("SELECT key_conflicts FROM nodes"), Some(1));
-    assert_eq!(node_text(p, "long_name", 7001).as_deref(), Some("Old Node"));
-    assert_eq!(
-        p.int("SELECT last_seen_ms FROM nodes WHERE node = 7001"),
-        Some(700)
     );
 }
 

@@ -1,9 +1,9 @@
 //! The scenarios on SQLite files on disk.
 
 use super::probe::{Probe, SqliteProbe};
-use super::scenarios;
+use super::{migration, scenarios};
 use crate::commands::gateway::store::{Durability, SqliteStore, Store, StoreError, StoreUrl};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn open() -> (tempfile::TempDir, PathBuf, Store, SqliteProbe) {
     let dir = tempfile::tempdir().unwrap();
@@ -94,9 +94,9 @@ fn sqlite_migrates_from_empty_and_from_v1() {
     drop(SqliteStore::open_at(&path, Durability::Full, 1).unwrap());
     let mut p = SqliteProbe::open(&path);
     assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(1));
-    scenarios::fill_v1(&mut p);
+    migration::fill_v1(&mut p);
     let mut store = Store::open(&StoreUrl::Sqlite(path.clone())).expect("migrate 1 -> 2");
-    scenarios::migrated_v1(&mut store, &mut p, &fresh_schema);
+    migration::migrated_v1(&mut store, &mut p, &fresh_schema);
     drop(store);
     // Opening again changes nothing.
     let _again = Store::open(&StoreUrl::Sqlite(path)).unwrap();
@@ -131,12 +131,12 @@ fn sqlite_foreign_tables_refused() {
 fn store_urls() {
     let p = |s: &str| s.parse::<StoreUrl>();
     assert!(
-        matches!(p("sqlite:/var/lib/gw.db"), Ok(StoreUrl::Sqlite(x)) if x == PathBuf::from("/var/lib/gw.db"))
+        matches!(p("sqlite:/var/lib/gw.db"), Ok(StoreUrl::Sqlite(x)) if x == Path::new("/var/lib/gw.db"))
     );
     assert!(
-        matches!(p("sqlite:///var/lib/gw.db"), Ok(StoreUrl::Sqlite(x)) if x == PathBuf::from("/var/lib/gw.db"))
+        matches!(p("sqlite:///var/lib/gw.db"), Ok(StoreUrl::Sqlite(x)) if x == Path::new("/var/lib/gw.db"))
     );
-    assert!(matches!(p("gw.db"), Ok(StoreUrl::Sqlite(x)) if x == PathBuf::from("gw.db")));
+    assert!(matches!(p("gw.db"), Ok(StoreUrl::Sqlite(x)) if x == Path::new("gw.db")));
     assert!(matches!(p("sqlite:"), Err(StoreError::Url(_))));
     assert!(matches!(p("mysql://x/y"), Err(StoreError::Url(_))));
     let u = p("postgres://gw:s3cret@db.example:5433/mesh").unwrap();

@@ -21,6 +21,7 @@ struct Run {
     restored: usize,
     refused_pushes: usize,
     most_held: usize,
+    down_for: Duration,
 }
 
 /// Pushes `feed` (token = position) as fast as the buffer allows, handles
@@ -38,9 +39,9 @@ fn stream(w: &mut StoreWriter<usize>, feed: Vec<Option<Record>>, acked: &AtomicU
         if let Some((i, r)) = todo.pop_front() {
             // Full: the writer must refuse and give the message back.
             let back = w.push(r.clone(), i).expect_err("the buffer is full");
-            assert_eq!(back, (r, i));
+            assert_eq!((&back.record, back.token), (&r, i));
             run.refused_pushes += 1;
-            todo.push_front((back.1, back.0));
+            todo.push_front((back.token, back.record));
         } else {
             w.close();
         }
@@ -58,7 +59,10 @@ fn stream(w: &mut StoreWriter<usize>, feed: Vec<Option<Record>>, acked: &AtomicU
                 run.acks.extend(acks);
             }
             Event::Unavailable { .. } => run.unavailable += 1,
-            Event::Restored { .. } => run.restored += 1,
+            Event::Restored { after, .. } => {
+                run.restored += 1;
+                run.down_for += after;
+            }
             Event::Stopped { error, .. } => panic!("writer stopped: {error}"),
         }
     }
@@ -148,6 +152,14 @@ fn postgres_restart_under_load_loses_and_duplicates_nothing() {
     });
     let run = stream(&mut w, feed.into_iter().map(Some).collect(), &acked);
     let server = control.join().expect("server control");
+    println!(
+        "{n} messages through a restart: {} unavailable reports, restored after {:.1} s, \
+         {} pushes refused while full, at most {} held",
+        run.unavailable,
+        run.down_for.as_secs_f64(),
+        run.refused_pushes,
+        run.most_held
+    );
     assert!(run.unavailable > 0, "the restart was not noticed");
     assert!(run.restored > 0);
     assert!(run.refused_pushes > 0, "the buffer never filled while down");
