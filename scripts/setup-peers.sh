@@ -1,9 +1,9 @@
 # Installs what the tests and the bench need on a fresh machine, from the
 # package registries only: Debian packages (C toolchain, cmake, Mosquitto,
 # the PostgreSQL server, Python's venv), Go from the Go module proxy when the
-# machine has none new enough, and the Python peers from PyPI. Sourced by scripts/test and
-# scripts/bench (it exports PATH and GOTOOLCHAIN for Go); idempotent, so a
-# second run installs nothing.
+# machine has none new enough, and the Python peers from PyPI. Sourced by
+# scripts/test and scripts/bench (it exports PATH and GOTOOLCHAIN for Go);
+# idempotent, so a second run installs nothing.
 #
 # A peer that cannot be installed is reported here, and the tests that need
 # it then fail (a missing peer is never a silent skip).
