@@ -340,9 +340,11 @@ async fn write(
             )
         }
     };
+    // In the order the server ran them (see `write_nodes`).
+    let (packets, receptions) = (a?, b?);
     let counts = Counts {
-        packets: a?,
-        receptions: b?,
+        packets,
+        receptions,
         ..n?
     };
     tx.commit().await?;
@@ -392,12 +394,15 @@ async fn write_nodes(
     let keys = tx.execute(&st.keys, &kp);
     let conflicts = tx.execute(&st.conflicts, &cp);
     let (nodes, keys, conflicts) = tokio::join!(nodes, keys, conflicts);
-    conflicts?;
-    Ok(Counts {
+    // In the order the server ran them: after a failed statement the later
+    // ones only say the transaction is aborted.
+    let counts = Counts {
         nodes: nodes?,
         keys: keys?,
         ..Counts::default()
-    })
+    };
+    conflicts?;
+    Ok(counts)
 }
 
 async fn copy_packets(

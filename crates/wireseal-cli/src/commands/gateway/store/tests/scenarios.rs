@@ -444,36 +444,47 @@ pub fn hostile_rows(store: &mut Store, p: &mut dyn Probe) {
     );
 }
 
-/// A row the database itself refuses (a test constraint) is isolated and
-/// counted; the rest of its batch is committed.
+/// Rows the database itself refuses (test constraints on receptions and on
+/// nodes) are isolated and counted; the rest of their batch is committed.
 pub fn refused_row_isolated(store: &mut Store, p: &mut dyn Probe) {
     let refuse = match p.dialect() {
         "sqlite" => {
             "CREATE TRIGGER refuse BEFORE INSERT ON receptions \
-             WHEN NEW.gateway_id = '!refused' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+             WHEN NEW.gateway_id = '!refused' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
+             CREATE TRIGGER refuse_name BEFORE INSERT ON nodes \
+             WHEN NEW.long_name = 'Refused' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;"
         }
-        _ => "ALTER TABLE receptions ADD CONSTRAINT refuse CHECK (gateway_id <> '!refused')",
+        _ => {
+            "ALTER TABLE receptions ADD CONSTRAINT refuse CHECK (gateway_id <> '!refused');
+             ALTER TABLE nodes ADD CONSTRAINT refuse_name CHECK (long_name <> 'Refused')"
+        }
     };
     p.exec(refuse);
     let batch: Vec<Record> = (0..100u32)
-        .map(|i| {
-            let gw = if i == 17 || i == 64 {
-                "!refused"
-            } else {
-                GW[0]
-            };
-            text(0x6000 + i, i, gw, 10, "batch")
+        .map(|i| match i {
+            17 | 64 => text(0x6000 + i, i, "!refused", 10, "batch"),
+            80 => node_info(
+                0x6000 + i,
+                i,
+                GW[0],
+                10,
+                Some(key(80)),
+                (b"Refused", b"RF"),
+                "matches",
+            ),
+            _ => text(0x6000 + i, i, GW[0], 10, "batch"),
         })
         .collect();
     let c = write(store, &batch);
     let idx: Vec<usize> = c.rejected.iter().map(|r| r.index).collect();
-    assert_eq!(idx, [17, 64], "{:?}", c.rejected);
-    assert_eq!((c.packets, c.receptions), (98, 98));
-    assert_eq!(p.count("SELECT count(*) FROM packets"), 98);
+    assert_eq!(idx, [17, 64, 80], "{:?}", c.rejected);
+    assert_eq!((c.packets, c.receptions), (97, 97));
+    assert_eq!(p.count("SELECT count(*) FROM packets"), 97);
     assert_eq!(
-        p.count("SELECT count(*) FROM packets WHERE from_node IN (24593, 24640)"),
+        p.count("SELECT count(*) FROM packets WHERE from_node IN (24593, 24640, 24656)"),
         0
     );
+    assert_eq!(p.count("SELECT count(*) FROM nodes"), 97);
 }
 
 /// Three gateways writing the same packets at once, each its own
