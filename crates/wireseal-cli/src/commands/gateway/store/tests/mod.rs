@@ -3,6 +3,7 @@
 //! ([`scenarios`]) and run against both; [`probe`] reads the tables back
 //! with each database's own client.
 
+mod hostile;
 mod migration;
 mod pg_server;
 mod pg_tests;

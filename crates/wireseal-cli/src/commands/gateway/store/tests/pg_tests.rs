@@ -3,7 +3,7 @@
 
 use super::pg_server::PgServer;
 use super::probe::{PgProbe, Probe};
-use super::{migration, scenarios};
+use super::{hostile, migration, scenarios};
 use crate::commands::gateway::store::{postgres, PgMethod, PgStore, Store, StoreError, StoreUrl};
 
 fn open(url: &str, method: PgMethod) -> Store {
@@ -25,8 +25,8 @@ fn postgres_scenarios() {
         ("first_decoded_kept", scenarios::first_decoded_kept),
         ("distinct_receptions", scenarios::distinct_receptions),
         ("keys_pinned", scenarios::keys_pinned),
-        ("hostile_rows", scenarios::hostile_rows),
-        ("refused_row_isolated", scenarios::refused_row_isolated),
+        ("hostile_rows", hostile::hostile_rows),
+        ("refused_row_isolated", hostile::refused_row_isolated),
     ];
     for (m, method) in [PgMethod::Unnest, PgMethod::Copy].into_iter().enumerate() {
         for (i, (name, run)) in list.iter().enumerate() {

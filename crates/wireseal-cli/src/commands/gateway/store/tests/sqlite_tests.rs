@@ -1,7 +1,7 @@
 //! The scenarios on SQLite files on disk.
 
 use super::probe::{Probe, SqliteProbe};
-use super::{migration, scenarios};
+use super::{hostile, migration, scenarios};
 use crate::commands::gateway::store::{Durability, SqliteStore, Store, StoreError, StoreUrl};
 use std::path::{Path, PathBuf};
 
@@ -41,13 +41,13 @@ fn sqlite_keys_pinned() {
 #[test]
 fn sqlite_hostile_rows() {
     let (_d, _p, mut s, mut p) = open();
-    scenarios::hostile_rows(&mut s, &mut p);
+    hostile::hostile_rows(&mut s, &mut p);
 }
 
 #[test]
 fn sqlite_refused_row_isolated() {
     let (_d, _p, mut s, mut p) = open();
-    scenarios::refused_row_isolated(&mut s, &mut p);
+    hostile::refused_row_isolated(&mut s, &mut p);
 }
 
 #[test]
