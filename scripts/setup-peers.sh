@@ -1,9 +1,9 @@
 # Installs what the tests and the bench need on a fresh machine, from the
 # package registries only: Debian packages (C toolchain, cmake, Mosquitto,
-# Python's venv), Go from the Go module proxy when the machine has none new
-# enough, and the Python peers from PyPI. Sourced by scripts/test and
-# scripts/bench (it exports PATH and GOTOOLCHAIN for Go); idempotent, so a
-# second run installs nothing.
+# the PostgreSQL server, Python's venv), Go from the Go module proxy when the
+# machine has none new enough, and the Python peers from PyPI. Sourced by
+# scripts/test and scripts/bench (it exports PATH and GOTOOLCHAIN for Go);
+# idempotent, so a second run installs nothing.
 #
 # A peer that cannot be installed is reported here, and the tests that need
 # it then fail (a missing peer is never a silent skip).
@@ -33,6 +33,9 @@ command -v cmake >/dev/null 2>&1 || setup_missing+=(cmake)
 command -v curl >/dev/null 2>&1 || setup_missing+=(curl)
 command -v mosquitto >/dev/null 2>&1 \
   || [ -x /usr/sbin/mosquitto ] || setup_missing+=(mosquitto)
+# The gateway store's tests start their own server from these binaries (and
+# run it as the package's `postgres` user when run as root).
+compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || setup_missing+=(postgresql)
 if command -v python3 >/dev/null 2>&1; then
   python3 -c 'import ensurepip' >/dev/null 2>&1 || setup_missing+=(python3-venv)
   python3 -m pip --version >/dev/null 2>&1 || setup_missing+=(python3-pip)

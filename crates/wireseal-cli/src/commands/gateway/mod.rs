@@ -6,6 +6,7 @@
 
 mod mqtt;
 mod report;
+pub mod store;
 mod tls;
 
 use anyhow::{bail, Context, Result};
