@@ -114,7 +114,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     // Encrypt (v2), into a reused buffer.
     let opts = EncryptOptions::v2();
     let batch = Batch::all_cores();
-    let mut out: Vec<u8> = Vec::with_capacity(opts.encrypted_len(size));
+    let mut out: Vec<u8> = Vec::with_capacity(aescrypt::encrypted_len(&opts, size));
     let enc = ctx.time_job(samples, || {
         out.clear();
         let mut e =

@@ -1,8 +1,8 @@
 //! Body crypto shared by every reader: CBC decryption across the caller's
 //! cores, the trailer (size octet and HMAC) and the final block's length.
 
-use super::error::{Error, Region};
-use super::header::{Header, Version, SESSION_BLOCK_LEN};
+use super::error::Error;
+use super::header::{Header, Version};
 use crate::batch::Batch;
 use crate::primitives::aes_cbc::{aes256_cbc_decrypt_b2b, BLOCK};
 use crate::primitives::sha::ct_eq;
@@ -12,10 +12,7 @@ const SUB: usize = 128 * 1024;
 
 /// Bytes before the body: the header and, in versions 1-3, the session block.
 pub(crate) fn prefix_len(header: &Header) -> usize {
-    match header.version {
-        Version::V0 => header.len,
-        _ => header.len + SESSION_BLOCK_LEN,
-    }
+    header.prefix_len()
 }
 
 /// The last ciphertext block of `ct`: the chaining value for what follows.
@@ -96,7 +93,6 @@ pub(crate) fn body_len(header: &Header, after_prefix: u64) -> Result<u64, Error>
     let blen = after_prefix.checked_sub(tl).ok_or(Error::Truncated {
         len: seen(after_prefix),
         min: seen(tl),
-        region: Region::Trailer,
     })?;
     if blen % BLOCK as u64 != 0 {
         return Err(Error::PartialBlock);
@@ -105,7 +101,6 @@ pub(crate) fn body_len(header: &Header, after_prefix: u64) -> Result<u64, Error>
         return Err(Error::Truncated {
             len: seen(after_prefix),
             min: seen(tl + BLOCK as u64),
-            region: Region::Body,
         });
     }
     Ok(blen)
