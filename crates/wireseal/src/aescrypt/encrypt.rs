@@ -34,7 +34,8 @@ pub struct Encryptor {
     mac: HmacSha256Stream,
     /// Header and session block, until the first output.
     head: Vec<u8>,
-    /// Buffered plaintext (wiped on drop).
+    /// Buffered plaintext (wiped on drop). The buffers grow as they are
+    /// used, so a small stream touches little memory.
     stage: Zeroizing<Vec<u8>>,
     stage_len: usize,
     cur: Vec<u8>,
@@ -105,10 +106,10 @@ impl Encryptor {
             cbc: Aes256CbcEnc::new(material.session_key.expose(), &material.session_iv),
             mac: HmacSha256Stream::new(material.session_key.expose()),
             head,
-            stage: Zeroizing::new(vec![0u8; CHUNK + BLOCK]),
+            stage: Zeroizing::new(Vec::new()),
             stage_len: 0,
-            cur: vec![0u8; CHUNK],
-            prev: vec![0u8; CHUNK],
+            cur: Vec::new(),
+            prev: Vec::new(),
             prev_len: 0,
         }
     }
@@ -224,6 +225,7 @@ impl Encryptor {
         let mut rest = plaintext;
         if self.stage_len > 0 {
             let take = (CHUNK - self.stage_len).min(rest.len());
+            grow(&mut self.stage, self.stage_len + take);
             self.stage[self.stage_len..self.stage_len + take].copy_from_slice(&rest[..take]);
             self.stage_len += take;
             rest = &rest[take..];
@@ -238,6 +240,7 @@ impl Encryptor {
             self.push_chunk(batch, Some(now), emit)?;
         }
         if !rest.is_empty() {
+            grow(&mut self.stage, rest.len());
             self.stage[..rest.len()].copy_from_slice(rest);
             self.stage_len = rest.len();
         }
@@ -265,6 +268,7 @@ impl Encryptor {
             Some(s) => s,
             None => &stage[..CHUNK],
         };
+        grow(cur, CHUNK);
         let done = &prev[..*prev_len];
         let r = batch.overlap(
             || cbc.encrypt_b2b(src, cur),
@@ -292,6 +296,7 @@ impl Encryptor {
             _ => (BLOCK - rem % BLOCK) % BLOCK,
         };
         let total = rem + pad;
+        grow(&mut self.stage, total);
         self.stage[rem..total].fill(pad as u8);
         let last = &mut self.stage[..total];
         self.cbc.encrypt_in_place(last);
@@ -304,6 +309,13 @@ impl Encryptor {
         }
         let mac = std::mem::replace(&mut self.mac, HmacSha256Stream::new(&[]));
         emit(&mac.finalize())
+    }
+}
+
+/// Makes `buf` at least `len` bytes long (zero-filled).
+fn grow(buf: &mut Vec<u8>, len: usize) {
+    if buf.len() < len {
+        buf.resize(len, 0);
     }
 }
 

@@ -1,5 +1,5 @@
 //! `wireseal aescrypt encrypt|decrypt IN... --out-dir DIR`: many inputs at
-//! once, one per core, largest first, each written through its own partial
+//! once (four per core by default), largest first, each written through its own partial
 //! file and moved into place when complete; one progress bar for the run.
 //!
 //! Encryption stretches the password once for the run
@@ -82,9 +82,11 @@ where
     F: Fn(&Job, &Batch) -> Result<()> + Sync,
 {
     let cores = Batch::all_cores().threads();
+    // Every output is fsynced: with more inputs in flight than cores, one
+    // run's CPU work fills another's wait for the disk.
     let workers = many
         .jobs
-        .map_or(cores, usize::from)
+        .map_or(4 * cores, usize::from)
         .clamp(1, jobs.len().max(1));
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(jobs[i].size));

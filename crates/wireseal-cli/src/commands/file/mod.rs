@@ -58,8 +58,8 @@ struct ManyArgs {
     /// on decrypt); every path given is then an input.
     #[arg(long, value_name = "DIR")]
     out_dir: Option<PathBuf>,
-    /// With --out-dir: how many inputs are processed at once [default: one
-    /// per core].
+    /// With --out-dir: how many inputs are processed at once [default: four
+    /// per core, so the waits for fsync overlap other inputs' work].
     #[arg(long, value_name = "N", requires = "out_dir", value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
 }

@@ -46,7 +46,7 @@ pub(super) fn begin(output: &str, path: &Path, replacing: bool) -> Result<Partia
 }
 
 /// Flushes the partial file to disk and moves it over OUT, with the signal
-/// handler held off during the rename.
+/// handler held off during the rename only.
 ///
 /// # Errors
 ///
@@ -54,13 +54,12 @@ pub(super) fn begin(output: &str, path: &Path, replacing: bool) -> Result<Partia
 /// replacing), or OUT became something other than a regular file; the
 /// partial file is removed then.
 pub(super) fn finish(part: PartialFile, output: &str) -> Result<()> {
-    if let Err(e) = part.sync() {
-        interrupt::abandoned(part.path());
-        return Err(anyhow!("cannot flush the output {output}: {e}"));
-    }
     let partial = part.path().to_path_buf();
-    interrupt::commit(&partial, || part.persist())
-        .map_err(|e| anyhow!("cannot move the output into place at {output}: {e}"))
+    part.persist_with(|rename| interrupt::commit(&partial, rename))
+        .map_err(|e| {
+            interrupt::abandoned(&partial);
+            anyhow!("cannot move the output into place at {output}: {e}")
+        })
 }
 
 /// Opens an existing FIFO or character device for writing, as it is (no

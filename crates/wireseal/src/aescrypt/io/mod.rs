@@ -28,6 +28,32 @@ use super::{Decrypted, Decryptor};
 use crate::batch::Batch;
 use std::io::{self, Read};
 
+/// Reads up to `max` bytes into `buf` (from its start) until `max` are in
+/// or the input ends; returns the bytes read. `buf` grows as data arrives,
+/// so a short input touches little memory.
+pub(crate) fn read_up_to<R: Read + ?Sized>(
+    r: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<usize> {
+    let mut n = 0;
+    loop {
+        if n == buf.len() {
+            if n >= max {
+                return Ok(n);
+            }
+            buf.resize((2 * n).clamp(16 << 10, max), 0);
+        }
+        let end = buf.len().min(max);
+        match r.read(&mut buf[n..end]) {
+            Ok(0) => return Ok(n),
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Reads until `buf` is full or the input ends; returns the bytes read.
 pub(crate) fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
@@ -112,9 +138,9 @@ where
     S::Error: Into<Error>,
 {
     let mut dec = Decryptor::new(password, limits);
-    let mut x = vec![0u8; CHUNK];
-    let mut y = vec![0u8; CHUNK];
-    let mut have = match read_full(&mut input, &mut x) {
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    let mut have = match read_up_to(&mut input, &mut x, CHUNK) {
         Ok(n) => n,
         Err(e) => {
             sink.discard();
@@ -126,7 +152,7 @@ where
         let (inp, ys) = (&mut input, &mut y);
         batch
             .overlap(
-                || next = read_full(inp, ys),
+                || next = read_up_to(inp, ys, CHUNK),
                 || dec.update(batch, &x[..have], sink),
             )
             .map_err(Into::into)?;

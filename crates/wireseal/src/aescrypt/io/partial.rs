@@ -111,24 +111,38 @@ impl PartialFile {
     /// Flushing or renaming failed; the target appeared meanwhile (with
     /// [`Replace::Refuse`], `AlreadyExists`) or became something other than
     /// a regular file. The partial file is removed then.
-    pub fn persist(mut self) -> io::Result<()> {
+    pub fn persist(self) -> io::Result<()> {
+        self.persist_with(|rename| rename())
+    }
+
+    /// As [`persist`](Self::persist), with the rename alone (not the
+    /// flushes around it) run inside `around`: a driver's signal handler
+    /// can hold its lock over just the moment the target changes.
+    ///
+    /// # Errors
+    ///
+    /// As [`persist`](Self::persist), or what `around` returns.
+    pub fn persist_with<F>(mut self, around: F) -> io::Result<()>
+    where
+        F: FnOnce(&mut dyn FnMut() -> io::Result<()>) -> io::Result<()>,
+    {
         self.file.sync_all()?;
-        match std::fs::symlink_metadata(&self.target) {
-            Ok(m) if !m.is_file() => {
-                return Err(io::Error::new(
-                    io::ErrorKind::AlreadyExists,
-                    format!(
-                        "{} is not a regular file; not replacing it",
-                        self.target.display()
-                    ),
-                ))
+        let (from, to, replace) = (&self.path, &self.target, self.replace);
+        around(&mut || {
+            match std::fs::symlink_metadata(to) {
+                Ok(m) if !m.is_file() => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::AlreadyExists,
+                        format!("{} is not a regular file; not replacing it", to.display()),
+                    ))
+                }
+                _ => {}
             }
-            _ => {}
-        }
-        match self.replace {
-            Replace::Allow => std::fs::rename(&self.path, &self.target)?,
-            Replace::Refuse => rename_no_replace(&self.path, &self.target)?,
-        }
+            match replace {
+                Replace::Allow => std::fs::rename(from, to),
+                Replace::Refuse => rename_no_replace(from, to),
+            }
+        })?;
         self.done = true;
         // The rename itself on disk (best effort: not every system lets a
         // folder be opened).

@@ -1,6 +1,6 @@
 //! [`EncryptWriter`]: an [`Encryptor`] as a [`Write`] over any writer.
 
-use super::read_full;
+use super::read_up_to;
 use super::Error;
 use crate::aescrypt::error::Error as FormatError;
 use crate::aescrypt::key::PasswordKey;
@@ -147,22 +147,22 @@ pub fn encrypt_stream<R: Read, W: Write>(
     mut input: R,
     mut output: W,
 ) -> Result<W, Error> {
-    let mut cur = Zeroizing::new(vec![0u8; CHUNK]);
-    let mut next = Zeroizing::new(vec![0u8; CHUNK]);
-    let mut have = read_full(&mut input, &mut cur)?;
+    let mut cur = Zeroizing::new(Vec::new());
+    let mut next = Zeroizing::new(Vec::new());
+    let mut have = read_up_to(&mut input, &mut cur, CHUNK)?;
     while have > 0 {
         let mut read: Option<io::Result<usize>> = None;
         let (inp, out, nx) = (&mut input, &mut output, &mut next);
         enc.update_with(batch, &cur[..have], &mut |c| {
             out.write_all(c)?;
             if read.is_none() {
-                read = Some(read_full(inp, nx));
+                read = Some(read_up_to(inp, nx, CHUNK));
             }
             Ok::<(), io::Error>(())
         })?;
         have = match read {
             Some(r) => r?,
-            None => read_full(&mut input, &mut next)?,
+            None => read_up_to(&mut input, &mut next, CHUNK)?,
         };
         std::mem::swap(&mut cur, &mut next);
     }
