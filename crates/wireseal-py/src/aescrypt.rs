@@ -111,11 +111,13 @@ fn decrypt<'py>(
 
 /// A streaming encryptor: `update(data)` returns the ciphertext that is
 /// ready (the header first, then whole chunks), `finish()` the rest with
-/// the trailer. Each result is encrypted straight into its `bytes`.
+/// the trailer. The ciphertext is made in a buffer reused across calls
+/// (its memory stays warm) and copied once into the returned `bytes`.
 #[pyclass(module = "wireseal.aescrypt")]
 pub struct Encryptor {
     inner: Option<REncryptor>,
     batch: Option<Py<Batch>>,
+    out: Vec<u8>,
 }
 
 #[pymethods]
@@ -137,6 +139,7 @@ impl Encryptor {
         Ok(Self {
             inner: Some(e),
             batch,
+            out: Vec::new(),
         })
     }
 
@@ -147,9 +150,10 @@ impl Encryptor {
             .inner
             .as_mut()
             .ok_or_else(|| errors::StateError::new_err("finish() was already called"))?;
-        bytes_with(py, e.update_len(data.len()), |out| {
-            e.update_into(b, data, out).map(drop).map_err(error)
-        })
+        let out = &mut self.out;
+        out.clear();
+        py.allow_threads(|| e.update(b, data, out));
+        Ok(PyBytes::new(py, out))
     }
 
     /// Pads and encrypts what is left; returns it with the trailer.
@@ -158,9 +162,10 @@ impl Encryptor {
             .inner
             .take()
             .ok_or_else(|| errors::StateError::new_err("finish() was already called"))?;
-        bytes_with(py, e.finish_len(), |out| {
-            e.finish_into(out).map(drop).map_err(error)
-        })
+        let out = &mut self.out;
+        out.clear();
+        py.allow_threads(|| e.finish(out));
+        Ok(PyBytes::new(py, out))
     }
 }
 
