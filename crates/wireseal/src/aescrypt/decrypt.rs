@@ -3,7 +3,7 @@
 //! [`ProvisionalSink`], plus the in-memory [`decrypt_to_vec`] and
 //! [`decrypt_into`].
 
-use super::body::{self, body_len, check_tag, final_len, last_block, par_decrypt, Trailer};
+use super::body::{self, body_len, check_tag, decrypt_blocks, final_len, last_block, Trailer};
 use super::error::Error;
 use super::header::{Header, Limits, Version, SESSION_BLOCK_LEN};
 use super::header_parser::{parse_header, HeaderParser, Parse};
@@ -104,7 +104,7 @@ impl Decryptor {
     }
 
     /// Feeds the next bytes of the stream. Plaintext that is ready (all but
-    /// the last block) goes to `sink`, decrypted on the batch's threads
+    /// the last block) goes to `sink`, decrypted on a thread of the batch
     /// while this thread computes the HMAC.
     ///
     /// # Errors
@@ -275,7 +275,7 @@ impl Body {
     }
 
     /// Decrypts whole blocks into the sink, one [`CHUNK`] at a time: CBC on
-    /// the batch's threads (then the sink write), the HMAC on this thread.
+    /// a thread of the batch (then the sink write), the HMAC on this thread.
     fn decrypt<S: ProvisionalSink + Send + ?Sized>(
         &mut self,
         batch: &Batch,
@@ -292,7 +292,7 @@ impl Body {
             let out = &mut pt[..n];
             let mut wrote = Ok(());
             let mut background = || {
-                par_decrypt(batch, key.expose(), chain, piece, out);
+                decrypt_blocks(key.expose(), chain, piece, out);
                 wrote = sink.write_unverified(out);
             };
             if n < SERIAL_BELOW {

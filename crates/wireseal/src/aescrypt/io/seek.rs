@@ -3,7 +3,7 @@
 
 use super::{read_exact_or, read_header, Error};
 use crate::aescrypt::body::{
-    body_len, check_tag, final_len, last_block, par_decrypt, prefix_len, Trailer,
+    body_len, check_tag, decrypt_blocks, final_len, last_block, prefix_len, Trailer,
 };
 use crate::aescrypt::error::Error as FormatError;
 use crate::aescrypt::header::{Header, Limits, Version, SESSION_BLOCK_LEN};
@@ -162,7 +162,7 @@ impl<'b, R: Read + Seek> SeekDecryptor<'b, R> {
         let (batch, key, chain, out) = (self.batch, &self.key, &self.chain, &mut self.out);
         let mut digest = [0u8; 32];
         batch.overlap(
-            || par_decrypt(batch, key.expose(), chain, ct, &mut out[..n]),
+            || decrypt_blocks(key.expose(), chain, ct, &mut out[..n]),
             || digest = sha256(ct),
         );
         let recorded = self.digests.get(self.next_chunk);
