@@ -29,13 +29,17 @@ pub(super) fn size_name(n: usize) -> String {
     }
 }
 
-/// The `wireseal` binary running this bench, when it is one.
+/// The `wireseal` binary running this bench, when it is one (it answers
+/// `aescrypt --help`).
 pub(super) fn cli() -> Result<PathBuf, Skip> {
     let exe = std::env::current_exe().map_err(|e| Skip::new(format!("no executable: {e}")))?;
-    let is_cli = exe
-        .file_stem()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n == "wireseal");
+    let is_cli = Command::new(&exe)
+        .args(["aescrypt", "--help"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
     if is_cli {
         Ok(exe)
     } else {
