@@ -29,17 +29,16 @@ pub(super) fn size_name(n: usize) -> String {
     }
 }
 
-/// The `wireseal` binary running this bench, when it is one (it answers
-/// `aescrypt --help`).
+/// The `wireseal` binary running this bench, when it is one (its
+/// `aescrypt encrypt --help` names `--out-dir`).
 pub(super) fn cli() -> Result<PathBuf, Skip> {
     let exe = std::env::current_exe().map_err(|e| Skip::new(format!("no executable: {e}")))?;
     let is_cli = Command::new(&exe)
-        .args(["aescrypt", "--help"])
+        .args(["aescrypt", "encrypt", "--help"])
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+        .output()
+        .is_ok_and(|o| o.status.success() && o.stdout.windows(9).any(|w| w == b"--out-dir"));
     if is_cli {
         Ok(exe)
     } else {
