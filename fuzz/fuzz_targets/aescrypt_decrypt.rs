@@ -8,7 +8,7 @@ use libfuzzer_sys::fuzz_target;
 use std::io::{Cursor, Read};
 use std::sync::OnceLock;
 use wireseal::aescrypt::io::{decrypt_into_sink, SeekDecryptor};
-use wireseal::aescrypt::{Decryptor, Limits, ProvisionalSink};
+use wireseal::aescrypt::{io, Decryptor, Error, Limits, ProvisionalSink};
 use wireseal::batch::Batch;
 
 /// The password of the aescrypt-rs vectors (`vectors/aescrypt/aescrypt-rs`),
@@ -29,12 +29,14 @@ struct Sink {
 }
 
 impl ProvisionalSink for Sink {
-    fn write_unverified(&mut self, plaintext: &[u8]) -> std::io::Result<()> {
+    type Error = Error;
+
+    fn write_unverified(&mut self, plaintext: &[u8]) -> Result<(), Error> {
         assert!(!self.committed && !self.discarded);
         self.data.extend_from_slice(plaintext);
         Ok(())
     }
-    fn commit(&mut self) -> std::io::Result<()> {
+    fn commit(&mut self) -> Result<(), Error> {
         self.committed = true;
         Ok(())
     }
@@ -43,13 +45,18 @@ impl ProvisionalSink for Sink {
     }
 }
 
+/// The format error of an in-memory run (which has no I/O to fail).
+fn format(e: io::Error) -> Error {
+    e.format().expect("no I/O error reading memory")
+}
+
 fuzz_target!(|data: &[u8]| {
     let limits = Limits {
         max_iterations: 16,
         ..Limits::default()
     };
     let mut sink = Sink::default();
-    let one = decrypt_into_sink(batch(), PASSWORD, data, &mut sink, &limits);
+    let one = decrypt_into_sink(batch(), PASSWORD, data, &mut sink, &limits).map_err(format);
     assert_eq!(sink.committed, one.is_ok());
     assert_eq!(sink.discarded, one.is_err());
     let mut pieces = Vec::new();
@@ -63,12 +70,14 @@ fuzz_target!(|data: &[u8]| {
         (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
         _ => panic!("one pass and pieces disagree: {one:?} vs {fed:?}"),
     }
-    let seek = SeekDecryptor::new(batch(), Cursor::new(data), PASSWORD, &limits).map(|mut r| {
-        let mut v = Vec::new();
-        r.read_to_end(&mut v)
-            .expect("an unchanged input reads back");
-        v
-    });
+    let seek = SeekDecryptor::new(batch(), Cursor::new(data), PASSWORD, &limits)
+        .map_err(format)
+        .map(|mut r| {
+            let mut v = Vec::new();
+            r.read_to_end(&mut v)
+                .expect("an unchanged input reads back");
+            v
+        });
     match (&one, &seek) {
         (Ok(d), Ok(v)) => {
             assert_eq!(&sink.data, v);

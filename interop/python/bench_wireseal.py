@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The `python` section of `wireseal bench`: Python-level calls into the
 `wireseal` package next to the pure-Python tools people use today, measured
-in the same run with samples of the two taken alternately.
+in the same run with samples of the two taken alternately. (The AES Crypt
+calls are measured in the `aescrypt` section, against the library path and
+pyAesCrypt, by `aescrypt_worker.py`.)
 
 Usage: bench_wireseal.py quick|full
 Prints one JSON object: {"rows": [...], "skipped": {workload: why}}.
@@ -15,11 +17,10 @@ import os
 import statistics
 import struct
 import sys
-import threading
 import time
 
 import wireseal
-from wireseal import aescrypt, bip324, meshtastic as mt, sphinx
+from wireseal import bip324, meshtastic as mt, sphinx
 
 FULL = len(sys.argv) > 1 and sys.argv[1] == "full"
 SAMPLES = 7 if FULL else 5
@@ -70,115 +71,6 @@ def peer(name):
         return __import__(name, fromlist=["_"]), None
     except ImportError as e:
         return None, f"python cannot import {name} ({e}); `pip install {name}`"
-
-
-# --- AES Crypt: pyAesCrypt 6.1.1 -------------------------------------------
-def bench_aescrypt():
-    pyAesCrypt, why = peer("pyAesCrypt")
-    size = (256 if FULL else 64) << 20
-    data = os.urandom(size)
-    BUF = 64 * 1024
-
-    def ours_enc():
-        aescrypt.encryptStream(io.BytesIO(data), io.BytesIO(), PW, BUF)
-
-    def theirs_enc():
-        pyAesCrypt.encryptStream(io.BytesIO(data), io.BytesIO(), PW, BUF)
-
-    ct = aescrypt.encrypt(PW, data)
-
-    def ours_dec():
-        aescrypt.decryptStream(io.BytesIO(ct), io.BytesIO(), PW, BUF)
-
-    def theirs_dec():
-        pyAesCrypt.decryptStream(io.BytesIO(ct), io.BytesIO(), PW, BUF)
-
-    mib = size >> 20
-    n = 3 if not FULL else 5
-    a, b = pair(ours_enc, theirs_enc if pyAesCrypt else None, n)
-    row(f"aescrypt encryptStream {mib} MiB", "MB/s", "higher", size / a / 1e6,
-        "pyAesCrypt 6.1.1", size / b / 1e6 if b else None, why)
-    a, b = pair(ours_dec, theirs_dec if pyAesCrypt else None, n)
-    row(f"aescrypt decryptStream {mib} MiB", "MB/s", "higher", size / a / 1e6,
-        "pyAesCrypt 6.1.1", size / b / 1e6 if b else None, why)
-
-    # The file functions (pyAesCrypt's usual entry points), on a temp dir.
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as d:
-        src, enc, out = (os.path.join(d, x) for x in ("p", "p.aes", "p.out"))
-        with open(src, "wb") as f:
-            f.write(data)
-        aescrypt.encryptFile(src, enc, PW)
-        a, b = pair(lambda: aescrypt.encryptFile(src, enc + "1", PW),
-                    (lambda: pyAesCrypt.encryptFile(src, enc + "2", PW)) if pyAesCrypt else None, n)
-        row(f"aescrypt encryptFile {mib} MiB", "MB/s", "higher", size / a / 1e6,
-            "pyAesCrypt 6.1.1", size / b / 1e6 if b else None, why)
-        a, b = pair(lambda: aescrypt.decryptFile(enc, out + "1", PW),
-                    (lambda: pyAesCrypt.decryptFile(enc, out + "2", PW)) if pyAesCrypt else None, n)
-        row(f"aescrypt decryptFile {mib} MiB", "MB/s", "higher", size / a / 1e6,
-            "pyAesCrypt 6.1.1", size / b / 1e6 if b else None, why)
-
-    kib = os.urandom(1024)
-
-    def small(mod):
-        def f():
-            out = io.BytesIO()
-            mod.encryptStream(io.BytesIO(kib), out, PW, BUF)
-            mod.decryptStream(io.BytesIO(out.getvalue()), io.BytesIO(), PW, BUF)
-
-        return f
-
-    k = 20 if FULL else 8
-    a, b = pair(per_op(small(aescrypt), k * 10), per_op(small(pyAesCrypt), k) if pyAesCrypt else None)
-    row("aescrypt 1 KiB file encrypt+decrypt", "files/s", "higher", k * 10 / a,
-        "pyAesCrypt 6.1.1", k / b if b else None, why)
-
-    # GIL: two Python threads decrypting, each on one core, against one.
-    part = data[: (32 if FULL else 16) << 20]
-    pct = aescrypt.encrypt(PW, part)
-    one = wireseal.Batch(1)
-
-    def dec():
-        aescrypt.decrypt(PW, pct, batch=one)
-
-    def one_thread():
-        dec()
-        dec()
-
-    def two_threads():
-        ts = [threading.Thread(target=dec) for _ in range(2)]
-        for t in ts:
-            t.start()
-        for t in ts:
-            t.join()
-
-    a, b = pair(two_threads, one_thread)
-    work = 2 * len(part)
-    row(f"aescrypt decrypt 2x{len(part) >> 20} MiB, 2 Python threads (1 core each)", "MB/s",
-        "higher", work / a / 1e6, "1 Python thread", work / b / 1e6)
-
-    # Another Python thread keeps running while one call uses every core.
-    stop = []
-    count = [0]
-
-    def spin():
-        while not stop:
-            count[0] += 1
-
-    t = threading.Thread(target=spin)
-    t.start()
-    time.sleep(0.05)
-    c0, t0 = count[0], time.perf_counter()
-    time.sleep(0.2)
-    free_rate = (count[0] - c0) / (time.perf_counter() - t0)
-    c0, t0 = count[0], time.perf_counter()
-    aescrypt.decrypt(PW, ct)
-    busy_rate = (count[0] - c0) / (time.perf_counter() - t0)
-    stop.append(1)
-    t.join()
-    row("Python thread's progress during an all-core decrypt", "%", "higher",
-        100.0 * busy_rate / free_rate if free_rate else 0.0, "-", None)
 
 
 # --- Sphinx: pyln-proto --------------------------------------------------
@@ -409,7 +301,7 @@ def bench_envelopes():
         len(envs) / every, "decode() one at a time, kept", len(envs) / one)
 
 
-for f in (bench_meshtastic, bench_envelopes, bench_bip324, bench_sphinx, bench_aescrypt):
+for f in (bench_meshtastic, bench_envelopes, bench_bip324, bench_sphinx):
     try:
         f()
     except Exception as e:  # a failing workload must not hide the others

@@ -1,8 +1,9 @@
 //! The `python` section: Python-level calls into the `wireseal` package
 //! (crates/wireseal-py) next to the pure-Python tools people use today
-//! (pyAesCrypt, pyln-proto, the `cryptography`-based Meshtastic decode),
-//! measured in the same run by `interop/python/bench_wireseal.py`, which
-//! samples ours and the peer alternately.
+//! (pyln-proto, the `cryptography`-based Meshtastic decode), measured in
+//! the same run by `interop/python/bench_wireseal.py`, which samples ours
+//! and the peer alternately. The AES Crypt calls are in the `aescrypt`
+//! section (against the library path and pyAesCrypt).
 //!
 //! The interpreter is `$WIRESEAL_PYTHON`, else the virtual environment that
 //! `scripts/test-python.sh` builds (`target/python-venv`), else `python3`;
@@ -34,8 +35,9 @@ struct PyRow {
     baseline: Option<f64>,
 }
 
-/// The interpreter to use, in the order the module docs give.
-fn interpreter() -> PathBuf {
+/// The interpreter to use, in the order the module docs give (also the
+/// `aescrypt` section's Python worker).
+pub(crate) fn interpreter() -> PathBuf {
     if let Some(p) = std::env::var_os("WIRESEAL_PYTHON").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }

@@ -3,43 +3,43 @@
 //! `wireseal.aescrypt`, on top of these. Errors carry pyAesCrypt's messages
 //! where pyAesCrypt has a counterpart.
 
-use crate::buffers::{batch_or_default, bytes_with, default_batch, Batch};
+use crate::buffers::{batch_or_default, bytes_with, Batch};
 use crate::errors;
-use crate::held::{HeldChunks, Scratch};
+use crate::held::HeldChunks;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use wireseal::aescrypt::ProvisionalSink;
 use wireseal::aescrypt::{
-    self as ac, Decryptor as RDecryptor, EncryptOptions, Encryptor as REncryptor, Error as AError,
-    Limits, Region,
+    self as ac, encrypt_into, encrypted_len, Decryptor as RDecryptor, EncryptOptions,
+    Encryptor as REncryptor, Error as AError, Limits,
 };
 
 /// pyAesCrypt's message for an error it also reports, the library's
-/// otherwise, with the matching exception class.
-pub fn error(e: AError) -> PyErr {
+/// otherwise, with the exception class of the error's kind. A truncated
+/// stream reads as pyAesCrypt says it: "File is corrupted." when it ends
+/// before its body (`past_prefix` false), "Bad HMAC" after.
+pub fn error_at(e: AError, past_prefix: bool) -> PyErr {
     const CORRUPT: &str = "File is corrupted.";
     const BAD_HMAC: &str = "Bad HMAC (file is corrupted).";
-    match &e {
-        AError::NotAesCrypt => errors::MalformedError::new_err(
-            "File is corrupted or not an AES Crypt (or pyAesCrypt) file.",
-        ),
-        AError::UnsupportedVersion(v) => errors::UnsupportedVersionError::new_err(format!(
+    let msg = match &e {
+        AError::NotAesCrypt => {
+            "File is corrupted or not an AES Crypt (or pyAesCrypt) file.".to_owned()
+        }
+        AError::UnsupportedVersion(v) => format!(
             "pyAesCrypt is only compatible with version 2 of the AES Crypt file format. \
              (wireseal reads versions 0-3; this stream says version {v}.)"
-        )),
-        AError::Truncated {
-            region: Region::Header | Region::SessionBlock,
-            ..
-        } => errors::TruncatedError::new_err(CORRUPT),
-        AError::Truncated { .. } | AError::PartialBlock => {
-            errors::TruncatedError::new_err(BAD_HMAC)
-        }
-        AError::WrongPassword => {
-            errors::AuthError::new_err("Wrong password (or file is corrupted).")
-        }
-        AError::Auth => errors::AuthError::new_err(BAD_HMAC),
-        _ => errors::aescrypt(e),
-    }
+        ),
+        AError::Truncated { .. } if !past_prefix => CORRUPT.to_owned(),
+        AError::Truncated { .. } | AError::PartialBlock | AError::Auth => BAD_HMAC.to_owned(),
+        AError::WrongPassword => "Wrong password (or file is corrupted).".to_owned(),
+        _ => return errors::aescrypt(e),
+    };
+    errors::for_kind(e.kind(), msg)
+}
+
+/// As [`error_at`], for errors that are not a truncation (or come from a
+/// stream known to have reached its body).
+pub fn error(e: AError) -> PyErr {
+    error_at(e, true)
 }
 
 pub(crate) fn options(version: u8, iterations: Option<u32>) -> PyResult<EncryptOptions> {
@@ -60,9 +60,10 @@ pub(crate) fn limits(max_iterations: Option<u32>) -> Limits {
     l
 }
 
-/// Encrypts `data` in one call. Version 2 (pyAesCrypt, AES Crypt 3.x) by
-/// default; version 3 (AES Crypt 4.x) stretches the password with
-/// `iterations` rounds of PBKDF2-HMAC-SHA512.
+/// Encrypts `data` in one call, straight into the returned `bytes`.
+/// Version 2 (pyAesCrypt, AES Crypt 3.x) by default; version 3 (AES Crypt
+/// 4.x) stretches the password with `iterations` rounds of
+/// PBKDF2-HMAC-SHA512.
 #[pyfunction]
 #[pyo3(signature = (password, data, *, version=2, iterations=None, batch=None))]
 fn encrypt<'py>(
@@ -75,15 +76,11 @@ fn encrypt<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let opts = options(version, iterations)?;
     let b = batch_or_default(batch);
-    let mut v = Vec::with_capacity(opts.encrypted_len(data.len()));
-    py.allow_threads(|| {
-        let mut e = REncryptor::new(password, &opts)?;
-        e.update(b, data, &mut v);
-        e.finish(&mut v);
-        Ok::<_, AError>(())
+    bytes_with(py, encrypted_len(&opts, data.len()), |out| {
+        encrypt_into(b, password, data, &opts, out)
+            .map(drop)
+            .map_err(error)
     })
-    .map_err(error)?;
-    vec_to_bytes(py, v)
 }
 
 /// Decrypts a whole AES Crypt stream (any version 0-3). Nothing is returned
@@ -105,7 +102,7 @@ fn decrypt<'py>(
         d.update(b, data, &mut held)?;
         d.finish(&mut held)
     })
-    .map_err(error)?;
+    .map_err(|e| error_at(e, crate::aescrypt_streams::past_prefix(data, data.len())))?;
     bytes_with(py, held.len(), |out| {
         held.copy_to(out);
         Ok(())
@@ -113,20 +110,14 @@ fn decrypt<'py>(
 }
 
 /// A streaming encryptor: `update(data)` returns the ciphertext that is
-/// ready (the header first), `finish()` the rest with the trailer.
+/// ready (the header first, then whole chunks), `finish()` the rest with
+/// the trailer. The ciphertext is made in a buffer reused across calls
+/// (its memory stays warm) and copied once into the returned `bytes`.
 #[pyclass(module = "wireseal.aescrypt")]
 pub struct Encryptor {
     inner: Option<REncryptor>,
     batch: Option<Py<Batch>>,
-    /// Output scratch, reused across calls (its memory stays warm).
     out: Vec<u8>,
-}
-
-pub(crate) fn vec_to_bytes(py: Python<'_>, v: Vec<u8>) -> PyResult<Bound<'_, PyBytes>> {
-    bytes_with(py, v.len(), |out| {
-        out.copy_from_slice(&v);
-        Ok(())
-    })
 }
 
 #[pymethods]
@@ -228,7 +219,7 @@ impl Decryptor {
     }
 
     /// As `finish()`, returning the plaintext as a list of pieces (no
-    /// joined copy; what `decryptStream` writes out).
+    /// joined copy).
     fn finish_chunks<'py>(&mut self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
         let held = self.verify(py)?;
         Ok(held.pieces().map(|c| PyBytes::new(py, c)).collect())
@@ -241,75 +232,23 @@ impl Decryptor {
             .inner
             .take()
             .ok_or_else(|| errors::StateError::new_err("finish() was already called or failed"))?;
+        let past_prefix = d.header().is_some();
         let held = &mut self.held;
-        py.allow_threads(|| d.finish(held)).map_err(error)?;
+        py.allow_threads(|| d.finish(held))
+            .map_err(|e| error_at(e, past_prefix))?;
         Ok(std::mem::take(&mut self.held))
-    }
-}
-
-/// The pyAesCrypt-compatible streaming path: `update(data)` returns the
-/// plaintext decrypted so far **before the HMAC is known** (all but the
-/// last block), `finish()` checks the HMAC and returns the rest. Used by
-/// `decryptStream`, which rolls its output back on failure where it can;
-/// prefer `Decryptor`, `decrypt_file` or `Reader`, which never release
-/// unverified plaintext.
-#[pyclass(module = "wireseal.aescrypt")]
-pub struct ProvisionalDecryptor {
-    inner: Option<RDecryptor>,
-    scratch: Scratch,
-}
-
-#[pymethods]
-impl ProvisionalDecryptor {
-    /// A decryptor for one stream encrypted with `password`.
-    #[new]
-    #[pyo3(signature = (password, *, max_iterations=None))]
-    fn new(password: &str, max_iterations: Option<u32>) -> Self {
-        Self {
-            inner: Some(RDecryptor::new(password, &limits(max_iterations))),
-            scratch: Scratch::default(),
-        }
-    }
-
-    /// Feeds ciphertext; returns the (unverified) plaintext it completed.
-    fn update<'py>(&mut self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let d = self
-            .inner
-            .as_mut()
-            .ok_or_else(|| errors::StateError::new_err("finish() was already called or failed"))?;
-        let sc = &mut self.scratch;
-        sc.buf.clear();
-        let r = py.allow_threads(|| d.update(default_batch(), data, sc));
-        if r.is_err() {
-            self.inner = None;
-        }
-        r.map_err(error)?;
-        Ok(PyBytes::new(py, &self.scratch.buf))
-    }
-
-    /// Checks the length and HMAC; returns the last plaintext.
-    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let d = self
-            .inner
-            .take()
-            .ok_or_else(|| errors::StateError::new_err("finish() was already called or failed"))?;
-        let sc = &mut self.scratch;
-        sc.buf.clear();
-        py.allow_threads(|| d.finish(sc)).map_err(error)?;
-        let out = PyBytes::new(py, &self.scratch.buf);
-        self.scratch.discard();
-        Ok(out)
     }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Encryptor>()?;
     m.add_class::<Decryptor>()?;
-    m.add_class::<ProvisionalDecryptor>()?;
     crate::aescrypt_files::register(m)?;
+    crate::aescrypt_streams::register(m)?;
     m.add_function(wrap_pyfunction!(encrypt, m)?)?;
     m.add_function(wrap_pyfunction!(decrypt, m)?)?;
     m.add("CHUNK", ac::CHUNK)?;
     m.add("DEFAULT_V3_ITERATIONS", ac::DEFAULT_V3_ITERATIONS)?;
+    m.add("PARTIAL_PREFIX", ac::io::PARTIAL_PREFIX)?;
     Ok(())
 }

@@ -1,106 +1,93 @@
 //! AES Crypt files from Python: encrypt and decrypt whole files in Rust
-//! with the GIL released (plaintext through a private temporary file), and
-//! the verifying streaming `Reader`.
+//! with the GIL released, through the library's
+//! [`PartialFile`](wireseal::aescrypt::io::PartialFile) (the output appears
+//! only when complete and fsynced; partial files of killed runs, of this
+//! package or of the command line, are removed), and the verifying
+//! streaming `Reader`.
 
-use crate::aescrypt::{error, limits, options, vec_to_bytes};
-use crate::buffers::{batch_or_default, default_batch, Batch};
+use crate::aescrypt::{error, limits, options};
+use crate::aescrypt_streams::{from_io, io_error, raised, ReadFailed};
+use crate::buffers::{batch_or_default, bytes_with, default_batch, Batch};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use wireseal::aescrypt::{
-    self as ac, io::SeekDecryptor, Decryptor as RDecryptor, Encryptor as REncryptor,
-    Error as AError, ProvisionalSink,
+use wireseal::aescrypt::io::{
+    decrypt_into_sink, encrypt_stream, Error as IoError, PartialFile, Replace, SeekDecryptor,
 };
+use wireseal::aescrypt::Encryptor as REncryptor;
 
-/// Plaintext goes to a private temporary file beside the destination,
-/// renamed into place on commit and deleted on discard.
-struct TempFileSink {
-    file: Option<File>,
-    tmp: PathBuf,
-    dest: PathBuf,
+/// The input file, counting what was read for `progress(done, total)` (an
+/// exception from it stops the work) and keeping its first bytes.
+struct Input<'a> {
+    file: File,
+    progress: Option<&'a Py<PyAny>>,
+    done: u64,
+    total: u64,
+    first: Vec<u8>,
 }
 
-impl TempFileSink {
-    fn create(dest: &Path) -> std::io::Result<Self> {
-        let dir = match dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = dest
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-        for _ in 0..16 {
-            let mut r = [0u8; 8];
-            getrandom::getrandom(&mut r).map_err(std::io::Error::other)?;
-            let hex: String = r.iter().map(|b| format!("{b:02x}")).collect();
-            let tmp = dir.join(format!(".{name}.{hex}.wireseal-partial"));
-            match opts.open(&tmp) {
-                Ok(file) => {
-                    return Ok(Self {
-                        file: Some(file),
-                        tmp,
-                        dest: dest.to_path_buf(),
-                    })
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
+impl<'a> Input<'a> {
+    fn open(path: &Path, progress: Option<&'a Py<PyAny>>) -> PyResult<Self> {
+        let file = File::open(path).map_err(|e| os_error("cannot read input", &e))?;
+        let total = file.metadata().map(|m| m.len()).unwrap_or(0);
+        Ok(Self {
+            file,
+            progress,
+            done: 0,
+            total,
+            first: Vec::new(),
+        })
+    }
+}
+
+impl Read for Input<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self
+            .file
+            .read(buf)
+            .map_err(|e| std::io::Error::other(ReadFailed(e)))?;
+        if self.first.len() < 64 * 1024 {
+            let take = (64 * 1024 - self.first.len()).min(n);
+            self.first.extend_from_slice(&buf[..take]);
         }
-        Err(std::io::Error::other("cannot create a temporary file"))
-    }
-}
-
-impl ProvisionalSink for TempFileSink {
-    fn write_unverified(&mut self, plaintext: &[u8]) -> std::io::Result<()> {
-        match &mut self.file {
-            Some(f) => f.write_all(plaintext),
-            None => Err(std::io::Error::other("sink closed")),
+        self.done += n as u64;
+        if let (Some(cb), true) = (self.progress, n > 0) {
+            Python::with_gil(|py| cb.call1(py, (self.done, self.total)).map(drop))
+                .map_err(raised)?;
         }
-    }
-
-    fn commit(&mut self) -> std::io::Result<()> {
-        if let Some(f) = self.file.take() {
-            f.sync_all()?;
-        }
-        std::fs::rename(&self.tmp, &self.dest)
-    }
-
-    fn discard(&mut self) {
-        self.file = None;
-        let _ = std::fs::remove_file(&self.tmp);
+        Ok(n)
     }
 }
 
-impl Drop for TempFileSink {
-    fn drop(&mut self) {
-        if self.file.is_some() {
-            self.discard();
-        }
-    }
-}
-
-/// Calls `progress(done, total)` when given; an exception stops the work.
-fn report(progress: Option<&Py<PyAny>>, done: u64, total: u64) -> PyResult<()> {
-    match progress {
-        Some(cb) => Python::with_gil(|py| cb.call1(py, (done, total)).map(|_| ())),
-        None => Ok(()),
-    }
-}
-
-fn io_err(what: &str, e: std::io::Error) -> PyErr {
+fn os_error(what: &str, e: &dyn std::fmt::Display) -> PyErr {
     pyo3::exceptions::PyOSError::new_err(format!("{what}: {e}"))
 }
 
-/// Encrypts the file `infile` into `outfile` (written through a temporary
-/// file, renamed into place when complete), with the GIL released;
-/// `progress(done, total)` is called after each chunk.
+/// The output's partial file (an existing output is replaced, as
+/// pyAesCrypt does) and the paths of the leftovers it removed.
+fn output(path: &Path) -> PyResult<(PartialFile, Vec<String>)> {
+    let part = PartialFile::create(path, Replace::Allow)
+        .map_err(|e| os_error("cannot write output", &e))?;
+    let removed = part
+        .leftovers()
+        .removed
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    Ok((part, removed))
+}
+
+fn persist(part: PartialFile) -> PyResult<()> {
+    part.persist()
+        .map_err(|e| os_error("cannot write output", &e))
+}
+
+/// Encrypts the file `infile` into `outfile` (written through a partial
+/// file, fsynced and renamed into place when complete), with the GIL
+/// released; `progress(done, total)` is called after each read. Returns
+/// the partial files of interrupted runs it removed from the folder.
 #[pyfunction]
 #[pyo3(signature = (infile, outfile, password, *, version=2, iterations=None, progress=None, batch=None))]
 #[allow(clippy::too_many_arguments)]
@@ -113,54 +100,24 @@ fn encrypt_file(
     iterations: Option<u32>,
     progress: Option<Py<PyAny>>,
     batch: Option<&Bound<'_, Batch>>,
-) -> PyResult<()> {
+) -> PyResult<Vec<String>> {
     let opts = options(version, iterations)?;
     let b = batch_or_default(batch);
     py.allow_threads(|| {
-        let mut input = File::open(&infile).map_err(|e| io_err("cannot read input", e))?;
-        let total = input.metadata().map(|m| m.len()).unwrap_or(0);
-        let mut sink =
-            TempFileSink::create(&outfile).map_err(|e| io_err("cannot write output", e))?;
-        let mut enc = REncryptor::new(password, &opts).map_err(error)?;
-        let mut buf = vec![0u8; ac::CHUNK];
-        let mut out = Vec::with_capacity(ac::CHUNK + 1024);
-        let mut done = 0u64;
-        loop {
-            let n = read_full(&mut input, &mut buf).map_err(|e| io_err("cannot read input", e))?;
-            if n == 0 {
-                break;
-            }
-            enc.update(b, &buf[..n], &mut out);
-            sink.write_unverified(&out)
-                .map_err(|e| io_err("cannot write output", e))?;
-            out.clear();
-            done += n as u64;
-            report(progress.as_ref(), done, total)?;
-        }
-        enc.finish(&mut out);
-        sink.write_unverified(&out)
-            .map_err(|e| io_err("cannot write output", e))?;
-        sink.commit().map_err(|e| io_err("cannot write output", e))
+        let input = Input::open(&infile, progress.as_ref())?;
+        let enc = REncryptor::new(password, &opts).map_err(error)?;
+        let (part, removed) = output(&outfile)?;
+        encrypt_stream(b, enc, input, &part).map_err(|e| io_error(e, &[]))?;
+        persist(part)?;
+        Ok(removed)
     })
 }
 
-fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
-
 /// Decrypts the file `infile` into `outfile` in one pass with the GIL
-/// released. The plaintext goes to a private temporary file that becomes
-/// `outfile` only after the HMAC matched; on any error it is deleted and
+/// released. The plaintext goes to a partial file that becomes `outfile`
+/// (fsynced) only after the HMAC matched; on any error it is deleted and
 /// `outfile` is left as it was. `progress(done, total)` counts input bytes.
+/// Returns the partial files of interrupted runs it removed.
 #[pyfunction]
 #[pyo3(signature = (infile, outfile, password, *, progress=None, batch=None, max_iterations=None))]
 fn decrypt_file(
@@ -171,36 +128,16 @@ fn decrypt_file(
     progress: Option<Py<PyAny>>,
     batch: Option<&Bound<'_, Batch>>,
     max_iterations: Option<u32>,
-) -> PyResult<()> {
+) -> PyResult<Vec<String>> {
     let b = batch_or_default(batch);
     let lim = limits(max_iterations);
     py.allow_threads(|| {
-        let mut input = File::open(&infile).map_err(|e| io_err("cannot read input", e))?;
-        let total = input.metadata().map(|m| m.len()).unwrap_or(0);
-        let mut sink =
-            TempFileSink::create(&outfile).map_err(|e| io_err("cannot write output", e))?;
-        let mut dec = RDecryptor::new(password, &lim);
-        let mut buf = vec![0u8; ac::CHUNK];
-        let mut done = 0u64;
-        loop {
-            let n = match read_full(&mut input, &mut buf) {
-                Ok(n) => n,
-                Err(e) => {
-                    sink.discard();
-                    return Err(io_err("cannot read input", e));
-                }
-            };
-            if n == 0 {
-                break;
-            }
-            dec.update(b, &buf[..n], &mut sink).map_err(error)?;
-            done += n as u64;
-            if let Err(e) = report(progress.as_ref(), done, total) {
-                sink.discard();
-                return Err(e);
-            }
-        }
-        dec.finish(&mut sink).map(|_| ()).map_err(error)
+        let mut input = Input::open(&infile, progress.as_ref())?;
+        let (mut part, removed) = output(&outfile)?;
+        decrypt_into_sink(b, password, &mut input, &mut part, &lim)
+            .map_err(|e| io_error(e, &input.first))?;
+        persist(part)?;
+        Ok(removed)
     })
 }
 
@@ -210,6 +147,8 @@ fn decrypt_file(
 #[pyclass(module = "wireseal.aescrypt")]
 pub struct Reader {
     inner: Option<SeekDecryptor<'static, File>>,
+    /// Plaintext bytes handed out so far.
+    pos: u64,
 }
 
 #[pymethods]
@@ -225,10 +164,13 @@ impl Reader {
     ) -> PyResult<Self> {
         let lim = limits(max_iterations);
         let inner = py.allow_threads(|| {
-            let f = File::open(&path).map_err(|e| io_err("cannot read input", e))?;
-            SeekDecryptor::new(default_batch(), f, password, &lim).map_err(error)
+            let f = File::open(&path).map_err(|e| os_error("cannot read input", &e))?;
+            SeekDecryptor::new(default_batch(), f, password, &lim).map_err(|e| io_error(e, &[]))
         })?;
-        Ok(Self { inner: Some(inner) })
+        Ok(Self {
+            inner: Some(inner),
+            pos: 0,
+        })
     }
 
     /// Length of the plaintext in bytes.
@@ -244,34 +186,39 @@ impl Reader {
     }
 
     /// Reads up to `size` bytes (all that is left when `size` is negative);
-    /// `b""` at the end.
+    /// `b""` at the end. Each chunk is decrypted straight into the result.
     #[pyo3(signature = (size=-1))]
     fn read<'py>(&mut self, py: Python<'py>, size: isize) -> PyResult<Bound<'py, PyBytes>> {
         let r = self.inner.as_mut().ok_or_else(|| {
             pyo3::exceptions::PyValueError::new_err("I/O operation on closed reader")
         })?;
-        let mut out = Vec::new();
-        let res = py.allow_threads(|| {
-            if size < 0 {
-                r.read_to_end(&mut out).map(|_| ())
-            } else {
-                let cap = usize::try_from(r.plaintext_len()).unwrap_or(usize::MAX);
-                out.resize((size as usize).min(cap), 0);
-                let n = read_full(r, &mut out)?;
-                out.truncate(n);
-                Ok(())
+        let left = r.plaintext_len().saturating_sub(self.pos);
+        let want = if size < 0 {
+            left
+        } else {
+            (size as u64).min(left)
+        };
+        let want = usize::try_from(want)
+            .map_err(|_| pyo3::exceptions::PyOverflowError::new_err("more than fits in memory"))?;
+        let out = bytes_with(py, want, |out| {
+            let mut n = 0;
+            while n < out.len() {
+                match r.read(&mut out[n..]) {
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(read_error(e)),
+                }
             }
-        });
-        if let Err(e) = res {
-            return Err(match e.into_inner() {
-                Some(inner) => match inner.downcast::<AError>() {
-                    Ok(ae) => error(*ae),
-                    Err(other) => pyo3::exceptions::PyOSError::new_err(other.to_string()),
-                },
-                None => pyo3::exceptions::PyOSError::new_err("read failed"),
-            });
-        }
-        vec_to_bytes(py, out)
+            if n < out.len() {
+                return Err(pyo3::exceptions::PyOSError::new_err(
+                    "the input ended before the plaintext it was verified with",
+                ));
+            }
+            Ok(())
+        })?;
+        self.pos += want as u64;
+        Ok(out)
     }
 
     /// Closes the file.
@@ -291,6 +238,16 @@ impl Reader {
     ) -> bool {
         self.close();
         false
+    }
+}
+
+/// A failed read of a [`Reader`]: the format error it carries (the input
+/// changed, or an earlier failure), or the I/O error.
+fn read_error(e: std::io::Error) -> PyErr {
+    match IoError::from(e) {
+        IoError::Format(f) => error(f),
+        IoError::Io(io) => from_io(io),
+        _ => pyo3::exceptions::PyOSError::new_err("read failed"),
     }
 }
 

@@ -163,21 +163,7 @@ pub fn bip324(e: wireseal::bip324::Error) -> PyErr {
 }
 
 /// AES Crypt errors (the native names; `wireseal.aescrypt`'s pyAesCrypt
-/// layer rewrites the messages to pyAesCrypt's). An I/O failure is an
-/// `OSError`.
+/// layer rewrites the messages to pyAesCrypt's).
 pub fn aescrypt(e: wireseal::aescrypt::Error) -> PyErr {
-    use wireseal::aescrypt::Error as E;
-    let msg = e.to_string();
-    let kind = match e {
-        E::Io(io) => return pyo3::exceptions::PyOSError::new_err(io.to_string()),
-        E::Auth | E::WrongPassword => ErrorKind::Auth,
-        E::Truncated { .. } | E::PartialBlock => ErrorKind::Truncated,
-        E::BufferTooSmall { .. } => ErrorKind::BufferTooSmall,
-        E::TooLong { .. } => ErrorKind::TooLong,
-        E::UnsupportedVersion(_) | E::CannotWriteVersion(_) => ErrorKind::Unsupported,
-        E::TooManyExtensions { .. } | E::TooManyIterations { .. } => ErrorKind::Limit,
-        E::Poisoned => ErrorKind::Poisoned,
-        _ => ErrorKind::Malformed,
-    };
-    for_kind(kind, msg)
+    for_kind(e.kind(), e.to_string())
 }

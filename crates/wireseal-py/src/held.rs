@@ -5,7 +5,7 @@
 //! they go back to the pool.
 
 use std::sync::Mutex;
-use wireseal::aescrypt::{ProvisionalSink, CHUNK};
+use wireseal::aescrypt::{Error as AError, ProvisionalSink, CHUNK};
 use zeroize::Zeroize;
 
 /// Most pieces the pool keeps (128 MiB).
@@ -64,7 +64,9 @@ impl HeldChunks {
 }
 
 impl ProvisionalSink for HeldChunks {
-    fn write_unverified(&mut self, mut plaintext: &[u8]) -> std::io::Result<()> {
+    type Error = AError;
+
+    fn write_unverified(&mut self, mut plaintext: &[u8]) -> Result<(), AError> {
         while !plaintext.is_empty() {
             match self.chunks.last_mut() {
                 Some(c) if c.len() < CHUNK => {
@@ -78,7 +80,7 @@ impl ProvisionalSink for HeldChunks {
         Ok(())
     }
 
-    fn commit(&mut self) -> std::io::Result<()> {
+    fn commit(&mut self) -> Result<(), AError> {
         Ok(())
     }
 
@@ -90,29 +92,5 @@ impl ProvisionalSink for HeldChunks {
 impl Drop for HeldChunks {
     fn drop(&mut self) {
         self.release();
-    }
-}
-
-/// A reusable scratch sink for the streaming path that hands plaintext on
-/// before the final HMAC (see `ProvisionalDecryptor`): what one call wrote
-/// is taken out and cleared after it; `discard` wipes.
-#[derive(Default)]
-pub struct Scratch {
-    /// Plaintext written by the last call.
-    pub buf: Vec<u8>,
-}
-
-impl ProvisionalSink for Scratch {
-    fn write_unverified(&mut self, plaintext: &[u8]) -> std::io::Result<()> {
-        self.buf.extend_from_slice(plaintext);
-        Ok(())
-    }
-
-    fn commit(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-
-    fn discard(&mut self) {
-        self.buf.zeroize();
     }
 }

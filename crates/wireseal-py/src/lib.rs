@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 
 mod aescrypt;
 mod aescrypt_files;
+mod aescrypt_streams;
 mod bip324;
 mod bip324_pool;
 mod buffers;

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 import wireseal
 from wireseal import aescrypt
-from conftest import VECTORS, hx, load_json, require
+from conftest import VECTORS, hx, load_json, require, skip_or_fail
 
 PW = "correct horse battery staple"
 
@@ -199,3 +199,85 @@ def test_two_threads_decrypting_overlap():
         t.join()
     assert spins > 1000, spins
     assert both_inside > 100, (both_inside, spins)
+
+
+def _partials(d):
+    return sorted(p.name for p in d.iterdir() if p.name.startswith(".wireseal-partial-"))
+
+
+def test_file_functions_write_through_the_shared_partial_file(tmp_path):
+    """The output is written to ``.wireseal-partial-PID-RANDOM`` beside it
+    (the name the command line uses) and appears only when complete."""
+    src = tmp_path / "a"
+    src.write_bytes(os.urandom(3_000_000))
+    seen = []
+
+    def look(done, total):
+        seen.append((_partials(tmp_path), (tmp_path / "a.aes").exists()))
+
+    aescrypt.encryptFile(str(src), str(tmp_path / "a.aes"), PW, progress=look)
+    names = {n for partials, _ in seen for n in partials}
+    assert len(names) == 1, names
+    (name,) = names
+    assert name.startswith(f".wireseal-partial-{os.getpid()}-")
+    assert not any(out_exists for _, out_exists in seen)
+    assert _partials(tmp_path) == []
+    assert aescrypt.decrypt(PW, (tmp_path / "a.aes").read_bytes()) == src.read_bytes()
+
+
+def test_leftovers_of_dead_runs_are_removed_with_a_warning(tmp_path):
+    src = tmp_path / "a"
+    src.write_bytes(b"x" * 1000)
+    # PIDs above the kernel's maximum never exist: a run that is gone.
+    dead = tmp_path / ".wireseal-partial-2147483647-0a1b2c"
+    dead.write_bytes(b"unverified plaintext")
+    with pytest.warns(RuntimeWarning, match="0a1b2c"):
+        aescrypt.encryptFile(str(src), str(tmp_path / "a.aes"), PW)
+    assert not dead.exists()
+    dead.write_bytes(b"again")
+    with pytest.warns(RuntimeWarning, match="interrupted run"):
+        aescrypt.decryptFile(str(tmp_path / "a.aes"), str(tmp_path / "a.out"), PW)
+    assert not dead.exists()
+    assert (tmp_path / "a.out").read_bytes() == src.read_bytes()
+
+
+def _wireseal_binary():
+    env = os.environ.get("WIRESEAL_BIN")
+    p = pathlib.Path(env) if env else pathlib.Path(__file__).resolve().parents[3] / "target/release/wireseal"
+    if not p.is_file():
+        skip_or_fail(f"the wireseal command line is not built at {p} "
+                     "(cargo build --release -p wireseal-cli, or set WIRESEAL_BIN)")
+    return str(p)
+
+
+def test_a_killed_command_line_run_is_cleaned_up_by_python(tmp_path):
+    """SIGKILL the command line while it writes; the next Python run into the
+    same folder removes its partial file and says so."""
+    import signal
+    import subprocess
+
+    binary = _wireseal_binary()
+    big = tmp_path / "big"
+    big.write_bytes(os.urandom(96 << 20))
+    out = tmp_path / "out"
+    out.mkdir()
+    p = subprocess.Popen(
+        [binary, "aescrypt", "encrypt", "--format", "v2", "--password-env", "WS_PW",
+         str(big), str(out / "big.aes")],
+        env={**os.environ, "WS_PW": PW},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    t0 = time.monotonic()
+    while not any((out / n).stat().st_size > 0 for n in _partials(out)):
+        assert p.poll() is None, "finished before it could be killed"
+        assert time.monotonic() - t0 < 60
+        time.sleep(0.002)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    (left,) = _partials(out)
+    assert left.startswith(f".wireseal-partial-{p.pid}-")
+    small = tmp_path / "small"
+    small.write_bytes(b"small")
+    with pytest.warns(RuntimeWarning, match=left):
+        aescrypt.encryptFile(str(small), str(out / "small.aes"), PW)
+    assert _partials(out) == []

@@ -18,7 +18,7 @@ fn bulk(c: &mut Criterion) {
     let mut g = c.benchmark_group("aescrypt_bulk_16MiB");
     g.throughput(Throughput::Bytes(size as u64));
     g.sample_size(10);
-    let mut out = Vec::with_capacity(opts.encrypted_len(size));
+    let mut out = Vec::with_capacity(aescrypt::encrypted_len(&opts, size));
     g.bench_function("encrypt_v2", |b| {
         b.iter(|| {
             out.clear();

@@ -56,13 +56,18 @@ fn decrypt_some_ways(pw: &str, ct: &[u8], i: usize) -> Result<Vec<u8>, Error> {
     decrypt_checked(pw, ct, i % 4 == 0)
 }
 
+/// The format error inside an `io` result (an I/O error fails the test).
+fn fmt<T>(r: Result<T, io::Error>) -> Result<T, Error> {
+    r.map_err(|e| e.format().unwrap_or_else(|| panic!("I/O error: {e}")))
+}
+
 fn decrypt_checked(pw: &str, ct: &[u8], seek: bool) -> Result<Vec<u8>, Error> {
     let lim = Limits::default();
     if !seek {
         return decrypt_to_vec(b(), pw, ct, &lim);
     }
     let a = decrypt_to_vec(b(), pw, ct, &lim);
-    let b = SeekDecryptor::new(b(), Cursor::new(ct), pw, &lim).map(|mut r| {
+    let b = fmt(SeekDecryptor::new(b(), Cursor::new(ct), pw, &lim)).map(|mut r| {
         let mut v = Vec::new();
         r.read_to_end(&mut v).unwrap();
         v
@@ -138,19 +143,18 @@ fn v3_encryption_is_byte_exact() {
     let set: Vec<DetVector> = load("deterministic_test_vectors_v3.json");
     assert_eq!(set.len(), 21);
     for t in &set {
-        let m = SessionMaterial {
-            public_iv: arr16(&t.public_iv),
-            session_iv: arr16(&t.session_iv),
-            session_key: wireseal::secret::Secret::from_slice(&common::unhex(&t.session_key))
-                .unwrap(),
-        };
+        let m = SessionMaterial::from_parts(
+            arr16(&t.public_iv),
+            arr16(&t.session_iv),
+            wireseal::secret::Secret::from_slice(&common::unhex(&t.session_key)).unwrap(),
+        );
         let opts = EncryptOptions::v3(t.kdf_iterations)
             .unwrap()
-            .extensions(vec![
+            .with_extensions(vec![
                 Extension::new("CREATED_BY", b"aescrypt 4.0.0.0").unwrap()
             ]);
         let mut out = Vec::new();
-        let mut e = Encryptor::with_material("Hello", &opts, m).unwrap();
+        let mut e = Encryptor::from_material("Hello", &opts, m).unwrap();
         e.update(b(), t.plaintext.as_bytes(), &mut out);
         e.finish(&mut out);
         assert_eq!(hex::encode(out), t.ciphertext_hex);
@@ -175,13 +179,13 @@ fn v2_encryption_is_byte_exact() {
         let k = legacy_key("Hello", &h.public_iv);
         let mut blk = ct[h.len..h.len + 48].to_vec();
         aes256_cbc_decrypt_in_place(k.expose(), &h.public_iv, &mut blk);
-        let m = SessionMaterial {
-            public_iv: h.public_iv,
-            session_iv: blk[..16].try_into().unwrap(),
-            session_key: wireseal::secret::Secret::from_slice(&blk[16..]).unwrap(),
-        };
-        let opts = EncryptOptions::v2().extensions(h.extensions.clone());
-        let mut e = io::EncryptWriter::with_material(b(), Vec::new(), "Hello", &opts, m).unwrap();
+        let m = SessionMaterial::from_parts(
+            h.public_iv,
+            blk[..16].try_into().unwrap(),
+            wireseal::secret::Secret::from_slice(&blk[16..]).unwrap(),
+        );
+        let opts = EncryptOptions::v2().with_extensions(h.extensions.clone());
+        let mut e = io::EncryptWriter::from_material(b(), Vec::new(), "Hello", &opts, m).unwrap();
         std::io::Write::write_all(&mut e, t.plaintext.as_bytes()).unwrap();
         let ours = e.finish().unwrap();
         assert_eq!(ours.len(), ct.len());
@@ -195,6 +199,15 @@ fn v2_encryption_is_byte_exact() {
         }
     }
     assert!(aligned >= 5, "{aligned}");
+}
+
+/// The parts of a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Region {
+    Header,
+    SessionBlock,
+    Body,
+    Trailer,
 }
 
 /// Regions of a stream: (region, start, end).
@@ -221,7 +234,7 @@ fn streams() -> Vec<(&'static str, Vec<u8>)> {
                 b(),
                 "pw",
                 &pt[..40],
-                &EncryptOptions::v2().extensions(vec![]),
+                &EncryptOptions::v2().with_extensions(vec![]),
             )
             .unwrap(),
         ),
@@ -298,45 +311,49 @@ fn flipped_bits_in_every_region_are_rejected() {
 }
 
 /// What a stream cut to `len` bytes (or extended to it) must report, from
-/// its length alone: too short for the trailer is truncation; a body that is
+/// its length alone: too short for the trailer is truncation, naming the
+/// least length the part it ended in needs (the header: at most its
+/// length; the session block: all of it; the trailer: the body so far
+/// and the trailer; a v3 body: one block and the trailer); a body that is
 /// not whole blocks is `PartialBlock` (cut or appended, we can't tell);
-/// a v3 body must hold at least one block; otherwise the HMAC fails.
-fn expected_for_length(ct: &[u8], len: usize) -> &'static str {
+/// otherwise the HMAC fails.
+fn expected_for_length(ct: &[u8], len: usize) -> String {
     let r = regions(ct);
     let Parse::Done(h) = parse_header(ct, &Limits::default()).unwrap() else {
         panic!()
     };
     if len < r[1].1 {
-        return "Truncated(Header)";
+        return "Truncated(in the header)".into();
     }
     if len < r[2].1 {
-        return "Truncated(SessionBlock)";
+        return format!("Truncated(min {})", r[2].1);
     }
     let tl = h.version.trailer_len();
     let rest = len - r[2].1;
     if rest < tl {
-        "Truncated(Trailer)"
+        format!("Truncated(min {})", r[2].1 + tl)
     } else if (rest - tl) % 16 != 0 {
-        "PartialBlock"
+        "PartialBlock".into()
     } else if rest == tl && h.version == Version::V3 {
-        "Truncated(Body)"
+        format!("Truncated(min {})", r[2].1 + tl + 16)
     } else {
-        "Auth"
+        "Auth".into()
     }
 }
 
-/// The error's name, with the region for truncation (whose `len` must be
-/// the stream's length).
-fn kind(e: &Error, len: usize) -> String {
+/// The error's name, with the least length for truncation (whose `len`
+/// must be the stream's length); a cut inside the header names a least
+/// length inside the header.
+fn kind(e: &Error, len: usize, ct: &[u8]) -> String {
     match e {
-        Error::Truncated {
-            len: l,
-            min,
-            region,
-        } => {
+        Error::Truncated { len: l, min } => {
             assert_eq!(*l, len, "{e:?}");
             assert!(*min > len, "{e:?}");
-            format!("Truncated({region:?})")
+            if *min <= regions(ct)[0].2 {
+                "Truncated(in the header)".into()
+            } else {
+                format!("Truncated(min {min})")
+            }
         }
         _ => format!("{e:?}"),
     }
@@ -347,7 +364,11 @@ fn truncation_anywhere_and_extra_bytes_are_rejected() {
     for (pw, ct) in streams() {
         for cut in 0..ct.len() {
             let e = decrypt_some_ways(pw, &ct[..cut], cut).unwrap_err();
-            assert_eq!(kind(&e, cut), expected_for_length(&ct, cut), "cut {cut}");
+            assert_eq!(
+                kind(&e, cut, &ct),
+                expected_for_length(&ct, cut),
+                "cut {cut}"
+            );
         }
         for extra in [1usize, 15, 16, 17, 33, 48, 1000] {
             let mut long = ct.clone();
@@ -381,20 +402,15 @@ fn truncated_v3_fails_before_key_derivation() {
     for extra in [0usize, 1, 79] {
         let mut t = v.clone();
         t.extend_from_slice(&ct[h.len..h.len + extra]);
-        assert!(matches!(
-            decrypt_to_vec(b(), "pw", &t, &lim),
-            Err(Error::Truncated {
-                region: Region::SessionBlock,
-                ..
-            })
-        ));
-        assert!(matches!(
-            SeekDecryptor::new(b(), Cursor::new(&t), "pw", &lim),
-            Err(Error::Truncated {
-                region: Region::SessionBlock,
-                ..
-            })
-        ));
+        let session_block = Err(Error::Truncated {
+            len: t.len(),
+            min: h.len + 80,
+        });
+        assert_eq!(decrypt_to_vec(b(), "pw", &t, &lim), session_block);
+        assert_eq!(
+            fmt(SeekDecryptor::new(b(), Cursor::new(&t), "pw", &lim)).map(|_| Vec::new()),
+            session_block
+        );
     }
 }
 
@@ -438,7 +454,12 @@ fn hostile_headers_are_bounded() {
         Err(Error::TooManyExtensions { limit: 1024 })
     ));
     assert!(matches!(
-        SeekDecryptor::new(b(), Cursor::new(&v), "pw", &Limits::default()),
+        fmt(SeekDecryptor::new(
+            b(),
+            Cursor::new(&v),
+            "pw",
+            &Limits::default()
+        )),
         Err(Error::TooManyExtensions { limit: 1024 })
     ));
 }

@@ -16,10 +16,17 @@ messages. Differences, all on the safe side:
   HMAC fails it removes what it wrote from a seekable ``fOut`` (see the
   warning below);
 - ``progress(done, total)`` callbacks on the file functions;
+- the file functions write through a hidden partial file beside
+  ``outfile`` (``.wireseal-partial-PID-RANDOM``, the name the ``wireseal``
+  command line uses too), fsynced and renamed into place when complete;
+  partial files left by killed runs (of either) are removed by the next
+  run into the same folder, with a :class:`RuntimeWarning`;
 - :class:`Reader` (from :func:`open`) reads a file as a stream without ever
   handing out unverified plaintext, in bounded memory.
 
-The key stretch, AES-CBC and HMAC run in Rust with the GIL released.
+The key stretch, AES-CBC and HMAC run in Rust with the GIL released; the
+stream functions take the GIL only for ``fIn.read`` and ``fOut.write``
+(1 MiB at a time), which overlap the cipher.
 
 .. warning::
    ``decryptStream`` (kept for pyAesCrypt compatibility) writes plaintext
@@ -73,8 +80,6 @@ Reader = _native.Reader
 encrypt = _native.encrypt
 decrypt = _native.decrypt
 
-# Bytes read from a stream per call: large reads keep the Rust side busy.
-_READ = _native.CHUNK
 
 
 def _check(passw, bufferSize, message):
@@ -84,24 +89,19 @@ def _check(passw, bufferSize, message):
         raise ValueError("Password is too long.")
 
 
-def encryptStream(fIn, fOut, passw, bufferSize=bufferSizeDef, *, version=2, iterations=None):
+def encryptStream(
+    fIn, fOut, passw, bufferSize=bufferSizeDef, *, version=2, iterations=None, batch=None
+):
     """Encrypts the binary stream ``fIn`` into ``fOut`` (AES Crypt version 2,
     or 3 with ``version=3``). ``bufferSize`` must be a multiple of 16, as in
-    pyAesCrypt; reads are made in larger pieces."""
+    pyAesCrypt; reads and writes are made 1 MiB at a time."""
     _check(passw, bufferSize, "Buffer size must be a multiple of AES block size.")
-    enc = _native.Encryptor(passw, version=version, iterations=iterations)
-    step = max(bufferSize, _READ)
-    while True:
-        data = fIn.read(step)
-        if not data:
-            break
-        out = enc.update(data)
-        if out:
-            fOut.write(out)
-    fOut.write(enc.finish())
+    _native.encrypt_stream_into(
+        fIn, fOut, passw, version=version, iterations=iterations, batch=batch
+    )
 
 
-def decryptStream(fIn, fOut, passw, bufferSize=bufferSizeDef, inputLength=None):
+def decryptStream(fIn, fOut, passw, bufferSize=bufferSizeDef, inputLength=None, *, batch=None):
     """Decrypts the AES Crypt stream ``fIn`` (version 0-3) into ``fOut`` in
     bounded memory, as pyAesCrypt does.
 
@@ -122,19 +122,10 @@ def decryptStream(fIn, fOut, passw, bufferSize=bufferSizeDef, inputLength=None):
             stacklevel=2,
         )
     _check(passw, bufferSize, "Buffer size must be a multiple of AES block size")
-    dec = _native.ProvisionalDecryptor(passw)
-    step = max(bufferSize, _READ)
     start = _tell(fOut)
     try:
-        while True:
-            data = fIn.read(step)
-            if not data:
-                break
-            out = dec.update(data)
-            if out:
-                fOut.write(out)
-        fOut.write(dec.finish())
-    except Exception:
+        _native.decrypt_stream_into(fIn, fOut, passw, batch=batch)
+    except BaseException:
         if start is not None:
             fOut.seek(start)
             fOut.truncate()
@@ -172,29 +163,57 @@ def _check_paths(infile, outfile):
         raise ValueError("Input and output files are the same.")
 
 
-def encryptFile(infile, outfile, passw, bufferSize=bufferSizeDef, *, version=2, iterations=None, progress=None):
-    """Encrypts the file ``infile`` into ``outfile``. ``progress(done,
-    total)`` is called with the plaintext bytes read so far."""
+def _report_leftovers(removed):
+    for p in removed:
+        warnings.warn(
+            f"removed {p}, a partial output left by an interrupted run",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+def encryptFile(
+    infile,
+    outfile,
+    passw,
+    bufferSize=bufferSizeDef,
+    *,
+    version=2,
+    iterations=None,
+    progress=None,
+    batch=None,
+):
+    """Encrypts the file ``infile`` into ``outfile``, which appears (fsynced)
+    only when complete. ``progress(done, total)`` is called with the
+    plaintext bytes read so far."""
     _check(passw, bufferSize, "Buffer size must be a multiple of AES block size.")
     _check_paths(infile, outfile)
     try:
-        _native.encrypt_file(
-            infile, outfile, passw, version=version, iterations=iterations, progress=progress
+        removed = _native.encrypt_file(
+            infile,
+            outfile,
+            passw,
+            version=version,
+            iterations=iterations,
+            progress=progress,
+            batch=batch,
         )
     except OSError as e:
         raise ValueError(_io_message(e))
+    _report_leftovers(removed)
 
 
-def decryptFile(infile, outfile, passw, bufferSize=bufferSizeDef, *, progress=None):
+def decryptFile(infile, outfile, passw, bufferSize=bufferSizeDef, *, progress=None, batch=None):
     """Decrypts the AES Crypt file ``infile`` (version 0-3) into ``outfile``,
-    which appears only once the HMAC matched. ``progress(done, total)`` is
-    called with the encrypted bytes read so far."""
+    which appears (fsynced) only once the HMAC matched. ``progress(done,
+    total)`` is called with the encrypted bytes read so far."""
     _check(passw, bufferSize, "Buffer size must be a multiple of AES block size")
     _check_paths(infile, outfile)
     try:
-        _native.decrypt_file(infile, outfile, passw, progress=progress)
+        removed = _native.decrypt_file(infile, outfile, passw, progress=progress, batch=batch)
     except OSError as e:
         raise ValueError(_io_message(e))
+    _report_leftovers(removed)
 
 
 def open(file, password, *, max_iterations=None):

@@ -19,9 +19,16 @@ def encryptFile(
     version: Literal[2, 3] = 2,
     iterations: int | None = None,
     progress: Progress | None = None,
+    batch: Batch | None = None,
 ) -> None: ...
 def decryptFile(
-    infile: str, outfile: str, passw: str, bufferSize: int = ..., *, progress: Progress | None = None
+    infile: str,
+    outfile: str,
+    passw: str,
+    bufferSize: int = ...,
+    *,
+    progress: Progress | None = None,
+    batch: Batch | None = None,
 ) -> None: ...
 def encryptStream(
     fIn: BinaryIO,
@@ -31,9 +38,16 @@ def encryptStream(
     *,
     version: Literal[2, 3] = 2,
     iterations: int | None = None,
+    batch: Batch | None = None,
 ) -> None: ...
 def decryptStream(
-    fIn: BinaryIO, fOut: BinaryIO, passw: str, bufferSize: int = ..., inputLength: int | None = None
+    fIn: BinaryIO,
+    fOut: BinaryIO,
+    passw: str,
+    bufferSize: int = ...,
+    inputLength: int | None = None,
+    *,
+    batch: Batch | None = None,
 ) -> None:
     """WARNING: writes plaintext to ``fOut`` before the HMAC is checked
     (pyAesCrypt does the same); on failure a seekable ``fOut`` is truncated

@@ -1,21 +1,14 @@
 //! Body crypto shared by every reader: CBC decryption across the caller's
 //! cores, the trailer (size octet and HMAC) and the final block's length.
 
-use super::error::{Error, Region};
-use super::header::{Header, Version, SESSION_BLOCK_LEN};
-use crate::batch::Batch;
+use super::error::Error;
+use super::header::{Header, Version};
 use crate::primitives::aes_cbc::{aes256_cbc_decrypt_b2b, BLOCK};
 use crate::primitives::sha::ct_eq;
 
-/// Ciphertext bytes per parallel decryption task.
-const SUB: usize = 128 * 1024;
-
 /// Bytes before the body: the header and, in versions 1-3, the session block.
 pub(crate) fn prefix_len(header: &Header) -> usize {
-    match header.version {
-        Version::V0 => header.len,
-        _ => header.len + SESSION_BLOCK_LEN,
-    }
+    header.prefix_len()
 }
 
 /// The last ciphertext block of `ct`: the chaining value for what follows.
@@ -26,32 +19,12 @@ pub(crate) fn last_block(ct: &[u8]) -> Option<[u8; 16]> {
         .and_then(|b| b.try_into().ok())
 }
 
-/// CBC-decrypts `ct` into `pt` (whole blocks), across the batch's threads
-/// when large. Every sub-range's IV is the ciphertext block before it, so
-/// the result equals one serial pass.
-pub(crate) fn par_decrypt(
-    batch: &Batch,
-    key: &[u8; 32],
-    chain: &[u8; 16],
-    ct: &[u8],
-    pt: &mut [u8],
-) {
-    if ct.len() < 2 * SUB || batch.threads() < 2 {
-        aes256_cbc_decrypt_b2b(key, chain, ct, pt);
-        return;
-    }
-    let mut jobs: Vec<(usize, &mut [u8])> = pt.chunks_mut(SUB).enumerate().collect();
-    batch.for_each_mut_coarse(&mut jobs, |(i, p)| {
-        let start = *i * SUB;
-        let iv = if *i == 0 {
-            Some(*chain)
-        } else {
-            last_block(&ct[..start])
-        };
-        if let (Some(iv), Some(c)) = (iv, ct.get(start..start + p.len())) {
-            aes256_cbc_decrypt_b2b(key, &iv, c, p);
-        }
-    });
+/// CBC-decrypts `ct` into `pt` (whole blocks) on this thread. Callers run
+/// it beside the HMAC (or SHA-256) of the same bytes, which is several
+/// times slower: splitting it across threads would gain nothing and make
+/// every call wait for the whole batch.
+pub(crate) fn decrypt_blocks(key: &[u8; 32], chain: &[u8; 16], ct: &[u8], pt: &mut [u8]) {
+    aes256_cbc_decrypt_b2b(key, chain, ct, pt);
 }
 
 /// Constant-time tag check, mapped to the right error for the version.
@@ -96,7 +69,6 @@ pub(crate) fn body_len(header: &Header, after_prefix: u64) -> Result<u64, Error>
     let blen = after_prefix.checked_sub(tl).ok_or(Error::Truncated {
         len: seen(after_prefix),
         min: seen(tl),
-        region: Region::Trailer,
     })?;
     if blen % BLOCK as u64 != 0 {
         return Err(Error::PartialBlock);
@@ -105,7 +77,6 @@ pub(crate) fn body_len(header: &Header, after_prefix: u64) -> Result<u64, Error>
         return Err(Error::Truncated {
             len: seen(after_prefix),
             min: seen(tl + BLOCK as u64),
-            region: Region::Body,
         });
     }
     Ok(blen)

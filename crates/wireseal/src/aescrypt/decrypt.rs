@@ -3,8 +3,8 @@
 //! [`ProvisionalSink`], plus the in-memory [`decrypt_to_vec`] and
 //! [`decrypt_into`].
 
-use super::body::{self, body_len, check_tag, final_len, last_block, par_decrypt, Trailer};
-use super::error::{Error, Region};
+use super::body::{self, body_len, check_tag, decrypt_blocks, final_len, last_block, Trailer};
+use super::error::Error;
 use super::header::{Header, Limits, Version, SESSION_BLOCK_LEN};
 use super::header_parser::{parse_header, HeaderParser, Parse};
 use super::options::CHUNK;
@@ -104,21 +104,22 @@ impl Decryptor {
     }
 
     /// Feeds the next bytes of the stream. Plaintext that is ready (all but
-    /// the last block) goes to `sink`, decrypted on the batch's threads
+    /// the last block) goes to `sink`, decrypted on a thread of the batch
     /// while this thread computes the HMAC.
     ///
     /// # Errors
     ///
     /// A header error ([`Error::NotAesCrypt`], a limit, ...),
-    /// [`Error::WrongPassword`], [`Error::Io`] from the sink, or
-    /// [`Error::Poisoned`] after an earlier error. `sink` has been told to
-    /// [`discard`](ProvisionalSink::discard) everything.
+    /// [`Error::WrongPassword`], the sink's own failure, or
+    /// [`Error::Poisoned`] after an earlier error, in the sink's error type.
+    /// `sink` has been told to [`discard`](ProvisionalSink::discard)
+    /// everything.
     pub fn update<S: ProvisionalSink + Send + ?Sized>(
         &mut self,
         batch: &Batch,
         input: &[u8],
         sink: &mut S,
-    ) -> Result<(), Error> {
+    ) -> Result<(), S::Error> {
         let r = self.step(batch, input, sink);
         if r.is_err() {
             self.phase = Phase::Failed;
@@ -133,10 +134,13 @@ impl Decryptor {
     /// # Errors
     ///
     /// [`Error::Truncated`], [`Error::PartialBlock`], [`Error::Auth`],
-    /// [`Error::BadPadding`], [`Error::Malformed`], [`Error::Io`] from the
-    /// sink, or [`Error::Poisoned`]; `sink` has been told to
-    /// [`discard`](ProvisionalSink::discard) everything.
-    pub fn finish<S: ProvisionalSink + ?Sized>(mut self, sink: &mut S) -> Result<Decrypted, Error> {
+    /// [`Error::BadPadding`], [`Error::Malformed`], the sink's own failure,
+    /// or [`Error::Poisoned`], in the sink's error type; `sink` has been
+    /// told to [`discard`](ProvisionalSink::discard) everything.
+    pub fn finish<S: ProvisionalSink + ?Sized>(
+        mut self,
+        sink: &mut S,
+    ) -> Result<Decrypted, S::Error> {
         let r = self.end(sink).and_then(|d| {
             sink.commit()?;
             Ok(d)
@@ -152,7 +156,7 @@ impl Decryptor {
         batch: &Batch,
         mut rest: &[u8],
         sink: &mut S,
-    ) -> Result<(), Error> {
+    ) -> Result<(), S::Error> {
         loop {
             match &mut self.phase {
                 Phase::Header { parser, field } => {
@@ -187,7 +191,7 @@ impl Decryptor {
                     self.unlock(header, &blk)?;
                 }
                 Phase::Body(b) => return b.absorb(batch, rest, sink, &mut self.pt),
-                Phase::Failed => return Err(Error::Poisoned),
+                Phase::Failed => return Err(Error::Poisoned.into()),
             }
         }
     }
@@ -207,16 +211,16 @@ impl Decryptor {
         Ok(())
     }
 
-    fn end<S: ProvisionalSink + ?Sized>(&mut self, sink: &mut S) -> Result<Decrypted, Error> {
+    fn end<S: ProvisionalSink + ?Sized>(&mut self, sink: &mut S) -> Result<Decrypted, S::Error> {
         match std::mem::replace(&mut self.phase, Phase::Failed) {
-            Phase::Header { parser, field } => Err(parser.truncated(field.len())),
+            Phase::Header { parser, field } => Err(parser.truncated(field.len()).into()),
             Phase::Session { header, block } => Err(Error::Truncated {
                 len: header.len + block.len(),
                 min: header.len + SESSION_BLOCK_LEN,
-                region: Region::SessionBlock,
-            }),
+            }
+            .into()),
             Phase::Body(b) => b.finish(sink),
-            Phase::Failed => Err(Error::Poisoned),
+            Phase::Failed => Err(Error::Poisoned.into()),
         }
     }
 }
@@ -242,7 +246,7 @@ impl Body {
         mut rest: &[u8],
         sink: &mut S,
         pt: &mut Vec<u8>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), S::Error> {
         let keep = self.header.version.trailer_len() + BLOCK;
         let avail = self.held.len() + rest.len();
         let ready = avail.saturating_sub(keep) / BLOCK * BLOCK;
@@ -271,14 +275,14 @@ impl Body {
     }
 
     /// Decrypts whole blocks into the sink, one [`CHUNK`] at a time: CBC on
-    /// the batch's threads (then the sink write), the HMAC on this thread.
+    /// a thread of the batch (then the sink write), the HMAC on this thread.
     fn decrypt<S: ProvisionalSink + Send + ?Sized>(
         &mut self,
         batch: &Batch,
         ct: &[u8],
         sink: &mut S,
         pt: &mut Vec<u8>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), S::Error> {
         for piece in ct.chunks(CHUNK) {
             let n = piece.len();
             if pt.len() < n {
@@ -288,7 +292,7 @@ impl Body {
             let out = &mut pt[..n];
             let mut wrote = Ok(());
             let mut background = || {
-                par_decrypt(batch, key.expose(), chain, piece, out);
+                decrypt_blocks(key.expose(), chain, piece, out);
                 wrote = sink.write_unverified(out);
             };
             if n < SERIAL_BELOW {
@@ -305,7 +309,7 @@ impl Body {
     }
 
     /// Checks the length and the HMAC, then writes the final plaintext.
-    fn finish<S: ProvisionalSink + ?Sized>(mut self, sink: &mut S) -> Result<Decrypted, Error> {
+    fn finish<S: ProvisionalSink + ?Sized>(mut self, sink: &mut S) -> Result<Decrypted, S::Error> {
         let v = self.header.version;
         let blen = body_len(&self.header, self.done + self.held.len() as u64)?;
         let tail = usize::try_from(blen - self.done).map_err(|_| Error::PartialBlock)?;
@@ -386,12 +390,12 @@ pub fn decrypt_into(
 ///
 /// [`Error::Truncated`] when no stream is that short (53 bytes: a version 0
 /// header, an empty body and the HMAC).
-pub fn decrypted_len(encrypted_len: usize) -> Result<usize, Error> {
-    encrypted_len
-        .checked_sub(MIN_STREAM)
-        .ok_or(Error::Truncated {
+pub const fn decrypted_len(encrypted_len: usize) -> Result<usize, Error> {
+    match encrypted_len.checked_sub(MIN_STREAM) {
+        Some(n) => Ok(n),
+        None => Err(Error::Truncated {
             len: encrypted_len,
             min: MIN_STREAM,
-            region: Region::Header,
-        })
+        }),
+    }
 }

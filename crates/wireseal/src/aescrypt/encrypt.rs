@@ -1,6 +1,7 @@
 //! Writing version 2 and 3 streams, sans-IO: an [`Encryptor`] fed with
-//! plaintext that appends ciphertext to a caller's vector, plus the
-//! one-shot [`encrypt_to_vec`] and [`encrypt_into`].
+//! plaintext that appends ciphertext to a caller's vector or writes it into
+//! a caller's buffer, plus the one-shot [`encrypt_to_vec`] and
+//! [`encrypt_into`].
 //!
 //! The body is processed in [`CHUNK`]-byte chunks. With more than one
 //! thread in the caller's [`Batch`], chunk *i* is CBC-encrypted on a batch
@@ -13,11 +14,13 @@ use super::error::Error;
 use super::header::Version;
 use super::header_writer::write_header;
 use super::kdf;
-use super::options::{EncryptOptions, CHUNK};
+use super::key::PasswordKey;
+use super::options::{encrypted_len, EncryptOptions, CHUNK};
 use super::session::{seal_session, SessionMaterial};
 use crate::batch::Batch;
 use crate::primitives::aes_cbc::{Aes256CbcEnc, BLOCK};
 use crate::primitives::hmac_stream::HmacSha256Stream;
+use crate::secret::Secret;
 use core::convert::Infallible;
 use zeroize::Zeroizing;
 
@@ -31,7 +34,8 @@ pub struct Encryptor {
     mac: HmacSha256Stream,
     /// Header and session block, until the first output.
     head: Vec<u8>,
-    /// Buffered plaintext (wiped on drop).
+    /// Buffered plaintext (wiped on drop). The buffers grow as they are
+    /// used, so a small stream touches little memory.
     stage: Zeroizing<Vec<u8>>,
     stage_len: usize,
     cur: Vec<u8>,
@@ -55,24 +59,39 @@ impl Encryptor {
     /// [`Error::CannotWriteVersion`] or [`Error::InvalidExtension`] for
     /// options a reader would refuse.
     pub fn new(password: &str, opts: &EncryptOptions) -> Result<Self, Error> {
-        Self::with_material(password, opts, SessionMaterial::generate())
+        opts.check()?;
+        let m = SessionMaterial::generate();
+        let pkey = kdf::derive(opts.version, password, &m.public_iv, opts.iterations);
+        Ok(Self::build(opts, &pkey, &m))
     }
 
-    /// As [`Encryptor::new`] with caller-supplied per-file randomness.
-    ///
-    /// Reusing material across files breaks the format's security; this
-    /// exists for known-answer tests and benchmarks.
-    ///
-    /// # Errors
-    ///
-    /// As [`Encryptor::new`].
-    pub fn with_material(
-        password: &str,
-        opts: &EncryptOptions,
-        material: SessionMaterial,
-    ) -> Result<Self, Error> {
-        opts.check()?;
-        let pkey = kdf::derive(opts.version, password, &material.public_iv, opts.iterations);
+    /// An encryptor for one more stream under a password stretched once
+    /// (see [`PasswordKey`]): a fresh session IV and key, no key
+    /// derivation.
+    pub fn from_key(key: &PasswordKey) -> Self {
+        Self::build(key.options(), key.secret(), &key.material())
+    }
+
+    crate::visibility::pub_if_test_vectors! {
+        /// As [`Encryptor::new`] with caller-chosen per-file values, for
+        /// known-answer tests only: reusing material across files breaks
+        /// the format's security.
+        ///
+        /// # Errors
+        ///
+        /// As [`Encryptor::new`].
+        fn from_material(
+            password: &str,
+            opts: &EncryptOptions,
+            material: SessionMaterial,
+        ) -> Result<Self, Error> {
+            opts.check()?;
+            let pkey = kdf::derive(opts.version, password, &material.public_iv, opts.iterations);
+            Ok(Self::build(opts, &pkey, &material))
+        }
+    }
+
+    fn build(opts: &EncryptOptions, pkey: &Secret<32>, material: &SessionMaterial) -> Self {
         let mut head = Vec::with_capacity(opts.prefix_len());
         write_header(
             &mut head,
@@ -81,18 +100,18 @@ impl Encryptor {
             opts.iterations,
             &material.public_iv,
         );
-        head.extend_from_slice(&seal_session(opts.version, &pkey, &material));
-        Ok(Self {
+        head.extend_from_slice(&seal_session(opts.version, pkey, material));
+        Self {
             version: opts.version,
             cbc: Aes256CbcEnc::new(material.session_key.expose(), &material.session_iv),
             mac: HmacSha256Stream::new(material.session_key.expose()),
             head,
-            stage: Zeroizing::new(vec![0u8; CHUNK + BLOCK]),
+            stage: Zeroizing::new(Vec::new()),
             stage_len: 0,
-            cur: vec![0u8; CHUNK],
-            prev: vec![0u8; CHUNK],
+            cur: Vec::new(),
+            prev: Vec::new(),
             prev_len: 0,
-        })
+        }
     }
 
     /// Encrypts `plaintext`, appending the ciphertext that is ready to
@@ -114,6 +133,82 @@ impl Encryptor {
         let Ok(()) = r;
     }
 
+    /// Exactly how many bytes [`update_into`](Self::update_into) (or
+    /// [`update`](Self::update)) writes for `plaintext_len` more bytes of
+    /// plaintext: the header on the first call, then whole chunks, one
+    /// [`CHUNK`] behind the input.
+    pub fn update_len(&self, plaintext_len: usize) -> usize {
+        let pushes = self.stage_len.saturating_add(plaintext_len) / CHUNK;
+        let body = match pushes {
+            0 => 0,
+            k => self.prev_len + (k - 1).saturating_mul(CHUNK),
+        };
+        self.head.len().saturating_add(body)
+    }
+
+    /// Encrypts `plaintext` into `out`, which must hold
+    /// [`update_len`](Self::update_len) bytes; returns the bytes written.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BufferTooSmall`] when `out` is shorter than that; nothing
+    /// was consumed then.
+    pub fn update_into(
+        &mut self,
+        batch: &Batch,
+        plaintext: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
+        let need = self.update_len(plaintext.len());
+        let dst = out
+            .get_mut(..need)
+            .ok_or(Error::BufferTooSmall { required: need })?;
+        let mut at = 0;
+        let r: Result<(), Infallible> = self.update_with(batch, plaintext, &mut |c| {
+            dst[at..at + c.len()].copy_from_slice(c);
+            at += c.len();
+            Ok(())
+        });
+        let Ok(()) = r;
+        debug_assert_eq!(at, need, "update_len matches what was written");
+        Ok(at)
+    }
+
+    /// Exactly how many bytes [`finish_into`](Self::finish_into) (or
+    /// [`finish`](Self::finish)) writes: what is still held, the padding
+    /// and the trailer.
+    pub fn finish_len(&self) -> usize {
+        let rem = self.stage_len;
+        let padded = match self.version {
+            Version::V3 => rem / BLOCK * BLOCK + BLOCK,
+            _ => rem.div_ceil(BLOCK) * BLOCK,
+        };
+        self.head.len() + self.prev_len + padded + self.version.trailer_len()
+    }
+
+    /// Pads and encrypts the rest into `out`, which must hold
+    /// [`finish_len`](Self::finish_len) bytes; returns the bytes written.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BufferTooSmall`] when `out` is shorter than that (the
+    /// stream cannot be finished then: size `out` with `finish_len`).
+    pub fn finish_into(self, out: &mut [u8]) -> Result<usize, Error> {
+        let need = self.finish_len();
+        let dst = out
+            .get_mut(..need)
+            .ok_or(Error::BufferTooSmall { required: need })?;
+        let mut at = 0;
+        let r: Result<(), Infallible> = self.finish_with(&mut |c| {
+            dst[at..at + c.len()].copy_from_slice(c);
+            at += c.len();
+            Ok(())
+        });
+        let Ok(()) = r;
+        debug_assert_eq!(at, need, "finish_len matches what was written");
+        Ok(at)
+    }
+
     /// As [`Encryptor::update`], handing each piece of ciphertext to `emit`
     /// on this thread (overlapped with the next chunk's CBC) instead of
     /// copying it into a vector.
@@ -130,6 +225,7 @@ impl Encryptor {
         let mut rest = plaintext;
         if self.stage_len > 0 {
             let take = (CHUNK - self.stage_len).min(rest.len());
+            grow(&mut self.stage, self.stage_len + take);
             self.stage[self.stage_len..self.stage_len + take].copy_from_slice(&rest[..take]);
             self.stage_len += take;
             rest = &rest[take..];
@@ -144,6 +240,7 @@ impl Encryptor {
             self.push_chunk(batch, Some(now), emit)?;
         }
         if !rest.is_empty() {
+            grow(&mut self.stage, rest.len());
             self.stage[..rest.len()].copy_from_slice(rest);
             self.stage_len = rest.len();
         }
@@ -171,6 +268,7 @@ impl Encryptor {
             Some(s) => s,
             None => &stage[..CHUNK],
         };
+        grow(cur, CHUNK);
         let done = &prev[..*prev_len];
         let r = batch.overlap(
             || cbc.encrypt_b2b(src, cur),
@@ -198,6 +296,7 @@ impl Encryptor {
             _ => (BLOCK - rem % BLOCK) % BLOCK,
         };
         let total = rem + pad;
+        grow(&mut self.stage, total);
         self.stage[rem..total].fill(pad as u8);
         let last = &mut self.stage[..total];
         self.cbc.encrypt_in_place(last);
@@ -213,6 +312,13 @@ impl Encryptor {
     }
 }
 
+/// Makes `buf` at least `len` bytes long (zero-filled).
+fn grow(buf: &mut Vec<u8>, len: usize) {
+    if buf.len() < len {
+        buf.resize(len, 0);
+    }
+}
+
 /// Encrypts `plaintext` into a new vector.
 ///
 /// # Errors
@@ -224,20 +330,20 @@ pub fn encrypt_to_vec(
     plaintext: &[u8],
     opts: &EncryptOptions,
 ) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::with_capacity(opts.encrypted_len(plaintext.len()));
+    let mut out = Vec::with_capacity(encrypted_len(opts, plaintext.len()));
     let mut e = Encryptor::new(password, opts)?;
     e.update(batch, plaintext, &mut out);
     e.finish(&mut out);
     Ok(out)
 }
 
-/// Encrypts `plaintext` into `out` (see [`EncryptOptions::encrypted_len`]);
-/// returns the number of bytes written.
+/// Encrypts `plaintext` into `out` (see [`encrypted_len`]); returns the
+/// number of bytes written.
 ///
 /// # Errors
 ///
-/// [`Error::BufferTooSmall`] when `out` is shorter than
-/// [`EncryptOptions::encrypted_len`], otherwise as [`Encryptor::new`].
+/// [`Error::BufferTooSmall`] when `out` is shorter than [`encrypted_len`],
+/// otherwise as [`Encryptor::new`].
 pub fn encrypt_into(
     batch: &Batch,
     password: &str,
@@ -245,7 +351,7 @@ pub fn encrypt_into(
     opts: &EncryptOptions,
     out: &mut [u8],
 ) -> Result<usize, Error> {
-    let need = opts.encrypted_len(plaintext.len());
+    let need = encrypted_len(opts, plaintext.len());
     let Some(dst) = out.get_mut(..need) else {
         return Err(Error::BufferTooSmall { required: need });
     };

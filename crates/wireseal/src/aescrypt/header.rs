@@ -27,7 +27,7 @@ pub enum Version {
 
 impl Version {
     /// The version octet.
-    pub fn as_u8(self) -> u8 {
+    pub const fn as_u8(self) -> u8 {
         match self {
             Version::V0 => 0,
             Version::V1 => 1,
@@ -37,7 +37,7 @@ impl Version {
     }
 
     /// Parses a version octet.
-    pub fn from_u8(v: u8) -> Option<Self> {
+    pub const fn from_u8(v: u8) -> Option<Self> {
         match v {
             0 => Some(Version::V0),
             1 => Some(Version::V1),
@@ -48,7 +48,7 @@ impl Version {
     }
 
     /// Length of the trailer: the size octet (versions 1-2) and the HMAC.
-    pub fn trailer_len(self) -> usize {
+    pub const fn trailer_len(self) -> usize {
         match self {
             Version::V1 | Version::V2 => 33,
             Version::V0 | Version::V3 => 32,
@@ -144,6 +144,16 @@ pub struct Header {
 }
 
 impl Header {
+    /// Bytes before the body: the header and, in versions 1-3, the 80-byte
+    /// session block. A stream that ends before them cannot be unlocked; one
+    /// that ends after them was cut in its body or trailer.
+    pub const fn prefix_len(&self) -> usize {
+        match self.version {
+            Version::V0 => self.len,
+            _ => self.len + SESSION_BLOCK_LEN,
+        }
+    }
+
     /// The value of the first extension whose identifier is `id`.
     pub fn extension(&self, id: &str) -> Option<&[u8]> {
         self.extensions

@@ -1,7 +1,7 @@
 //! Parsing the plain-text header, sans-IO: an incremental parser that asks
 //! for one field at a time, and [`parse_header`] over a buffer.
 
-use super::error::{Error, Region};
+use super::error::Error;
 use super::header::{Extension, Header, Limits, Version, MAGIC};
 
 /// Result of feeding bytes to [`parse_header`].
@@ -77,7 +77,6 @@ impl HeaderParser {
         Error::Truncated {
             len: self.pos + have,
             min: self.pos + self.need(),
-            region: Region::Header,
         }
     }
 

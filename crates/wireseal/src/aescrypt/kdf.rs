@@ -8,10 +8,10 @@ use crate::secret::{Secret, SecretVec};
 use zeroize::Zeroize;
 
 /// Rounds of the legacy (versions 0-2) derivation.
-pub const LEGACY_ROUNDS: usize = 8192;
+const LEGACY_ROUNDS: usize = 8192;
 
 /// The password as UTF-16LE bytes (versions 0-2 hash this encoding).
-pub fn utf16le(password: &str) -> SecretVec {
+fn utf16le(password: &str) -> SecretVec {
     let mut v = Vec::with_capacity(password.len() * 2);
     for u in password.encode_utf16() {
         v.extend_from_slice(&u.to_le_bytes());
@@ -19,26 +19,32 @@ pub fn utf16le(password: &str) -> SecretVec {
     SecretVec::new(v)
 }
 
-/// Versions 0-2: `d = IV || 0^16`, then 8192 times `d = SHA-256(d || pw)`.
-pub fn legacy_key(password: &str, public_iv: &[u8; 16]) -> Secret<32> {
-    let pw = utf16le(password);
-    let mut d = Secret::new([0u8; 32]);
-    d.expose_mut()[..16].copy_from_slice(public_iv);
-    for _ in 0..LEGACY_ROUNDS {
-        let mut next = sha256_parts(&[d.expose(), pw.expose()]);
-        d.expose_mut().copy_from_slice(&next);
-        next.zeroize();
+crate::visibility::pub_if_hazmat! {
+    /// The password key of versions 0-2: `d = IV || 0^16`, then 8192 times
+    /// `d = SHA-256(d || UTF-16LE password)`.
+    fn legacy_key(password: &str, public_iv: &[u8; 16]) -> Secret<32> {
+        let pw = utf16le(password);
+        let mut d = Secret::new([0u8; 32]);
+        d.expose_mut()[..16].copy_from_slice(public_iv);
+        for _ in 0..LEGACY_ROUNDS {
+            let mut next = sha256_parts(&[d.expose(), pw.expose()]);
+            d.expose_mut().copy_from_slice(&next);
+            next.zeroize();
+        }
+        d
     }
-    d
 }
 
-/// Version 3: PBKDF2-HMAC-SHA512(UTF-8 password, salt = public IV), 32 bytes.
-pub fn v3_key(password: &str, public_iv: &[u8; 16], iterations: u32) -> Secret<32> {
-    pbkdf2_hmac_sha512::<32>(password.as_bytes(), public_iv, iterations)
+crate::visibility::pub_if_hazmat! {
+    /// The password key of version 3: PBKDF2-HMAC-SHA512(UTF-8 password,
+    /// salt = public IV, `iterations`), 32 bytes.
+    fn v3_key(password: &str, public_iv: &[u8; 16], iterations: u32) -> Secret<32> {
+        pbkdf2_hmac_sha512::<32>(password.as_bytes(), public_iv, iterations)
+    }
 }
 
 /// The password key for `version`.
-pub fn derive(
+pub(crate) fn derive(
     version: Version,
     password: &str,
     public_iv: &[u8; 16],

@@ -13,14 +13,18 @@
 //!
 //! The core is sans-IO: bytes in, bytes out, explicit state.
 //!
-//! - Writing: [`Encryptor`] (fed plaintext, appends ciphertext),
-//!   [`encrypt_to_vec`], [`encrypt_into`] with
-//!   [`EncryptOptions::encrypted_len`].
+//! - Writing: [`Encryptor`] (fed plaintext, appends ciphertext or writes
+//!   it into a caller's buffer: `update_into` with `update_len`),
+//!   [`encrypt_to_vec`], [`encrypt_into`] with [`encrypted_len`]; a
+//!   [`PasswordKey`] stretches the password once for many streams.
 //! - Reading: [`Decryptor`] (fed ciphertext; plaintext goes only into a
 //!   [`ProvisionalSink`] that holds it back until told to commit it),
 //!   [`decrypt_to_vec`], [`decrypt_into`] with [`decrypted_len`].
 //! - [`io`]: the `std::io` adapters on top ([`io::EncryptWriter`],
-//!   [`io::decrypt_into_sink`], [`io::SeekDecryptor`], [`io::read_header`]).
+//!   [`io::decrypt_into_sink`], [`io::SeekDecryptor`], [`io::read_header`])
+//!   and the output file every driver writes through
+//!   ([`io::PartialFile`]). They fail with [`io::Error`]: this module's
+//!   [`Error`] or an I/O error.
 //! - Every path that uses more than one core takes the caller's
 //!   [`Batch`](crate::batch::Batch): CBC and HMAC run on separate threads;
 //!   the bytes equal those of a one-thread batch.
@@ -59,17 +63,21 @@ mod header_parser;
 mod header_writer;
 pub mod io;
 mod kdf;
+mod key;
 mod options;
 mod session;
 mod sink;
 
 pub use decrypt::{decrypt_into, decrypt_to_vec, decrypted_len, Decrypted, Decryptor};
 pub use encrypt::{encrypt_into, encrypt_to_vec, Encryptor};
-pub use error::{Error, Region};
+pub use error::Error;
 pub use header::{Extension, Header, Limits, Version};
 pub use header_parser::{parse_header, Parse};
+#[cfg(feature = "hazmat")]
 pub use kdf::{legacy_key, v3_key};
-pub use options::{EncryptOptions, CHUNK, DEFAULT_V3_ITERATIONS};
+pub use key::PasswordKey;
+pub use options::{encrypted_len, EncryptOptions, CHUNK, DEFAULT_V3_ITERATIONS};
+#[cfg(any(feature = "hazmat", feature = "test-vectors"))]
 pub use session::SessionMaterial;
 pub use sink::ProvisionalSink;
 

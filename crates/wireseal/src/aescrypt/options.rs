@@ -3,6 +3,7 @@
 use super::error::Error;
 use super::header::{Extension, Limits, Version, CONTAINER_LEN, SESSION_BLOCK_LEN};
 use super::header_writer::header_len;
+use crate::primitives::aes_cbc::BLOCK;
 
 /// Body bytes per pipeline step of the encryptor and decryptors.
 pub const CHUNK: usize = 1 << 20;
@@ -10,12 +11,17 @@ pub const CHUNK: usize = 1 << 20;
 /// Default PBKDF2 iteration count for version 3 (AES Crypt 4's default).
 pub const DEFAULT_V3_ITERATIONS: u32 = 300_000;
 
-/// How to write a stream.
+/// How to write a stream: the version, the version 3 iteration count and
+/// the header's extensions. Built with [`EncryptOptions::v2`] or
+/// [`EncryptOptions::v3`] and the `with_*` methods.
 #[derive(Debug, Clone)]
 pub struct EncryptOptions {
     pub(crate) version: Version,
     pub(crate) iterations: u32,
     pub(crate) extensions: Vec<Extension>,
+    /// Bytes before the body (header, public IV, session block), kept in
+    /// step with the fields above so [`encrypted_len`] can be `const`.
+    prefix_len: usize,
 }
 
 impl Default for EncryptOptions {
@@ -32,7 +38,9 @@ impl Default for EncryptOptions {
             version: Version::V2,
             iterations: DEFAULT_V3_ITERATIONS,
             extensions: vec![created, container],
+            prefix_len: 0,
         }
+        .measured()
     }
 }
 
@@ -48,7 +56,9 @@ impl EncryptOptions {
     ///
     /// [`Error::InvalidIterations`] for 0.
     pub fn v3(iterations: u32) -> Result<Self, Error> {
-        Self::default().version(Version::V3)?.iterations(iterations)
+        Self::default()
+            .with_version(Version::V3)?
+            .with_iterations(iterations)
     }
 
     /// Sets the version (2 or 3; 0 and 1 are read-only).
@@ -56,12 +66,12 @@ impl EncryptOptions {
     /// # Errors
     ///
     /// [`Error::CannotWriteVersion`] for versions 0 and 1.
-    pub fn version(mut self, v: Version) -> Result<Self, Error> {
+    pub fn with_version(mut self, v: Version) -> Result<Self, Error> {
         if v < Version::V2 {
             return Err(Error::CannotWriteVersion(v.as_u8()));
         }
         self.version = v;
-        Ok(self)
+        Ok(self.measured())
     }
 
     /// Sets the version 3 PBKDF2 iteration count (at least 1).
@@ -69,7 +79,7 @@ impl EncryptOptions {
     /// # Errors
     ///
     /// [`Error::InvalidIterations`] for 0.
-    pub fn iterations(mut self, n: u32) -> Result<Self, Error> {
+    pub fn with_iterations(mut self, n: u32) -> Result<Self, Error> {
         if n == 0 {
             return Err(Error::InvalidIterations);
         }
@@ -79,32 +89,31 @@ impl EncryptOptions {
 
     /// Replaces the extensions (an empty list writes none). Writing more
     /// than readers accept by default ([`Limits::default`]: 1024 extensions,
-    /// 1 MiB of header) fails with [`Error::InvalidExtension`].
-    pub fn extensions(mut self, ext: Vec<Extension>) -> Self {
+    /// 1 MiB of header) fails with [`Error::InvalidExtension`] when the
+    /// encryptor is made.
+    pub fn with_extensions(mut self, ext: Vec<Extension>) -> Self {
         self.extensions = ext;
-        self
+        self.measured()
     }
 
     /// The version that will be written.
-    pub fn get_version(&self) -> Version {
+    pub fn version(&self) -> Version {
         self.version
     }
 
-    /// Bytes before the body: header, public IV and session block.
-    pub fn prefix_len(&self) -> usize {
-        header_len(self.version, &self.extensions) + SESSION_BLOCK_LEN
+    /// The version 3 PBKDF2 iteration count (unused by version 2).
+    pub fn iterations(&self) -> u32 {
+        self.iterations
     }
 
-    /// Exact length of the stream for a plaintext of `plaintext_len` bytes
-    /// (saturating at `usize::MAX`).
-    pub fn encrypted_len(&self, plaintext_len: usize) -> usize {
-        let blocks = match self.version {
-            Version::V3 => plaintext_len / 16 + 1,
-            _ => plaintext_len.div_ceil(16),
-        };
-        blocks
-            .saturating_mul(16)
-            .saturating_add(self.prefix_len() + self.version.trailer_len())
+    /// Bytes before the body: header, public IV and session block.
+    pub const fn prefix_len(&self) -> usize {
+        self.prefix_len
+    }
+
+    fn measured(mut self) -> Self {
+        self.prefix_len = header_len(self.version, &self.extensions) + SESSION_BLOCK_LEN;
+        self
     }
 
     /// Refuses options whose stream our own reader would refuse by default.
@@ -125,4 +134,17 @@ impl EncryptOptions {
         }
         Ok(())
     }
+}
+
+/// Exact length of the stream `opts` writes for a plaintext of
+/// `plaintext_len` bytes (saturating at `usize::MAX`): what
+/// [`encrypt_into`](super::encrypt_into) needs.
+pub const fn encrypted_len(opts: &EncryptOptions, plaintext_len: usize) -> usize {
+    let blocks = match opts.version {
+        Version::V3 => plaintext_len / BLOCK + 1,
+        _ => plaintext_len.div_ceil(BLOCK),
+    };
+    blocks
+        .saturating_mul(BLOCK)
+        .saturating_add(opts.prefix_len + opts.version.trailer_len())
 }

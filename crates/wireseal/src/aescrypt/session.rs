@@ -9,22 +9,60 @@ use crate::primitives::aes_cbc::{aes256_cbc_decrypt_in_place, Aes256CbcEnc};
 use crate::primitives::sha::{ct_eq, hmac_sha256, sha256_parts};
 use crate::secret::Secret;
 
-/// The fresh values one encrypted file needs.
-///
-/// Generation is cheap by design: one OS CSPRNG call for all 80 bytes, and
-/// one SHA-256 that folds the cached, process-wide context
-/// ([`ProcessEntropy`], computed once per process) into the public IV. No
-/// environment lookup happens per file, and nothing random is reused.
-pub struct SessionMaterial {
-    /// The public IV written in the header (salt of the password key).
-    pub public_iv: [u8; 16],
-    /// The IV of the body.
-    pub session_iv: [u8; 16],
-    /// The key of the body (AES-256 and HMAC-SHA256).
-    pub session_key: Secret<32>,
+macro_rules! session_material {
+    ($vis:vis) => {
+        /// The fresh values one encrypted file needs: the public IV (salt of
+        /// the password key), the session IV and the session key.
+        ///
+        /// Generation is cheap by design: one OS CSPRNG call for all 80
+        /// bytes, and one SHA-256 that folds the cached, process-wide context
+        /// ([`ProcessEntropy`], computed once per process) into the public
+        /// IV. No environment lookup happens per file, and nothing random is
+        /// reused. Public only with the `hazmat` feature (to measure it) or
+        /// the `test-vectors` feature (to reproduce official streams byte for
+        /// byte with [`SessionMaterial::from_parts`]).
+        $vis struct SessionMaterial {
+            pub(crate) public_iv: [u8; 16],
+            pub(crate) session_iv: [u8; 16],
+            pub(crate) session_key: Secret<32>,
+        }
+    };
 }
 
+#[cfg(any(feature = "hazmat", feature = "test-vectors"))]
+session_material!(pub);
+#[cfg(not(any(feature = "hazmat", feature = "test-vectors")))]
+session_material!(pub(crate));
+
 impl SessionMaterial {
+    crate::visibility::pub_if_test_vectors! {
+        /// Caller-chosen material, for known-answer tests only: reusing
+        /// material across files breaks the format's security.
+        fn from_parts(public_iv: [u8; 16], session_iv: [u8; 16], session_key: Secret<32>) -> Self {
+            Self {
+                public_iv,
+                session_iv,
+                session_key,
+            }
+        }
+    }
+
+    /// A fresh session IV and key under a given public IV: every stream
+    /// made from one [`PasswordKey`](super::PasswordKey) shares its salt.
+    pub(crate) fn for_salt(public_iv: [u8; 16]) -> Self {
+        let mut r = Secret::<48>::new([0u8; 48]);
+        fill_random(r.expose_mut());
+        let mut session_iv = [0u8; 16];
+        session_iv.copy_from_slice(&r.expose()[..16]);
+        let mut key = Secret::new([0u8; 32]);
+        key.expose_mut().copy_from_slice(&r.expose()[16..]);
+        Self {
+            public_iv,
+            session_iv,
+            session_key: key,
+        }
+    }
+
     /// Fresh material from the OS CSPRNG.
     pub fn generate() -> Self {
         let mut r = Secret::<80>::new([0u8; 80]);

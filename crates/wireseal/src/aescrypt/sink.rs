@@ -1,7 +1,7 @@
 //! [`ProvisionalSink`]: the only way a [`Decryptor`](super::Decryptor)
 //! hands out plaintext before the final HMAC has been checked.
 
-use std::io;
+use super::error::Error;
 use zeroize::Zeroize;
 
 /// Where a [`Decryptor`](super::Decryptor) puts plaintext: a destination
@@ -14,30 +14,36 @@ use zeroize::Zeroize;
 /// [`write_unverified`](Self::write_unverified) may reach anyone (a reader,
 /// a final file name, a parser) until [`commit`](Self::commit) is called,
 /// and [`discard`](Self::discard) must destroy all of it. A private
-/// temporary file renamed into place on `commit` and deleted on `discard`
-/// is the typical implementation (the `wireseal file` command's). For
-/// plaintext that is released only once verified, with no such promise, use
+/// temporary file moved into place after `commit` and emptied on `discard`
+/// is the typical implementation
+/// ([`io::PartialFile`](super::io::PartialFile)). For plaintext that is
+/// released only once verified, with no such promise, use
 /// [`SeekDecryptor`](super::io::SeekDecryptor),
 /// [`decrypt_to_vec`](super::decrypt_to_vec) or
 /// [`decrypt_into`](super::decrypt_into).
 pub trait ProvisionalSink {
+    /// What the sink's own writes fail with, holding the decryption's
+    /// [`Error`]s too: [`Error`] itself for memory,
+    /// [`io::Error`](super::io::Error) for files and streams.
+    type Error: From<Error> + Send;
+
     /// Appends plaintext that is **not yet authenticated** (it may be
     /// forged or garbage until [`commit`](Self::commit)).
     ///
     /// # Errors
     ///
-    /// Any I/O error; the decryption then fails with [`Error::Io`](super::Error::Io)
-    /// and [`discard`](Self::discard) is called.
-    fn write_unverified(&mut self, plaintext: &[u8]) -> io::Result<()>;
+    /// The sink's failure; the decryption then fails with it and
+    /// [`discard`](Self::discard) is called.
+    fn write_unverified(&mut self, plaintext: &[u8]) -> Result<(), Self::Error>;
 
     /// Called once, after the final HMAC matched and the last plaintext was
     /// written: everything written is authentic and may be released.
     ///
     /// # Errors
     ///
-    /// Any I/O error, reported as [`Error::Io`](super::Error::Io) after
+    /// The sink's failure, returned by the decryption after
     /// [`discard`](Self::discard).
-    fn commit(&mut self) -> io::Result<()>;
+    fn commit(&mut self) -> Result<(), Self::Error>;
 
     /// Called when decryption failed (wrong password, corruption,
     /// truncation, I/O): everything written must be destroyed, never used.
@@ -47,12 +53,14 @@ pub trait ProvisionalSink {
 /// An in-memory sink: plaintext is appended; `discard` wipes and clears the
 /// **whole** vector (including anything it held before).
 impl ProvisionalSink for Vec<u8> {
-    fn write_unverified(&mut self, plaintext: &[u8]) -> io::Result<()> {
+    type Error = Error;
+
+    fn write_unverified(&mut self, plaintext: &[u8]) -> Result<(), Error> {
         self.extend_from_slice(plaintext);
         Ok(())
     }
 
-    fn commit(&mut self) -> io::Result<()> {
+    fn commit(&mut self) -> Result<(), Error> {
         Ok(())
     }
 
@@ -69,18 +77,20 @@ pub(crate) struct SliceSink<'a> {
 }
 
 impl ProvisionalSink for SliceSink<'_> {
-    fn write_unverified(&mut self, plaintext: &[u8]) -> io::Result<()> {
+    type Error = Error;
+
+    fn write_unverified(&mut self, plaintext: &[u8]) -> Result<(), Error> {
         let end = self.len + plaintext.len();
         let dst = self
             .out
             .get_mut(self.len..end)
-            .ok_or_else(|| io::Error::other("output buffer too small"))?;
+            .ok_or(Error::BufferTooSmall { required: end })?;
         dst.copy_from_slice(plaintext);
         self.len = end;
         Ok(())
     }
 
-    fn commit(&mut self) -> io::Result<()> {
+    fn commit(&mut self) -> Result<(), Error> {
         Ok(())
     }
 

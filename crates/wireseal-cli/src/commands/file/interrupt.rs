@@ -1,27 +1,38 @@
 //! Ctrl-C, SIGTERM and SIGHUP (ctrlc's `termination` feature): the handler
 //! looks at what the run is doing, under the same lock the run holds while
-//! it moves the output into place, so what it says is what is on disk.
+//! it moves an output into place, so what it says is what is on disk.
 //!
 //! - before any output: nothing written, exit 130;
-//! - writing a partial file: the file is removed, OUT is as it was, exit 130;
+//! - writing partial files: they are removed, their OUTs are as they were,
+//!   and the OUTs already moved into place are complete, exit 130;
 //! - streaming into stdout, a FIFO or a device: what was written stays
 //!   written and the message says it is incomplete, exit 130;
-//! - after the rename: OUT is complete and the message says so, exit 0.
+//! - after the last rename: every OUT is complete and the message says so,
+//!   exit 0.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+/// A partial file being written.
+#[derive(Debug)]
+struct Active {
+    partial: PathBuf,
+    output: String,
+    /// OUT exists and is being replaced.
+    replacing: bool,
+}
 
 /// What the run is doing, for the signal handler.
 #[derive(Debug)]
 enum Phase {
     /// Nothing written yet.
     Idle,
-    /// Writing `partial`, to be renamed to `output` (which exists when
-    /// `replacing`).
-    Partial {
-        partial: PathBuf,
-        output: String,
-        replacing: bool,
+    /// Writing partial files, each to be renamed to its output; `done` of
+    /// `total` outputs are in place.
+    Writing {
+        active: Vec<Active>,
+        done: usize,
+        total: usize,
     },
     /// Writing straight into `output` (stdout, a FIFO, a device).
     Streaming { output: String },
@@ -31,31 +42,26 @@ enum Phase {
 
 static PHASE: Mutex<Phase> = Mutex::new(Phase::Idle);
 
-fn set(p: Phase) {
-    if let Ok(mut g) = PHASE.lock() {
-        *g = p;
-    }
+fn with<R>(f: impl FnOnce(&mut Phase) -> R) -> Option<R> {
+    PHASE.lock().ok().map(|mut g| f(&mut g))
 }
 
 /// Installs the handler (once per process).
 pub(super) fn install() {
     // A second call finds the handler installed; nothing to do.
     let _ = ctrlc::set_handler(|| {
-        // Held until exit, so the run cannot move the output meanwhile.
+        // Held until exit, so the run cannot move an output meanwhile.
         let guard = PHASE.lock();
         let (msg, code) = match guard.as_deref() {
-            Ok(Phase::Partial {
-                partial,
-                output,
-                replacing,
+            Ok(Phase::Writing {
+                active,
+                done,
+                total,
             }) => {
-                let _ = std::fs::remove_file(partial);
-                let what = if *replacing {
-                    "left as it was"
-                } else {
-                    "not written"
-                };
-                (format!("interrupted; {output} {what}"), 130)
+                for a in active {
+                    let _ = std::fs::remove_file(&a.partial);
+                }
+                writing_message(active, *done, *total)
             }
             Ok(Phase::Streaming { output }) => (
                 format!("interrupted; {output} received an incomplete output"),
@@ -72,40 +78,165 @@ pub(super) fn install() {
     });
 }
 
+/// What the handler says while partial files are being written.
+fn writing_message(active: &[Active], done: usize, total: usize) -> (String, i32) {
+    if active.is_empty() && done == total && total > 0 {
+        let msg = if total == 1 {
+            "signal received after the output was complete; completed".to_owned()
+        } else {
+            format!("signal received after all {total} outputs were complete; completed")
+        };
+        return (msg, 0);
+    }
+    let what = |a: &Active| {
+        let state = if a.replacing {
+            "left as it was"
+        } else {
+            "not written"
+        };
+        format!("{} {state}", a.output)
+    };
+    let list: Vec<String> = active.iter().map(what).collect();
+    let msg = if total <= 1 {
+        match list.first() {
+            Some(one) => format!("interrupted; {one}"),
+            None => "interrupted; nothing was written".to_owned(),
+        }
+    } else {
+        let mut m = format!("interrupted; {done} of {total} outputs complete");
+        if !list.is_empty() {
+            m.push_str("; ");
+            m.push_str(&list.join(", "));
+        }
+        m
+    };
+    (msg, 130)
+}
+
+/// The run will write `total` outputs through partial files.
+pub(super) fn expect_outputs(total: usize) {
+    with(|p| {
+        *p = Phase::Writing {
+            active: Vec::new(),
+            done: 0,
+            total,
+        }
+    });
+}
+
 /// The run is writing the partial file `partial` for `output`, which
 /// exists when `replacing`.
 pub(super) fn writing_partial(partial: PathBuf, output: &str, replacing: bool) {
-    set(Phase::Partial {
-        partial,
-        output: output.to_owned(),
-        replacing,
+    with(|p| {
+        if !matches!(p, Phase::Writing { .. }) {
+            *p = Phase::Writing {
+                active: Vec::new(),
+                done: 0,
+                total: 1,
+            };
+        }
+        if let Phase::Writing { active, .. } = p {
+            active.push(Active {
+                partial,
+                output: output.to_owned(),
+                replacing,
+            });
+        }
+    });
+}
+
+/// The partial file `partial` is gone (its run failed and removed it).
+pub(super) fn abandoned(partial: &Path) {
+    with(|p| {
+        if let Phase::Writing { active, .. } = p {
+            active.retain(|a| a.partial != partial);
+        }
     });
 }
 
 /// The run is writing into `output` directly.
 pub(super) fn streaming(output: &str) {
-    set(Phase::Streaming {
-        output: output.to_owned(),
+    with(|p| {
+        *p = Phase::Streaming {
+            output: output.to_owned(),
+        }
     });
 }
 
 /// The run has finished writing `output`.
 pub(super) fn done(output: &str) {
-    set(Phase::Done {
-        output: output.to_owned(),
+    with(|p| {
+        *p = Phase::Done {
+            output: output.to_owned(),
+        }
     });
 }
 
-/// Runs `rename` (which moves the partial file to OUT) with the handler
-/// held off, and records its success: a signal is handled either before it
-/// (the partial file is removed) or after it (OUT is complete).
-pub(super) fn commit<T, E>(output: &str, rename: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+/// Runs `rename` (which moves the partial file `partial` into place) with
+/// the handler held off, and records its success: a signal is handled
+/// either before it (the partial file is removed) or after it (its OUT is
+/// complete).
+pub(super) fn commit<T, E>(partial: &Path, rename: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
     let mut guard = PHASE.lock().ok();
     let r = rename();
-    if let (Some(g), true) = (guard.as_mut(), r.is_ok()) {
-        **g = Phase::Done {
-            output: output.to_owned(),
-        };
+    if let Some(phase) = guard.as_deref_mut() {
+        if let Phase::Writing {
+            active,
+            done,
+            total,
+        } = phase
+        {
+            let output = active
+                .iter()
+                .position(|a| a.partial == partial)
+                .map(|i| active.remove(i).output);
+            if r.is_ok() {
+                *done += 1;
+                if let (1, Some(output)) = (*total, output) {
+                    *phase = Phase::Done { output };
+                }
+            }
+        }
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn active(output: &str, replacing: bool) -> Active {
+        Active {
+            partial: PathBuf::from(format!(".p-{output}")),
+            output: output.to_owned(),
+            replacing,
+        }
+    }
+
+    #[test]
+    fn messages_say_what_is_on_disk() {
+        assert_eq!(
+            writing_message(&[active("a", false)], 0, 1),
+            ("interrupted; a not written".to_owned(), 130)
+        );
+        assert_eq!(
+            writing_message(&[active("a", true)], 0, 1),
+            ("interrupted; a left as it was".to_owned(), 130)
+        );
+        assert_eq!(writing_message(&[], 1, 1).1, 0);
+        assert_eq!(
+            writing_message(&[active("c", false), active("d", true)], 2, 5),
+            (
+                "interrupted; 2 of 5 outputs complete; c not written, d left as it was".to_owned(),
+                130
+            )
+        );
+        assert_eq!(
+            writing_message(&[], 3, 3),
+            (
+                "signal received after all 3 outputs were complete; completed".to_owned(),
+                0
+            )
+        );
+    }
 }

@@ -1,79 +1,65 @@
-//! Files of `wireseal file`: the input, partial outputs renamed into place
-//! on success, outputs written as they are (stdout, a FIFO, a device), and
-//! the private temporary file that holds unverified plaintext.
+//! Files of `wireseal aescrypt`: the input, outputs written through the
+//! library's partial files ([`wireseal::aescrypt::io::PartialFile`]) and
+//! moved into place on success, outputs written as they are (stdout, a
+//! FIFO, a device), and the private temporary file that holds unverified
+//! plaintext on its way to stdout.
 
 use super::interrupt;
-use super::partial;
-use super::target::{still_replaceable, Target};
 use super::IO_BUF;
 use anyhow::{anyhow, Context, Result};
 use std::fs::File;
 use std::io::{self, Read, Seek, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use wireseal::aescrypt::io::{Error as IoError, PartialFile, Replace};
 use wireseal::aescrypt::ProvisionalSink;
 use zeroize::Zeroizing;
 
-/// A partial file next to OUT, renamed over it by [`Partial::finish`];
-/// removed when dropped unfinished (and by the signal handler).
-pub(super) struct Partial {
-    tmp: tempfile::NamedTempFile,
-    path: PathBuf,
-    output: String,
+/// Starts the partial file for OUT (`path`, which exists when
+/// `replacing`): says on stderr which partial files of killed runs it
+/// removed from the folder, and tells the signal handler about it.
+///
+/// # Errors
+///
+/// The partial file cannot be created.
+pub(super) fn begin(output: &str, path: &Path, replacing: bool) -> Result<PartialFile> {
+    let replace = if replacing {
+        Replace::Allow
+    } else {
+        Replace::Refuse
+    };
+    let part =
+        PartialFile::create(path, replace).with_context(|| format!("cannot write {output}"))?;
+    for p in &part.leftovers().removed {
+        eprintln!(
+            "wireseal: removed {}, a partial output left by an interrupted run",
+            p.display()
+        );
+    }
+    for (p, why) in &part.leftovers().kept {
+        eprintln!(
+            "wireseal: {} is a partial output left by an interrupted run; cannot remove it: {why}",
+            p.display()
+        );
+    }
+    interrupt::writing_partial(part.path().to_path_buf(), output, replacing);
+    Ok(part)
 }
 
-impl Partial {
-    /// Removes what killed runs left in OUT's folder, then starts a partial
-    /// file there.
-    ///
-    /// # Errors
-    ///
-    /// The partial file cannot be created.
-    pub(super) fn begin(output: &str, path: &Path, replacing: bool) -> Result<Self> {
-        let dir = Target::folder(path);
-        partial::clean_up_and_report(&dir);
-        let tmp = partial::create_in(&dir)?;
-        interrupt::writing_partial(tmp.path().to_path_buf(), output, replacing);
-        Ok(Self {
-            tmp,
-            path: path.to_path_buf(),
-            output: output.to_owned(),
+/// Flushes the partial file to disk and moves it over OUT, with the signal
+/// handler held off during the rename only.
+///
+/// # Errors
+///
+/// Flushing or renaming failed, OUT appeared meanwhile (when not
+/// replacing), or OUT became something other than a regular file; the
+/// partial file is removed then.
+pub(super) fn finish(part: PartialFile, output: &str) -> Result<()> {
+    let partial = part.path().to_path_buf();
+    part.persist_with(|rename| interrupt::commit(&partial, rename))
+        .map_err(|e| {
+            interrupt::abandoned(&partial);
+            anyhow!("cannot move the output into place at {output}: {e}")
         })
-    }
-
-    /// The partial file.
-    pub(super) fn file(&self) -> &File {
-        self.tmp.as_file()
-    }
-
-    /// Flushes the partial file to disk and renames it over OUT (over an
-    /// existing OUT only when `replacing`).
-    ///
-    /// # Errors
-    ///
-    /// Flushing or renaming failed, OUT appeared meanwhile (when not
-    /// replacing), or OUT became something other than a regular file.
-    pub(super) fn finish(self, replacing: bool) -> Result<()> {
-        self.tmp
-            .as_file()
-            .sync_all()
-            .context("cannot flush the output")?;
-        still_replaceable(&self.path)?;
-        let (tmp, path, output) = (self.tmp, self.path, self.output);
-        interrupt::commit(&output, || {
-            if replacing {
-                tmp.persist(&path).map(drop)
-            } else {
-                tmp.persist_noclobber(&path).map(drop)
-            }
-        })
-        .map_err(|e| anyhow!("cannot move the output into place at {output}: {}", e.error))?;
-        // The rename itself on disk (best effort: not every system lets a
-        // folder be opened).
-        if let Ok(d) = File::open(Target::folder(&path)) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    }
 }
 
 /// Opens an existing FIFO or character device for writing, as it is (no
@@ -108,19 +94,22 @@ pub(super) fn open_input(input: &str) -> Result<(Box<dyn Read + Send>, Option<u6
     }
 }
 
-/// The plaintext sink of `decrypt`: a private temporary file that nobody
-/// reads before it is verified. `discard` empties it; the caller deletes it.
+/// The plaintext sink of a decryption to stdout, a FIFO or a device: a
+/// private, nameless temporary file that nobody reads before it is
+/// verified. `discard` empties it.
 pub(super) struct TempSink<'a>(pub(super) &'a File);
 
 impl ProvisionalSink for TempSink<'_> {
-    fn write_unverified(&mut self, plaintext: &[u8]) -> io::Result<()> {
+    type Error = IoError;
+
+    fn write_unverified(&mut self, plaintext: &[u8]) -> Result<(), IoError> {
         let mut f = self.0;
-        f.write_all(plaintext)
+        Ok(f.write_all(plaintext)?)
     }
 
-    fn commit(&mut self) -> io::Result<()> {
+    fn commit(&mut self) -> Result<(), IoError> {
         let mut f = self.0;
-        f.flush()
+        Ok(f.flush()?)
     }
 
     fn discard(&mut self) {

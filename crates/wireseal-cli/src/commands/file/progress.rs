@@ -1,31 +1,36 @@
-//! The progress bar of `wireseal file` and the reader that feeds it.
+//! The progress bar of `wireseal aescrypt` (one for the whole run, however
+//! many inputs) and the reader that feeds it.
 
 use std::io::{self, IsTerminal, Read, Write};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Counts bytes read for the progress bar.
 pub(super) struct Counting<'a, R> {
     pub(super) inner: R,
-    pub(super) progress: &'a std::sync::Mutex<Progress>,
+    pub(super) progress: &'a Progress,
 }
 
 impl<R: Read> Read for Counting<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        if let Ok(mut p) = self.progress.lock() {
-            p.add(n as u64);
-        }
+        self.progress.add(n as u64);
         Ok(n)
     }
 }
 
 /// A small progress bar on stderr, shown only on a terminal and only for
-/// inputs of at least 32 MiB (or of unknown size).
+/// runs of at least 32 MiB (or of unknown size). Shared by the threads of a
+/// run.
 pub(super) struct Progress {
     enabled: bool,
     total: Option<u64>,
-    done: u64,
     start: Instant,
+    state: Mutex<Drawn>,
+}
+
+struct Drawn {
+    done: u64,
     last: Instant,
 }
 
@@ -36,26 +41,29 @@ impl Progress {
         Self {
             enabled: big && io::stderr().is_terminal(),
             total,
-            done: 0,
             start: now,
-            last: now,
+            state: Mutex::new(Drawn { done: 0, last: now }),
         }
     }
 
-    pub(super) fn add(&mut self, n: u64) {
-        self.done += n;
-        if self.enabled && self.last.elapsed() >= Duration::from_millis(200) {
-            self.last = Instant::now();
-            self.draw();
+    pub(super) fn add(&self, n: u64) {
+        if !self.enabled {
+            return;
+        }
+        let Ok(mut s) = self.state.lock() else { return };
+        s.done += n;
+        if s.last.elapsed() >= Duration::from_millis(200) {
+            s.last = Instant::now();
+            self.draw(s.done);
         }
     }
 
-    fn draw(&self) {
-        let mib = self.done as f64 / (1 << 20) as f64;
+    fn draw(&self, done: u64) {
+        let mib = done as f64 / (1 << 20) as f64;
         let rate = mib / self.start.elapsed().as_secs_f64().max(1e-9);
         let line = match self.total {
             Some(t) if t > 0 => {
-                let frac = (self.done as f64 / t as f64).min(1.0);
+                let frac = (done as f64 / t as f64).min(1.0);
                 let filled = (frac * 30.0) as usize;
                 format!(
                     "\r[{}{}] {:5.1}% {:.0} MiB ({:.0} MiB/s)",
@@ -71,9 +79,11 @@ impl Progress {
         let _ = io::stderr().write_all(line.as_bytes());
     }
 
-    pub(super) fn done(&mut self) {
+    pub(super) fn done(&self) {
         if self.enabled {
-            self.draw();
+            if let Ok(s) = self.state.lock() {
+                self.draw(s.done);
+            }
             let _ = io::stderr().write_all(b"\n");
         }
     }

@@ -15,20 +15,10 @@ pub(super) enum Target {
     Stdout,
     /// A regular file at `path`, written to a partial file in the same
     /// folder and renamed over `path`; `replacing` when it exists (then
-    /// `--force` was given; a symlink's target is the one replaced).
+    /// `--force` was given; the library replaces a symlink's target).
     File { path: PathBuf, replacing: bool },
     /// An existing FIFO or character device, opened for writing as it is.
     Stream { path: PathBuf, kind: &'static str },
-}
-
-impl Target {
-    /// The folder of a [`Target::File`]: where its partial file goes.
-    pub(super) fn folder(path: &Path) -> PathBuf {
-        match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        }
-    }
 }
 
 /// OUT when it is not given: `x` -> `x.aes` on encrypt, `x.aes` -> `x` on
@@ -131,12 +121,12 @@ pub(super) fn resolve(input: &str, output: &str, force: bool) -> Result<Target> 
         return Ok(Target::Stdout);
     }
     let path = Path::new(output);
-    let Ok(link) = std::fs::symlink_metadata(path) else {
+    if std::fs::symlink_metadata(path).is_err() {
         return Ok(Target::File {
             path: path.to_path_buf(),
             replacing: false,
         });
-    };
+    }
     let Ok(m) = std::fs::metadata(path) else {
         bail!("{output} is a symbolic link to nothing; refusing to write through it");
     };
@@ -163,31 +153,10 @@ pub(super) fn resolve(input: &str, output: &str, force: bool) -> Result<Target> 
     if !force {
         bail!("{output} exists; use --force to replace it");
     }
-    let path = if link.file_type().is_symlink() {
-        path.canonicalize()?
-    } else {
-        path.to_path_buf()
-    };
     Ok(Target::File {
-        path,
+        path: path.to_path_buf(),
         replacing: true,
     })
-}
-
-/// Checks, right before the rename, that `path` is still absent or a
-/// regular file, so a FIFO or device put there meanwhile is not replaced.
-///
-/// # Errors
-///
-/// `path` is now something else.
-pub(super) fn still_replaceable(path: &Path) -> Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if !m.is_file() => bail!(
-            "{} changed into something that is not a regular file; not replacing it",
-            path.display()
-        ),
-        _ => Ok(()),
-    }
 }
 
 #[cfg(test)]
@@ -225,7 +194,7 @@ mod tests {
         assert_eq!(
             resolve(&p("in"), &p("link"), true).unwrap(),
             Target::File {
-                path: std::fs::canonicalize(p("old")).unwrap(),
+                path: p("link").into(),
                 replacing: true
             }
         );

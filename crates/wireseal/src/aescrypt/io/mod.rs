@@ -1,17 +1,25 @@
 //! `std::io` adapters over the sans-IO [`Encryptor`](super::Encryptor) and
-//! [`Decryptor`]: a [`Write`](std::io::Write)r that encrypts ([`EncryptWriter`]), one
-//! pass from any [`Read`] into a [`ProvisionalSink`]
-//! ([`decrypt_into_sink`]), a [`Read`]er that releases only verified
-//! plaintext from a seekable input ([`SeekDecryptor`]), and
-//! [`read_header`]. The I/O overlaps the crypto on the caller's [`Batch`].
+//! [`Decryptor`]: a [`Write`](std::io::Write)r that encrypts
+//! ([`EncryptWriter`]), one pass from any [`Read`] to any
+//! [`Write`](std::io::Write) ([`encrypt_stream`]), one pass from any
+//! [`Read`] into a [`ProvisionalSink`] ([`decrypt_into_sink`]), a [`Read`]er that releases
+//! only verified plaintext from a seekable input ([`SeekDecryptor`]),
+//! [`read_header`], and the output file every driver writes through
+//! ([`PartialFile`]: beside the target, locked, synced, renamed into place;
+//! [`clean_up_leftovers`] for what killed runs left). The I/O overlaps the
+//! crypto on the caller's [`Batch`]. Everything here fails with this
+//! module's [`Error`]: the format's error or the I/O's.
 
+mod error;
+mod partial;
 mod seek;
 mod writer;
 
+pub use error::Error;
+pub use partial::{clean_up_leftovers, Leftovers, PartialFile, Replace, PARTIAL_PREFIX};
 pub use seek::SeekDecryptor;
-pub use writer::EncryptWriter;
+pub use writer::{encrypt_stream, EncryptWriter};
 
-use super::error::{Error, Region};
 use super::header::{Header, Limits};
 use super::header_parser::HeaderParser;
 use super::options::CHUNK;
@@ -19,6 +27,32 @@ use super::sink::ProvisionalSink;
 use super::{Decrypted, Decryptor};
 use crate::batch::Batch;
 use std::io::{self, Read};
+
+/// Reads up to `max` bytes into `buf` (from its start) until `max` are in
+/// or the input ends; returns the bytes read. `buf` grows as data arrives,
+/// so a short input touches little memory.
+pub(crate) fn read_up_to<R: Read + ?Sized>(
+    r: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<usize> {
+    let mut n = 0;
+    loop {
+        if n == buf.len() {
+            if n >= max {
+                return Ok(n);
+            }
+            buf.resize((2 * n).clamp(16 << 10, max), 0);
+        }
+        let end = buf.len().min(max);
+        match r.read(&mut buf[n..end]) {
+            Ok(0) => return Ok(n),
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.
 pub(crate) fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
@@ -34,21 +68,16 @@ pub(crate) fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> io::Resu
     Ok(n)
 }
 
-/// `read_exact`, with end-of-input reported as truncation of `region`
-/// (`at` bytes of the stream were read before `buf`).
-pub(crate) fn read_exact_or<R: Read>(
-    r: &mut R,
-    buf: &mut [u8],
-    at: usize,
-    region: Region,
-) -> Result<(), Error> {
+/// `read_exact`, with end-of-input reported as truncation (`at` bytes of
+/// the stream were read before `buf`).
+pub(crate) fn read_exact_or<R: Read>(r: &mut R, buf: &mut [u8], at: usize) -> Result<(), Error> {
     let got = read_full(r, buf)?;
     if got < buf.len() {
-        return Err(Error::Truncated {
+        return Err(crate::aescrypt::Error::Truncated {
             len: at + got,
             min: at + buf.len(),
-            region,
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -60,8 +89,9 @@ pub(crate) fn read_exact_or<R: Read>(
 ///
 /// # Errors
 ///
-/// As [`parse_header`](super::parse_header), [`Error::Truncated`] when the
-/// input ends inside the header, or [`Error::Io`].
+/// As [`parse_header`](super::parse_header),
+/// [`Truncated`](super::Error::Truncated) when the input ends inside the
+/// header, or [`Error::Io`].
 pub fn read_header<R: Read>(r: &mut R, limits: &Limits) -> Result<Header, Error> {
     let mut p = HeaderParser::new(limits);
     let mut field = vec![0u8; 16];
@@ -74,7 +104,7 @@ pub fn read_header<R: Read>(r: &mut R, limits: &Limits) -> Result<Header, Error>
         if got < n {
             // Report a wrong magic before truncation.
             p.check_partial(&field[..got])?;
-            return Err(p.truncated(got));
+            return Err(p.truncated(got).into());
         }
         if let Some(h) = p.feed(&field[..n])? {
             return Ok(h);
@@ -95,17 +125,22 @@ pub fn read_header<R: Read>(r: &mut R, limits: &Limits) -> Result<Header, Error>
 ///
 /// As [`Decryptor::update`] and [`Decryptor::finish`], or [`Error::Io`]
 /// when reading fails.
-pub fn decrypt_into_sink<R: Read + Send, S: ProvisionalSink + Send + ?Sized>(
+pub fn decrypt_into_sink<R, S>(
     batch: &Batch,
     password: &str,
     mut input: R,
     sink: &mut S,
     limits: &Limits,
-) -> Result<Decrypted, Error> {
+) -> Result<Decrypted, Error>
+where
+    R: Read + Send,
+    S: ProvisionalSink + Send + ?Sized,
+    S::Error: Into<Error>,
+{
     let mut dec = Decryptor::new(password, limits);
-    let mut x = vec![0u8; CHUNK];
-    let mut y = vec![0u8; CHUNK];
-    let mut have = match read_full(&mut input, &mut x) {
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    let mut have = match read_up_to(&mut input, &mut x, CHUNK) {
         Ok(n) => n,
         Err(e) => {
             sink.discard();
@@ -115,10 +150,12 @@ pub fn decrypt_into_sink<R: Read + Send, S: ProvisionalSink + Send + ?Sized>(
     while have > 0 {
         let mut next = Ok(0);
         let (inp, ys) = (&mut input, &mut y);
-        batch.overlap(
-            || next = read_full(inp, ys),
-            || dec.update(batch, &x[..have], sink),
-        )?;
+        batch
+            .overlap(
+                || next = read_up_to(inp, ys, CHUNK),
+                || dec.update(batch, &x[..have], sink),
+            )
+            .map_err(Into::into)?;
         have = match next {
             Ok(n) => n,
             Err(e) => {
@@ -128,5 +165,5 @@ pub fn decrypt_into_sink<R: Read + Send, S: ProvisionalSink + Send + ?Sized>(
         };
         std::mem::swap(&mut x, &mut y);
     }
-    dec.finish(sink)
+    dec.finish(sink).map_err(Into::into)
 }

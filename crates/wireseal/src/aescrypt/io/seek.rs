@@ -1,11 +1,11 @@
 //! [`SeekDecryptor`]: verify the whole stream, then read it, releasing each
 //! chunk only after it matched what was verified.
 
-use super::{read_exact_or, read_header};
+use super::{read_exact_or, read_header, Error};
 use crate::aescrypt::body::{
-    body_len, check_tag, final_len, last_block, par_decrypt, prefix_len, Trailer,
+    body_len, check_tag, decrypt_blocks, final_len, last_block, prefix_len, Trailer,
 };
-use crate::aescrypt::error::{Error, Region};
+use crate::aescrypt::error::Error as FormatError;
 use crate::aescrypt::header::{Header, Limits, Version, SESSION_BLOCK_LEN};
 use crate::aescrypt::options::CHUNK;
 use crate::aescrypt::session::unlock;
@@ -23,12 +23,12 @@ use zeroize::Zeroize;
 /// [`SeekDecryptor::new`] checks the password, then makes a first pass over
 /// the body computing its HMAC and a SHA-256 digest of every [`CHUNK`] of
 /// ciphertext (32 bytes of memory per MiB of input), and fails with
-/// [`Error::Auth`] unless the HMAC matched. Reads then decrypt in a
-/// second pass, and each chunk is released only after its ciphertext
+/// [`Auth`](FormatError::Auth) unless the HMAC matched. Reads then decrypt
+/// in a second pass, and each chunk is released only after its ciphertext
 /// matched the digest recorded in the first pass, so an input rewritten
-/// between the passes yields an error
-/// ([`io::ErrorKind::InvalidData`] carrying [`Error::InputChanged`]) and
-/// never modified plaintext. After any error, every later read fails.
+/// between the passes yields an error ([`io::ErrorKind::InvalidData`]
+/// carrying [`InputChanged`](FormatError::InputChanged)) and never modified
+/// plaintext. After any error, every later read fails.
 pub struct SeekDecryptor<'b, R: Read + Seek> {
     batch: &'b Batch,
     inner: R,
@@ -50,8 +50,9 @@ pub struct SeekDecryptor<'b, R: Read + Seek> {
 
 impl<'b, R: Read + Seek> SeekDecryptor<'b, R> {
     /// Parses the header at the current position, checks the password
-    /// ([`Error::WrongPassword`]) and the body HMAC ([`Error::Auth`]),
-    /// recording a digest of each chunk, then rewinds to the body.
+    /// ([`WrongPassword`](FormatError::WrongPassword)) and the body HMAC
+    /// ([`Auth`](FormatError::Auth)), recording a digest of each chunk, then
+    /// rewinds to the body.
     ///
     /// # Errors
     ///
@@ -67,7 +68,7 @@ impl<'b, R: Read + Seek> SeekDecryptor<'b, R> {
         let v = header.version;
         let mut blk = [0u8; SESSION_BLOCK_LEN];
         if v != Version::V0 {
-            read_exact_or(&mut inner, &mut blk, header.len, Region::SessionBlock)?;
+            read_exact_or(&mut inner, &mut blk, header.len)?;
         }
         let (chain, key) = unlock(&header, password, &blk)?;
         let start = inner.stream_position()?;
@@ -77,7 +78,7 @@ impl<'b, R: Read + Seek> SeekDecryptor<'b, R> {
         let trailer = &mut trailer[..v.trailer_len()];
         inner.seek(SeekFrom::Start(start + blen))?;
         let at = prefix_len(&header).saturating_add(usize::try_from(blen).unwrap_or(usize::MAX));
-        read_exact_or(&mut inner, trailer, at, Region::Trailer)?;
+        read_exact_or(&mut inner, trailer, at)?;
         let trailer = Trailer::parse(&header, trailer);
         // Pass 1: the HMAC and a digest per chunk, keeping the last two blocks.
         inner.seek(SeekFrom::Start(start))?;
@@ -89,7 +90,7 @@ impl<'b, R: Read + Seek> SeekDecryptor<'b, R> {
         let mut at = prefix_len(&header);
         while left > 0 {
             let n = (left.min(CHUNK as u64)) as usize;
-            read_exact_or(&mut inner, &mut ct[..n], at, Region::Body)?;
+            read_exact_or(&mut inner, &mut ct[..n], at)?;
             let chunk = &ct[..n];
             let mut digest = [0u8; 32];
             batch.overlap(|| digest = sha256(chunk), || mac.update(chunk));
@@ -161,7 +162,7 @@ impl<'b, R: Read + Seek> SeekDecryptor<'b, R> {
         let (batch, key, chain, out) = (self.batch, &self.key, &self.chain, &mut self.out);
         let mut digest = [0u8; 32];
         batch.overlap(
-            || par_decrypt(batch, key.expose(), chain, ct, &mut out[..n]),
+            || decrypt_blocks(key.expose(), chain, ct, &mut out[..n]),
             || digest = sha256(ct),
         );
         let recorded = self.digests.get(self.next_chunk);
@@ -169,7 +170,7 @@ impl<'b, R: Read + Seek> SeekDecryptor<'b, R> {
             self.out[..n].zeroize();
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
-                Error::InputChanged,
+                FormatError::InputChanged,
             ));
         }
         self.next_chunk += 1;
@@ -189,7 +190,10 @@ impl<R: Read + Seek> Read for SeekDecryptor<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             if self.failed {
-                return Err(io::Error::other("aescrypt reader failed earlier"));
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    FormatError::Poisoned,
+                ));
             }
             if self.pos < self.end {
                 let n = (self.end - self.pos).min(buf.len());

@@ -1,11 +1,16 @@
 //! [`EncryptWriter`]: an [`Encryptor`] as a [`Write`] over any writer.
 
-use crate::aescrypt::error::Error;
+use super::read_up_to;
+use super::Error;
+use crate::aescrypt::error::Error as FormatError;
+use crate::aescrypt::key::PasswordKey;
 use crate::aescrypt::options::EncryptOptions;
+use crate::aescrypt::options::CHUNK;
 use crate::aescrypt::session::SessionMaterial;
 use crate::aescrypt::Encryptor;
 use crate::batch::Batch;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
+use zeroize::Zeroizing;
 
 /// Streaming encryption into any writer: write plaintext in, call
 /// [`finish`](Self::finish) to write the padding and the HMAC. Each chunk
@@ -35,34 +40,54 @@ impl<'b, W: Write> EncryptWriter<'b, W> {
         out: W,
         password: &str,
         opts: &EncryptOptions,
-    ) -> Result<Self, Error> {
-        Self::with_material(batch, out, password, opts, SessionMaterial::generate())
-    }
-
-    /// As [`EncryptWriter::new`] with caller-supplied per-file randomness
-    /// (for known-answer tests; see [`Encryptor::with_material`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`Encryptor::new`].
-    pub fn with_material(
-        batch: &'b Batch,
-        out: W,
-        password: &str,
-        opts: &EncryptOptions,
-        material: SessionMaterial,
-    ) -> Result<Self, Error> {
-        Ok(Self {
+    ) -> Result<Self, FormatError> {
+        Ok(Self::from_encryptor(
             batch,
             out,
-            enc: Encryptor::with_material(password, opts, material)?,
+            Encryptor::new(password, opts)?,
+        ))
+    }
+
+    /// A writer for one more stream under a password stretched once (see
+    /// [`PasswordKey`]): no key derivation.
+    pub fn from_key(batch: &'b Batch, out: W, key: &PasswordKey) -> Self {
+        Self::from_encryptor(batch, out, Encryptor::from_key(key))
+    }
+
+    crate::visibility::pub_if_test_vectors! {
+        /// As [`EncryptWriter::new`] with caller-chosen per-file values, for
+        /// known-answer tests only (see `Encryptor::from_material`).
+        ///
+        /// # Errors
+        ///
+        /// As [`Encryptor::new`].
+        fn from_material(
+            batch: &'b Batch,
+            out: W,
+            password: &str,
+            opts: &EncryptOptions,
+            material: SessionMaterial,
+        ) -> Result<Self, FormatError> {
+            let enc = Encryptor::from_material(password, opts, material)?;
+            Ok(Self::from_encryptor(batch, out, enc))
+        }
+    }
+
+    fn from_encryptor(batch: &'b Batch, out: W, enc: Encryptor) -> Self {
+        Self {
+            batch,
+            out,
+            enc,
             poisoned: false,
-        })
+        }
     }
 
     fn check(&self) -> io::Result<()> {
         if self.poisoned {
-            Err(io::Error::other("aescrypt encryptor failed earlier"))
+            Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                FormatError::Poisoned,
+            ))
         } else {
             Ok(())
         }
@@ -105,4 +130,43 @@ impl<W: Write> Write for EncryptWriter<'_, W> {
         self.check()?;
         self.out.flush()
     }
+}
+
+/// Encrypts everything `input` yields into `output` with `enc` and returns
+/// `output`, flushed: one [`CHUNK`] at a time, reading the next chunk and
+/// writing the last one on this thread while the current one is
+/// CBC-encrypted on the caller's [`Batch`]. Plaintext buffers are wiped.
+///
+/// # Errors
+///
+/// [`Error::Io`] when reading or writing fails; what was written is an
+/// incomplete stream (which no reader accepts).
+pub fn encrypt_stream<R: Read, W: Write>(
+    batch: &Batch,
+    mut enc: Encryptor,
+    mut input: R,
+    mut output: W,
+) -> Result<W, Error> {
+    let mut cur = Zeroizing::new(Vec::new());
+    let mut next = Zeroizing::new(Vec::new());
+    let mut have = read_up_to(&mut input, &mut cur, CHUNK)?;
+    while have > 0 {
+        let mut read: Option<io::Result<usize>> = None;
+        let (inp, out, nx) = (&mut input, &mut output, &mut next);
+        enc.update_with(batch, &cur[..have], &mut |c| {
+            out.write_all(c)?;
+            if read.is_none() {
+                read = Some(read_up_to(inp, nx, CHUNK));
+            }
+            Ok::<(), io::Error>(())
+        })?;
+        have = match read {
+            Some(r) => r?,
+            None => read_up_to(&mut input, &mut next, CHUNK)?,
+        };
+        std::mem::swap(&mut cur, &mut next);
+    }
+    enc.finish_with(&mut |c| output.write_all(c))?;
+    output.flush()?;
+    Ok(output)
 }

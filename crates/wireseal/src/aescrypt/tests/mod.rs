@@ -6,6 +6,12 @@ use crate::batch::Batch;
 use std::io::{Cursor, Write};
 
 mod header;
+mod into;
+
+/// The format error inside an `io` result (an I/O error fails the test).
+fn fmt<T>(r: Result<T, io::Error>) -> Result<T, Error> {
+    r.map_err(|e| e.format().unwrap_or_else(|| panic!("I/O error: {e}")))
+}
 
 /// The batch every test shares (all cores).
 fn b() -> &'static Batch {
@@ -36,7 +42,7 @@ fn round_trip_sizes_and_paths() {
         ] {
             let pt = pattern(n);
             let ct = encrypt_to_vec(b(), "pw", &pt, &opts).unwrap();
-            assert_eq!(ct.len(), opts.encrypted_len(n), "len {n}");
+            assert_eq!(ct.len(), encrypted_len(&opts, n), "len {n}");
             assert_eq!(decrypt_to_vec(b(), "pw", &ct, &lim).unwrap(), pt, "vec {n}");
             let mut r = io::SeekDecryptor::new(b(), Cursor::new(&ct), "pw", &lim).unwrap();
             assert_eq!(r.plaintext_len(), n as u64);
@@ -80,7 +86,7 @@ fn buffer_too_small_and_bad_options() {
     ));
     assert!(EncryptOptions::v3(0).is_err());
     assert!(matches!(
-        EncryptOptions::v2().version(Version::V1),
+        EncryptOptions::v2().with_version(Version::V1),
         Err(Error::CannotWriteVersion(1))
     ));
 }
@@ -101,7 +107,12 @@ fn wrong_password_is_distinct_from_corruption() {
         Err(Error::Auth)
     ));
     assert!(matches!(
-        io::SeekDecryptor::new(b(), Cursor::new(&bad), "right", &lim),
+        fmt(io::SeekDecryptor::new(
+            b(),
+            Cursor::new(&bad),
+            "right",
+            &lim
+        )),
         Err(Error::Auth)
     ));
 }
@@ -216,15 +227,17 @@ struct Recorder {
 }
 
 impl ProvisionalSink for Recorder {
-    fn write_unverified(&mut self, plaintext: &[u8]) -> std::io::Result<()> {
+    type Error = io::Error;
+
+    fn write_unverified(&mut self, plaintext: &[u8]) -> Result<(), io::Error> {
         assert_eq!(self.committed + self.discarded, 0, "write after the end");
         self.data.extend_from_slice(plaintext);
         Ok(())
     }
-    fn commit(&mut self) -> std::io::Result<()> {
+    fn commit(&mut self) -> Result<(), io::Error> {
         self.committed += 1;
         if self.fail_commit {
-            Err(std::io::Error::other("disk full"))
+            Err(std::io::Error::other("disk full").into())
         } else {
             Ok(())
         }
@@ -252,7 +265,7 @@ fn provisional_sink_is_committed_only_after_verification() {
     bad[i] ^= 1;
     let mut s = Recorder::default();
     assert!(matches!(
-        io::decrypt_into_sink(b(), "pw", &bad[..], &mut s, &lim),
+        fmt(io::decrypt_into_sink(b(), "pw", &bad[..], &mut s, &lim)),
         Err(Error::Auth)
     ));
     assert_eq!((s.committed, s.discarded), (0, 1));
@@ -264,7 +277,7 @@ fn provisional_sink_is_committed_only_after_verification() {
 
     let mut s = Recorder::default();
     assert!(matches!(
-        io::decrypt_into_sink(b(), "wrong", &ct[..], &mut s, &lim),
+        fmt(io::decrypt_into_sink(b(), "wrong", &ct[..], &mut s, &lim)),
         Err(Error::WrongPassword)
     ));
     assert_eq!((s.committed, s.discarded, s.data.len()), (0, 1, 0));
@@ -275,7 +288,7 @@ fn provisional_sink_is_committed_only_after_verification() {
     };
     assert!(matches!(
         io::decrypt_into_sink(b(), "pw", &ct[..], &mut s, &lim),
-        Err(Error::Io(_))
+        Err(io::Error::Io(_))
     ));
     assert_eq!((s.committed, s.discarded), (1, 1));
 
@@ -295,18 +308,18 @@ fn extension_count_round_trips_up_to_the_reader_limit() {
             .map(|i| Extension::new("N", &[i as u8]).unwrap())
             .collect()
     };
-    let opts = EncryptOptions::v2().extensions(ext(1024));
+    let opts = EncryptOptions::v2().with_extensions(ext(1024));
     let ct = encrypt_to_vec(b(), "pw", b"data", &opts).unwrap();
     assert_eq!(
         decrypt_to_vec(b(), "pw", &ct, &Limits::default()).unwrap(),
         b"data"
     );
-    let too_many = EncryptOptions::v2().extensions(ext(1025));
+    let too_many = EncryptOptions::v2().with_extensions(ext(1025));
     assert!(matches!(
         encrypt_to_vec(b(), "pw", b"data", &too_many),
         Err(Error::InvalidExtension(_))
     ));
-    let too_long = EncryptOptions::v2().extensions(
+    let too_long = EncryptOptions::v2().with_extensions(
         (0..17)
             .map(|_| Extension::new("B", &[0u8; 65_000]).unwrap())
             .collect(),
@@ -325,14 +338,10 @@ fn cores_equal_one_at_a_time_for_any_split() {
     let lim = Limits::default();
     let one = Batch::with_threads(1);
     let two = Batch::with_threads(2);
-    let m = || SessionMaterial {
-        public_iv: [1; 16],
-        session_iv: [2; 16],
-        session_key: crate::secret::Secret::new([3; 32]),
-    };
+    let m = || SessionMaterial::from_parts([1; 16], [2; 16], crate::secret::Secret::new([3; 32]));
     let opts = EncryptOptions::v2();
     let mut reference = Vec::new();
-    let mut e = Encryptor::with_material("pw", &opts, m()).unwrap();
+    let mut e = Encryptor::from_material("pw", &opts, m()).unwrap();
     e.update(&one, &pt, &mut reference);
     e.finish(&mut reference);
     for (batch, piece) in [(&two, 1), (&two, 4093), (b(), CHUNK + 1), (&one, 70_000)] {
@@ -347,7 +356,7 @@ fn cores_equal_one_at_a_time_for_any_split() {
             continue;
         }
         let mut out = Vec::new();
-        let mut e = Encryptor::with_material("pw", &opts, m()).unwrap();
+        let mut e = Encryptor::from_material("pw", &opts, m()).unwrap();
         for p in pt.chunks(piece) {
             e.update(batch, p, &mut out);
         }
@@ -371,11 +380,7 @@ fn cores_equal_one_at_a_time_for_any_split() {
     ));
     assert!(matches!(
         decrypted_len(52),
-        Err(Error::Truncated {
-            len: 52,
-            min: 53,
-            ..
-        })
+        Err(Error::Truncated { len: 52, min: 53 })
     ));
     // After an error, the decryptor is poisoned.
     let mut d = Decryptor::new("pw", &lim);

@@ -1,7 +1,14 @@
 //! AES Crypt: bulk encrypt / decrypt next to a plain copy and the raw
 //! single-core AES-256-CBC ceiling (all measured here, now), pyAesCrypt
 //! when python3 can import it, many small v2 files, and per-file IV + key
-//! generation.
+//! generation; then the Python package against the library path
+//! ([`python_rows`]), throughput by file size ([`sizes`]) and the backup
+//! scenario ([`backup`]).
+
+mod backup;
+mod python_rows;
+mod sizes;
+mod worker;
 
 use super::{Better, Ctx, Row};
 use crate::peers::Skip;
@@ -12,8 +19,8 @@ use wireseal::batch::Batch;
 use wireseal::hazmat::aes_cbc::Aes256CbcEnc;
 use wireseal::hazmat::hmac_stream::HmacSha256Stream;
 
-const S: &str = "aescrypt";
-const PW: &str = "correct horse battery staple";
+pub(super) const S: &str = "aescrypt";
+pub(super) const PW: &str = "correct horse battery staple";
 /// pyAesCrypt's figures, measured by `interop/aescrypt/pyaescrypt_peer.py`
 /// ([`crate::peers::pyaescrypt`]).
 #[derive(serde::Deserialize)]
@@ -39,7 +46,7 @@ fn peer(size: usize, small: usize) -> Result<Peer, Skip> {
     serde_json::from_slice(&o.stdout).map_err(|e| Skip::new(format!("bad peer output: {e}")))
 }
 
-fn mbps(bytes: usize, secs: f64) -> f64 {
+pub(super) fn mbps(bytes: usize, secs: f64) -> f64 {
     bytes as f64 / secs / 1e6
 }
 
@@ -114,7 +121,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     // Encrypt (v2), into a reused buffer.
     let opts = EncryptOptions::v2();
     let batch = Batch::all_cores();
-    let mut out: Vec<u8> = Vec::with_capacity(opts.encrypted_len(size));
+    let mut out: Vec<u8> = Vec::with_capacity(aescrypt::encrypted_len(&opts, size));
     let enc = ctx.time_job(samples, || {
         out.clear();
         let mut e =
@@ -213,7 +220,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         .seed("Duplicati: uncached lookup was 35% of backup time"),
     );
     // Every row without a baseline is one the Python peer would have given.
-    match &peer {
+    let mut rows: Vec<Row> = match &peer {
         Ok(_) => rows,
         Err(why) => rows
             .into_iter()
@@ -225,5 +232,9 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
                 }
             })
             .collect(),
-    }
+    };
+    python_rows::rows(ctx, &mut rows);
+    sizes::rows(ctx, &mut rows);
+    backup::rows(ctx, &mut rows);
+    rows
 }

@@ -1,0 +1,241 @@
+//! The backup scenario of the AES Crypt post, as a workload: a folder of
+//! 547 files shaped like the post's "small" backup (547 volumes, 3.1 GB),
+//! encrypted with `wireseal aescrypt encrypt --out-dir` (several inputs at
+//! once, outputs fsynced and renamed into place), with pyAesCrypt
+//! (`encryptFile` in a pool of one process per core, no fsync), and copied
+//! without encryption with the command line's durability and parallelism
+//! (the lower bound's I/O). Samples alternate.
+//!
+//! The mix: 246 index files (2-64 KiB, log-uniform), 55 file lists
+//! (64 KiB-2 MiB) and 246 data volumes, whose sizes (log-uniform over a
+//! 1:6 range) are scaled so the folder holds 256 MiB (quick) or 3.1 GB
+//! (`--full`).
+//!
+//! The floor: the plain copy's wall time plus the single-core AES-256-CBC
+//! and HMAC-SHA256 time of every byte divided over the cores, all measured
+//! in this run.
+
+use super::sizes::{cli, plain_copy};
+use super::worker::{median, ScratchDir, Worker};
+use super::{PW, S};
+use crate::peers::Skip;
+use crate::{Better, Ctx, Row};
+use rand::{rngs::StdRng, Rng, SeedableRng};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+use wireseal::batch::Batch;
+use wireseal::hazmat::aes_cbc::Aes256CbcEnc;
+use wireseal::hazmat::hmac_stream::HmacSha256Stream;
+
+/// Files in the folder (the post's count).
+const FILES: usize = 547;
+
+/// Sizes of the folder's files, seeded, summing to about `total` bytes.
+fn mix(total: u64) -> Vec<u64> {
+    let mut rng = StdRng::seed_from_u64(547);
+    let mut log_uniform = |lo: f64, hi: f64| (lo.ln() + rng.gen::<f64>() * (hi / lo).ln()).exp();
+    let mut small = Vec::new();
+    for _ in 0..246 {
+        small.push(log_uniform(2048.0, 65536.0) as u64);
+    }
+    for _ in 0..55 {
+        small.push(log_uniform(65536.0, 2.0 * 1048576.0) as u64);
+    }
+    let volumes: Vec<f64> = (0..FILES - small.len())
+        .map(|_| log_uniform(1.0, 6.0))
+        .collect();
+    let left = total.saturating_sub(small.iter().sum()) as f64;
+    let scale = left / volumes.iter().sum::<f64>();
+    small.extend(volumes.iter().map(|v| (v * scale) as u64));
+    small
+}
+
+fn fresh(dir: &Path) -> Result<(), Skip> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).map_err(|e| Skip::new(format!("{}: {e}", dir.display())))
+}
+
+/// The command line's default number of inputs in flight.
+fn cli_jobs() -> usize {
+    4 * Batch::all_cores().threads()
+}
+
+/// Copies every file into `out` on `jobs` threads, largest first.
+fn copy_all(files: &[(PathBuf, u64)], out: &Path, jobs: usize) {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                while let Some((f, _)) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    plain_copy(f, &out.join(f.file_name().expect("a file name")));
+                }
+            });
+        }
+    });
+}
+
+/// Single-core seconds per byte of AES-256-CBC and of HMAC-SHA256.
+fn crypto_per_byte() -> (f64, f64) {
+    let mut buf = vec![7u8; 32 << 20];
+    let mut dst = vec![0u8; buf.len()];
+    let t = Instant::now();
+    Aes256CbcEnc::new(&[1; 32], &[2; 16]).encrypt_b2b(&buf, &mut dst);
+    let cbc = t.elapsed().as_secs_f64() / buf.len() as f64;
+    let t = Instant::now();
+    let mut m = HmacSha256Stream::new(&[3; 32]);
+    m.update(&dst);
+    std::hint::black_box(m.finalize());
+    let hmac = t.elapsed().as_secs_f64() / buf.len() as f64;
+    buf.clear();
+    (cbc, hmac)
+}
+
+/// The rows.
+pub(super) fn rows(ctx: &Ctx, rows: &mut Vec<Row>) {
+    if let Err(why) = measure(ctx, rows) {
+        rows.push(Row::with_peer(
+            S,
+            "backup folder: wireseal aescrypt encrypt --out-dir",
+            "s",
+            Better::Lower,
+            0.0,
+            "-",
+            Err(&why),
+        ));
+    }
+}
+
+fn measure(ctx: &Ctx, rows: &mut Vec<Row>) -> Result<(), Skip> {
+    let total: u64 = if ctx.full { 3_100_000_000 } else { 256 << 20 };
+    let n = 3;
+    let exe = cli()?;
+    let dir = ScratchDir::new("backup")?;
+    let input = dir.path().join("in");
+    fresh(&input)?;
+    let mut block = vec![0u8; 1 << 20];
+    wireseal::entropy::fill_random(&mut block);
+    let mut files: Vec<(PathBuf, u64)> = Vec::new();
+    for (i, size) in mix(total).into_iter().enumerate() {
+        let p = input.join(format!("vol-{i:04}.bin"));
+        let mut data = Vec::with_capacity(size as usize);
+        while (data.len() as u64) < size {
+            let take = (size as usize - data.len()).min(block.len());
+            data.extend_from_slice(&block[..take]);
+            block.rotate_left(17);
+        }
+        std::fs::write(&p, &data).map_err(|e| Skip::new(format!("{}: {e}", p.display())))?;
+        files.push((p, size));
+    }
+    files.sort_by_key(|(_, s)| std::cmp::Reverse(*s));
+    let bytes: u64 = files.iter().map(|(_, s)| s).sum();
+    let cores = Batch::all_cores().threads();
+    let mut worker = Worker::start();
+    let pyaes = match &worker {
+        Ok(w) => w.pyaes.clone(),
+        Err(why) => Err(why.clone()),
+    };
+    let (ws_out, py_out, copy_out) = (
+        dir.path().join("ws"),
+        dir.path().join("py"),
+        dir.path().join("copy"),
+    );
+    let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
+    let (mut t_ws, mut t_py, mut t_copy, mut t_crypto) = (vec![], vec![], vec![], vec![]);
+    let mut py_why = pyaes.err();
+    for _ in 0..n {
+        fresh(&ws_out)?;
+        let t = Instant::now();
+        let ok = Command::new(&exe)
+            .args(["aescrypt", "encrypt", "--format", "v2"])
+            .args(["--password-env", "WIRESEAL_BENCH_PW", "--out-dir"])
+            .arg(&ws_out)
+            .args(&names)
+            .env("WIRESEAL_BENCH_PW", PW)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        t_ws.push(t.elapsed().as_secs_f64());
+        if !ok {
+            return Err(Skip::new("wireseal aescrypt encrypt --out-dir failed"));
+        }
+        fresh(&ws_out)?;
+
+        fresh(&copy_out)?;
+        let t = Instant::now();
+        copy_all(&files, &copy_out, cli_jobs());
+        t_copy.push(t.elapsed().as_secs_f64());
+        fresh(&copy_out)?;
+
+        if let (Ok(w), None) = (&mut worker, &py_why) {
+            fresh(&py_out)?;
+            let req = json!({"op": "backup_pyaes", "files": names,
+                             "outdir": py_out.display().to_string(), "procs": cores});
+            match w.time(req) {
+                Ok(s) => t_py.push(s),
+                Err(why) => py_why = Some(why),
+            }
+            fresh(&py_out)?;
+        }
+
+        let (cbc, hmac) = crypto_per_byte();
+        t_crypto.push((cbc + hmac) * bytes as f64);
+    }
+    let ws = median(&mut t_ws);
+    let copy = median(&mut t_copy);
+    let crypto = median(&mut t_crypto);
+    let floor = copy + crypto / cores as f64;
+    let label = format!(
+        "backup {FILES} files / {}",
+        if ctx.full {
+            "3.1 GB".to_owned()
+        } else {
+            "256 MiB".to_owned()
+        }
+    );
+    let jobs = cli_jobs();
+    rows.push(
+        Row::new(
+            S,
+            format!("{label}: wireseal CLI vs the {cores}-core floor"),
+            "s",
+            Better::Lower,
+            ws,
+            format!("copy + CBC/HMAC over {cores} cores"),
+            Some(floor),
+        )
+        .seed(format!(
+            "target <= 1.15x the floor; copy {copy:.3} s ({jobs} at once, fsync) + CBC+HMAC {crypto:.3} s / {cores}"
+        )),
+    );
+    let peer = match (py_why, t_py.is_empty()) {
+        (None, false) => Ok(median(&mut t_py)),
+        (Some(why), _) => Err(why),
+        (None, true) => Err(Skip::new("pyAesCrypt not measured")),
+    };
+    rows.push(
+        Row::with_peer(
+            S,
+            format!("{label}: wireseal CLI (fsync) vs pyAesCrypt"),
+            "s",
+            Better::Lower,
+            ws,
+            format!("pyAesCrypt, {cores} processes, no fsync"),
+            peer.as_ref().map(|t| *t),
+        )
+        .seed("target >= 3x pyAesCrypt"),
+    );
+    rows.push(Row::new(
+        S,
+        format!("{label}: plain copy (fsync, {jobs} at once)"),
+        "s",
+        Better::Lower,
+        copy,
+        "-",
+        None,
+    ));
+    Ok(())
+}

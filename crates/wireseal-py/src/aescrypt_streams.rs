@@ -1,0 +1,253 @@
+//! Python file objects as `std::io` readers, writers and sinks, so the
+//! stream and file functions run the library's one-pass paths
+//! (`aescrypt::io::encrypt_stream`, `decrypt_into_sink`) with the GIL
+//! released: the GIL is taken only for the caller's own `read` and `write`
+//! calls, which overlap the cipher on the batch's threads.
+//!
+//! Errors raised by Python (in `read`, `write` or a progress callback)
+//! travel inside the `std::io::Error` and are raised again unchanged.
+
+use crate::aescrypt::{error_at, limits, options};
+use crate::buffers::{batch_or_default, Batch};
+use crate::errors;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::io::{self, Read, Write};
+use wireseal::aescrypt::io::{self as aio, decrypt_into_sink, encrypt_stream};
+use wireseal::aescrypt::{parse_header, Encryptor as REncryptor, Parse, ProvisionalSink};
+
+/// A Python exception carried through `std::io`.
+#[derive(Debug)]
+pub(crate) struct Raised(pub(crate) PyErr);
+
+impl std::fmt::Display for Raised {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl std::error::Error for Raised {}
+
+/// An input that failed to be read (as opposed to an output).
+#[derive(Debug)]
+pub(crate) struct ReadFailed(pub(crate) io::Error);
+
+impl std::fmt::Display for ReadFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot read input: {}", self.0)
+    }
+}
+
+impl std::error::Error for ReadFailed {}
+
+pub(crate) fn raised(e: PyErr) -> io::Error {
+    io::Error::other(Raised(e))
+}
+
+/// A Python object's `read(n)` as a [`Read`]; keeps a copy of the stream's
+/// first bytes, to tell a stream cut before its body from one cut after.
+pub(crate) struct PyReader {
+    obj: Py<PyAny>,
+    pub(crate) first: Vec<u8>,
+}
+
+/// First bytes kept: enough for any header within the default limits'
+/// common case (a header longer than this is judged as cut before its
+/// body).
+const FIRST: usize = 64 * 1024;
+
+impl PyReader {
+    pub(crate) fn new(obj: Py<PyAny>) -> Self {
+        Self {
+            obj,
+            first: Vec::new(),
+        }
+    }
+}
+
+/// Copies what a Python `read` returned into `buf`.
+fn copy_out(r: &Bound<'_, PyAny>, buf: &mut [u8]) -> PyResult<usize> {
+    let n = if let Ok(b) = r.downcast::<PyBytes>() {
+        let s = b.as_bytes();
+        buf.get_mut(..s.len())
+            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("read() returned too much"))?
+            .copy_from_slice(s);
+        s.len()
+    } else if r.is_none() {
+        return Err(pyo3::exceptions::PyBlockingIOError::new_err(
+            "read() returned None (non-blocking input)",
+        ));
+    } else {
+        // bytearray, memoryview, any other buffer: as bytes.
+        let b = r.py().get_type::<PyBytes>().call1((r,)).map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err("read() must return a bytes-like object")
+        })?;
+        let b = b.downcast::<PyBytes>()?;
+        let s = b.as_bytes();
+        buf.get_mut(..s.len())
+            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("read() returned too much"))?
+            .copy_from_slice(s);
+        s.len()
+    };
+    Ok(n)
+}
+
+impl Read for PyReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = Python::with_gil(|py| {
+            let r = self
+                .obj
+                .bind(py)
+                .call_method1(intern!(py, "read"), (buf.len(),))?;
+            copy_out(&r, buf)
+        })
+        .map_err(raised)?;
+        if self.first.len() < FIRST {
+            let take = (FIRST - self.first.len()).min(n);
+            self.first.extend_from_slice(&buf[..take]);
+        }
+        Ok(n)
+    }
+}
+
+/// A Python object's `write(b)` as a [`Write`] (each piece handed over as
+/// one `bytes`, as pyAesCrypt does).
+pub(crate) struct PyWriter {
+    obj: Py<PyAny>,
+}
+
+impl PyWriter {
+    pub(crate) fn new(obj: Py<PyAny>) -> Self {
+        Self { obj }
+    }
+}
+
+impl Write for PyWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        Python::with_gil(|py| {
+            let b = PyBytes::new(py, buf);
+            self.obj.bind(py).call_method1(intern!(py, "write"), (b,))?;
+            Ok(buf.len())
+        })
+        .map_err(raised)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The pyAesCrypt-compatible sink of `decryptStream`: plaintext goes to
+/// `fOut` **before** the HMAC is known (the Python layer truncates a
+/// seekable `fOut` back on failure).
+struct PySink(PyWriter);
+
+impl ProvisionalSink for PySink {
+    type Error = aio::Error;
+
+    fn write_unverified(&mut self, plaintext: &[u8]) -> Result<(), aio::Error> {
+        Ok(self.0.write_all(plaintext)?)
+    }
+
+    fn commit(&mut self) -> Result<(), aio::Error> {
+        Ok(())
+    }
+
+    fn discard(&mut self) {}
+}
+
+/// Whether a stream whose first bytes are `first` reached its body: the
+/// header parses and `len` bytes cover it and the session block.
+pub(crate) fn past_prefix(first: &[u8], len: usize) -> bool {
+    let lim = wireseal::aescrypt::Limits::default();
+    matches!(parse_header(first, &lim), Ok(Parse::Done(h)) if len >= h.prefix_len())
+}
+
+/// An `aescrypt::io::Error` as the Python exception to raise: the carried
+/// Python exception itself, an `OSError` naming the side that failed
+/// (`cannot read input` / `cannot write output`), or the format error with
+/// pyAesCrypt's message (`first`: the stream's first bytes).
+pub(crate) fn io_error(e: aio::Error, first: &[u8]) -> PyErr {
+    match e {
+        aio::Error::Format(f) => {
+            let len = match f {
+                wireseal::aescrypt::Error::Truncated { len, .. } => len,
+                _ => 0,
+            };
+            error_at(f, past_prefix(first, len))
+        }
+        aio::Error::Io(io) => from_io(io),
+        _ => pyo3::exceptions::PyOSError::new_err("I/O error"),
+    }
+}
+
+/// A `std::io::Error` from a reader or writer of this module as Python's.
+pub(crate) fn from_io(io: io::Error) -> PyErr {
+    let read = io
+        .get_ref()
+        .is_some_and(|i| i.downcast_ref::<ReadFailed>().is_some());
+    match io.into_inner().map(|i| i.downcast::<Raised>()) {
+        Some(Ok(r)) => r.0,
+        Some(Err(inner)) if read => pyo3::exceptions::PyOSError::new_err(inner.to_string()),
+        Some(Err(inner)) => {
+            pyo3::exceptions::PyOSError::new_err(format!("cannot write output: {inner}"))
+        }
+        None => pyo3::exceptions::PyOSError::new_err("cannot write output"),
+    }
+}
+
+/// Encrypts the binary stream `fin` into `fout` in one pass with the GIL
+/// released, except for `fin.read` and `fout.write` (which overlap the
+/// cipher).
+#[pyfunction]
+#[pyo3(signature = (fin, fout, password, *, version=2, iterations=None, batch=None))]
+#[allow(clippy::too_many_arguments)]
+fn encrypt_stream_into(
+    py: Python<'_>,
+    fin: Py<PyAny>,
+    fout: Py<PyAny>,
+    password: &str,
+    version: u8,
+    iterations: Option<u32>,
+    batch: Option<&Bound<'_, Batch>>,
+) -> PyResult<()> {
+    let opts = options(version, iterations)?;
+    let b = batch_or_default(batch);
+    let enc = py
+        .allow_threads(|| REncryptor::new(password, &opts))
+        .map_err(errors::aescrypt)?;
+    let (r, w) = (PyReader::new(fin), PyWriter::new(fout));
+    py.allow_threads(|| encrypt_stream(b, enc, r, w).map(drop))
+        .map_err(|e| io_error(e, &[]))
+}
+
+/// Decrypts the AES Crypt stream `fin` (any version) into `fout` in one
+/// pass with the GIL released, except for `fin.read` and `fout.write`.
+/// **Writes unverified plaintext** to `fout` (pyAesCrypt's behaviour).
+#[pyfunction]
+#[pyo3(signature = (fin, fout, password, *, batch=None, max_iterations=None))]
+fn decrypt_stream_into(
+    py: Python<'_>,
+    fin: Py<PyAny>,
+    fout: Py<PyAny>,
+    password: &str,
+    batch: Option<&Bound<'_, Batch>>,
+    max_iterations: Option<u32>,
+) -> PyResult<()> {
+    let b = batch_or_default(batch);
+    let lim = limits(max_iterations);
+    let mut r = PyReader::new(fin);
+    let mut sink = PySink(PyWriter::new(fout));
+    let res = py.allow_threads(|| decrypt_into_sink(b, password, &mut r, &mut sink, &lim));
+    res.map(drop).map_err(|e| io_error(e, &r.first))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(encrypt_stream_into, m)?)?;
+    m.add_function(wrap_pyfunction!(decrypt_stream_into, m)?)?;
+    Ok(())
+}
