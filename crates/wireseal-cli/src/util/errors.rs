@@ -28,24 +28,15 @@ fn library_kind(cause: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> 
         return Some(e.kind());
     }
     if let Some(e) = cause.downcast_ref::<aescrypt::Error>() {
-        return aescrypt_kind(e);
+        return Some(e.kind());
+    }
+    if let Some(e) = cause.downcast_ref::<aescrypt::io::Error>() {
+        return Some(e.kind());
+    }
+    if let Some(e) = cause.downcast_ref::<bip324::io::Error>() {
+        return Some(e.kind());
     }
     cause
         .downcast_ref::<std::io::Error>()
         .map(|_| ErrorKind::Io)
-}
-
-fn aescrypt_kind(e: &wireseal::aescrypt::Error) -> Option<ErrorKind> {
-    use wireseal::aescrypt::Error as E;
-    Some(match e {
-        E::Io(_) => ErrorKind::Io,
-        E::Auth | E::WrongPassword => ErrorKind::Auth,
-        E::Truncated { .. } | E::PartialBlock => ErrorKind::Truncated,
-        E::BufferTooSmall { .. } => ErrorKind::BufferTooSmall,
-        E::TooLong { .. } => ErrorKind::TooLong,
-        E::UnsupportedVersion(_) | E::CannotWriteVersion(_) => ErrorKind::Unsupported,
-        E::TooManyExtensions { .. } | E::TooManyIterations { .. } => ErrorKind::Limit,
-        E::Poisoned => ErrorKind::Poisoned,
-        _ => ErrorKind::Malformed,
-    })
 }
