@@ -88,7 +88,11 @@ pub fn rows(ctx: &Ctx, sealer: &mut MeshSealer) -> Vec<Row> {
                 format!("plain (copy), {} cores", all.threads()),
                 Some(count as f64 / t_plain),
             )
-            .at(PLOT, format!("encrypted, {} cores", all.threads()), n as f64),
+            .at(
+                PLOT,
+                format!("encrypted, {} cores", all.threads()),
+                n as f64,
+            ),
         );
     }
     rows

@@ -99,6 +99,9 @@ fn pair(
     }
     #[cfg(not(feature = "rust-peers"))]
     {
-        (ctx.time_per_op(|| lanes_rt(batch, lanes, sizes, data)), None)
+        (
+            ctx.time_per_op(|| lanes_rt(batch, lanes, sizes, data)),
+            None,
+        )
     }
 }

@@ -92,7 +92,10 @@ fn ranges(spec: &PlotSpec, series: &[Series]) -> (Range<f64>, Range<f64>) {
         }
     }
     let legend_rows = series.len() + spec.references.len();
-    (span(&x, spec.x_axis), headroom(span(&y, spec.y_axis), spec.y_axis, legend_rows))
+    (
+        span(&x, spec.x_axis),
+        headroom(span(&y, spec.y_axis), spec.y_axis, legend_rows),
+    )
 }
 
 /// Room above the data for the legend in the upper right: a share of the
