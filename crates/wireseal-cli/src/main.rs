@@ -56,11 +56,38 @@ fn main() -> ExitCode {
         Err(e) => {
             if util::output::json() {
                 let msg = format!("{e:#}");
-                eprintln!("{}", serde_json::json!({ "error": msg }));
+                match error_kind(&e) {
+                    Some(kind) => eprintln!(
+                        "{}",
+                        serde_json::json!({ "error": msg, "kind": kind.as_str() })
+                    ),
+                    None => eprintln!("{}", serde_json::json!({ "error": msg })),
+                }
             } else {
                 eprintln!("wireseal: error: {e:#}");
             }
             ExitCode::FAILURE
         }
     }
+}
+
+/// The library error kind behind `e`, when a library error caused it: the
+/// JSON error's `kind`, the same name Python's exception class stands for.
+fn error_kind(e: &anyhow::Error) -> Option<wireseal::error::ErrorKind> {
+    e.chain().find_map(|c| {
+        c.downcast_ref::<wireseal::peat::Error>()
+            .map(|e| e.kind())
+            .or_else(|| {
+                c.downcast_ref::<wireseal::meshtastic::Error>()
+                    .map(|e| e.kind())
+            })
+            .or_else(|| {
+                c.downcast_ref::<wireseal::bip324::Error>()
+                    .map(|e| e.kind())
+            })
+            .or_else(|| {
+                c.downcast_ref::<wireseal::sphinx::Error>()
+                    .map(|e| e.kind())
+            })
+    })
 }

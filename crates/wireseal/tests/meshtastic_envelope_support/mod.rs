@@ -95,7 +95,7 @@ pub fn envelope(p: &Pkt<'_>, channel_id: &str, gateway_id: &str) -> Vec<u8> {
 /// A broadcast sealed under a channel key, in an envelope.
 pub fn channel_packet(key: &ChannelKey, name: &str, from: u32, id: u32, plain: &[u8]) -> Vec<u8> {
     let mut ct = plain.to_vec();
-    key.seal_in_place(from, id, &mut ct);
+    key.seal_in_place(from, id, &mut ct).unwrap();
     envelope(
         &Pkt {
             from,
@@ -133,8 +133,12 @@ pub fn mesh() -> Mesh {
     Mesh {
         ours: *ours.public_key(),
         ours_secret: *ours.expose(),
+        // 2.8 identities: each sender's number is the CRC-32 of its key.
         senders: (0..6)
-            .map(|i| (0x100 + i, StaticSecret::generate()))
+            .map(|_| {
+                let k = StaticSecret::generate();
+                (wireseal::meshtastic::node_number(k.public_key()), k)
+            })
             .collect(),
         long_fast: ChannelKey::from_psk(&[1]).unwrap(),
         ops_a: ChannelKey::from_psk(&a).unwrap(),
