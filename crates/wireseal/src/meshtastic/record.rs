@@ -71,8 +71,21 @@ impl<T: core::fmt::Display> Serialize for Shown<T> {
 struct Hex<'a>(&'a [u8]);
 
 impl core::fmt::Display for Hex<'_> {
+    /// Through a stack buffer, 64 bytes at a time: one `write_str` per
+    /// chunk rather than a formatter call per byte.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut buf = [0u8; 128];
+        for chunk in self.0.chunks(64) {
+            for (i, b) in chunk.iter().enumerate() {
+                buf[2 * i] = DIGITS[usize::from(b >> 4)];
+                buf[2 * i + 1] = DIGITS[usize::from(b & 15)];
+            }
+            let text =
+                core::str::from_utf8(&buf[..2 * chunk.len()]).map_err(|_| core::fmt::Error)?;
+            f.write_str(text)?;
+        }
+        Ok(())
     }
 }
 

@@ -6,6 +6,11 @@ use super::super::xeddsa::VerifyingKey;
 use super::outcome::KeyEvent;
 use std::collections::HashMap;
 
+/// The table's hasher: aHash with a random per-table seed (node numbers come
+/// from the feed, so the seed keeps them from being ground to collide),
+/// cheaper than SipHash on the decoder's per-packet lookups.
+type NodeHasher = ahash::RandomState;
+
 /// Default number of nodes a table remembers.
 pub const DEFAULT_NODE_CAPACITY: usize = 65_536;
 
@@ -44,7 +49,7 @@ impl NodeKey {
 /// key would let a flood of made-up nodes unpin a real one).
 #[derive(Debug, Clone)]
 pub struct NodeTable {
-    nodes: HashMap<u32, NodeKey>,
+    nodes: HashMap<u32, NodeKey, NodeHasher>,
     capacity: usize,
 }
 
@@ -58,7 +63,7 @@ impl NodeTable {
     /// A table remembering at most `capacity` nodes.
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
-            nodes: HashMap::new(),
+            nodes: HashMap::with_hasher(NodeHasher::new()),
             capacity,
         }
     }

@@ -49,6 +49,8 @@ impl Decoder {
 
     /// The signature check and the policy's verdict; pins a key the packet
     /// vouches for and remembers signers (see [`crate::meshtastic::policy`]).
+    /// At most one table lookup for a packet without a signature or an
+    /// announced key.
     fn judge(
         &mut self,
         d: &Decoded,
@@ -98,21 +100,19 @@ impl Decoder {
             }
             v => v,
         };
-        // Keys: pinned on first use unless the packet is dropped, and never
-        // from an unsigned packet of a node that signs.
-        let key_event = announced.and_then(|k| {
-            let learn = !verdict.is_drop()
-                && (signature == Signature::Valid || !self.nodes.is_signer(d.from));
-            match self.nodes.get(d.from) {
-                Some(p) if p.public_key != k => Some(KeyEvent::Conflict {
+        // Keys: pinned on first use unless the packet is dropped; a pinned
+        // key is never replaced (another one is reported).
+        let key_event =
+            announced.and_then(|k| match self.nodes.get(d.from).map(|n| n.public_key) {
+                Some(pinned) if pinned != k => Some(KeyEvent::Conflict {
                     node: d.from,
-                    pinned: p.public_key,
+                    pinned,
                     offered: k,
                 }),
-                _ if learn => self.nodes.offer(d.from, &k),
-                _ => None,
-            }
-        });
+                Some(_) => None,
+                None if verdict.is_drop() => None,
+                None => self.nodes.offer(d.from, &k),
+            });
         if signature == Signature::Valid {
             self.nodes.mark_signer(d.from);
         }
