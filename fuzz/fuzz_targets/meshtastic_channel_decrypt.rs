@@ -13,12 +13,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if let Ok(text) = std::str::from_utf8(rest) {
-        if let Err(e) = text.parse::<ChannelKey>() {
-            let t = text.trim();
-            assert!(
-                t.len() < 4 || !e.to_string().contains(t),
-                "error shows the PSK"
-            );
+        // The message is a fixed reason or a length: never the text.
+        match text.parse::<ChannelKey>() {
+            Ok(_) => {}
+            Err(e @ Error::PskText { reason }) => assert_eq!(e.to_string(), reason),
+            Err(Error::InvalidPsk { len }) => assert!(len > 32),
+            Err(other) => panic!("unexpected error {other:?}"),
         }
     }
     let n = (n as usize) % 40;

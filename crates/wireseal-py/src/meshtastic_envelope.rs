@@ -29,7 +29,7 @@ fn decoded<'py>(py: Python<'py>, dec: &mt::Decoder, d: &Decoded) -> PyResult<Bou
     out.set_item("channel_hash", d.channel_hash)?;
     let r = &d.reception;
     out.set_item("rx_time", r.rx_time)?;
-    out.set_item("rx_snr", r.rx_snr)?;
+    out.set_item("rx_snr", r.rx_snr())?;
     out.set_item("rx_rssi", r.rx_rssi)?;
     out.set_item("hop_limit", r.hop_limit)?;
     out.set_item("hop_start", r.hop_start)?;

@@ -153,9 +153,10 @@ impl Serialize for PacketRecord<'_> {
             }
         }
         m.serialize_entry("rx_time", &r.rx_time)?;
-        if r.rx_rssi != 0 || r.rx_snr != 0.0 {
+        if r.rx_rssi != 0 || r.rx_snr_bits != 0 {
             m.serialize_entry("rx_rssi", &r.rx_rssi)?;
-            m.serialize_entry("rx_snr", &r.rx_snr)?;
+            // serde_json writes a NaN or an infinity as null.
+            m.serialize_entry("rx_snr", &r.rx_snr())?;
         }
         m.serialize_entry("hop_limit", &r.hop_limit)?;
         m.serialize_entry("hop_start", &r.hop_start)?;

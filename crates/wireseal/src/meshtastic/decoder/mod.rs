@@ -281,7 +281,7 @@ fn parse(channels: &Channels, nodes: &NodeTable, env: ServiceEnvelope) -> Parsed
         channel_hash: packet.channel,
         reception: Reception {
             rx_time: packet.rx_time,
-            rx_snr: packet.rx_snr,
+            rx_snr_bits: packet.rx_snr_bits,
             rx_rssi: packet.rx_rssi,
             hop_limit: packet.hop_limit,
             hop_start: packet.hop_start,

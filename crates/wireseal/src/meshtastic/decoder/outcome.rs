@@ -149,12 +149,13 @@ impl Control {
 
 /// The header fields of the packet and its reception, as the envelope
 /// carries them.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Reception {
     /// `MeshPacket.rx_time`: seconds since the Unix epoch.
     pub rx_time: u32,
-    /// `MeshPacket.rx_snr` (dB).
-    pub rx_snr: f32,
+    /// `MeshPacket.rx_snr` as the bits of its `float` (see
+    /// [`Reception::rx_snr`]).
+    pub rx_snr_bits: u32,
     /// `MeshPacket.rx_rssi` (dBm).
     pub rx_rssi: i32,
     /// `MeshPacket.hop_limit`.
@@ -206,6 +207,14 @@ pub struct Decoded {
     pub key_event: Option<KeyEvent>,
     /// Why the packet was not decoded, when it was not.
     pub error: Option<Undecoded>,
+}
+
+impl Reception {
+    /// `MeshPacket.rx_snr` in dB (any float the sender put there, NaN
+    /// included).
+    pub fn rx_snr(&self) -> f32 {
+        f32::from_bits(self.rx_snr_bits)
+    }
 }
 
 impl Decoded {

@@ -37,9 +37,11 @@ pub struct MeshPacket {
     /// Receive time, seconds since the Unix epoch.
     #[prost(fixed32, tag = "7")]
     pub rx_time: u32,
-    /// Signal-to-noise ratio at the receiving gateway (dB).
-    #[prost(float, tag = "8")]
-    pub rx_snr: f32,
+    /// Signal-to-noise ratio at the receiving gateway (dB), as the bits of
+    /// its `float` (`f32::from_bits`): kept as bits so that packets compare
+    /// equal to themselves whatever the sender put there (a NaN included).
+    #[prost(fixed32, tag = "8")]
+    pub rx_snr_bits: u32,
     /// Hops left.
     #[prost(uint32, tag = "9")]
     pub hop_limit: u32,
