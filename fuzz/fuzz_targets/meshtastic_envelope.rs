@@ -1,20 +1,22 @@
-//! Any bytes as an MQTT `ServiceEnvelope` (engineer F's gateway path):
+//! Any bytes as an MQTT `ServiceEnvelope` (the gateway's input):
 //! `envelope::decode` never panics, refuses what `check` refuses, and what it
 //! accepts re-encodes (`encode_to_vec`, `encode_into` with an exact buffer)
-//! to bytes that decode to the same envelope; `decode_data` / `decode_user`
-//! round-trip what they accept. The whole `Decoder` (channel trial
-//! decryption, PKC to our node, node table, signatures, replay window) never
-//! panics, fails exactly when `envelope::decode` fails, sees the second copy
-//! of a decrypted packet as a replay, and `decode_batch` (called twice, the
-//! second time with the cache warm) equals one at a time.
+//! to bytes that decode to the same envelope; `decode_data` / `decode_user` /
+//! `decode_packet` round-trip what they accept, and `App::decode` never
+//! panics. The whole `Decoder` (channel trial decryption, PKC to our node,
+//! node table, signatures and the strict signature policy, replay window)
+//! never panics, fails exactly when `envelope::decode` fails, sees the
+//! second copy of a decrypted packet as a replay, and `decode_batch` (called
+//! twice, the second time with the cache warm) equals one at a time.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 use wireseal::batch::Batch;
 use wireseal::keys::StaticSecret;
+use wireseal::meshtastic::app::App;
 use wireseal::meshtastic::decoder::NodeTable;
 use wireseal::meshtastic::envelope::{self, PayloadVariant};
-use wireseal::meshtastic::{Decoder, Error, PkcEngine, ReplayWindow};
+use wireseal::meshtastic::{Decoder, Error, PkcEngine, ReplayWindow, SignaturePolicy};
 
 fn batch() -> &'static Batch {
     static B: OnceLock<Batch> = OnceLock::new();
@@ -22,15 +24,16 @@ fn batch() -> &'static Batch {
 }
 
 fn decoder() -> Decoder {
-    let mut d = Decoder::new();
-    d.add_channel("LongFast", &[1]).unwrap();
-    d.add_channel("Secret", &[0x5a; 32]).unwrap();
     // Small tables: the defaults (thousands of peers and nodes) cost more to
     // build and drop than a run.
-    d.set_node_table(NodeTable::with_capacity(16));
-    let own = StaticSecret::from_bytes(&[0x42; 32]).unwrap();
-    d.set_node_engine(0x7a6d_648c, PkcEngine::with_capacity(own, 4));
-    d.set_replay_window(ReplayWindow::new(8, 64));
+    let own = StaticSecret::from_bytes(&[0x48; 32]).unwrap();
+    let mut d = Decoder::new()
+        .with_node_table(NodeTable::with_capacity(16))
+        .with_node_engine(0x7a6d_648c, PkcEngine::with_capacity(own, 4).unwrap())
+        .with_replay_window(ReplayWindow::new(8, 64))
+        .with_signature_policy(SignaturePolicy::Strict);
+    d.add_channel("LongFast", &[1]).unwrap();
+    d.add_channel("Secret", &[0x5a; 32]).unwrap();
     d
 }
 
@@ -63,7 +66,16 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Ok(d) = envelope::decode_data(data) {
+        let _ = App::decode(d.portnum, &d.payload);
         assert_eq!(envelope::decode_data(&envelope::encode_data(&d)), Ok(d));
+    }
+    if let Ok(p) = envelope::decode_packet(data) {
+        let wrapped = envelope::ServiceEnvelope {
+            packet: Some(p.clone()),
+            ..Default::default()
+        };
+        let again = envelope::decode(&envelope::encode_to_vec(&wrapped)).map(|e| e.packet);
+        assert_eq!(again, Ok(Some(p)), "a MeshPacket does not round-trip");
     }
     if let Ok(u) = envelope::decode_user(data) {
         assert_eq!(envelope::decode_user(&envelope::encode_user(&u)), Ok(u));
@@ -83,7 +95,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let mut many = decoder();
-    let batched = many.decode_batch(0, &[data, data], batch());
+    let batched = many.decode_batch(0, batch(), &[data, data]);
     assert_eq!(
         batched,
         vec![first, second],
@@ -92,7 +104,7 @@ fuzz_target!(|data: &[u8]| {
     // A later batch finds a PKC sender's key cached and opens ahead.
     let third = one.decode(0, data);
     assert_eq!(
-        many.decode_batch(0, &[data], batch()),
+        many.decode_batch(0, batch(), &[data]),
         vec![third],
         "a second decode_batch differs from one at a time"
     );

@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let peer: [u8; 32] = data[..32].try_into().unwrap();
     let from = u32::from_le_bytes(data[32..36].try_into().unwrap());
     let id = u32::from_le_bytes(data[36..40].try_into().unwrap());
-    let mut e = PkcEngine::new(StaticSecret::from_bytes(&[0x42; 32]).unwrap());
+    let mut e = PkcEngine::new(StaticSecret::from_bytes(&[0x48; 32]).unwrap()).unwrap();
     let packet = PkcPacket {
         peer_public: &peer,
         from,

@@ -9,7 +9,6 @@
 
 mod aescrypt;
 mod bip324;
-pub mod gateway_json;
 mod meshtastic;
 mod meshtastic_gateway;
 mod meshtastic_gateway_broker;
@@ -67,6 +66,10 @@ pub struct Row {
     /// Where the row sits on a report plot (`--report`), if it is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub point: Option<Point>,
+    /// What went wrong when our output disagreed with the peer's or a
+    /// workload's check failed: the run fails.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
 }
 
 /// A row's place on a report plot: the plot's id
@@ -111,6 +114,7 @@ impl Row {
             seed_figure: None,
             skipped: None,
             point: None,
+            failed: None,
         }
     }
 
@@ -148,6 +152,15 @@ impl Row {
         self.baseline = None;
         self.ratio = None;
         self.skipped = Some(why.to_string());
+        self
+    }
+
+    /// Marks the row as failed (a check of the workload's output did not
+    /// hold); [`run`] then prints every row and returns an error.
+    pub fn failed(mut self, why: impl Into<String>) -> Self {
+        self.baseline = None;
+        self.ratio = None;
+        self.failed = Some(why.into());
         self
     }
 
@@ -277,6 +290,22 @@ pub fn run(ctx: &Ctx, only: &[String], outputs: &Outputs) -> anyhow::Result<()> 
             files.len()
         );
     }
+    no_failures(&rows)
+}
+
+/// An error naming every failed row, if any.
+fn no_failures(rows: &[Row]) -> anyhow::Result<()> {
+    let failed: Vec<String> = rows
+        .iter()
+        .filter_map(|r| Some(format!("{}: {}", r.workload, r.failed.as_ref()?)))
+        .collect();
+    if !failed.is_empty() {
+        anyhow::bail!(
+            "{} bench row(s) failed: {}",
+            failed.len(),
+            failed.join("; ")
+        );
+    }
     Ok(())
 }
 
@@ -303,13 +332,15 @@ pub(crate) fn fmt_num(x: f64) -> String {
 fn print_row(r: &Row) {
     let mut out = std::io::stdout().lock();
     let baseline = match (&r.skipped, r.baseline) {
+        _ if r.failed.is_some() => "FAILED".into(),
         (Some(_), _) => "skipped".into(),
         (None, Some(b)) => fmt_num(b),
         (None, None) => "-".into(),
     };
-    let note = match &r.skipped {
-        Some(why) => format!("skipped: {why}"),
-        None => r.seed_figure.clone().unwrap_or_default(),
+    let note = match (&r.failed, &r.skipped) {
+        (Some(why), _) => format!("FAILED: {why}"),
+        (None, Some(why)) => format!("skipped: {why}"),
+        (None, None) => r.seed_figure.clone().unwrap_or_default(),
     };
     let _ = writeln!(
         out,
@@ -351,6 +382,17 @@ mod tests {
             Row::new("s", "w", "x", Better::Higher, 1.0, "b", None).ratio,
             None
         );
+    }
+
+    #[test]
+    fn a_failed_row_fails_the_run() {
+        let ok = Row::new("s", "w", "µs", Better::Lower, 2.0, "b", Some(4.0));
+        assert!(no_failures(std::slice::from_ref(&ok)).is_ok());
+        let bad = Row::new("s", "gw", "µs", Better::Lower, 2.0, "b", Some(4.0))
+            .failed("fields differ from the peer");
+        assert_eq!((bad.baseline, bad.ratio), (None, None));
+        let e = no_failures(&[ok, bad]).unwrap_err().to_string();
+        assert!(e.contains("gw: fields differ from the peer"), "{e}");
     }
 
     #[test]

@@ -68,7 +68,8 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let rp = *receiver.public_key();
     let sender = StaticSecret::generate();
     let sp = *sender.public_key();
-    let mut tx = PkcEngine::new(StaticSecret::from_bytes(sender.expose()).expect("key"));
+    let mut tx = PkcEngine::new(StaticSecret::from_bytes(sender.expose()).expect("key"))
+        .expect("a clamped key");
     let pt = vec![0x5au8; SIZE];
     let to_rx = |id| PkcPacket {
         peer_public: &rp,
@@ -80,7 +81,8 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     // Uncached: a fresh X25519 + SHA-256 + key expansion per packet (the
     // firmware's way); cached: the peer's expanded key comes from the
     // SharedSecretCache. Each pair is sampled alternately.
-    let mut rx = PkcEngine::new(StaticSecret::from_bytes(receiver.expose()).expect("key"));
+    let mut rx = PkcEngine::new(StaticSecret::from_bytes(receiver.expose()).expect("key"))
+        .expect("a clamped key");
     let mut out = vec![0u8; SIZE];
     let (cached, uncached) = ctx.time_pair_per_op(
         || {
@@ -106,7 +108,8 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let feed: Vec<([u8; 32], u32, Vec<u8>)> = (0..n_packets)
         .map(|i| {
             let s = &senders[i % senders.len()];
-            let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).expect("key"));
+            let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).expect("key"))
+                .expect("a clamped key");
             let to = PkcPacket {
                 peer_public: &rp,
                 from: i as u32 % 64,
@@ -131,7 +134,8 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let mut gw = PkcEngine::with_capacity(
         StaticSecret::from_bytes(receiver.expose()).expect("key"),
         64,
-    );
+    )
+    .expect("a clamped key");
     // The target is stated for two cores: one thread against two, and
     // against every core where there are more.
     let one = Batch::with_threads(1);
@@ -147,7 +151,8 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let mut gw2 = PkcEngine::with_capacity(
         StaticSecret::from_bytes(receiver.expose()).expect("key"),
         64,
-    );
+    )
+    .expect("a clamped key");
     let mut pair = |batch: &Batch| {
         ctx.time_pair_job(
             samples,

@@ -152,8 +152,22 @@ fn publisher(port: u16) -> Result<TcpStream, Skip> {
     Ok(s)
 }
 
+/// Why a run gave no figure.
+enum RunError {
+    /// Something it needs is missing (the baseline row is skipped).
+    Skip(Skip),
+    /// The gateway's output was wrong: the run fails.
+    Fail(String),
+}
+
+impl From<Skip> for RunError {
+    fn from(s: Skip) -> Self {
+        RunError::Skip(s)
+    }
+}
+
 /// One run: start the gateway, publish `n` envelopes, wait for its exit.
-fn one_run(broker: &Broker, feed: &Feed, n: usize) -> Result<f64, Skip> {
+fn one_run(broker: &Broker, feed: &Feed, n: usize) -> Result<f64, RunError> {
     let mut gw = Command::new(wireseal_bin()?)
         .args(["meshtastic", "gateway", "--broker"])
         .arg(format!("mqtt://127.0.0.1:{}", broker.port))
@@ -230,12 +244,15 @@ fn one_run(broker: &Broker, feed: &Feed, n: usize) -> Result<f64, Skip> {
     let signed = signed.filter(|e| e.0 == Kind::Signed).count();
     match result {
         Ok(el) if got.lines == n && got.errors == 0 && got.valid + SENDERS >= signed => Ok(el),
-        Ok(_) => Err(Skip::new(format!(
-            "FAILED: the gateway wrote {} JSON lines for {n} packets, {} with an error, \
+        Ok(_) => Err(RunError::Fail(format!(
+            "the gateway wrote {} JSON lines for {n} packets, {} with an error, \
              {} of {signed} signatures valid",
             got.lines, got.errors, got.valid
         ))),
-        Err(e) => Err(Skip::new(format!("{e} ({} of {n} lines)", got.lines))),
+        Err(e) => Err(RunError::Skip(Skip::new(format!(
+            "{e} ({} of {n} lines)",
+            got.lines
+        )))),
     }
 }
 
@@ -256,10 +273,10 @@ pub fn end_to_end(ctx: &Ctx, feed: &Feed, peer_rate: Option<f64>) -> Row {
     let runs = if ctx.full { 3 } else { 1 };
     let workload = format!("gw end to end via Mosquitto, mix x {n}");
     let baseline_name = "meshtastic-mqtt-json in process, channel only";
-    let measured = Broker::start().and_then(|b| {
+    let measured = Broker::start().map_err(RunError::Skip).and_then(|b| {
         let mut v = (0..runs)
             .map(|_| one_run(&b, feed, n))
-            .collect::<Result<Vec<f64>, Skip>>()?;
+            .collect::<Result<Vec<f64>, RunError>>()?;
         Ok(crate::timing::median(&mut v))
     });
     match measured {
@@ -276,7 +293,7 @@ pub fn end_to_end(ctx: &Ctx, feed: &Feed, peer_rate: Option<f64>) -> Row {
             )
             .seed("gateway process: MQTT in, JSON lines out")
         }
-        Err(why) => Row::new(
+        Err(RunError::Skip(why)) => Row::new(
             SECTION,
             workload,
             "pkt/s",
@@ -286,6 +303,16 @@ pub fn end_to_end(ctx: &Ctx, feed: &Feed, peer_rate: Option<f64>) -> Row {
             None,
         )
         .skipped(&why),
+        Err(RunError::Fail(why)) => Row::new(
+            SECTION,
+            workload,
+            "pkt/s",
+            Better::Higher,
+            0.0,
+            baseline_name,
+            None,
+        )
+        .failed(why),
     }
 }
 

@@ -51,9 +51,9 @@ fn pkc_decrypt_firmware_frame() {
 }
 
 #[test]
-fn pkc_encrypt_reproduces_firmware_frame() {
-    // X25519 is symmetric, so our side of the pair with the frame's extraNonce
-    // reproduces the sender's payload byte for byte.
+fn pkc_encrypt_round_trips_with_a_fresh_extra_nonce() {
+    // X25519 is symmetric: our side of the firmware's pair seals what the
+    // same pair opens. The extraNonce is fresh each time (no flag chooses it).
     let args = [
         "meshtastic",
         "pkc-encrypt",
@@ -65,11 +65,34 @@ fn pkc_encrypt_reproduces_firmware_frame() {
         "0x929",
         "--id",
         "330487394",
-        "--extra-nonce",
-        "036a792b",
         PLAINTEXT,
     ];
-    assert_eq!(ok(&args), PAYLOAD);
+    let (a, b) = (ok(&args), ok(&args));
+    assert_eq!(a.len(), PAYLOAD.len());
+    assert_ne!(
+        a[a.len() - 8..],
+        b[b.len() - 8..],
+        "a fresh extraNonce each time"
+    );
+    for payload in [&a, &b] {
+        let open = [
+            "meshtastic",
+            "pkc-decrypt",
+            "--private",
+            OUR_PRIVATE,
+            "--peer-public",
+            SENDER_PUBLIC,
+            "--from",
+            "0x929",
+            "--id",
+            "330487394",
+            payload,
+        ];
+        assert_eq!(ok(&open), PLAINTEXT);
+    }
+    let mut chosen = args.to_vec();
+    chosen.splice(10..10, ["--extra-nonce", "036a792b"]);
+    fails(&chosen, "--extra-nonce");
 }
 
 #[test]
@@ -361,16 +384,96 @@ fn psk_from_file_and_env() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("not valid base64") && !err.contains("Zm9v"),
+        err.contains("neither base64 nor hex") && !err.contains("Zm9v"),
         "{err}"
     );
+}
+
+#[test]
+fn hex_psk_is_hex_and_ambiguity_is_refused() {
+    // The default key written out as hex: the same ciphertext as AQ==.
+    let enc = |psk: &str| {
+        wireseal(&[
+            "meshtastic",
+            "channel-encrypt",
+            "--psk",
+            psk,
+            "--from",
+            "0x929",
+            "--id",
+            "0x13b2d662",
+            PLAINTEXT,
+        ])
+    };
+    for psk in [
+        "d4f1bb3a20290759f0bcffabcf4e6901",
+        "hex:d4f1bb3a20290759f0bcffabcf4e6901",
+        "1PG7OiApB1nwvP+rz05pAQ==",
+    ] {
+        let o = enc(psk);
+        assert!(
+            o.status.success(),
+            "{psk}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(o.stdout).unwrap().trim(),
+            "46f2ecd0b02ac4cf2be5"
+        );
+    }
+    let o = enc("0A");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("both hex and base64"));
+}
+
+#[test]
+fn channel_decrypt_with_a_wrong_psk_fails_unless_raw() {
+    let dec = |psk: &str, raw: bool| {
+        let mut a = vec![
+            "meshtastic",
+            "channel-decrypt",
+            "--psk",
+            psk,
+            "--from",
+            "0x929",
+            "--id",
+            "0x13b2d662",
+        ];
+        if raw {
+            a.push("--raw");
+        }
+        a.push("46f2ecd0b02ac4cf2be5");
+        wireseal(&a)
+    };
+    let o = dec("AQ==", false);
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8(o.stdout).unwrap().trim(), PLAINTEXT);
+    fails(
+        &[
+            "meshtastic",
+            "channel-decrypt",
+            "--psk",
+            "Ag==",
+            "--from",
+            "0x929",
+            "--id",
+            "0x13b2d662",
+            "46f2ecd0b02ac4cf2be5",
+        ],
+        "not a Meshtastic Data message",
+    );
+    let o = dec("Ag==", true);
+    assert!(o.status.success());
+    let garbage = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(garbage.trim().len(), PLAINTEXT.len());
+    assert_ne!(garbage.trim(), PLAINTEXT);
 }
 
 #[test]
 fn unclamped_private_key_is_refused() {
     // The same key with bit 0 set: X25519 would clamp it back to the
     // vector's key, but the firmware (which does not clamp at agreement time)
-    // would not, so the CLI refuses rather than disagree silently.
+    // would not, so the library refuses it rather than disagree silently.
     let mut unclamped = OUR_PRIVATE.to_string();
     unclamped.replace_range(0..2, "a1");
     fails(
@@ -387,6 +490,6 @@ fn unclamped_private_key_is_refused() {
             "0x13b2d662",
             PAYLOAD,
         ],
-        "not a clamped X25519 key",
+        "not clamped",
     );
 }

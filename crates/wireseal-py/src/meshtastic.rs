@@ -8,10 +8,33 @@ use pyo3::types::{PyBytes, PyDict};
 use wireseal::keys::StaticSecret;
 use wireseal::meshtastic as mt;
 
-fn static_secret(b: &[u8]) -> PyResult<StaticSecret> {
+#[path = "meshtastic_header.rs"]
+mod header;
+use header::PacketHeader;
+
+pub(crate) fn static_secret(b: &[u8]) -> PyResult<StaticSecret> {
     let a = errors::arr32("private key", b)?;
     StaticSecret::from_bytes(&a)
         .map_err(|_| errors::InvalidKeyError::new_err("invalid X25519 private key"))
+}
+
+/// A channel PSK: its bytes as configured on the radio, or text as the apps
+/// show it (base64, `hex:HEX`, `none`, `default`, `simpleN`).
+#[derive(FromPyObject)]
+pub(crate) enum Psk {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl Psk {
+    /// The channel key, expanded by the library's one rule.
+    pub(crate) fn key(self) -> PyResult<mt::ChannelKey> {
+        match self {
+            Psk::Text(t) => t.parse(),
+            Psk::Bytes(b) => mt::ChannelKey::from_psk(&b),
+        }
+        .map_err(errors::meshtastic)
+    }
 }
 
 /// A fresh X25519 private key (32 bytes, clamped as RFC 7748 prescribes).
@@ -42,7 +65,8 @@ fn opened_len(sealed_len: usize) -> PyResult<usize> {
 
 /// A channel key expanded from its PSK as the firmware does (empty or
 /// `b"\x00"`: no encryption; one byte: the default key's index; up to 16 or
-/// 32 bytes zero-padded).
+/// 32 bytes zero-padded), or from PSK text (`"AQ=="`, `"hex:..."`,
+/// `"none"`, `"default"`, `"simpleN"`).
 #[pyclass(module = "wireseal.meshtastic", frozen)]
 pub struct ChannelKey {
     inner: mt::ChannelKey,
@@ -50,11 +74,11 @@ pub struct ChannelKey {
 
 #[pymethods]
 impl ChannelKey {
-    /// Expands `psk`; `InvalidKeyError` when it is longer than 32 bytes.
+    /// Expands `psk` (bytes or text); `InvalidKeyError` when it is longer
+    /// than 32 bytes or the text cannot be read.
     #[new]
-    fn new(psk: &[u8]) -> PyResult<Self> {
-        let inner = mt::ChannelKey::from_psk(psk).map_err(errors::meshtastic)?;
-        Ok(Self { inner })
+    fn new(psk: Psk) -> PyResult<Self> {
+        Ok(Self { inner: psk.key()? })
     }
 
     /// Whether packets on this channel are encrypted.
@@ -63,12 +87,20 @@ impl ChannelKey {
         self.inner.is_encrypted()
     }
 
+    /// The PSK's length when the firmware's rule zero-padded it (2-15 or
+    /// 17-31 bytes), else `None`.
+    #[getter]
+    fn padded_from(&self) -> Option<usize> {
+        self.inner.padded_from()
+    }
+
     /// The one-byte channel hash for the channel called `name`.
     fn hash(&self, name: &str) -> u8 {
         self.inner.hash(name)
     }
 
-    /// Encrypts a channel payload from node `from_`, packet `id` (AES-CTR).
+    /// Encrypts a channel payload from node `from_`, packet `id` (AES-CTR);
+    /// `TooLongError` over one LoRa payload (239 bytes).
     fn encrypt<'py>(
         &self,
         py: Python<'py>,
@@ -106,140 +138,34 @@ impl ChannelKey {
     ) -> PyResult<Bound<'py, PyBytes>> {
         // Channel payloads are at most 239 bytes: releasing the GIL would
         // cost more than the AES-CTR itself.
+        if data.len() > mt::MAX_PAYLOAD_LEN {
+            return Err(errors::meshtastic(mt::Error::TooLong {
+                len: data.len(),
+                max: mt::MAX_PAYLOAD_LEN,
+            }));
+        }
         PyBytes::new_with(py, data.len(), |buf| {
             buf.copy_from_slice(data);
-            self.inner.seal_in_place(from, id, buf);
-            Ok(())
+            self.inner
+                .seal_in_place(from, id, buf)
+                .map(|_| ())
+                .map_err(errors::meshtastic)
         })
     }
 }
 
-/// The one-byte channel hash of a channel called `name` with key `psk`.
+/// The one-byte channel hash of a channel called `name` with key `psk`
+/// (bytes or text).
 #[pyfunction]
-fn channel_hash(name: &str, psk: &[u8]) -> PyResult<u8> {
-    Ok(mt::ChannelKey::from_psk(psk)
-        .map_err(errors::meshtastic)?
-        .hash(name))
+fn channel_hash(name: &str, psk: Psk) -> PyResult<u8> {
+    Ok(psk.key()?.hash(name))
 }
 
-/// The 16-byte over-the-air header.
-#[pyclass(module = "wireseal.meshtastic", get_all, set_all, eq)]
-#[derive(Clone, PartialEq)]
-pub struct PacketHeader {
-    /// Destination node number (0xffffffff: broadcast).
-    to: u32,
-    /// Sender node number.
-    from_: u32,
-    /// Packet id.
-    id: u32,
-    /// Hops left (0-7).
-    hop_limit: u8,
-    /// The sender wants an acknowledgement.
-    want_ack: bool,
-    /// The packet came through an MQTT gateway.
-    via_mqtt: bool,
-    /// Hop limit the packet started with (0-7).
-    hop_start: u8,
-    /// Channel hash (0 for PKC direct messages).
-    channel: u8,
-    /// Next hop (last byte of its node number), 0 if unknown.
-    next_hop: u8,
-    /// Relaying node (last byte of its node number).
-    relay_node: u8,
-}
-
-impl PacketHeader {
-    fn to_rust(&self) -> mt::PacketHeader {
-        mt::PacketHeader {
-            to: self.to,
-            from: self.from_,
-            id: self.id,
-            hop_limit: self.hop_limit,
-            want_ack: self.want_ack,
-            via_mqtt: self.via_mqtt,
-            hop_start: self.hop_start,
-            channel: self.channel,
-            next_hop: self.next_hop,
-            relay_node: self.relay_node,
-        }
-    }
-
-    fn from_rust(h: &mt::PacketHeader) -> Self {
-        Self {
-            to: h.to,
-            from_: h.from,
-            id: h.id,
-            hop_limit: h.hop_limit,
-            want_ack: h.want_ack,
-            via_mqtt: h.via_mqtt,
-            hop_start: h.hop_start,
-            channel: h.channel,
-            next_hop: h.next_hop,
-            relay_node: h.relay_node,
-        }
-    }
-}
-
-#[pymethods]
-impl PacketHeader {
-    /// A header; every field is a keyword argument.
-    #[new]
-    #[pyo3(signature = (*, to=0xffff_ffff, from_=0, id=0, hop_limit=3, want_ack=false, via_mqtt=false, hop_start=3, channel=0, next_hop=0, relay_node=0))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        to: u32,
-        from_: u32,
-        id: u32,
-        hop_limit: u8,
-        want_ack: bool,
-        via_mqtt: bool,
-        hop_start: u8,
-        channel: u8,
-        next_hop: u8,
-        relay_node: u8,
-    ) -> Self {
-        Self {
-            to,
-            from_,
-            id,
-            hop_limit,
-            want_ack,
-            via_mqtt,
-            hop_start,
-            channel,
-            next_hop,
-            relay_node,
-        }
-    }
-
-    /// Parses the header at the start of `frame`; returns `(header, payload)`.
-    #[staticmethod]
-    fn parse<'py>(py: Python<'py>, frame: &[u8]) -> PyResult<(Self, Bound<'py, PyBytes>)> {
-        let (h, payload) = mt::PacketHeader::parse(frame).map_err(errors::meshtastic)?;
-        Ok((Self::from_rust(&h), to_bytes(py, payload)))
-    }
-
-    /// The 16 header bytes; `MalformedError` when a 3-bit field is over 7.
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let b = self.to_rust().to_bytes().map_err(errors::meshtastic)?;
-        Ok(to_bytes(py, &b))
-    }
-
-    /// The header followed by `payload`: a whole frame.
-    fn frame<'py>(&self, py: Python<'py>, payload: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let v = self.to_rust().frame(payload).map_err(errors::meshtastic)?;
-        Ok(to_bytes(py, &v))
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "PacketHeader(to={:#010x}, from_={:#010x}, id={:#010x}, hop_limit={}, want_ack={}, via_mqtt={}, hop_start={}, channel={}, next_hop={}, relay_node={})",
-            self.to, self.from_, self.id, self.hop_limit,
-            if self.want_ack { "True" } else { "False" },
-            if self.via_mqtt { "True" } else { "False" },
-            self.hop_start, self.channel, self.next_hop, self.relay_node
-        )
-    }
+/// The node number firmware 2.8 gives the node with `public_key`:
+/// `crc32(public_key)`.
+#[pyfunction]
+fn node_number(public_key: &[u8]) -> PyResult<u32> {
+    Ok(mt::node_number(&errors::arr32("public key", public_key)?))
 }
 
 /// A node's PKC state: its key, the per-peer shared-secret cache (a repeat
@@ -262,6 +188,8 @@ impl PkcEngine {
     /// `ttl_ms` after derivation (never when `None`), and, when
     /// `replay_window=(ids_per_sender, max_senders)`, rejecting repeated
     /// (from, id) pairs with `ReplayError`. `capacity` is at most 2**20.
+    /// `InvalidKeyError` for a private key that is not clamped (the
+    /// firmware would use it differently).
     #[new]
     #[pyo3(signature = (private_key, *, capacity=16, ttl_ms=None, replay_window=None))]
     fn new(
@@ -275,7 +203,8 @@ impl PkcEngine {
                 "capacity is at most {MAX_CACHE_PEERS} peers"
             )));
         }
-        let mut e = mt::PkcEngine::with_capacity(static_secret(private_key)?, capacity.max(1));
+        let mut e = mt::PkcEngine::with_capacity(static_secret(private_key)?, capacity.max(1))
+            .map_err(errors::meshtastic)?;
         if let Some(t) = ttl_ms {
             e = e.with_ttl(t);
         }
@@ -292,9 +221,11 @@ impl PkcEngine {
     }
 
     /// Replaces our key; every cached peer key is flushed.
+    /// `InvalidKeyError` for an unclamped key (the engine is unchanged).
     fn set_own_key(&mut self, private_key: &[u8]) -> PyResult<()> {
-        self.inner.set_own_key(static_secret(private_key)?);
-        Ok(())
+        self.inner
+            .set_own_key(static_secret(private_key)?)
+            .map_err(errors::meshtastic)
     }
 
     /// Forgets a peer's cached key; returns whether it was cached.
@@ -317,11 +248,9 @@ impl PkcEngine {
     }
 
     /// Seals `plaintext` to `peer_public` as node `from_` with packet `id`:
-    /// `ciphertext | tag(8) | extraNonce(4)`. `now` is milliseconds on the
-    /// caller's clock (for the cache's TTL); `extra_nonce` (4 bytes) comes
-    /// from the OS CSPRNG when `None`.
-    #[pyo3(signature = (now, peer_public, from_, id, plaintext, *, extra_nonce=None))]
-    #[allow(clippy::too_many_arguments)]
+    /// `ciphertext | tag(8) | extraNonce(4)`, the extraNonce from the OS
+    /// CSPRNG. `now` is milliseconds on the caller's clock (for the cache's
+    /// TTL).
     fn seal<'py>(
         &mut self,
         py: Python<'py>,
@@ -330,20 +259,13 @@ impl PkcEngine {
         from_: u32,
         id: u32,
         plaintext: &[u8],
-        extra_nonce: Option<&[u8]>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let peer = peer32(peer_public)?;
-        let extra: Option<[u8; 4]> = match extra_nonce {
-            Some(e) => Some(
-                e.try_into()
-                    .map_err(|_| errors::MalformedError::new_err("extra_nonce must be 4 bytes"))?,
-            ),
-            None => None,
-        };
-        if plaintext.len() > mt::MAX_PAYLOAD_LEN {
+        // The library's own refusal, before allocating the output.
+        if plaintext.len() > mt::pkc::MAX_PLAINTEXT_LEN {
             return Err(errors::meshtastic(mt::Error::TooLong {
                 len: plaintext.len(),
-                max: mt::MAX_PAYLOAD_LEN,
+                max: mt::pkc::MAX_PLAINTEXT_LEN,
             }));
         }
         let cached = self.inner.cache().peek(now, &peer).is_some();
@@ -354,12 +276,10 @@ impl PkcEngine {
                 from: from_,
                 id,
             };
-            match extra {
-                Some(e) => inner.seal_with_extra_nonce_into(now, packet, e, plaintext, out),
-                None => inner.seal_into(now, packet, plaintext, out),
-            }
-            .map(|_| ())
-            .map_err(errors::meshtastic)
+            inner
+                .seal_into(now, packet, plaintext, out)
+                .map(|_| ())
+                .map_err(errors::meshtastic)
         };
         let n = mt::sealed_len(plaintext.len());
         if cached {
@@ -461,6 +381,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sealed_len, m)?)?;
     m.add_function(wrap_pyfunction!(opened_len, m)?)?;
     m.add_function(wrap_pyfunction!(channel_hash, m)?)?;
+    m.add_function(wrap_pyfunction!(node_number, m)?)?;
     m.add("HEADER_LEN", mt::HEADER_LEN)?;
     m.add("MAX_PAYLOAD_LEN", mt::MAX_PAYLOAD_LEN)?;
     Ok(())

@@ -132,8 +132,9 @@ def test_pkc_matches_cryptography_both_ways(from_, id_, data, extra):
     a, b = mt.generate_private_key(), mt.generate_private_key()
     a_pub, b_pub = mt.public_key(a), mt.public_key(b)
     ea, eb = mt.PkcEngine(a), mt.PkcEngine(b)
-    sealed = ea.seal(0, b_pub, from_, id_, data, extra_nonce=extra)
-    assert sealed == ref_seal(a, b_pub, from_, id_, data, extra)
+    sealed = ea.seal(0, b_pub, from_, id_, data)
+    # The reference with our (random) extraNonce gives the same bytes.
+    assert sealed == ref_seal(a, b_pub, from_, id_, data, sealed[-4:])
     assert ref_open(b, a_pub, from_, id_, sealed) == data
     theirs = ref_seal(b, a_pub, from_, id_, data, extra)
     assert ea.open(0, b_pub, from_, id_, theirs) == data
@@ -197,7 +198,7 @@ def test_header_roundtrip_and_range():
     parsed, payload = mt.PacketHeader.parse(h.frame(b"abc"))
     assert parsed == h and payload == b"abc"
     h.hop_limit = 9
-    with pytest.raises(wireseal.MalformedError):
+    with pytest.raises(wireseal.InvalidInputError):
         h.to_bytes()
     with pytest.raises(wireseal.TruncatedError):
         mt.PacketHeader.parse(b"\x00" * 15)

@@ -37,7 +37,7 @@ fn pkc_open(c: &mut Criterion) {
     let rp = *rx_key.public_key();
     let tx_key = StaticSecret::generate();
     let sp = *tx_key.public_key();
-    let mut tx = PkcEngine::new(tx_key);
+    let mut tx = PkcEngine::new(tx_key).unwrap();
     let to_rx = PkcPacket {
         peer_public: &rp,
         from: 1,
@@ -49,7 +49,7 @@ fn pkc_open(c: &mut Criterion) {
     g.bench_function("uncached", |b| {
         b.iter(|| open_uncached(&rx_key, &sp, 1, 1, black_box(&payload)))
     });
-    let mut rx = PkcEngine::new(StaticSecret::from_bytes(rx_key.expose()).unwrap());
+    let mut rx = PkcEngine::new(StaticSecret::from_bytes(rx_key.expose()).unwrap()).unwrap();
     let mut out = [0u8; 200];
     g.bench_function("cached", |b| {
         b.iter(|| {
@@ -72,7 +72,7 @@ fn batch_open(c: &mut Criterion) {
     let feed: Vec<([u8; 32], Vec<u8>)> = (0..4096u32)
         .map(|i| {
             let s = &senders[i as usize % 64];
-            let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).unwrap());
+            let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).unwrap()).unwrap();
             (
                 *s.public_key(),
                 e.seal_to_vec(
@@ -108,7 +108,8 @@ fn batch_open(c: &mut Criterion) {
         ("all_cores", Batch::all_cores()),
     ] {
         let mut e =
-            PkcEngine::with_capacity(StaticSecret::from_bytes(rx_key.expose()).unwrap(), 64);
+            PkcEngine::with_capacity(StaticSecret::from_bytes(rx_key.expose()).unwrap(), 64)
+                .unwrap();
         let mut out = vec![0u8; open_batch_len(&packets)];
         e.open_batch_into(0, &batch, &packets, &mut out).unwrap();
         g.bench_function(name, |b| {

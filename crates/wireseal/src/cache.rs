@@ -211,32 +211,37 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         self.peek_slot(now, peer).map(|(_, v)| v)
     }
 
-    /// Like [`Self::peek`], also giving the slot number, for batch readers
-    /// that report each hit afterwards with [`Self::touch_slot`].
-    pub fn peek_slot(&self, now: u64, peer: &[u8; PK]) -> Option<(usize, &V)> {
-        let &i = self.index.get(peer)?;
-        let s = &self.slots[i as usize];
-        if let Some(ttl) = self.ttl {
-            if now >= s.inserted_at.saturating_add(ttl) || now < s.inserted_at {
-                return None;
+    crate::visibility::pub_if_hazmat! {
+        /// Like [`Self::peek`], also giving the slot number, for batch readers
+        /// that report each hit afterwards with `touch_slot` (both public
+        /// only with the `hazmat` feature).
+        fn peek_slot(&self, now: u64, peer: &[u8; PK]) -> Option<(usize, &V)> {
+            let &i = self.index.get(peer)?;
+            let s = &self.slots[i as usize];
+            if let Some(ttl) = self.ttl {
+                if now >= s.inserted_at.saturating_add(ttl) || now < s.inserted_at {
+                    return None;
+                }
             }
+            s.value.as_ref().map(|v| (i as usize, v))
         }
-        s.value.as_ref().map(|v| (i as usize, v))
     }
 
-    /// Records one hit served earlier by [`Self::peek_slot`]: if slot `slot`
-    /// still holds `peer`, counts a hit, marks it most recently used and
-    /// returns true; otherwise (it was evicted or reused since) changes
-    /// nothing and returns false.
-    pub fn touch_slot(&mut self, slot: usize, peer: &[u8; PK]) -> bool {
-        match self.slots.get(slot) {
-            Some(s) if s.value.is_some() && s.peer == *peer => {
-                self.stats.hits += 1;
-                self.unlink(slot as u32);
-                self.push_front(slot as u32);
-                true
+    crate::visibility::pub_if_hazmat! {
+        /// Records one hit served earlier by `peek_slot`: if slot `slot`
+        /// still holds `peer`, counts a hit, marks it most recently used and
+        /// returns true; otherwise (it was evicted or reused since) changes
+        /// nothing and returns false.
+        fn touch_slot(&mut self, slot: usize, peer: &[u8; PK]) -> bool {
+            match self.slots.get(slot) {
+                Some(s) if s.value.is_some() && s.peer == *peer => {
+                    self.stats.hits += 1;
+                    self.unlink(slot as u32);
+                    self.push_front(slot as u32);
+                    true
+                }
+                _ => false,
             }
-            _ => false,
         }
     }
 

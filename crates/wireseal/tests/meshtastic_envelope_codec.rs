@@ -24,6 +24,14 @@ fn envelope_decode_skips_unknown_fields_and_caps_sizes() {
         (0x929, u32::MAX, 0x13b2d662, 3, 7, 1_700_000_000)
     );
     assert_eq!(
+        (
+            f32::from_bits(p.rx_snr_bits),
+            p.rx_rssi,
+            p.transport_mechanism
+        ),
+        (-5.25, -90, 2)
+    );
+    assert_eq!(
         (env.channel_id.as_str(), env.gateway_id.as_str()),
         ("LongFast", "!gw000001")
     );
@@ -107,4 +115,26 @@ fn envelope_decode_skips_unknown_fields_and_caps_sizes() {
         }))
         .is_ok()
     );
+}
+
+/// A NaN in `rx_snr` (a fuzzer's find): the envelope still equals itself
+/// after re-encoding, and the decoder's batch equals one at a time.
+#[test]
+fn a_nan_snr_compares_equal() {
+    let crash: [u8; 31] = [
+        72, 64, 10, 25, 13, 41, 9, 72, 0, 13, 41, 9, 0, 126, 21, 255, 255, 255, 255, 34, 0, 248, 7,
+        116, 69, 255, 115, 255, 255, 48, 72,
+    ];
+    let env = envelope::decode(&crash).unwrap();
+    let p = env.packet.as_ref().unwrap();
+    assert!(f32::from_bits(p.rx_snr_bits).is_nan());
+    assert_eq!(
+        envelope::decode(&envelope::encode_to_vec(&env)).as_ref(),
+        Ok(&env)
+    );
+    let mut one = wireseal::meshtastic::Decoder::new();
+    let mut many = wireseal::meshtastic::Decoder::new();
+    let single = one.decode(0, &crash);
+    let batch = wireseal::batch::Batch::with_threads(2);
+    assert_eq!(many.decode_batch(0, &batch, &[&crash[..]]), vec![single]);
 }

@@ -8,7 +8,9 @@ mod meshtastic_envelope_support;
 use meshtastic_envelope_support::{channel_packet, data, envelope, mesh, Mesh, Pb, Pkt};
 use wireseal::batch::Batch;
 use wireseal::keys::StaticSecret;
-use wireseal::meshtastic::decoder::{Decoded, Decryption, KeyEvent, Signature, Undecoded};
+use wireseal::meshtastic::decoder::{
+    Concern, Decoded, Decryption, Identity, KeyEvent, Signature, Undecoded, Verdict,
+};
 use wireseal::meshtastic::envelope::MAX_ENVELOPE_LEN;
 use wireseal::meshtastic::xeddsa::{SignedFields, SigningKey};
 use wireseal::meshtastic::{Decoder, Error, PkcEngine, PkcPacket, ReplayWindow};
@@ -24,8 +26,8 @@ fn decoder(m: &Mesh) -> Decoder {
     b[1] ^= 0x55;
     d.add_channel("Ops", &a).unwrap();
     d.add_channel("Ops", &b).unwrap();
-    d.set_node(OUR_NODE, StaticSecret::from_bytes(&m.ours_secret).unwrap());
-    d
+    d.with_node(OUR_NODE, StaticSecret::from_bytes(&m.ours_secret).unwrap())
+        .unwrap()
 }
 
 fn pkc(
@@ -37,7 +39,7 @@ fn pkc(
     plain: &[u8],
     announce: bool,
 ) -> Vec<u8> {
-    let mut e = PkcEngine::new(StaticSecret::from_bytes(sender.expose()).unwrap());
+    let mut e = PkcEngine::new(StaticSecret::from_bytes(sender.expose()).unwrap()).unwrap();
     let ct = e
         .seal_to_vec(
             0,
@@ -208,6 +210,7 @@ fn feed(m: &Mesh) -> Vec<Vec<u8>> {
     ];
     let (n5, s5) = (m.senders[5].0, &m.senders[5].1);
     let mut ct = PkcEngine::new(StaticSecret::from_bytes(s5.expose()).unwrap())
+        .unwrap()
         .seal_to_vec(
             0,
             PkcPacket {
@@ -245,8 +248,7 @@ fn feed(m: &Mesh) -> Vec<Vec<u8>> {
 #[test]
 fn decoder_walks_every_path() {
     let m = mesh();
-    let mut d = decoder(&m);
-    d.set_replay_window(ReplayWindow::default());
+    let mut d = decoder(&m).with_replay_window(ReplayWindow::default());
     let feed = feed(&m);
     let r: Vec<Result<Decoded, Error>> = feed.iter().map(|e| d.decode(0, e)).collect();
     let ok = |i: usize| r[i].as_ref().unwrap();
@@ -256,11 +258,18 @@ fn decoder_walks_every_path() {
     assert_eq!(ok(0).gateway_id, "!gw000001");
     assert_eq!(ok(1).key_event, Some(KeyEvent::Learned { node: n0 }));
     assert_eq!(ok(1).signature, Signature::Absent);
+    assert_eq!(ok(1).identity, Some(Identity::Matches));
+    assert_eq!(ok(0).identity, None);
     assert_eq!(
         (ok(2).signature, ok(2).text()),
         (Signature::Valid, Some("hello mesh"))
     );
+    assert_eq!(ok(2).verdict, Some(Verdict::Accept));
     assert_eq!(ok(3).signature, Signature::Invalid);
+    assert_eq!(
+        ok(3).verdict,
+        Some(Verdict::Drop(Concern::InvalidSignature))
+    );
     assert_eq!(
         (ok(4).decryption, ok(4).text()),
         (Decryption::Channel(2), Some("ops b"))
@@ -286,7 +295,12 @@ fn decoder_walks_every_path() {
         (ok(9).signature, ok(9).key_event),
         (Signature::Valid, Some(KeyEvent::Learned { node: n2 }))
     );
+    assert_eq!(ok(9).identity, Some(Identity::Matches));
     assert!(matches!(ok(10).key_event, Some(KeyEvent::Conflict { node, .. }) if node == n0));
+    // n0 announcing s1's key, unsigned: a number not derived from the key.
+    assert_eq!(ok(10).identity, Some(Identity::Legacy));
+    assert_eq!(d.nodes().identity(n0), Some(Identity::Matches));
+    assert!(d.nodes().is_signer(n0) && d.nodes().is_signer(n2) && !d.nodes().is_signer(n1));
     assert_eq!(
         d.nodes().get(n0).unwrap().public_key,
         *m.senders[0].1.public_key(),
@@ -326,18 +340,16 @@ fn batch_equals_one_at_a_time() {
         many.extend(feed.iter().cloned());
     }
     let refs: Vec<&[u8]> = many.iter().map(Vec::as_slice).collect();
-    let mut one = decoder(&m);
-    one.set_replay_window(ReplayWindow::default());
+    let mut one = decoder(&m).with_replay_window(ReplayWindow::default());
     let serial: Vec<_> = refs.iter().map(|e| one.decode(5, e)).collect();
     for threads in [1, 2, 4] {
-        let mut d = decoder(&m);
-        d.set_replay_window(ReplayWindow::default());
+        let mut d = decoder(&m).with_replay_window(ReplayWindow::default());
         // Two calls: the second finds the senders' keys cached and opens
         // their direct messages in the parallel step.
         let (first, second) = refs.split_at(refs.len() / 2 + 1);
         let b = Batch::with_threads(threads);
-        let mut got = d.decode_batch(5, first, &b);
-        got.extend(d.decode_batch(5, second, &b));
+        let mut got = d.decode_batch(5, &b, first);
+        got.extend(d.decode_batch(5, &b, second));
         assert_eq!(got, serial, "{threads} threads");
         assert_eq!(d.nodes().len(), one.nodes().len());
         assert_eq!(

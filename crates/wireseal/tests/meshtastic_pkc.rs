@@ -12,7 +12,12 @@ fn pair() -> (PkcEngine, [u8; 32], PkcEngine, [u8; 32]) {
     let a = StaticSecret::generate();
     let b = StaticSecret::generate();
     let (ap, bp) = (*a.public_key(), *b.public_key());
-    (PkcEngine::new(a), ap, PkcEngine::new(b), bp)
+    (
+        PkcEngine::new(a).unwrap(),
+        ap,
+        PkcEngine::new(b).unwrap(),
+        bp,
+    )
 }
 
 /// The packet description of a direct message to or from `peer`.
@@ -198,7 +203,7 @@ fn cache_serves_repeats_and_flushes_on_own_key_change() {
     // Our key changes: old messages to the old key no longer open, and the
     // cache was flushed rather than serving a stale secret.
     let old = a.seal_to_vec(0, pkt(&bp, 1, 99), b"m").unwrap();
-    b.set_own_key(StaticSecret::generate());
+    b.set_own_key(StaticSecret::generate()).unwrap();
     assert_eq!(b.open_to_vec(0, pkt(&ap, 1, 99), &old), Err(Error::Auth));
     assert_eq!(b.cache().stats().flushes, 1);
     // The peer changed key: invalidation makes the next message derive afresh.
@@ -226,7 +231,7 @@ fn batch_open_matches_one_at_a_time() {
     let mut payloads = Vec::new();
     for (i, s) in senders.iter().enumerate() {
         let sp = *s.public_key();
-        let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).unwrap());
+        let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).unwrap()).unwrap();
         for j in 0..5u32 {
             let pt = vec![(i as u8) ^ (j as u8); 10 + j as usize * 40];
             let mut p = e.seal_to_vec(0, pkt(&rp, i as u32, j), &pt).unwrap();
@@ -250,6 +255,7 @@ fn batch_open_matches_one_at_a_time() {
         .collect();
     let make = || {
         PkcEngine::with_capacity(StaticSecret::from_bytes(&[0x48; 32]).unwrap(), 16)
+            .unwrap()
             .with_replay_window(ReplayWindow::default())
     };
     let mut one = make();
@@ -294,6 +300,7 @@ fn batch_open_matches_one_at_a_time() {
     // time leaves it: the same counters and the same entries.
     let roomy = || {
         PkcEngine::with_capacity(StaticSecret::from_bytes(&[0x48; 32]).unwrap(), 64)
+            .unwrap()
             .with_replay_window(ReplayWindow::default())
     };
     let mut one = roomy();
@@ -346,7 +353,7 @@ fn channel_psk_expansion_edges() {
     // An unencrypted channel leaves bytes alone; its hash is the name's XOR.
     let none = ChannelKey::from_psk(&[]).unwrap();
     let mut b = *b"abc";
-    none.apply(1, 2, &mut b);
+    none.open_in_place(1, 2, &mut b).unwrap();
     assert_eq!(&b, b"abc");
     assert_eq!(none.hash("ab"), b'a' ^ b'b');
     assert!(!format!("{k:?}").contains("01"));

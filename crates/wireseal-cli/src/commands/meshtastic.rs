@@ -1,10 +1,10 @@
-//! `wireseal meshtastic ...`: PKC direct messages and channel packets.
+//! `wireseal meshtastic ...`: PKC direct messages, channel packets, one
+//! captured packet, and the MQTT gateway.
 
 use crate::util::{hex_array, output, parse_u32, secret_source, Formats, KeySource};
 use anyhow::{Context, Result};
-use base64::Engine as _;
 use wireseal::keys::StaticSecret;
-use wireseal::meshtastic::{ChannelKey, PkcEngine, PkcPacket};
+use wireseal::meshtastic::{envelope, ChannelKey, PkcEngine, PkcPacket};
 
 /// Meshtastic subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -15,10 +15,12 @@ pub enum Cmd {
     PkcDecrypt(PkcArgs),
     /// Encrypt a channel packet (AES-CTR): prints the data.
     ChannelEncrypt(ChannelArgs),
-    /// Decrypt a channel packet (AES-CTR): prints the data.
-    ChannelDecrypt(ChannelArgs),
+    /// Decrypt a channel packet (AES-CTR): prints the data, a Meshtastic `Data` message.
+    ChannelDecrypt(ChannelDecryptArgs),
     /// Print a channel's one-byte hash as two hex digits.
     ChannelHash(HashArgs),
+    /// Decode one captured ServiceEnvelope or MeshPacket to the gateway's JSON record.
+    Decode(Box<super::gateway::decode::Args>),
     /// Decode a live MQTT feed (channels, PKC to our node, XEdDSA) to JSON lines.
     Gateway(Box<super::gateway::Args>),
 }
@@ -38,9 +40,6 @@ pub struct PkcArgs {
     /// Packet id (decimal or 0x-hex).
     #[arg(long, value_parser = parse_u32)]
     id: u32,
-    /// extraNonce (4 bytes hex) for encryption; random from the OS when absent.
-    #[arg(long, value_name = "HEX")]
-    extra_nonce: Option<String>,
     /// Plaintext (encrypt) or payload (decrypt): hex, or `-` for stdin.
     data: String,
     #[command(flatten)]
@@ -48,15 +47,16 @@ pub struct PkcArgs {
 }
 
 secret_source! {
-    /// A channel PSK, base64 (as in the app's channel settings; "AQ==" is the
-    /// default key): on the command line, in a file or in an environment variable.
+    /// A channel PSK as the apps show it (base64; "AQ==" is the default
+    /// key), or hex:HEX, none, default, simpleN: on the command line, in a
+    /// file or in an environment variable.
     pub struct PskSource {
         flags: ["psk", "psk-file", "psk-env"],
-        value_name: "BASE64",
+        value_name: "PSK",
         help: [
-            "Channel PSK, base64 (visible in the process list; prefer --psk-file or --psk-env)",
-            "Read the channel PSK (base64) from this file",
-            "Read the channel PSK (base64) from this environment variable",
+            "Channel PSK: base64, hex:HEX, none, default or simpleN (visible in the process list; prefer --psk-file or --psk-env)",
+            "Read the channel PSK from this file",
+            "Read the channel PSK from this environment variable",
         ],
     }
 }
@@ -78,6 +78,17 @@ pub struct ChannelArgs {
     formats: Formats,
 }
 
+/// Arguments of `channel-decrypt`.
+#[derive(Debug, clap::Args)]
+pub struct ChannelDecryptArgs {
+    #[command(flatten)]
+    channel: ChannelArgs,
+    /// Print the plaintext even when it is not a Meshtastic `Data` message
+    /// (by default that is an error: a wrong PSK, --from or --id).
+    #[arg(long)]
+    raw: bool,
+}
+
 /// Arguments of `channel-hash`.
 #[derive(Debug, clap::Args)]
 pub struct HashArgs {
@@ -93,29 +104,16 @@ pub fn run(cmd: Cmd) -> Result<()> {
     match cmd {
         Cmd::PkcEncrypt(a) => {
             let (mut e, peer) = engine(&a)?;
-            let extra = a
-                .extra_nonce
-                .as_deref()
-                .map(|s| hex_array::<4>(s, "--extra-nonce"))
-                .transpose()?;
             let pt = a.formats.read(&a.data, "plaintext")?;
             let packet = PkcPacket {
                 peer_public: &peer,
                 from: a.from,
                 id: a.id,
             };
-            let mut out = vec![0u8; wireseal::meshtastic::sealed_len(pt.len())];
-            let n = match extra {
-                Some(x) => e.seal_with_extra_nonce_into(0, packet, x, &pt, &mut out),
-                None => e.seal_into(0, packet, &pt, &mut out),
-            }
-            .context("encryption failed")?;
-            output::bytes("payload", &out[..n], a.formats.out_format)?;
+            let out = e.seal_to_vec(0, packet, &pt).context("encryption failed")?;
+            output::bytes("payload", &out, a.formats.out_format)?;
         }
         Cmd::PkcDecrypt(a) => {
-            if a.extra_nonce.is_some() {
-                anyhow::bail!("--extra-nonce is read from the payload when decrypting; drop it");
-            }
             let (mut e, peer) = engine(&a)?;
             let payload = a.formats.read(&a.data, "payload")?;
             let packet = PkcPacket {
@@ -128,24 +126,30 @@ pub fn run(cmd: Cmd) -> Result<()> {
                 .context("decryption failed")?;
             output::bytes("plaintext", &pt, a.formats.out_format)?;
         }
-        Cmd::ChannelEncrypt(a) | Cmd::ChannelDecrypt(a) => {
+        Cmd::ChannelEncrypt(a) => {
             let key = channel_key(&a.psk)?;
-            let mut data = a.formats.read(&a.data, "data")?;
-            if data.len() > wireseal::meshtastic::MAX_PAYLOAD_LEN {
-                anyhow::bail!(
-                    "data is {} bytes; a channel packet carries at most {}",
-                    data.len(),
-                    wireseal::meshtastic::MAX_PAYLOAD_LEN
-                );
-            }
-            if !key.is_encrypted() {
-                eprintln!(
-                    "wireseal: note: this PSK means no encryption; data passes through unchanged"
-                );
-            }
-            key.apply(a.from, a.id, &mut data);
-            output::bytes("data", &data, a.formats.out_format)?;
+            let data = a.formats.read(&a.data, "data")?;
+            let out = key
+                .seal_to_vec(a.from, a.id, &data)
+                .context("channel packet")?;
+            output::bytes("data", &out, a.formats.out_format)?;
         }
+        Cmd::ChannelDecrypt(d) => {
+            let a = &d.channel;
+            let key = channel_key(&a.psk)?;
+            let data = a.formats.read(&a.data, "data")?;
+            let out = key
+                .open_to_vec(a.from, a.id, &data)
+                .context("channel packet")?;
+            if !d.raw {
+                envelope::decode_data(&out).context(
+                    "the plaintext is not a Meshtastic Data message: a wrong PSK, --from or \
+                     --id? (--raw prints it anyway)",
+                )?;
+            }
+            output::bytes("data", &out, a.formats.out_format)?;
+        }
+        Cmd::Decode(a) => return super::gateway::decode::run(*a),
         Cmd::Gateway(a) => return super::gateway::run(*a),
         Cmd::ChannelHash(a) => {
             let hash = channel_key(&a.psk)?.hash(&a.name);
@@ -159,43 +163,23 @@ fn engine(a: &PkcArgs) -> Result<(PkcEngine, [u8; 32])> {
     let sk = a.key.load::<32>()?;
     let own = StaticSecret::from_bytes(&sk)
         .map_err(|_| anyhow::anyhow!("{}: not a valid X25519 private key", a.key.given_flag()))?;
-    if !own.is_clamped() {
-        anyhow::bail!(
-            "{} is not a clamped X25519 key (Meshtastic devices only make clamped \
-             keys): the firmware would derive a different shared secret from it than \
-             X25519 does",
-            a.key.given_flag()
-        );
-    }
+    let engine = PkcEngine::new(own).context(a.key.given_flag())?;
     let peer = hex_array::<32>(&a.peer_key, "--peer-key")?;
-    Ok((PkcEngine::new(own), peer))
+    Ok((engine, peer))
 }
 
+/// The channel key of the PSK text (the library reads it; errors never show
+/// the text).
 fn channel_key(src: &PskSource) -> Result<ChannelKey> {
-    let b64 = src.text()?;
-    let psk = zeroize::Zeroizing::new(
-        base64::engine::general_purpose::STANDARD
-            .decode(b64.as_bytes())
-            .map_err(|_| {
-                anyhow::anyhow!(
-                    "{}: not valid base64 (the value is not shown)",
-                    src.given_flag()
-                )
-            })?,
-    );
-    let key = ChannelKey::from_psk(&psk).map_err(|_| {
-        anyhow::anyhow!(
-            "{}: a PSK is 0, 1, 16 or 32 bytes, got {}",
-            src.given_flag(),
-            psk.len()
-        )
-    })?;
-    let n = psk.len();
-    if matches!(n, 2..=15 | 17..=31) {
+    let key: ChannelKey = src.text()?.parse().context(src.given_flag())?;
+    if !key.is_encrypted() {
+        eprintln!("wireseal: note: this PSK means no encryption; data passes through unchanged");
+    }
+    if let Some(n) = key.padded_from() {
         eprintln!(
             "wireseal: note: the PSK is {n} bytes; it is zero-padded to {} bytes, as the \
              firmware does",
-            if n < 16 { 16 } else { 32 }
+            key.expanded().len()
         );
     }
     Ok(key)

@@ -48,9 +48,10 @@
 //! cached Meshtastic open.
 //!
 //! Batch readers share the cache read-only: a batch open reads it through
-//! [`SharedSecretCache::peek_slot`] (no counters, no reordering) from every
+//! `SharedSecretCache::peek_slot` (no counters, no reordering) from every
 //! thread, then reports hits and recency with
-//! [`SharedSecretCache::touch_slot`] in one serial pass.
+//! `SharedSecretCache::touch_slot` in one serial pass (both crate-private,
+//! public with the `hazmat` feature).
 //!
 //! ## Errors in layers
 //!
@@ -84,8 +85,6 @@
 //! [`NonceSource`]: crate::entropy::NonceSource
 //! [`SharedSecretCache`]: crate::cache::SharedSecretCache
 //! [`SharedSecretCache::set_own_key`]: crate::cache::SharedSecretCache::set_own_key
-//! [`SharedSecretCache::peek_slot`]: crate::cache::SharedSecretCache::peek_slot
-//! [`SharedSecretCache::touch_slot`]: crate::cache::SharedSecretCache::touch_slot
 //! [`PkcEngine`]: crate::meshtastic::PkcEngine
 //! [`PeerSessions`]: crate::peat::PeerSessions
 //! [`AeadError`]: crate::error::AeadError

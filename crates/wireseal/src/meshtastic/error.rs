@@ -5,12 +5,24 @@ crate::error::format_error! {
     /// deliberately opaque.
     #[derive(Copy)]
     pub enum Error {
-        /// A channel pre-shared key of an unusable length: over 32 bytes.
-        #[error("invalid channel PSK length {len} (0, 1, up to 16, or up to 32 bytes)")]
+        /// A channel pre-shared key longer than a channel holds (32 bytes).
+        #[error("invalid channel PSK length {len} (at most 32 bytes: 0 = no encryption, 1 = default-key index, 16 = AES-128, 32 = AES-256)")]
         InvalidPsk {
             /// Bytes given.
             len: usize,
         } => InvalidKey,
+        /// Channel PSK text that cannot be read (the reason never repeats
+        /// the text).
+        #[error("{reason}")]
+        PskText {
+            /// What is wrong with it.
+            reason: &'static str,
+        } => InvalidKey,
+        /// An X25519 private key that is not clamped as RFC 7748 prescribes:
+        /// the firmware uses such a scalar unclamped, so it would derive
+        /// another public key and shared secret than X25519 here does.
+        #[error("the X25519 private key is not clamped (Meshtastic nodes only make clamped keys; the firmware would derive a different public key and shared secret from it)")]
+        UnclampedKey => InvalidKey,
         /// An MQTT envelope or a `Data` message that is not valid protobuf,
         /// or lacks a required part.
         #[error("malformed {what}")]
@@ -32,6 +44,15 @@ crate::error::format_error! {
         HeaderField {
             /// Which field.
             field: &'static str,
+        } => InvalidInput,
+        /// A name that is not one of a setting's values (a signature
+        /// policy).
+        #[error("unknown {what} (expected one of: {expected})")]
+        UnknownName {
+            /// What was being named.
+            what: &'static str,
+            /// The accepted names.
+            expected: &'static str,
         } => InvalidInput,
     }
 }

@@ -8,6 +8,11 @@
 //! - [`channel`]: channel packets, PSK expansion, AES-CTR, the channel hash.
 //! - [`replay`]: an optional per-sender replay window, consulted only after
 //!   the tag verified.
+//! - [`xeddsa`], [`identity`], [`policy`]: firmware 2.8 packet signatures,
+//!   node numbers derived from keys, and the signature policies.
+//! - [`envelope`], [`decoder`], [`app`]: MQTT envelopes, the feed decoder and
+//!   the application payloads it reads; `record` (feature `serde`) is the
+//!   JSON record of one decoded packet.
 //! - [`batch`]: opening many packets across cores on the caller's
 //!   [`Batch`](crate::batch::Batch).
 //!
@@ -25,8 +30,8 @@
 //! let alice = StaticSecret::generate();
 //! let bob = StaticSecret::generate();
 //! let (alice_pub, bob_pub) = (*alice.public_key(), *bob.public_key());
-//! let mut a = PkcEngine::new(alice);
-//! let mut b = PkcEngine::new(bob);
+//! let mut a = PkcEngine::new(alice)?;
+//! let mut b = PkcEngine::new(bob)?;
 //! let now = 0; // the caller's clock, milliseconds
 //! for id in [7, 8] {
 //!     let to_bob = PkcPacket { peer_public: &bob_pub, from: 0x929, id };
@@ -38,25 +43,30 @@
 //! assert_eq!(b.cache().stats().hits, 1); // the second open reused the key
 //!
 //! // A channel packet: AES-CTR under the expanded PSK, no tag.
-//! let key = ChannelKey::from_psk(&[1])?;
+//! let key: ChannelKey = "AQ==".parse()?; // the app's text for the default key
 //! let mut body = b"\x08\x01\x12\x04test".to_vec();
-//! key.seal_in_place(0x929, 7, &mut body);
+//! key.seal_in_place(0x929, 7, &mut body)?;
 //! let header = PacketHeader { to: 0xffff_ffff, from: 0x929, id: 7, channel: key.hash("LongFast"), ..Default::default() };
 //! let frame = header.frame(&body)?;
 //! let (parsed, payload) = PacketHeader::parse(&frame)?;
 //! let mut plain = payload.to_vec();
-//! key.open_in_place(parsed.from, parsed.id, &mut plain);
-//! assert_eq!(plain, b"\x08\x01\x12\x04test");
+//! let opened = key.open_in_place(parsed.from, parsed.id, &mut plain)?;
+//! assert_eq!(opened, b"\x08\x01\x12\x04test");
 //! # Ok::<(), meshtastic::Error>(())
 //! ```
 
+pub mod app;
 pub mod batch;
 pub mod channel;
 pub mod decoder;
 pub mod envelope;
 mod error;
 pub mod header;
+pub mod identity;
 pub mod pkc;
+pub mod policy;
+#[cfg(feature = "serde")]
+pub mod record;
 pub mod replay;
 pub mod xeddsa;
 
@@ -65,5 +75,7 @@ pub use channel::ChannelKey;
 pub use decoder::Decoder;
 pub use error::Error;
 pub use header::{PacketHeader, HEADER_LEN, MAX_PAYLOAD_LEN};
+pub use identity::{node_number, Identity};
 pub use pkc::{opened_len, sealed_len, PkcEngine, PkcPacket};
+pub use policy::{SignaturePolicy, Verdict};
 pub use replay::ReplayWindow;

@@ -106,13 +106,15 @@ impl PkcKey {
     }
 }
 
-/// The 13-byte CCM nonce.
-pub fn nonce(from: u32, id: u32, extra: [u8; 4]) -> [u8; 13] {
-    let mut n = [0u8; 13];
-    n[0..4].copy_from_slice(&id.to_le_bytes());
-    n[4..8].copy_from_slice(&extra);
-    n[8..12].copy_from_slice(&from.to_le_bytes());
-    n
+crate::visibility::pub_if_hazmat! {
+    /// The 13-byte CCM nonce.
+    fn nonce(from: u32, id: u32, extra: [u8; 4]) -> [u8; 13] {
+        let mut n = [0u8; 13];
+        n[0..4].copy_from_slice(&id.to_le_bytes());
+        n[4..8].copy_from_slice(&extra);
+        n[8..12].copy_from_slice(&from.to_le_bytes());
+        n
+    }
 }
 
 /// Size of the payload that sealing `plaintext_len` bytes produces.
@@ -125,22 +127,20 @@ pub const fn sealed_len(plaintext_len: usize) -> usize {
 /// # Errors
 /// [`Error::Truncated`] below [`OVERHEAD`] bytes; [`Error::TooLong`] above
 /// [`MAX_PAYLOAD_LEN`].
-pub fn opened_len(sealed_len: usize) -> Result<usize, Error> {
-    check_payload_len(sealed_len)?;
-    Ok(sealed_len - OVERHEAD)
-}
-
-pub(super) fn check_payload_len(len: usize) -> Result<(), Error> {
-    if len < OVERHEAD {
-        return Err(Error::Truncated { len, min: OVERHEAD });
+pub const fn opened_len(sealed_len: usize) -> Result<usize, Error> {
+    if sealed_len < OVERHEAD {
+        return Err(Error::Truncated {
+            len: sealed_len,
+            min: OVERHEAD,
+        });
     }
-    if len > MAX_PAYLOAD_LEN {
+    if sealed_len > MAX_PAYLOAD_LEN {
         return Err(Error::TooLong {
-            len,
+            len: sealed_len,
             max: MAX_PAYLOAD_LEN,
         });
     }
-    Ok(())
+    Ok(sealed_len - OVERHEAD)
 }
 
 /// A node's PKC state: our key, the per-peer cache and an optional replay window.
@@ -163,21 +163,41 @@ impl core::fmt::Debug for PkcEngine {
     }
 }
 
+/// Refuses a private key the firmware would use differently (see
+/// [`Error::UnclampedKey`]).
+fn check_clamped(own: &StaticSecret) -> Result<(), Error> {
+    if own.is_clamped() {
+        Ok(())
+    } else {
+        Err(Error::UnclampedKey)
+    }
+}
+
 impl PkcEngine {
-    /// An engine for our key with a cache of the default 16 peers and no replay window.
-    pub fn new(own: StaticSecret) -> Self {
+    /// An engine for our key with a cache of the default 16 peers and no
+    /// replay window.
+    ///
+    /// # Errors
+    /// [`Error::UnclampedKey`] for a private key that is not clamped as RFC
+    /// 7748 prescribes (every key a Meshtastic node or
+    /// [`StaticSecret::generate`] makes is).
+    pub fn new(own: StaticSecret) -> Result<Self, Error> {
         Self::with_capacity(own, DEFAULT_CAPACITY)
     }
 
-    /// An engine with a cache of `capacity` peers.
-    pub fn with_capacity(own: StaticSecret, capacity: usize) -> Self {
+    /// An engine with a cache of `capacity` peers (at least 1).
+    ///
+    /// # Errors
+    /// As [`PkcEngine::new`].
+    pub fn with_capacity(own: StaticSecret, capacity: usize) -> Result<Self, Error> {
+        check_clamped(&own)?;
         let cache = SharedSecretCache::new(own.public_key(), capacity);
-        Self {
+        Ok(Self {
             own,
             cache,
             replay: None,
             nonces: NonceSource::new(),
-        }
+        })
     }
 
     /// Expire cached peer keys `ttl` milliseconds after derivation (on the
@@ -200,9 +220,14 @@ impl PkcEngine {
     }
 
     /// Replaces our key; every cached peer key is flushed.
-    pub fn set_own_key(&mut self, own: StaticSecret) {
+    ///
+    /// # Errors
+    /// [`Error::UnclampedKey`] as [`PkcEngine::new`]; the engine is unchanged.
+    pub fn set_own_key(&mut self, own: StaticSecret) -> Result<(), Error> {
+        check_clamped(&own)?;
         self.cache.set_own_key(own.public_key());
         self.own = own;
+        Ok(())
     }
 
     /// Forgets a peer's cached key (it announced a new public key).
@@ -252,29 +277,31 @@ impl PkcEngine {
         key.seal_into(packet.from, packet.id, plaintext, extra, &mut out[..n])
     }
 
-    /// [`Self::seal_into`] with the caller's `extra_nonce` (for reproducing
-    /// vectors: an extraNonce must never repeat for the same peer, sender
-    /// and id).
-    ///
-    /// # Errors
-    /// As [`Self::seal_into`].
-    pub fn seal_with_extra_nonce_into(
-        &mut self,
-        now: u64,
-        packet: PkcPacket<'_>,
-        extra_nonce: [u8; EXTRA_NONCE_LEN],
-        plaintext: &[u8],
-        out: &mut [u8],
-    ) -> Result<usize, Error> {
-        let n = check_seal_lengths(plaintext, out)?;
-        let key = self.key(now, packet.peer_public)?;
-        key.seal_into(
-            packet.from,
-            packet.id,
-            plaintext,
-            extra_nonce,
-            &mut out[..n],
-        )
+    crate::visibility::pub_if_test_vectors! {
+        /// [`Self::seal_into`] with the caller's `extra_nonce`, to reproduce
+        /// vectors (public only with the `test-vectors` feature: an
+        /// extraNonce must never repeat for the same peer, sender and id).
+        ///
+        /// # Errors
+        /// As [`Self::seal_into`].
+        fn seal_with_extra_nonce_into(
+            &mut self,
+            now: u64,
+            packet: PkcPacket<'_>,
+            extra_nonce: [u8; EXTRA_NONCE_LEN],
+            plaintext: &[u8],
+            out: &mut [u8],
+        ) -> Result<usize, Error> {
+            let n = check_seal_lengths(plaintext, out)?;
+            let key = self.key(now, packet.peer_public)?;
+            key.seal_into(
+                packet.from,
+                packet.id,
+                plaintext,
+                extra_nonce,
+                &mut out[..n],
+            )
+        }
     }
 
     /// [`Self::seal_into`] returning a new vector.

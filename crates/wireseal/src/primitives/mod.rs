@@ -10,6 +10,7 @@ pub mod aes_ctr;
 pub mod blake3;
 pub mod chacha20;
 pub mod chacha20poly1305;
+pub mod crc32;
 pub mod ellswift;
 pub mod hkdf;
 pub mod hmac_stream;

@@ -96,21 +96,25 @@ impl StaticSecret {
         self.raw.expose()
     }
 
-    /// Raw X25519 with `peer`. Rejects low-order and malformed peer keys:
-    /// any key whose result is all zero (RFC 7748 §6.1 "contributory" check).
-    ///
-    /// # Errors
-    ///
-    /// [`KeyError::WeakPublicKey`] for a low-order or malformed `peer`.
-    pub fn diffie_hellman(&self, peer: &[u8; 32]) -> Result<Secret<32>, KeyError> {
-        let peer_key = UnparsedPublicKey::new(&X25519, peer);
-        let shared = agreement::agree(&self.key, peer_key, KeyError::WeakPublicKey, |k| {
-            Secret::<32>::from_slice(k).ok_or(KeyError::WeakPublicKey)
-        })?;
-        if shared.is_all_zero() {
-            return Err(KeyError::WeakPublicKey);
+    crate::visibility::pub_if_hazmat! {
+        /// Raw X25519 with `peer`. Rejects low-order and malformed peer keys:
+        /// any key whose result is all zero (RFC 7748 §6.1 "contributory"
+        /// check). The format modules derive their keys through this; it is
+        /// public only with the `hazmat` feature.
+        ///
+        /// # Errors
+        ///
+        /// [`KeyError::WeakPublicKey`] for a low-order or malformed `peer`.
+        fn diffie_hellman(&self, peer: &[u8; 32]) -> Result<Secret<32>, KeyError> {
+            let peer_key = UnparsedPublicKey::new(&X25519, peer);
+            let shared = agreement::agree(&self.key, peer_key, KeyError::WeakPublicKey, |k| {
+                Secret::<32>::from_slice(k).ok_or(KeyError::WeakPublicKey)
+            })?;
+            if shared.is_all_zero() {
+                return Err(KeyError::WeakPublicKey);
+            }
+            Ok(shared)
         }
-        Ok(shared)
     }
 }
 

@@ -75,15 +75,15 @@ pub fn envelope(p: &Pkt<'_>, channel_id: &str, gateway_id: &str) -> Vec<u8> {
     m.fixed32(6, p.id).fixed32(7, 1_700_000_000);
     m.varint(8 << 3 | 5)
         .0
-        .extend_from_slice(&(-5.25f32).to_le_bytes()); // rx_snr: skipped
-    m.uint(9, 3).uint(12, (-90i64) as u64).uint(15, 7); // rx_rssi (12): skipped
+        .extend_from_slice(&(-5.25f32).to_le_bytes()); // rx_snr, a float
+    m.uint(9, 3).uint(12, (-90i64) as u64).uint(15, 7); // rx_rssi (12)
     if let Some(k) = p.public_key {
         m.bytes(16, k);
     }
     if p.pki {
         m.uint(17, 1);
     }
-    m.uint(21, 2); // transport_mechanism: skipped
+    m.uint(21, 2); // transport_mechanism
     let mut e = Pb::default();
     e.bytes(1, &m.done())
         .bytes(2, channel_id.as_bytes())
@@ -95,7 +95,7 @@ pub fn envelope(p: &Pkt<'_>, channel_id: &str, gateway_id: &str) -> Vec<u8> {
 /// A broadcast sealed under a channel key, in an envelope.
 pub fn channel_packet(key: &ChannelKey, name: &str, from: u32, id: u32, plain: &[u8]) -> Vec<u8> {
     let mut ct = plain.to_vec();
-    key.seal_in_place(from, id, &mut ct);
+    key.seal_in_place(from, id, &mut ct).unwrap();
     envelope(
         &Pkt {
             from,
@@ -133,8 +133,12 @@ pub fn mesh() -> Mesh {
     Mesh {
         ours: *ours.public_key(),
         ours_secret: *ours.expose(),
+        // 2.8 identities: each sender's number is the CRC-32 of its key.
         senders: (0..6)
-            .map(|i| (0x100 + i, StaticSecret::generate()))
+            .map(|_| {
+                let k = StaticSecret::generate();
+                (wireseal::meshtastic::node_number(k.public_key()), k)
+            })
             .collect(),
         long_fast: ChannelKey::from_psk(&[1]).unwrap(),
         ops_a: ChannelKey::from_psk(&a).unwrap(),

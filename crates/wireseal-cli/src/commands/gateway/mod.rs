@@ -1,23 +1,29 @@
 //! `wireseal meshtastic gateway`: decode a live Meshtastic MQTT feed
-//! (channel packets, PKC direct messages to our node, XEdDSA signatures) and
-//! write one JSON object per packet. The decoding is the library's sans-IO
-//! [`wireseal::meshtastic::Decoder`]; this module owns the broker connection,
-//! time, signals and output. See docs/gateway.md.
+//! (channel packets, PKC direct messages to our node, XEdDSA signatures and
+//! the firmware's signature policy) and write one JSON object per packet.
+//! The decoding and the record are the library's
+//! ([`wireseal::meshtastic::Decoder`],
+//! [`wireseal::meshtastic::record::PacketRecord`]); this module owns the
+//! broker connection, time, signals and output. See docs/gateway.md.
 
+pub mod decode;
 mod mqtt;
 mod report;
 pub mod store;
+pub mod setup;
 mod tls;
 
 use anyhow::{bail, Context, Result};
-use base64::Engine as _;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use wireseal::keys::StaticSecret;
+use wireseal::meshtastic::decoder::KeyEvent;
+use wireseal::meshtastic::record::PacketRecord;
 use wireseal::meshtastic::{Decoder, ReplayWindow};
-use zeroize::Zeroizing;
+
+/// How often the log says that the gateway is still retrying.
+const RETRY_NOTICE: Duration = Duration::from_secs(60);
 
 /// Arguments of `wireseal meshtastic gateway`.
 #[derive(Debug, clap::Args)]
@@ -37,7 +43,7 @@ pub struct Args {
     /// MQTT protocol version.
     #[arg(long, value_enum, default_value = "3")]
     mqtt_version: mqtt::Version,
-    /// Topic filter to subscribe to.
+    /// Topic filter to subscribe to (msh/# includes the PKI topics of direct messages).
     #[arg(long, default_value = "msh/#")]
     topic: String,
     /// Subscribe as $share/GROUP/<topic>, so gateways in one group split the feed.
@@ -46,18 +52,9 @@ pub struct Args {
     /// Also publish each JSON object under PREFIX/<channel_id>/<!from>.
     #[arg(long, value_name = "PREFIX")]
     publish: Option<String>,
-    /// A channel as NAME=BASE64PSK (repeatable; default LongFast=AQ==).
-    #[arg(long = "channel", value_name = "NAME=BASE64PSK")]
-    channels: Vec<String>,
-    /// Our node's X25519 private key (hex or base64) in this file, for PKC direct messages.
-    #[arg(long, value_name = "FILE", conflicts_with = "key_env")]
-    key_file: Option<std::path::PathBuf>,
-    /// Our node's private key (hex or base64) in this environment variable.
-    #[arg(long, value_name = "VAR")]
-    key_env: Option<String>,
-    /// Our node number (!hex, 0x hex or decimal); PKC packets to other nodes cost no key agreement.
-    #[arg(long, value_name = "NODE", value_parser = parse_node)]
-    node: Option<u32>,
+    /// Channels, our node and key, signature policy.
+    #[command(flatten)]
+    decoder: setup::DecoderArgs,
     /// MQTT username.
     #[arg(long, value_name = "NAME", conflicts_with = "username_env")]
     username: Option<String>,
@@ -79,79 +76,9 @@ pub struct Args {
     /// Stop after this many packets (for scripts and tests).
     #[arg(long, value_name = "N")]
     max_packets: Option<u64>,
-}
-
-/// Parses a node number: `!hex`, `0x` hex or decimal.
-pub fn parse_node(s: &str) -> std::result::Result<u32, String> {
-    match s.strip_prefix('!') {
-        Some(h) => {
-            u32::from_str_radix(h, 16).map_err(|e| format!("{s:?}: not a !hex node id ({e})"))
-        }
-        None => crate::util::parse_u32(s),
-    }
-}
-
-fn b64(s: &str) -> Option<Vec<u8>> {
-    base64::engine::general_purpose::STANDARD
-        .decode(s)
-        .or_else(|_| base64::engine::general_purpose::URL_SAFE.decode(s))
-        .ok()
-}
-
-fn build_decoder(a: &Args) -> Result<Decoder> {
-    let mut d = Decoder::new();
-    let defaults = ["LongFast=AQ==".to_owned()];
-    let list = if a.channels.is_empty() {
-        &defaults[..]
-    } else {
-        &a.channels[..]
-    };
-    for c in list {
-        let (name, psk) = c.split_once('=').with_context(|| {
-            format!(
-                "--channel: expected NAME=BASE64PSK, got {name:?}",
-                name = c.split('=').next().unwrap_or("")
-            )
-        })?;
-        let psk = Zeroizing::new(
-            b64(psk).with_context(|| format!("--channel {name}: PSK is not base64 (not shown)"))?,
-        );
-        d.add_channel(name, &psk)
-            .with_context(|| format!("--channel {name}"))?;
-    }
-    let key = match (&a.key_file, &a.key_env) {
-        (Some(f), _) => Some(crate::util::secret::read_secret_text(
-            None,
-            Some(f),
-            None,
-            ["--key", "--key-file", "--key-env"],
-        )?),
-        (None, Some(v)) => Some(crate::util::secret::read_secret_text(
-            None,
-            None,
-            Some(v),
-            ["--key", "--key-file", "--key-env"],
-        )?),
-        (None, None) => None,
-    };
-    match (key, a.node) {
-        (Some(text), Some(node)) => {
-            let bytes: Zeroizing<[u8; 32]> = if text.len() == 64 {
-                crate::util::secret_hex::<32>(&text, "node key")?
-            } else {
-                let v = Zeroizing::new(b64(&text).context("node key: neither 64 hex digits nor base64 (not shown)")?);
-                Zeroizing::new(v.as_slice().try_into().map_err(|_| anyhow::anyhow!("node key: {} bytes, expected 32", v.len()))?)
-            };
-            let own = StaticSecret::from_bytes(&bytes).context("node key: invalid X25519 private key")?;
-            d.set_node(node, own);
-        }
-        (Some(_), None) => bail!("--key-file/--key-env needs --node (our node number) to tell which PKC packets are ours"),
-        (None, _) => {}
-    }
-    if a.replay_window {
-        d.set_replay_window(ReplayWindow::default());
-    }
-    Ok(d)
+    /// Give up (exit 1) after N failed attempts in a row to reach the broker (default: retry without limit, said in the log every minute).
+    #[arg(long, value_name = "N")]
+    max_retries: Option<u64>,
 }
 
 fn credentials(a: &Args) -> Result<Option<(String, String)>> {
@@ -178,9 +105,13 @@ fn credentials(a: &Args) -> Result<Option<(String, String)>> {
     })
 }
 
-/// Runs the gateway until SIGINT (exit 0 with a summary) or `--max-packets`.
+/// Runs the gateway until SIGINT (exit 0 with a summary), `--max-packets`,
+/// or `--max-retries` failed connection attempts (exit 1).
 pub fn run(a: Args) -> Result<()> {
-    let decoder = build_decoder(&a)?;
+    let mut decoder = a.decoder.decoder()?;
+    if a.replay_window {
+        decoder = decoder.with_replay_window(ReplayWindow::default());
+    }
     let endpoint = mqtt::Endpoint::parse(&a.broker)?;
     let files = tls::Files {
         ca: a.ca_file.as_deref(),
@@ -221,6 +152,62 @@ pub fn run(a: Args) -> Result<()> {
     rt.block_on(drive(a, decoder, settings, filter, stop))
 }
 
+/// Failed attempts to reach the broker since the last connection.
+#[derive(Debug, Default)]
+struct Retries {
+    attempts: u64,
+    since: Option<Instant>,
+    last_notice: Option<Instant>,
+}
+
+impl Retries {
+    /// Records a failure. Returns whether it printed the retry notice (the
+    /// first failure, then once a minute), or an error once `max` attempts
+    /// failed.
+    fn failed(&mut self, why: &str, to: &str, max: Option<u64>, wait: Duration) -> Result<bool> {
+        let now = Instant::now();
+        self.attempts += 1;
+        let since = *self.since.get_or_insert(now);
+        if max.is_some_and(|m| self.attempts >= m) {
+            bail!(
+                "gave up after {} failed attempt(s) to reach the broker at {to}: {why}",
+                self.attempts
+            );
+        }
+        let limit = match max {
+            Some(m) => format!("attempt {} of {m}", self.attempts),
+            None => format!(
+                "attempt {}, no retry limit (--max-retries N gives up)",
+                self.attempts
+            ),
+        };
+        let due = self
+            .last_notice
+            .is_none_or(|t| now.duration_since(t) >= RETRY_NOTICE);
+        if due {
+            self.last_notice = Some(now);
+            let waited = now.duration_since(since).as_secs();
+            eprintln!(
+                "wireseal gateway: connection: cannot reach the broker at {to} ({why}); \
+                 retrying in {} ms, {limit}, failing for {waited} s",
+                wait.as_millis()
+            );
+        }
+        Ok(due)
+    }
+
+    /// Connected again: says after how many attempts, and starts over.
+    fn connected(&mut self, to: &str) {
+        if self.attempts > 0 {
+            eprintln!(
+                "wireseal gateway: connection: reached the broker at {to} after {} failed attempt(s)",
+                self.attempts
+            );
+        }
+        *self = Retries::default();
+    }
+}
+
 async fn drive(
     a: Args,
     mut decoder: Decoder,
@@ -231,6 +218,8 @@ async fn drive(
     let mut client = mqtt::Client::new(&settings);
     let mut stats = report::Stats::default();
     let mut log = report::Log::default();
+    let mut retries = Retries::default();
+    let to = format!("{}:{}", settings.endpoint.host, settings.endpoint.port);
     let start = Instant::now();
     let mut backoff = Duration::from_millis(100);
     let mut next_stats = a
@@ -238,6 +227,7 @@ async fn drive(
         .map(|s| Instant::now() + Duration::from_secs(s.max(1)));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut line = Vec::with_capacity(512);
     let mut ticker = tokio::time::interval(Duration::from_millis(200));
     loop {
         if stop.load(Ordering::SeqCst)
@@ -261,22 +251,16 @@ async fn drive(
         match ev {
             Ok(mqtt::Incoming::Connected) => {
                 backoff = Duration::from_millis(100);
+                retries.connected(&to);
                 client.subscribe(&filter)?;
-                eprintln!(
-                    "wireseal gateway: connected to {}:{}, subscribed to {filter}",
-                    settings.endpoint.host, settings.endpoint.port
-                );
+                eprintln!("wireseal gateway: connected to {to}, subscribed to {filter}");
             }
             Ok(mqtt::Incoming::Publish { topic, payload }) => {
                 let now = start.elapsed().as_millis() as u64;
                 match decoder.decode(now, &payload) {
                     Ok(d) => {
                         stats.record(&d);
-                        if let Some(wireseal::meshtastic::decoder::KeyEvent::Conflict {
-                            node,
-                            ..
-                        }) = d.key_event
-                        {
+                        if let Some(KeyEvent::Conflict { node, .. }) = d.key_event {
                             log.line("key-conflict", &format!("node !{node:08x} announced a key other than its pinned one (kept the pinned key)"));
                         }
                         if let Some(e) = d.error {
@@ -290,14 +274,14 @@ async fn drive(
                                 );
                             }
                         }
-                        let v = wireseal_bench::gateway_json::packet_json(&decoder, &d);
-                        let line = v.to_string();
-                        writeln!(out, "{line}")?;
+                        line.clear();
+                        PacketRecord::new(&decoder, &d).write_json(&mut line);
+                        line.push(b'\n');
+                        out.write_all(&line)?;
                         if let Some(p) = &a.publish {
-                            if !client.publish(
-                                &format!("{p}/{}/!{:08x}", d.channel_id, d.from),
-                                line.into_bytes(),
-                            ) {
+                            line.pop();
+                            let topic = format!("{p}/{}/!{:08x}", d.channel_id, d.from);
+                            if !client.publish(&topic, line.clone()) {
                                 stats.bump("publish_dropped");
                             }
                         }
@@ -314,13 +298,20 @@ async fn drive(
                 }
             }
             Ok(mqtt::Incoming::Other) => {}
-            Err(e) => {
+            Err(why) => {
                 stats.bump("connection_errors");
-                log.line(
-                    "connection",
-                    &format!("{e}; retrying in {} ms", backoff.as_millis()),
-                );
                 out.flush()?;
+                match retries.failed(&why, &to, a.max_retries, backoff) {
+                    Ok(true) => {}
+                    Ok(false) => log.line(
+                        "connection",
+                        &format!("{why}; retrying in {} ms", backoff.as_millis()),
+                    ),
+                    Err(e) => {
+                        eprintln!("{}", serde_json::json!({ "summary": stats.to_json() }));
+                        return Err(e);
+                    }
+                }
                 let sleep = tokio::time::sleep(backoff);
                 tokio::pin!(sleep);
                 loop {

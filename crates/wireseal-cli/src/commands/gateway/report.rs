@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
-use wireseal::meshtastic::decoder::{Decoded, Decryption, KeyEvent};
+use wireseal::meshtastic::decoder::{Decoded, Decryption, Identity, KeyEvent, Signature, Verdict};
 
 /// Counts per outcome.
 #[derive(Debug, Default)]
@@ -39,12 +39,27 @@ impl Stats {
                 _ => "undecryptable",
             });
         }
-        self.bump(match d.signature.as_str() {
-            "valid" => "signature_valid",
-            "invalid" => "signature_invalid",
-            "unknown-key" => "signature_unknown_key",
-            _ => "signature_absent",
+        self.bump(match d.signature {
+            Signature::Valid => "signature_valid",
+            Signature::Invalid => "signature_invalid",
+            Signature::Malformed => "signature_malformed",
+            Signature::UnknownKey => "signature_unknown_key",
+            Signature::Absent => "signature_absent",
         });
+        match d.verdict {
+            Some(Verdict::Flag(_)) => self.bump("policy_flagged"),
+            Some(Verdict::Drop(_)) => self.bump("policy_dropped"),
+            _ => {}
+        }
+        match d.identity {
+            Some(Identity::Matches) => self.bump("identity_matches"),
+            Some(Identity::Mismatch) => self.bump("identity_mismatch"),
+            Some(Identity::Legacy) => self.bump("identity_legacy"),
+            None => {}
+        }
+        if d.control().is_some() {
+            self.bump("control");
+        }
         match d.key_event {
             Some(KeyEvent::Learned { .. }) => self.bump("keys_learned"),
             Some(KeyEvent::Conflict { .. }) => self.bump("key_conflicts"),

@@ -1,18 +1,21 @@
 //! Decoding many envelopes across cores.
 //!
-//! The stateless steps (envelope parsing and channel trial decryption first,
-//! signature verification last) run in parallel on the caller's [`Batch`];
-//! the stateful step between them (the node table, the replay windows, the
-//! cache's order) runs once per envelope in input order. PKC direct messages
-//! from senders whose key is cached are opened in the parallel step with a
-//! read-only look at the cache and settled in order: the cache hit is
-//! counted and the replay window advanced there, and the plaintext is kept
-//! only if the key the ordered step picks is the one it was opened with. Each
-//! result is therefore exactly what [`Decoder::decode`] returns for that
-//! envelope after the ones before it, and the decoder's state ends up the same.
+//! The stateless step (envelope parsing, channel trial decryption, and the
+//! signature check against the key pinned when the batch began) runs in
+//! parallel on the caller's [`Batch`]; the stateful step (the policy, the
+//! node table, the replay windows, the cache's order) then runs once per
+//! envelope in input order. A signature checked ahead counts only when the
+//! ordered step picks the key it was checked with; otherwise it is checked
+//! again there. PKC direct messages from senders whose key is cached are
+//! opened in the parallel step with a read-only look at the cache and
+//! settled in order: the cache hit is counted and the replay window
+//! advanced there, and the plaintext is kept only if the key the ordered
+//! step picks is the one it was opened with. Each result is therefore
+//! exactly what [`Decoder::decode`] returns for that envelope after the ones
+//! before it, and the decoder's state ends up the same.
 
 use super::nodes::NodeTable;
-use super::{finish, parse, Decoded, Decoder, Parsed};
+use super::{parse, Decoded, Decoder, Parsed};
 use crate::batch::Batch;
 use crate::meshtastic::envelope::{self, Data};
 use crate::meshtastic::{Error, PkcEngine, PkcPacket, MAX_PAYLOAD_LEN};
@@ -95,14 +98,14 @@ impl Decoder {
     pub fn decode_batch(
         &mut self,
         now: u64,
-        envelopes: &[&[u8]],
         batch: &Batch,
+        envelopes: &[&[u8]],
     ) -> Vec<Result<Decoded, Error>> {
         let (channels, nodes, engine) = (&self.channels, &self.nodes, self.pkc.as_ref());
         // Boxed: the calling thread gathers the chunks' results, so each
         // result it moves is a pointer, not a whole packet.
         let mut parsed: Vec<Result<Box<Parsed>, Error>> = batch.map(envelopes, |b| {
-            let mut p = Box::new(parse(channels, b)?);
+            let mut p = Box::new(parse(channels, nodes, envelope::decode(b)?));
             if let Some(engine) = engine {
                 open_ahead(engine, nodes, now, &mut p);
             }
@@ -111,11 +114,6 @@ impl Decoder {
         for p in parsed.iter_mut().flatten() {
             self.settle(now, p);
         }
-        batch.for_each_mut(&mut parsed, |r| {
-            if let Ok(p) = r {
-                finish(p);
-            }
-        });
         parsed.into_iter().map(|r| r.map(|p| p.head)).collect()
     }
 }

@@ -7,26 +7,31 @@
 //!    whose hash matches (several channels may share a hash: each is tried,
 //!    the one named by the envelope's `channel_id` first, and the first whose
 //!    plaintext parses as `Data` with a non-zero portnum wins); PKC direct
-//!    messages (`channel_id` `PKI`) addressed to our node through a
-//!    [`PkcEngine`] and its shared-secret cache, while PKC packets to other
-//!    nodes are reported without any key agreement;
-//! 3. learns node keys from NodeInfo packets (`User.public_key`) and from
+//!    messages (published under the `PKI` topic, or channel hash 0 and
+//!    addressed to our node) through a [`PkcEngine`] and its shared-secret
+//!    cache, while PKC packets to other nodes are reported without any key
+//!    agreement;
+//! 3. checks `Data.xeddsa_signature` ([`super::xeddsa`]) with the sender's
+//!    pinned key, or, for a signed NodeInfo from a node without one, with
+//!    the key it announces when that key hashes to the sender's number
+//!    ([`super::identity`]);
+//! 4. applies the signature policy ([`SignaturePolicy`], the firmware's
+//!    `packet_signature_policy`): [`Decoded::verdict`] says whether a node
+//!    with that policy accepts, flags or drops the packet;
+//! 5. learns node keys from NodeInfo packets (`User.public_key`) and from
 //!    `MeshPacket.public_key` of PKC packets that opened: the first key seen
 //!    for a node is pinned, a different one later is reported
-//!    ([`KeyEvent::Conflict`]) and never adopted;
-//! 4. verifies `Data.xeddsa_signature` with the sender's pinned key
-//!    ([`super::xeddsa`]); a signed NodeInfo from a node seen for the first
-//!    time is checked with the key it announces, and that key is pinned only
-//!    when the signature is valid;
-//! 5. optionally refuses (sender, id) pairs already accepted
+//!    ([`KeyEvent::Conflict`]) and never adopted; a node whose signature
+//!    verified is remembered as a signer;
+//! 6. optionally refuses (sender, id) pairs already accepted
 //!    ([`ReplayWindow`]), which also drops the copies of one packet that
 //!    several gateways publish.
 //!
-//! [`Decoder::decode_batch`] spreads steps 1–2 (channel packets, and PKC
-//! packets whose sender key is already cached) and 4 over the caller's
-//! [`Batch`](crate::batch::Batch); the results, the node table, the PKC
-//! cache and the replay window end up exactly as decoding one at a time
-//! leaves them.
+//! [`Decoder::decode_batch`] spreads steps 1–3 (channel packets, PKC packets
+//! whose sender key is already cached, signatures against the keys pinned
+//! when the batch began) over the caller's [`Batch`](crate::batch::Batch);
+//! the results, the node table, the PKC cache and the replay window end up
+//! exactly as decoding one at a time leaves them.
 //!
 //! ```
 //! use wireseal::meshtastic::decoder::{Decoder, Decryption};
@@ -34,11 +39,11 @@
 //! use wireseal::meshtastic::ChannelKey;
 //!
 //! let mut decoder = Decoder::new();
-//! decoder.add_channel("LongFast", &[1]).unwrap();
+//! decoder.add_channel("LongFast", &[1])?;
 //! // A channel packet as a node would send it (AES-CTR under the default key).
-//! let key = ChannelKey::from_psk(&[1]).unwrap();
-//! let mut body = envelope::encode_data(&Data { portnum: 1, payload: b"hi".to_vec(), ..Default::default() });
-//! key.seal_in_place(0x929, 7, &mut body);
+//! let key: ChannelKey = "AQ==".parse()?;
+//! let data = Data { portnum: 1, payload: b"hi".to_vec(), ..Default::default() };
+//! let body = key.seal_to_vec(0x929, 7, &envelope::encode_data(&data))?;
 //! let env = ServiceEnvelope {
 //!     packet: Some(MeshPacket {
 //!         from: 0x929, to: 0xffff_ffff, id: 7, channel: u32::from(key.hash("LongFast")),
@@ -48,26 +53,32 @@
 //!     channel_id: "LongFast".into(),
 //!     gateway_id: "!00000929".into(),
 //! };
-//! let d = decoder.decode(0, &envelope::encode_to_vec(&env)).unwrap();
+//! let d = decoder.decode(0, &envelope::encode_to_vec(&env))?;
 //! assert_eq!(d.decryption, Decryption::Channel(0));
 //! assert_eq!(d.text(), Some("hi"));
+//! # Ok::<(), wireseal::meshtastic::Error>(())
 //! ```
 
 mod batch;
 mod nodes;
 mod outcome;
+mod settle;
 
 pub use nodes::{NodeKey, NodeTable, DEFAULT_NODE_CAPACITY};
-pub use outcome::{Decoded, Decryption, KeyEvent, Signature, Undecoded};
+pub use outcome::{Control, Decoded, Decryption, KeyEvent, Reception, Signature, Undecoded};
+
+pub use super::identity::Identity;
+pub use super::policy::{Concern, SignaturePolicy, Verdict};
 
 use super::channel::ChannelKey;
-use super::envelope::{self, Data, PayloadVariant, NODEINFO_APP, PKI_CHANNEL_ID};
-use super::pkc::{PkcEngine, PkcPacket};
+use super::envelope::{self, Data, PayloadVariant, ServiceEnvelope, NODEINFO_APP, PKI_CHANNEL_ID};
+use super::identity::node_number;
+use super::pkc::{PkcEngine, OVERHEAD};
 use super::replay::ReplayWindow;
-use super::xeddsa::{SignedFields, VerifyingKey};
+use super::xeddsa::{SignedFields, VerifyingKey, SIGNATURE_LEN};
 use super::{Error, MAX_PAYLOAD_LEN};
 use crate::primitives::x25519::StaticSecret;
-use zeroize::Zeroize;
+use outcome::is_broadcast;
 
 /// Peers whose PKC keys a decoder's engine caches by default.
 pub const DEFAULT_PKC_PEERS: usize = 1024;
@@ -96,6 +107,7 @@ pub struct Decoder {
     pkc: Option<PkcEngine>,
     nodes: NodeTable,
     replay: Option<ReplayWindow>,
+    policy: SignaturePolicy,
 }
 
 impl Default for Decoder {
@@ -114,21 +126,21 @@ struct Parsed {
     ahead: Option<Box<batch::Ahead>>,
     /// The key a NodeInfo in the clear or on a channel announces.
     announced: Option<[u8; 32]>,
-    /// What the last step verifies (set by the second).
-    check: Check,
+    /// The signature checked in the first step, and the key it was checked
+    /// with.
+    signature: Option<Checked>,
 }
 
-/// The signature check the last step runs.
+/// A signature verified in the stateless step.
 #[derive(Debug, Clone, Copy)]
-enum Check {
-    /// Nothing to verify; `Decoded::signature` is final.
-    Settled,
-    /// Verify with this key.
-    With(VerifyingKey),
+struct Checked {
+    key: [u8; 32],
+    valid: bool,
 }
 
 impl Decoder {
-    /// A decoder with no channels, no node key and no replay window.
+    /// A decoder with no channels, no node key, no replay window and the
+    /// firmware's default signature policy ([`SignaturePolicy::Compatible`]).
     pub fn new() -> Self {
         Self {
             channels: Channels {
@@ -138,23 +150,29 @@ impl Decoder {
             pkc: None,
             nodes: NodeTable::default(),
             replay: None,
+            policy: SignaturePolicy::default(),
         }
     }
 
-    /// Adds a channel (its PSK as configured on the radio: empty, one-byte
-    /// index, 16 or 32 bytes); returns its index.
+    /// Adds a channel (its PSK as configured on the radio, expanded by
+    /// [`ChannelKey::from_psk`]); returns its index.
     ///
     /// # Errors
     /// [`Error::InvalidPsk`] for a PSK over 32 bytes.
     pub fn add_channel(&mut self, name: &str, psk: &[u8]) -> Result<usize, Error> {
-        let key = ChannelKey::from_psk(psk)?;
+        Ok(self.add_channel_key(name, ChannelKey::from_psk(psk)?))
+    }
+
+    /// Adds a channel with its expanded key (for example from PSK text,
+    /// `"AQ==".parse()`); returns its index.
+    pub fn add_channel_key(&mut self, name: &str, key: ChannelKey) -> usize {
         let i = self.channels.list.len();
         self.channels.by_hash[usize::from(key.hash(name))].push(i);
         self.channels.list.push(Channel {
             name: name.to_owned(),
             key,
         });
-        Ok(i)
+        i
     }
 
     /// The name of channel `index`.
@@ -165,29 +183,46 @@ impl Decoder {
     /// Our node: its number and key, for PKC direct messages addressed to it.
     /// The engine caches up to [`DEFAULT_PKC_PEERS`] senders; our own key is
     /// pinned in the node table.
-    pub fn set_node(&mut self, node: u32, own: StaticSecret) {
-        self.set_node_engine(node, PkcEngine::with_capacity(own, DEFAULT_PKC_PEERS));
+    ///
+    /// # Errors
+    /// [`Error::UnclampedKey`] as [`PkcEngine::new`].
+    pub fn with_node(self, node: u32, own: StaticSecret) -> Result<Self, Error> {
+        Ok(self.with_node_engine(node, PkcEngine::with_capacity(own, DEFAULT_PKC_PEERS)?))
     }
 
-    /// [`Decoder::set_node`] with an engine configured by the caller (cache
+    /// [`Decoder::with_node`] with an engine configured by the caller (cache
     /// size, TTL). The engine's own replay window should be off: the
-    /// decoder's ([`Decoder::set_replay_window`]) covers every packet.
-    pub fn set_node_engine(&mut self, node: u32, engine: PkcEngine) {
+    /// decoder's ([`Decoder::with_replay_window`]) covers every packet.
+    pub fn with_node_engine(mut self, node: u32, engine: PkcEngine) -> Self {
         let public = *engine.public_key();
         self.nodes.forget(node);
         self.nodes.offer(node, &public);
         self.channels.our_node = Some(node);
         self.pkc = Some(engine);
+        self
     }
 
     /// Refuses (sender, id) pairs already accepted.
-    pub fn set_replay_window(&mut self, window: ReplayWindow) {
+    pub fn with_replay_window(mut self, window: ReplayWindow) -> Self {
         self.replay = Some(window);
+        self
     }
 
     /// Replaces the node table (to preload keys, or to bound it differently).
-    pub fn set_node_table(&mut self, nodes: NodeTable) {
+    pub fn with_node_table(mut self, nodes: NodeTable) -> Self {
         self.nodes = nodes;
+        self
+    }
+
+    /// Judges packets as a node with `policy` would.
+    pub fn with_signature_policy(mut self, policy: SignaturePolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The signature policy.
+    pub fn signature_policy(&self) -> SignaturePolicy {
+        self.policy
     }
 
     /// The node table.
@@ -213,120 +248,30 @@ impl Decoder {
     /// errors); a packet that cannot be decrypted is an `Ok` whose
     /// [`Decoded::error`] says why.
     pub fn decode(&mut self, now: u64, envelope: &[u8]) -> Result<Decoded, Error> {
-        let mut parsed = parse(&self.channels, envelope)?;
+        Ok(self.decode_checked(now, envelope::decode(envelope)?))
+    }
+
+    /// [`Decoder::decode`] of an envelope already parsed (or built around a
+    /// bare `MeshPacket`, [`envelope::decode_packet`]).
+    ///
+    /// # Errors
+    /// [`envelope::check`]'s errors.
+    pub fn decode_envelope(&mut self, now: u64, env: ServiceEnvelope) -> Result<Decoded, Error> {
+        envelope::check(&env)?;
+        Ok(self.decode_checked(now, env))
+    }
+
+    fn decode_checked(&mut self, now: u64, env: ServiceEnvelope) -> Decoded {
+        let mut parsed = parse(&self.channels, &self.nodes, env);
         self.settle(now, &mut parsed);
-        finish(&mut parsed);
-        Ok(parsed.head)
-    }
-
-    /// The stateful step, in input order: PKC, node table, replay window;
-    /// leaves the signature check for the last step in `parsed.check`.
-    fn settle(&mut self, now: u64, parsed: &mut Parsed) {
-        let d = &mut parsed.head;
-        let mut announced = parsed.announced;
-        if let Some((ciphertext, offered)) = parsed.pkc.take() {
-            self.open_pkc(now, d, &ciphertext, offered, parsed.ahead.take());
-            announced = d.data.as_ref().and_then(announced_key);
-        }
-        let Some(data) = &d.data else {
-            return;
-        };
-        let mut check = Check::Settled;
-        if data.xeddsa_signature.is_empty() {
-            if let Some(k) = announced {
-                d.key_event = d.key_event.or(self.nodes.offer(d.from, &k));
-            }
-        } else if let Some(pinned) = self.nodes.get(d.from).copied() {
-            if let Some(k) = announced {
-                d.key_event = d.key_event.or(self.nodes.offer(d.from, &k));
-            }
-            match pinned.verifying_key {
-                Some(vk) => check = Check::With(vk),
-                None => d.signature = Signature::Invalid,
-            }
-        } else if let Some(k) = announced {
-            // First contact: a signed NodeInfo vouches for the key it carries.
-            let valid = VerifyingKey::from_x25519(&k)
-                .and_then(|vk| {
-                    vk.verify(&signed_fields(d.from, d.id, data), &data.xeddsa_signature)
-                })
-                .is_ok();
-            if valid {
-                d.signature = Signature::Valid;
-                d.key_event = d.key_event.or(self.nodes.offer(d.from, &k));
-            } else {
-                d.signature = Signature::Invalid;
-            }
-        } else {
-            d.signature = Signature::UnknownKey;
-        }
-        if let Some(w) = &mut self.replay {
-            if !w.accept(d.from, d.id) {
-                d.error = Some(Undecoded::Replay);
-            }
-        }
-        parsed.check = check;
-    }
-
-    /// Opens a PKC direct message to our node.
-    fn open_pkc(
-        &mut self,
-        now: u64,
-        d: &mut Decoded,
-        ciphertext: &[u8],
-        offered: Option<[u8; 32]>,
-        ahead: Option<Box<batch::Ahead>>,
-    ) {
-        let Some(engine) = &mut self.pkc else {
-            d.error = Some(Undecoded::NoNodeKey);
-            return;
-        };
-        let (key, tentative) = match (self.nodes.get(d.from), offered) {
-            (Some(k), Some(o)) if k.public_key != o => {
-                d.key_event = Some(KeyEvent::Conflict {
-                    node: d.from,
-                    pinned: k.public_key,
-                    offered: o,
-                });
-                (k.public_key, false)
-            }
-            (Some(k), _) => (k.public_key, false),
-            (None, Some(o)) => (o, true),
-            (None, None) => {
-                d.error = Some(Undecoded::UnknownSender);
-                return;
-            }
-        };
-        let packet = PkcPacket {
-            peer_public: &key,
-            from: d.from,
-            id: d.id,
-        };
-        let mut buf = [0u8; MAX_PAYLOAD_LEN];
-        let decoded = match ahead.and_then(|a| (*a).settle(engine, packet)) {
-            Some(decoded) => decoded,
-            None => engine
-                .open_into(now, packet, ciphertext, &mut buf)
-                .and_then(|n| envelope::decode_data(&buf[..n])),
-        };
-        match decoded {
-            Ok(data) => {
-                d.data = Some(data);
-                d.decryption = Decryption::Pkc;
-                if tentative {
-                    d.key_event = self.nodes.offer(d.from, &key);
-                }
-            }
-            Err(e) => d.error = Some(Undecoded::Failed(e)),
-        }
-        buf.zeroize();
+        parsed.head
     }
 }
 
-/// The stateless step: envelope, channel trial decryption, routing of PKC.
-fn parse(channels: &Channels, bytes: &[u8]) -> Result<Parsed, Error> {
-    let env = envelope::decode(bytes)?;
-    let packet = env.packet.expect("envelope::decode checked");
+/// The stateless step: envelope, channel trial decryption, routing of PKC,
+/// and the signature against the key known now.
+fn parse(channels: &Channels, nodes: &NodeTable, env: ServiceEnvelope) -> Parsed {
+    let packet = env.packet.expect("envelope::check passed");
     let mut head = Decoded {
         from: packet.from,
         to: packet.to,
@@ -334,31 +279,49 @@ fn parse(channels: &Channels, bytes: &[u8]) -> Result<Parsed, Error> {
         channel_id: env.channel_id,
         gateway_id: env.gateway_id,
         channel_hash: packet.channel,
-        rx_time: packet.rx_time,
-        hop_limit: packet.hop_limit,
-        hop_start: packet.hop_start,
+        reception: Reception {
+            rx_time: packet.rx_time,
+            rx_snr_bits: packet.rx_snr_bits,
+            rx_rssi: packet.rx_rssi,
+            hop_limit: packet.hop_limit,
+            hop_start: packet.hop_start,
+            relay_node: packet.relay_node,
+            next_hop: packet.next_hop,
+            via_mqtt: packet.via_mqtt,
+            transport: packet.transport_mechanism,
+            claimed_signed: packet.xeddsa_signed,
+        },
         data: None,
         decryption: Decryption::No,
         signature: Signature::Absent,
+        identity: None,
+        verdict: None,
         key_event: None,
         error: None,
     };
     let mut pkc = None;
-    match packet.payload_variant.expect("envelope::decode checked") {
+    match packet.payload_variant.expect("envelope::check passed") {
         PayloadVariant::Decoded(data) => {
             head.data = Some(data);
             head.decryption = Decryption::Plain;
         }
         PayloadVariant::Encrypted(ct) => {
+            let to_us = channels.our_node == Some(head.to);
             if head.channel_id == PKI_CHANNEL_ID || packet.pki_encrypted {
                 match channels.our_node {
                     None => head.error = Some(Undecoded::NoNodeKey),
-                    Some(n) if n != head.to => head.error = Some(Undecoded::NotForUs),
-                    Some(_) => {
-                        let offered = packet.public_key.as_slice().try_into().ok();
-                        pkc = Some((ct, offered));
-                    }
+                    Some(_) if !to_us => head.error = Some(Undecoded::NotForUs),
+                    Some(_) => pkc = Some((ct, packet.public_key.as_slice().try_into().ok())),
                 }
+            } else if to_us
+                && head.channel_hash == 0
+                && !is_broadcast(head.to)
+                && ct.len() > OVERHEAD
+                && channels.by_hash[0].is_empty()
+            {
+                // A direct message uplinked on a channel topic: the firmware
+                // tries PKC for hash 0 addressed to it.
+                pkc = Some((ct, packet.public_key.as_slice().try_into().ok()));
             } else {
                 match try_channels(channels, &head, &ct) {
                     Ok((i, data)) => {
@@ -370,12 +333,57 @@ fn parse(channels: &Channels, bytes: &[u8]) -> Result<Parsed, Error> {
             }
         }
     }
-    Ok(Parsed {
-        announced: head.data.as_ref().and_then(announced_key),
+    let nodeinfo = head.data.as_ref().and_then(nodeinfo_key);
+    let mut parsed = Parsed {
+        announced: nodeinfo.flatten(),
         head,
         pkc,
         ahead: None,
-        check: Check::Settled,
+        signature: None,
+    };
+    if let Some(key) = nodeinfo {
+        parsed.head.identity = Some(identity(&parsed.head, key));
+    }
+    parsed.signature = check_ahead(nodes, &parsed);
+    parsed
+}
+
+/// The identity a NodeInfo reports for its sender.
+fn identity(d: &Decoded, key: Option<[u8; 32]>) -> Identity {
+    let signed = d
+        .data
+        .as_ref()
+        .is_some_and(|data| data.xeddsa_signature.len() == SIGNATURE_LEN);
+    Identity::of(d.from, key.as_ref(), signed)
+}
+
+/// Verifies a 64-byte signature with the sender's pinned key, or for a
+/// first NodeInfo with the announced key when it hashes to the sender.
+fn check_ahead(nodes: &NodeTable, p: &Parsed) -> Option<Checked> {
+    let d = &p.head;
+    let data = d.data.as_ref()?;
+    if data.xeddsa_signature.len() != SIGNATURE_LEN {
+        return None;
+    }
+    let (key, vk) = match nodes.get(d.from) {
+        Some(k) => (k.public_key, k.verifying_key),
+        None => {
+            let a = p.announced.filter(|a| node_number(a) == d.from)?;
+            (a, VerifyingKey::from_x25519(&a).ok())
+        }
+    };
+    Some(Checked {
+        key,
+        valid: verify(vk, d.from, d.id, data),
+    })
+}
+
+/// Whether `data`'s signature verifies with `vk` (`None`: a key with no
+/// Ed25519 counterpart, which verifies nothing).
+fn verify(vk: Option<VerifyingKey>, from: u32, id: u32, data: &Data) -> bool {
+    vk.is_some_and(|vk| {
+        vk.verify(&signed_fields(from, id, data), &data.xeddsa_signature)
+            .is_ok()
     })
 }
 
@@ -400,21 +408,24 @@ fn try_channels(
     let buf = &mut buf[..ct.len()];
     for &i in named.chain(others) {
         buf.copy_from_slice(ct);
-        channels.list[i].key.open_in_place(head.from, head.id, buf);
-        if let Ok(data) = envelope::decode_data(buf) {
-            return Ok((i, data));
+        // `ct` is at most one LoRa payload (envelope::check), so this opens.
+        if let Ok(plain) = channels.list[i].key.open_in_place(head.from, head.id, buf) {
+            if let Ok(data) = envelope::decode_data(plain) {
+                return Ok((i, data));
+            }
         }
     }
     Err(Undecoded::WrongChannelKey)
 }
 
-/// The key a NodeInfo packet announces (`User.public_key`, 32 bytes).
-fn announced_key(data: &Data) -> Option<[u8; 32]> {
+/// For a NodeInfo packet whose payload is a `User`: the key it announces
+/// (`User.public_key` when 32 bytes). `None` for any other packet.
+fn nodeinfo_key(data: &Data) -> Option<Option<[u8; 32]>> {
     if data.portnum != NODEINFO_APP {
         return None;
     }
     let user = envelope::decode_user(&data.payload).ok()?;
-    user.public_key.as_slice().try_into().ok()
+    Some(user.public_key.as_slice().try_into().ok())
 }
 
 fn signed_fields(from: u32, id: u32, data: &Data) -> SignedFields<'_> {
@@ -424,15 +435,4 @@ fn signed_fields(from: u32, id: u32, data: &Data) -> SignedFields<'_> {
         portnum: data.portnum as u32,
         payload: &data.payload,
     }
-}
-
-/// The last (stateless) step: the signature check.
-fn finish(parsed: &mut Parsed) {
-    let (d, check) = (&mut parsed.head, parsed.check);
-    let Check::With(vk) = check else { return };
-    let Some(data) = &d.data else { return };
-    d.signature = match vk.verify(&signed_fields(d.from, d.id, data), &data.xeddsa_signature) {
-        Ok(()) => Signature::Valid,
-        Err(_) => Signature::Invalid,
-    };
 }

@@ -1,8 +1,15 @@
-//! The node table: public keys learned from the feed, first key pinned.
+//! The node table: public keys learned from the feed, first key pinned,
+//! and which nodes have proven that they sign.
 
+use super::super::identity::Identity;
 use super::super::xeddsa::VerifyingKey;
 use super::outcome::KeyEvent;
 use std::collections::HashMap;
+
+/// The table's hasher: aHash with a random per-table seed (node numbers come
+/// from the feed, so the seed keeps them from being ground to collide),
+/// cheaper than SipHash on the decoder's per-packet lookups.
+type NodeHasher = ahash::RandomState;
 
 /// Default number of nodes a table remembers.
 pub const DEFAULT_NODE_CAPACITY: usize = 65_536;
@@ -15,6 +22,9 @@ pub struct NodeKey {
     /// Its XEdDSA verifying key, `None` when the key has no Ed25519
     /// counterpart (such a node's signatures are reported invalid).
     pub verifying_key: Option<VerifyingKey>,
+    /// Whether a signature of this node has verified (the firmware's
+    /// "known signer": its unsigned signable broadcasts are downgrades).
+    pub signer: bool,
 }
 
 impl NodeKey {
@@ -22,7 +32,13 @@ impl NodeKey {
         Self {
             public_key,
             verifying_key: VerifyingKey::from_x25519(&public_key).ok(),
+            signer: false,
         }
+    }
+
+    /// How node `node`'s number relates to this key (see [`Identity`]).
+    pub fn identity(&self, node: u32) -> Identity {
+        Identity::of(node, Some(&self.public_key), self.signer)
     }
 }
 
@@ -33,7 +49,7 @@ impl NodeKey {
 /// key would let a flood of made-up nodes unpin a real one).
 #[derive(Debug, Clone)]
 pub struct NodeTable {
-    nodes: HashMap<u32, NodeKey>,
+    nodes: HashMap<u32, NodeKey, NodeHasher>,
     capacity: usize,
 }
 
@@ -47,7 +63,7 @@ impl NodeTable {
     /// A table remembering at most `capacity` nodes.
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
-            nodes: HashMap::new(),
+            nodes: HashMap::with_hasher(NodeHasher::new()),
             capacity,
         }
     }
@@ -55,6 +71,22 @@ impl NodeTable {
     /// The pinned key of `node`.
     pub fn get(&self, node: u32) -> Option<&NodeKey> {
         self.nodes.get(&node)
+    }
+
+    /// How `node`'s number relates to its pinned key; `None` when no key
+    /// is pinned.
+    pub fn identity(&self, node: u32) -> Option<Identity> {
+        self.get(node).map(|k| k.identity(node))
+    }
+
+    /// Whether a signature of `node` has verified.
+    pub fn is_signer(&self, node: u32) -> bool {
+        self.nodes.get(&node).is_some_and(|k| k.signer)
+    }
+
+    /// Every node with its pinned key, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &NodeKey)> + '_ {
+        self.nodes.iter().map(|(n, k)| (*n, k))
     }
 
     /// Number of nodes known.
@@ -83,6 +115,18 @@ impl NodeTable {
                 self.nodes.insert(node, NodeKey::new(*public_key));
                 Some(KeyEvent::Learned { node })
             }
+        }
+    }
+
+    /// Marks `node` as a signer (a signature of it verified with its pinned
+    /// key); returns false when no key is pinned for it.
+    pub fn mark_signer(&mut self, node: u32) -> bool {
+        match self.nodes.get_mut(&node) {
+            Some(k) => {
+                k.signer = true;
+                true
+            }
+            None => false,
         }
     }
 

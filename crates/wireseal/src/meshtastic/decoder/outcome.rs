@@ -1,6 +1,8 @@
 //! What decoding one envelope tells the caller.
 
-use super::super::envelope::Data;
+use super::super::envelope::{Data, ADMIN_APP, KEY_VERIFICATION_APP, TEXT_MESSAGE_APP};
+use super::super::identity::Identity;
+use super::super::policy::Verdict;
 use super::super::Error;
 
 /// How the packet's `Data` was obtained.
@@ -20,10 +22,14 @@ pub enum Decryption {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Signature {
     /// Verified with the sender's pinned key (or, for a NodeInfo from a node
-    /// seen for the first time, with the key it announces).
+    /// seen for the first time, with the key it announces, which hashes to
+    /// the sender's number).
     Valid,
-    /// Present and not valid for the sender's key (or not 64 bytes).
+    /// 64 bytes that do not verify with the sender's key (or, on a first
+    /// NodeInfo, with a key that is not the sender's).
     Invalid,
+    /// A signature field that is neither empty nor 64 bytes.
+    Malformed,
     /// No signature on the packet, or no `Data` to look at.
     Absent,
     /// Signed, but no public key is known for the sender.
@@ -31,11 +37,12 @@ pub enum Signature {
 }
 
 impl Signature {
-    /// `"valid"`, `"invalid"`, `"absent"` or `"unknown-key"`.
-    pub fn as_str(&self) -> &'static str {
+    /// `"valid"`, `"invalid"`, `"malformed"`, `"absent"` or `"unknown-key"`.
+    pub const fn as_str(&self) -> &'static str {
         match self {
             Signature::Valid => "valid",
             Signature::Invalid => "invalid",
+            Signature::Malformed => "malformed",
             Signature::Absent => "absent",
             Signature::UnknownKey => "unknown-key",
         }
@@ -65,7 +72,7 @@ pub enum Undecoded {
 
 impl Undecoded {
     /// A short stable reason for logs and JSON output.
-    pub fn reason(&self) -> &'static str {
+    pub const fn reason(&self) -> &'static str {
         match self {
             Undecoded::NoChannel => "no-channel",
             Undecoded::WrongChannelKey => "wrong-channel-key",
@@ -107,6 +114,67 @@ pub enum KeyEvent {
     },
 }
 
+impl KeyEvent {
+    /// `"learned"`, `"conflict"` or `"table-full"`.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            KeyEvent::Learned { .. } => "learned",
+            KeyEvent::Conflict { .. } => "conflict",
+            KeyEvent::TableFull { .. } => "table-full",
+        }
+    }
+}
+
+/// Packets about keys and administration, recognised by their port and
+/// reported, never acted on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    /// Remote administration (`ADMIN_APP`): a node authorised by an admin
+    /// key configures another.
+    Admin,
+    /// The key-verification exchange (`KEY_VERIFICATION_APP`) two nodes run
+    /// to confirm each other's keys.
+    KeyVerification,
+}
+
+impl Control {
+    /// `"admin"` or `"key-verification"`.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            Control::Admin => "admin",
+            Control::KeyVerification => "key-verification",
+        }
+    }
+}
+
+/// The header fields of the packet and its reception, as the envelope
+/// carries them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Reception {
+    /// `MeshPacket.rx_time`: seconds since the Unix epoch.
+    pub rx_time: u32,
+    /// `MeshPacket.rx_snr` as the bits of its `float` (see
+    /// [`Reception::rx_snr`]).
+    pub rx_snr_bits: u32,
+    /// `MeshPacket.rx_rssi` (dBm).
+    pub rx_rssi: i32,
+    /// `MeshPacket.hop_limit`.
+    pub hop_limit: u32,
+    /// `MeshPacket.hop_start`.
+    pub hop_start: u32,
+    /// `MeshPacket.relay_node`: last byte of the relaying node's number.
+    pub relay_node: u32,
+    /// `MeshPacket.next_hop`.
+    pub next_hop: u32,
+    /// `MeshPacket.via_mqtt`.
+    pub via_mqtt: bool,
+    /// `MeshPacket.transport_mechanism`.
+    pub transport: i32,
+    /// `MeshPacket.xeddsa_signed`: the uplinking node's claim; never
+    /// trusted ([`Decoded::signature`] is the decoder's own check).
+    pub claimed_signed: bool,
+}
+
 /// One decoded envelope.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decoded {
@@ -122,22 +190,31 @@ pub struct Decoded {
     pub gateway_id: String,
     /// `MeshPacket.channel`: the channel hash of an encrypted packet.
     pub channel_hash: u32,
-    /// `MeshPacket.rx_time`.
-    pub rx_time: u32,
-    /// `MeshPacket.hop_limit`.
-    pub hop_limit: u32,
-    /// `MeshPacket.hop_start`.
-    pub hop_start: u32,
+    /// Header fields and reception details.
+    pub reception: Reception,
     /// The packet's `Data`, when decoded.
     pub data: Option<Data>,
     /// How `data` was obtained.
     pub decryption: Decryption,
     /// The signature check.
     pub signature: Signature,
+    /// For a NodeInfo packet: how the sender's number relates to the key it
+    /// announces.
+    pub identity: Option<Identity>,
+    /// For a decoded packet: what the decoder's signature policy makes of it.
+    pub verdict: Option<Verdict>,
     /// What the node table did with a key this packet announced.
     pub key_event: Option<KeyEvent>,
     /// Why the packet was not decoded, when it was not.
     pub error: Option<Undecoded>,
+}
+
+impl Reception {
+    /// `MeshPacket.rx_snr` in dB (any float the sender put there, NaN
+    /// included).
+    pub fn rx_snr(&self) -> f32 {
+        f32::from_bits(self.rx_snr_bits)
+    }
 }
 
 impl Decoded {
@@ -154,9 +231,30 @@ impl Decoded {
     /// The text of a text message (portnum 1) that is valid UTF-8.
     pub fn text(&self) -> Option<&str> {
         let d = self.data.as_ref()?;
-        if d.portnum != super::super::envelope::TEXT_MESSAGE_APP {
+        if d.portnum != TEXT_MESSAGE_APP {
             return None;
         }
         core::str::from_utf8(&d.payload).ok()
     }
+
+    /// An administration or key-verification packet, by its port.
+    pub fn control(&self) -> Option<Control> {
+        match self.portnum()? {
+            ADMIN_APP => Some(Control::Admin),
+            KEY_VERIFICATION_APP => Some(Control::KeyVerification),
+            _ => None,
+        }
+    }
+
+    /// Whether the packet went to every node (`to` is `0xffffffff`, or 1
+    /// for "every node, not over LoRa").
+    pub fn is_broadcast(&self) -> bool {
+        is_broadcast(self.to)
+    }
+}
+
+/// The firmware's `isBroadcast`: `0xffffffff`, or 1 ("broadcast, not over
+/// LoRa").
+pub(crate) const fn is_broadcast(to: u32) -> bool {
+    to == u32::MAX || to == 1
 }

@@ -37,12 +37,20 @@ pub struct MeshPacket {
     /// Receive time, seconds since the Unix epoch.
     #[prost(fixed32, tag = "7")]
     pub rx_time: u32,
+    /// Signal-to-noise ratio at the receiving gateway (dB), as the bits of
+    /// its `float` (`f32::from_bits`): kept as bits so that packets compare
+    /// equal to themselves whatever the sender put there (a NaN included).
+    #[prost(fixed32, tag = "8")]
+    pub rx_snr_bits: u32,
     /// Hops left.
     #[prost(uint32, tag = "9")]
     pub hop_limit: u32,
     /// Sender wants an acknowledgement.
     #[prost(bool, tag = "10")]
     pub want_ack: bool,
+    /// Received signal strength at the receiving gateway (dBm).
+    #[prost(int32, tag = "12")]
+    pub rx_rssi: i32,
     /// Came through MQTT.
     #[prost(bool, tag = "14")]
     pub via_mqtt: bool,
@@ -61,6 +69,15 @@ pub struct MeshPacket {
     /// Relaying node (last byte of its node number).
     #[prost(uint32, tag = "19")]
     pub relay_node: u32,
+    /// How the uplinking node received it (`TransportMechanism`: 0 internal,
+    /// 1 LoRa, 5 MQTT, ...).
+    #[prost(int32, tag = "21")]
+    pub transport_mechanism: i32,
+    /// The uplinking node's claim that the packet carried a valid XEdDSA
+    /// signature. Never trusted: the firmware resets it and checks the
+    /// signature itself, and so does the decoder.
+    #[prost(bool, tag = "22")]
+    pub xeddsa_signed: bool,
 }
 
 /// The two payload forms of a [`MeshPacket`].
@@ -121,7 +138,48 @@ pub struct User {
     /// Short name.
     #[prost(string, tag = "3")]
     pub short_name: String,
+    /// Hardware model (`HardwareModel` enum value).
+    #[prost(int32, tag = "5")]
+    pub hw_model: i32,
+    /// Licensed amateur radio operator (no encryption).
+    #[prost(bool, tag = "6")]
+    pub is_licensed: bool,
+    /// Device role (`Config.DeviceConfig.Role` enum value).
+    #[prost(int32, tag = "7")]
+    pub role: i32,
     /// The node's X25519 public key (32 bytes), or empty.
     #[prost(bytes = "vec", tag = "8")]
     pub public_key: Vec<u8>,
+}
+
+/// `Position`: the payload of a position packet (portnum 3), the fields
+/// a map needs.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Position {
+    /// Latitude in 1e-7 degrees.
+    #[prost(sfixed32, optional, tag = "1")]
+    pub latitude_i: Option<i32>,
+    /// Longitude in 1e-7 degrees.
+    #[prost(sfixed32, optional, tag = "2")]
+    pub longitude_i: Option<i32>,
+    /// Altitude above mean sea level, metres.
+    #[prost(int32, optional, tag = "3")]
+    pub altitude: Option<i32>,
+    /// Fix time, seconds since the Unix epoch.
+    #[prost(fixed32, tag = "4")]
+    pub time: u32,
+}
+
+/// `KeyVerification`: the payload of a key-verification packet (portnum 12).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct KeyVerification {
+    /// The requesting node's random value.
+    #[prost(uint64, tag = "1")]
+    pub nonce: u64,
+    /// The final hash (sent by the requesting node at the end).
+    #[prost(bytes = "vec", tag = "2")]
+    pub hash1: Vec<u8>,
+    /// The intermediate hash (sent by the responding node).
+    #[prost(bytes = "vec", tag = "3")]
+    pub hash2: Vec<u8>,
 }

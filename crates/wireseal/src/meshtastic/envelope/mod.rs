@@ -28,7 +28,9 @@
 
 pub mod messages;
 
-pub use messages::{Data, MeshPacket, PayloadVariant, ServiceEnvelope, User};
+pub use messages::{
+    Data, KeyVerification, MeshPacket, PayloadVariant, Position, ServiceEnvelope, User,
+};
 
 use super::{Error, MAX_PAYLOAD_LEN};
 use prost::Message;
@@ -42,12 +44,20 @@ pub const MAX_ID_LEN: usize = 64;
 pub const MAX_DATA_LEN: usize = MAX_PAYLOAD_LEN;
 /// X25519 public key length.
 pub const PUBLIC_KEY_LEN: usize = 32;
-/// The `channel_id` of PKC direct messages.
+/// The `channel_id` of PKC direct messages; gateways publish them under
+/// `<root>/2/e/PKI/<gateway>`.
 pub const PKI_CHANNEL_ID: &str = "PKI";
 /// The `portnum` of text messages.
 pub const TEXT_MESSAGE_APP: i32 = 1;
+/// The `portnum` of position packets (payload: [`Position`]).
+pub const POSITION_APP: i32 = 3;
 /// The `portnum` of NodeInfo packets (payload: [`User`]).
 pub const NODEINFO_APP: i32 = 4;
+/// The `portnum` of remote administration packets (`AdminMessage`).
+pub const ADMIN_APP: i32 = 6;
+/// The `portnum` of the key-verification exchange (payload:
+/// [`KeyVerification`]).
+pub const KEY_VERIFICATION_APP: i32 = 12;
 
 /// Decodes and checks an envelope.
 ///
@@ -142,6 +152,47 @@ pub fn decode_data(plaintext: &[u8]) -> Result<Data, Error> {
 /// [`Error::Malformed`] when it is not a `User`.
 pub fn decode_user(payload: &[u8]) -> Result<User, Error> {
     User::decode(payload).map_err(|_| Error::Malformed { what: "User" })
+}
+
+/// Parses the [`Position`] of a position payload.
+///
+/// # Errors
+/// [`Error::Malformed`] when it is not a `Position`.
+pub fn decode_position(payload: &[u8]) -> Result<Position, Error> {
+    Position::decode(payload).map_err(|_| Error::Malformed { what: "Position" })
+}
+
+/// Parses the [`KeyVerification`] of a key-verification payload.
+///
+/// # Errors
+/// [`Error::Malformed`] when it is not a `KeyVerification`.
+pub fn decode_key_verification(payload: &[u8]) -> Result<KeyVerification, Error> {
+    KeyVerification::decode(payload).map_err(|_| Error::Malformed {
+        what: "KeyVerification",
+    })
+}
+
+/// Parses a bare `MeshPacket` (what a node logs or sends to its phone),
+/// with the checks [`decode`] applies to the packet inside an envelope.
+///
+/// # Errors
+/// [`Error::TooLong`] over [`MAX_ENVELOPE_LEN`]; [`Error::Malformed`] when
+/// the bytes are not a `MeshPacket` or carry no payload;
+/// [`Error::FieldLength`] as [`decode`].
+pub fn decode_packet(bytes: &[u8]) -> Result<MeshPacket, Error> {
+    if bytes.len() > MAX_ENVELOPE_LEN {
+        return Err(Error::TooLong {
+            len: bytes.len(),
+            max: MAX_ENVELOPE_LEN,
+        });
+    }
+    let packet = MeshPacket::decode(bytes).map_err(|_| Error::Malformed { what: "MeshPacket" })?;
+    let env = ServiceEnvelope {
+        packet: Some(packet),
+        ..Default::default()
+    };
+    check(&env)?;
+    Ok(env.packet.expect("set above"))
 }
 
 /// Bytes [`encode_into`] writes for `env`.
