@@ -281,7 +281,9 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         )
         .seed("target >= 1.8x"),
     ];
-    mark_skipped(rows, LDK)
+    let mut rows = mark_skipped(rows, LDK);
+    rows.extend(super::sphinx_attribution::rows(ctx));
+    rows
 }
 
 #[cfg(test)]
