@@ -210,6 +210,21 @@ mod ldk {
             calls_per_sample(per, &mut &mut *derive),
             calls_per_sample(per, &mut &mut *wrap),
         );
+        // LDK's origin reads the packets the timed rounds send as wireseal
+        // does: every hop's hold time and hop 20 failing.
+        let seen = net.origin_decode_events(&fake_pubs, |onion, hash| {
+            let s = peel(onion, &node1, &fake, hash);
+            let (p, a, _) = failure_from(&s, 20);
+            Some((p, Some(a.as_bytes().to_vec())))
+        });
+        let mut want = vec![12u32; 19];
+        want.push(3);
+        assert_eq!(seen.hold_times, want, "LDK's hold times");
+        assert_eq!(
+            seen.failing_node.map(|k| k.serialize()),
+            Some(fake_pubs[18]),
+            "LDK's failing node"
+        );
         let rounds = 2 * ctx.samples() + 1;
         let (mut ou, mut od, mut ow) = (Vec::new(), Vec::new(), Vec::new());
         let (mut diff, mut slope) = (Vec::new(), Vec::new());
@@ -219,7 +234,7 @@ mod ldk {
                 .origin_decode(&fake_pubs, |onion, hash| {
                     let s = peel(onion, &node1, &fake, hash);
                     let (p, a, _) = failure_from(&s, 20);
-                    Some((p, a.as_bytes().to_vec()))
+                    Some((p, Some(a.as_bytes().to_vec())))
                 })
                 .as_secs_f64();
             let malformed = net.origin_decode(&fake_pubs, |_, _| None).as_secs_f64();

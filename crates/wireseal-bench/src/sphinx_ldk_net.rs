@@ -21,12 +21,13 @@ use lightning::bitcoin::hashes::Hash;
 use lightning::bitcoin::secp256k1::PublicKey;
 use lightning::bitcoin::{Block, CompactTarget, Network};
 use lightning::chain::{BestBlock, Listen};
-use lightning::events::Event;
+use lightning::events::{Event, PathFailure};
 use lightning::ln::channelmanager::{PaymentId, RecipientOnionFields};
 use lightning::ln::msgs::{
     ChannelMessageHandler, CommitmentUpdate, MessageSendEvent, UpdateFailHTLC,
     UpdateFailMalformedHTLC,
 };
+use lightning::routing::gossip::NetworkUpdate;
 use lightning::routing::router::{Path, Route, RouteHop};
 use lightning::types::features::{ChannelFeatures, NodeFeatures};
 use lightning::types::payment::{PaymentHash, PaymentPreimage, PaymentSecret};
@@ -91,14 +92,21 @@ fn commit(a: &Node, b: &Node, u: &CommitmentUpdate) {
     finish(a, b);
 }
 
-/// An `update_fail_htlc` with `reason` and attribution data replaced,
-/// through its wire encoding (`reason` is crate-private in LDK).
-pub fn with_reason(msg: &UpdateFailHTLC, reason: &[u8], attribution: &[u8]) -> UpdateFailHTLC {
+/// An `update_fail_htlc` with `reason` and attribution data (920 bytes,
+/// or none) replaced, through its wire encoding (`reason` is crate-private
+/// in LDK).
+pub fn with_reason(
+    msg: &UpdateFailHTLC,
+    reason: &[u8],
+    attribution: Option<&[u8]>,
+) -> UpdateFailHTLC {
     let mut b = msg.encode()[..40].to_vec();
     b.extend_from_slice(&(reason.len() as u16).to_be_bytes());
     b.extend_from_slice(reason);
-    b.extend_from_slice(&[0x01, 0xfd, 0x03, 0x98]);
-    b.extend_from_slice(attribution);
+    if let Some(a) = attribution {
+        b.extend_from_slice(&[0x01, 0xfd, 0x03, 0x98]);
+        b.extend_from_slice(a);
+    }
     UpdateFailHTLC::read_from_fixed_length_buffer(&mut &b[..]).expect("a valid message")
 }
 
@@ -130,6 +138,15 @@ fn hop(pubkey: PublicKey, scid: u64, fee_msat: u64, cltv: u32) -> RouteHop {
         cltv_expiry_delta: cltv,
         maybe_announced_channel: false,
     }
+}
+
+/// What LDK's origin reported about a failure: the hold times (units of
+/// 100 ms) and the node its network update names, if any.
+pub struct Outcome {
+    /// Hold times, in path order.
+    pub hold_times: Vec<u32>,
+    /// The node a `NodeFailure` update names.
+    pub failing_node: Option<PublicKey>,
 }
 
 /// Three LDK nodes in a line, channels 0-1 and 1-2 open.
@@ -225,8 +242,46 @@ impl Net {
     pub fn origin_decode(
         &mut self,
         fake: &[[u8; 33]],
-        fail: impl FnOnce(&[u8], &[u8; 32]) -> Option<(Vec<u8>, Vec<u8>)>,
+        fail: impl FnOnce(&[u8], &[u8; 32]) -> Option<(Vec<u8>, Option<Vec<u8>>)>,
     ) -> Duration {
+        self.origin_run(fake, fail).0
+    }
+
+    /// [`Net::origin_decode`], returning what LDK's origin reported instead
+    /// of the time.
+    pub fn origin_decode_events(
+        &mut self,
+        fake: &[[u8; 33]],
+        fail: impl FnOnce(&[u8], &[u8; 32]) -> Option<(Vec<u8>, Option<Vec<u8>>)>,
+    ) -> Outcome {
+        let events = self.origin_run(fake, fail).1;
+        for e in events {
+            if let Event::PaymentPathFailed {
+                hold_times,
+                failure,
+                ..
+            } = e
+            {
+                let failing_node = match failure {
+                    PathFailure::OnPath {
+                        network_update: Some(NetworkUpdate::NodeFailure { node_id, .. }),
+                    } => Some(node_id),
+                    _ => None,
+                };
+                return Outcome {
+                    hold_times,
+                    failing_node,
+                };
+            }
+        }
+        unreachable!("origin_run checks for the event")
+    }
+
+    fn origin_run(
+        &mut self,
+        fake: &[[u8; 33]],
+        fail: impl FnOnce(&[u8], &[u8; 32]) -> Option<(Vec<u8>, Option<Vec<u8>>)>,
+    ) -> (Duration, Vec<Event>) {
         let mut hops = vec![hop(self.n[1].id, self.scid01, 1000, 72)];
         let last = fake.len();
         for (i, k) in fake.iter().enumerate() {
@@ -247,7 +302,7 @@ impl Net {
         let mut timed = Duration::ZERO;
         match &reply {
             Some((reason, attribution)) => {
-                let m = with_reason(theirs, reason, attribution);
+                let m = with_reason(theirs, reason, attribution.as_deref());
                 let t0 = Instant::now();
                 a.cm.handle_update_fail_htlc(b.id, &m);
                 timed += t0.elapsed();
@@ -277,7 +332,7 @@ impl Net {
                 .any(|e| matches!(e, Event::PaymentPathFailed { .. })),
             "LDK's origin reports the failure"
         );
-        timed
+        (timed, events)
     }
 
     /// Node 1 fails `count` HTLCs back from node 2 to node 0 in one
