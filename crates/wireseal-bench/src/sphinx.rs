@@ -193,7 +193,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             GO,
             go20.as_ref().copied(),
         )
-        .seed("lightning-onion 2.70 ms, 1,212 allocs (issue)"),
+        .seed("lightning-onion 2.70 ms, 1,212 allocs on a faster reference machine"),
         Row::new(
             S,
             "build 20 hops",
@@ -203,7 +203,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             LDK,
             Some(l20 * us),
         )
-        .seed("LDK ~1.0 ms (issue)"),
+        .seed("LDK ~1.0 ms on a faster reference machine"),
         Row::new(
             S,
             "build 20 hops vs floor (20 ECDH + 20 k·G)",
@@ -251,7 +251,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             GO,
             gop.as_ref().copied(),
         )
-        .seed("lightning-onion 0.40 ms (issue); target >= 6x"),
+        .seed("lightning-onion 0.40 ms on a faster reference machine; target >= 6x"),
         Row::new(
             S,
             "peel 1 hop (of 20)",
