@@ -251,7 +251,7 @@ pub struct Failure {
 impl Failure {
     /// The failing hop's index in the route's hop list (`hop - 1`).
     pub const fn hop_index(&self) -> usize {
-        self.hop - 1
+        self.hop.saturating_sub(1)
     }
 }
 
@@ -274,22 +274,22 @@ pub struct Unwrapped {
     pub hold_times_ms: Vec<u64>,
     /// The hop to blame, counted from 1, when the message cannot be trusted
     /// or the attribution breaks: the first hop whose attribution HMAC does
-    /// not verify; else, for an unattributable packet, the first hop when
-    /// attribution is absent, and the hop after the last one that vouched
-    /// when it is valid (the last hop of a route of up to 20 hops, hop 21
-    /// beyond); else, for a malformed message, the hop that sent it.
+    /// not verify; else, for an unattributable packet, hop 1 when
+    /// attribution is absent and, when it is valid, the route's last hop
+    /// (hop 21 on a longer route: the first that could not vouch); else,
+    /// for a malformed message, the hop that sent it.
     pub blamed_hop: Option<usize>,
 }
 
 impl Unwrapped {
     /// The failing hop's index in the route's hop list (`hop - 1`).
     pub fn hop_index(&self) -> Option<usize> {
-        self.hop.map(|h| h - 1)
+        self.hop.map(|h| h.saturating_sub(1))
     }
 
     /// The blamed hop's index in the route's hop list (`blamed_hop - 1`).
     pub fn blamed_index(&self) -> Option<usize> {
-        self.blamed_hop.map(|h| h - 1)
+        self.blamed_hop.map(|h| h.saturating_sub(1))
     }
 
     /// The failure, when a hop's HMAC verifies and its message is well
