@@ -2,7 +2,7 @@
 //! succeeds on bytes the fuzzer made up (it does not know the hop secrets).
 //! With an odd first byte the input is instead a failure message that a hop
 //! of the route creates and the hops before it wrap: unwrap must name that
-//! hop and return the message.
+//! hop (counted from 1) and return the message.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use wireseal::sphinx::{failure, keys, HopSecrets};
@@ -21,12 +21,12 @@ fuzz_target!(|data: &[u8]| {
         assert!(failure::unwrap(&secrets, rest).is_err());
         return;
     }
-    let failing = rest.first().map_or(0, |b| *b as usize % hops);
-    let Ok(mut packet) = failure::create_to_vec(secrets.get(failing).unwrap(), rest) else {
+    let failing = 1 + rest.first().map_or(0, |b| *b as usize % hops);
+    let Ok(mut packet) = failure::create_to_vec(secrets.hop(failing).unwrap(), rest) else {
         return;
     };
-    for i in (0..failing).rev() {
-        failure::wrap_in_place(secrets.get(i).unwrap(), &mut packet);
+    for h in (1..failing).rev() {
+        failure::wrap_in_place(secrets.hop(h).unwrap(), &mut packet).unwrap();
     }
     let f = failure::unwrap(&secrets, &packet).unwrap();
     assert_eq!(f.hop, failing);

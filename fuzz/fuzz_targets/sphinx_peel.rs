@@ -8,7 +8,7 @@ use libfuzzer_sys::fuzz_target;
 use wireseal::hazmat::chacha20::KeyStream;
 use wireseal::hazmat::sha::hmac_sha256;
 use wireseal::keys::PrivateKey;
-use wireseal::sphinx::{keys, Onion, Peeled, PAYMENT_AREA};
+use wireseal::sphinx::{keys, Area, Onion, Peeled, PAYMENT_AREA};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(!p.payload().is_empty());
         assert!(p.payload().len() + 32 < PAYMENT_AREA);
         if let Peeled::Forward { next, .. } = p {
-            assert_eq!(next.area_len(), PAYMENT_AREA);
+            assert_eq!(next.area(), Area::Payment);
         }
     }
 });

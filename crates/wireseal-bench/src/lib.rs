@@ -19,12 +19,17 @@ pub mod peers;
 mod python;
 pub mod report;
 mod sphinx;
+mod sphinx_attribution;
 mod sphinx_baselines;
 #[cfg(feature = "rust-peers")]
 mod sphinx_ldk;
 #[cfg(not(feature = "rust-peers"))]
 #[path = "peers/ldk_absent.rs"]
 mod sphinx_ldk;
+#[cfg(feature = "rust-peers")]
+mod sphinx_ldk_net;
+#[cfg(feature = "rust-peers")]
+mod sphinx_ldk_node;
 mod timing;
 
 pub use timing::Ctx;

@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::time::Instant;
 use wireseal::batch::Batch;
 use wireseal::keys::{PrivateKey, PublicKey};
-use wireseal::sphinx::{self, keys, Hop, Onion, Padding, PeelItem, Route, PAYMENT_AREA};
+use wireseal::sphinx::{self, keys, Hop, Onion, Padding, PeelItem, Route};
 
 const S: &str = "sphinx";
 const GO: &str = "lightning-onion v1.3.0 (Go)";
@@ -60,12 +60,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
 
     let mut buf = vec![0u8; sphinx::PAYMENT_ONION_LEN];
     let build = |hops: &[Hop], buf: &mut [u8]| {
-        let route = Route {
-            hops,
-            associated_data: &ad,
-            area: PAYMENT_AREA,
-            padding: Padding::Deterministic,
-        };
+        let route = Route::new(hops, &ad).with_padding(Padding::Deterministic);
         sphinx::build_into(&session, &route, buf).expect("builds")
     };
     // Warm up (lazy context set-up, caches, clock) before the first figure.
@@ -128,12 +123,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
 
     // Peel one layer (of 20), from the wire bytes: against its floor, LDK and
     // lightning-onion.
-    let route20 = Route {
-        hops: &hops20,
-        associated_data: &ad,
-        area: PAYMENT_AREA,
-        padding: Padding::Deterministic,
-    };
+    let route20 = Route::new(&hops20, &ad).with_padding(Padding::Deterministic);
     let onion20 = sphinx::build_to_vec(&session, &route20).expect("builds").0;
     let peel = || {
         Onion::parse(&onion20)
@@ -162,9 +152,12 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let n = if ctx.full { 4096 } else { 512 };
     let onions: Vec<Vec<u8>> = (0..64)
         .map(|_| {
-            sphinx::build_to_vec(&PrivateKey::random(), &Route::payment(&hops20, &ad))
-                .expect("builds")
-                .0
+            sphinx::build_to_vec(
+                &PrivateKey::random(),
+                &Route::new(&hops20, &ad).with_padding(Padding::Random),
+            )
+            .expect("builds")
+            .0
         })
         .collect();
     let items: Vec<PeelItem> = (0..n)
@@ -200,7 +193,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             GO,
             go20.as_ref().copied(),
         )
-        .seed("lightning-onion 2.70 ms, 1,212 allocs (issue)"),
+        .seed("lightning-onion 2.70 ms, 1,212 allocs on a faster reference machine"),
         Row::new(
             S,
             "build 20 hops",
@@ -210,7 +203,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             LDK,
             Some(l20 * us),
         )
-        .seed("LDK ~1.0 ms (issue)"),
+        .seed("LDK ~1.0 ms on a faster reference machine"),
         Row::new(
             S,
             "build 20 hops vs floor (20 ECDH + 20 k·G)",
@@ -258,7 +251,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             GO,
             gop.as_ref().copied(),
         )
-        .seed("lightning-onion 0.40 ms (issue); target >= 6x"),
+        .seed("lightning-onion 0.40 ms on a faster reference machine; target >= 6x"),
         Row::new(
             S,
             "peel 1 hop (of 20)",
@@ -288,7 +281,9 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         )
         .seed("target >= 1.8x"),
     ];
-    mark_skipped(rows, LDK)
+    let mut rows = mark_skipped(rows, LDK);
+    rows.extend(super::sphinx_attribution::rows(ctx));
+    rows
 }
 
 #[cfg(test)]

@@ -171,7 +171,7 @@ mod tests {
     //! Interop with LDK through its public onion API.
     use super::*;
     use wireseal::keys::{PrivateKey as WsKey, PublicKey as WsPub};
-    use wireseal::sphinx::{self, keys, tlv, Hop, Onion, Padding, Peeled, Route, PAYMENT_AREA};
+    use wireseal::sphinx::{self, keys, tlv, Hop, Onion, Padding, Peeled, Route};
 
     fn tu(v: u64) -> Vec<u8> {
         let b = v.to_be_bytes();
@@ -217,12 +217,7 @@ mod tests {
                 payload: p,
             })
             .collect();
-        let route = Route {
-            hops: &hops,
-            associated_data: &[5; 32],
-            area: PAYMENT_AREA,
-            padding: Padding::Deterministic,
-        };
+        let route = Route::new(&hops, &[5; 32]).with_padding(Padding::Deterministic);
         let (mine, _) =
             sphinx::build_to_vec(&WsKey::from_bytes(&session).unwrap(), &route).unwrap();
         assert_eq!(hex::encode(mine), hex::encode(&onion));
@@ -257,7 +252,7 @@ mod tests {
                 payload: &fin,
             },
         ];
-        let (bytes, _) = sphinx::build_to_vec(&session, &Route::payment(&hops, &ph)).unwrap();
+        let (bytes, _) = sphinx::build_to_vec(&session, &Route::new(&hops, &ph)).unwrap();
         let nxt = ldk
             .peel(&bytes, ph, 50_010, cltv_out + 72)
             .unwrap()
@@ -271,7 +266,7 @@ mod tests {
             pubkey: ldk_pub,
             payload: &fin,
         }];
-        let (mut bytes, _) = sphinx::build_to_vec(&session, &Route::payment(&hops, &ph)).unwrap();
+        let (mut bytes, _) = sphinx::build_to_vec(&session, &Route::new(&hops, &ph)).unwrap();
         assert_eq!(ldk.peel(&bytes, ph, 50_000, cltv_out).unwrap(), None);
         // Tampered: LDK refuses.
         bytes[600] ^= 1;

@@ -7,9 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use wireseal::keys::{PrivateKey, PublicKey};
-use wireseal::sphinx::{
-    build, failure, keys, Hop, Onion, Padding, Peeled, MESSAGE_AREA_LARGE, PAYMENT_AREA,
-};
+use wireseal::sphinx::{build, failure, keys, Area, Hop, Onion, Padding, Peeled};
 use wireseal_bench::peers::{go_sphinx, skip_or_fail};
 
 /// The lightning-onion helper from [`wireseal_bench::peers::go_sphinx`];
@@ -75,7 +73,7 @@ fn hops_json(r: &Route) -> Value {
     )
 }
 
-fn ours(session: &PrivateKey, r: &Route, ad: &[u8], area: usize) -> Onion {
+fn ours(session: &PrivateKey, r: &Route, ad: &[u8], area: Area) -> Onion {
     let hops: Vec<Hop> = r
         .keys
         .iter()
@@ -85,12 +83,9 @@ fn ours(session: &PrivateKey, r: &Route, ad: &[u8], area: usize) -> Onion {
             payload: p,
         })
         .collect();
-    let route = wireseal::sphinx::Route {
-        hops: &hops,
-        associated_data: ad,
-        area,
-        padding: Padding::Deterministic,
-    };
+    let route = wireseal::sphinx::Route::new(&hops, ad)
+        .with_area(area)
+        .with_padding(Padding::Deterministic);
     build(session, &route).unwrap().0
 }
 
@@ -100,10 +95,10 @@ fn wireseal_onions_peel_in_lightning_onion_and_back() {
     let bin = &bin;
     let ad = [0x42u8; 32];
     for (n, len, area) in [
-        (1, 30, PAYMENT_AREA),
-        (5, 40, PAYMENT_AREA),
-        (20, 20, PAYMENT_AREA),
-        (4, 5000, MESSAGE_AREA_LARGE),
+        (1, 30, Area::Payment),
+        (5, 40, Area::Payment),
+        (20, 20, Area::Payment),
+        (4, 5000, Area::MessageLarge),
     ] {
         let r = route(n, len, 0x30);
         let session = PrivateKey::from_bytes(&[0x11; 32]).unwrap();
@@ -113,7 +108,7 @@ fn wireseal_onions_peel_in_lightning_onion_and_back() {
         let theirs = call(
             bin,
             json!({"op": "build", "session_key": hex::encode([0x11u8; 32]),
-            "associated_data": hex::encode(ad), "hops": hops_json(&r), "area": area}),
+            "associated_data": hex::encode(ad), "hops": hops_json(&r), "area": area.bytes()}),
         );
         assert_eq!(
             hex::encode(mine.to_vec()),
@@ -138,7 +133,7 @@ fn wireseal_onions_peel_in_lightning_onion_and_back() {
                         hex::encode(next.to_vec()),
                         go["next_onion"].as_str().unwrap()
                     );
-                    cur = Onion::parse_any(&s(&go["next_onion"])).unwrap();
+                    cur = Onion::parse_message(&s(&go["next_onion"])).unwrap();
                 }
                 Peeled::Final { payload, .. } => {
                     assert_eq!(payload, r.payloads[i]);
@@ -162,7 +157,7 @@ fn failures_cross_both_ways() {
     let (_, secrets) = keys::session_secrets(&session, pubs.iter().copied()).unwrap();
     // Ephemeral key seen by each hop, from peeling.
     let mut eph = Vec::new();
-    let mut cur = ours(&session, &r, &ad, PAYMENT_AREA);
+    let mut cur = ours(&session, &r, &ad, Area::Payment);
     for k in &r.keys {
         eph.push(*cur.ephemeral_key());
         if let Peeled::Forward { next, .. } = cur.clone().peel(k, &ad).unwrap() {
@@ -184,11 +179,11 @@ fn failures_cross_both_ways() {
             json!({"op": "fail", "hops": hops, "message": hex::encode(&msg)}),
         );
         let f = failure::unwrap(&secrets, &s(&go["packet"])).unwrap();
-        assert_eq!((f.hop, &f.message), (failing, &msg));
+        assert_eq!((f.hop_index(), &f.message), (failing, &msg));
         // We create and wrap; Go attributes.
-        let mut p = failure::create_to_vec(secrets.get(failing).unwrap(), &msg).unwrap();
+        let mut p = failure::create_to_vec(secrets.hop(failing + 1).unwrap(), &msg).unwrap();
         for i in (0..failing).rev() {
-            failure::wrap_in_place(secrets.get(i).unwrap(), &mut p);
+            failure::wrap_in_place(secrets.hop(i + 1).unwrap(), &mut p).unwrap();
         }
         assert_eq!(hex::encode(&p), go["packet"].as_str().unwrap());
         let back = call(

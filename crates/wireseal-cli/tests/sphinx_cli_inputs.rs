@@ -1,5 +1,5 @@
 //! `wireseal onion` inputs, against the BOLT #4 vectors: bad input fails
-//! cleanly, `--area` and hop payload checks, secret keys never echoed, and
+//! cleanly, `--area`, `--padding` and hop payload checks, secret keys never echoed, and
 //! keys from files and the environment.
 
 use serde_json::Value;
@@ -35,7 +35,7 @@ fn bad_input_fails_cleanly() {
                 ad,
                 &tampered,
             ],
-            "HMAC",
+            "authentication failed",
         ),
         (
             vec![
@@ -64,7 +64,7 @@ fn bad_input_fails_cleanly() {
                 ad,
                 onion,
             ],
-            "HMAC",
+            "authentication failed",
         ),
         (
             vec!["onion", "build", "--session-key", key, "--hop", "02aa"],
@@ -100,7 +100,7 @@ fn bad_input_fails_cleanly() {
         "00".repeat(1300)
     );
     let (success, _, err) = run(&["onion", "build", "--session-key", key, "--hop", &big]);
-    assert!(!success && err.contains("payload area"), "{err}");
+    assert!(!success && err.contains("at most 1300"), "{err}");
 }
 
 #[test]
@@ -128,11 +128,20 @@ fn node_key_from_environment() {
 }
 
 #[test]
-fn area_is_1300_or_32768_only() {
+fn area_is_payment_or_message_large_only() {
     let o = vec_file("onion-test.json");
     let key = s(&o["generate"]["session_key"]);
     let hop = format!("{}:0102", s(&o["generate"]["hops"][0]["pubkey"]));
-    for bad in ["100", "4000000000", "0", "1301", "0x10000", "big"] {
+    for bad in [
+        "100",
+        "4000000000",
+        "0",
+        "1301",
+        "0x514",
+        "big",
+        "Payment",
+        "message_large",
+    ] {
         let (success, out, err) = run(&[
             "onion",
             "build",
@@ -145,13 +154,18 @@ fn area_is_1300_or_32768_only() {
         ]);
         assert!(!success, "--area {bad} succeeded: {out}");
         assert!(err.contains("--area"), "{bad}: {err}");
+        // The library's message names both areas.
+        assert!(
+            err.contains("`payment` (1300 bytes)") && err.contains("`message-large` (32768 bytes)"),
+            "{bad}: {err}"
+        );
         assert!(!err.contains("panicked"), "{err}");
     }
     for (area, len) in [
+        ("payment", 1366),
         ("1300", 1366),
-        ("0x514", 1366),
+        ("message-large", 32834),
         ("32768", 32834),
-        ("0x8000", 32834),
     ] {
         let out = ok(&[
             "onion",
@@ -165,17 +179,22 @@ fn area_is_1300_or_32768_only() {
         ]);
         assert_eq!(out.len(), 2 * len, "--area {area}");
     }
-    let (_, _, err) = run(&[
-        "onion",
-        "build",
-        "--session-key",
-        key,
-        "--hop",
-        &hop,
-        "--area",
-        "100",
-    ]);
-    assert!(err.contains("1300") && err.contains("32768"), "{err}");
+    for bad in ["Random", "pad", ""] {
+        let (success, _, err) = run(&[
+            "onion",
+            "build",
+            "--session-key",
+            key,
+            "--hop",
+            &hop,
+            "--padding",
+            bad,
+        ]);
+        assert!(
+            !success && err.contains("`deterministic` or `random`"),
+            "{bad}: {err}"
+        );
+    }
 }
 
 #[test]
@@ -190,7 +209,7 @@ fn empty_hop_payload_is_refused() {
         "--hop",
         &hop,
     ]);
-    assert!(!success && err.contains("--hop #1: empty payload"), "{err}");
+    assert!(!success && err.contains("hop 1: empty payload"), "{err}");
 }
 
 /// A secret key with a bad character: the error names the option, never the

@@ -1,5 +1,9 @@
 //! `wireseal.sphinx`: BOLT #4 onions (build, peel, batch peel), failure
-//! packets, onion messages and blinded paths.
+//! packets and fulfill hold times with attribution data ([`failure`]),
+//! onion messages and blinded paths. Areas, padding and hop numbers are the
+//! library's: the same names and numbers as the command line.
+
+mod failure;
 
 use crate::buffers::{batch_or_default, bytes_with, to_bytes, Batch};
 use crate::errors;
@@ -7,36 +11,46 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use wireseal::keys::{PrivateKey, PublicKey};
 use wireseal::secret::Secret;
-use wireseal::sphinx::{self as sx, Hop, Onion, Padding, Peeled as RPeeled, Route};
+use wireseal::sphinx::{self as sx, Area, Hop, Onion, Padding, Peeled as RPeeled, Route};
 
-fn private_key(b: &[u8]) -> PyResult<PrivateKey> {
+pub(crate) fn private_key(b: &[u8]) -> PyResult<PrivateKey> {
     let a = errors::arr32("private key", b)?;
     PrivateKey::from_bytes(&a)
         .map_err(|_| errors::InvalidKeyError::new_err("invalid secp256k1 private key"))
 }
 
-fn public_key(b: &[u8]) -> PyResult<PublicKey> {
+pub(crate) fn public_key(b: &[u8]) -> PyResult<PublicKey> {
     PublicKey::from_slice(b).map_err(|_| {
         errors::InvalidKeyError::new_err("invalid secp256k1 public key (33 bytes, compressed)")
     })
 }
 
-fn shared_secret(b: &[u8]) -> PyResult<sx::SharedSecret> {
+pub(crate) fn shared_secret(b: &[u8]) -> PyResult<sx::SharedSecret> {
     Ok(Secret::new(errors::arr32("shared secret", b)?))
 }
 
-/// Largest payload area `build` accepts (onion message packets are at most
-/// 32834 bytes; the length fields allow 64 KiB).
-const MAX_AREA: usize = 1 << 16;
+/// An area as Python gives it: its name (`"payment"`, `"message-large"`)
+/// or its size in bytes, read by the library's rules.
+#[derive(FromPyObject)]
+pub enum AreaArg {
+    /// A name or a decimal size.
+    Name(String),
+    /// A size in bytes.
+    Bytes(usize),
+}
 
-fn padding(name: &str) -> PyResult<Padding> {
-    match name {
-        "random" => Ok(Padding::Random),
-        "deterministic" => Ok(Padding::Deterministic),
-        _ => Err(pyo3::exceptions::PyValueError::new_err(
-            "padding must be \"random\" or \"deterministic\"",
-        )),
+fn area(a: Option<AreaArg>) -> PyResult<Area> {
+    match a {
+        None => Ok(Area::default()),
+        Some(AreaArg::Name(n)) => n.parse().map_err(errors::sphinx),
+        Some(AreaArg::Bytes(b)) => Area::try_from(b).map_err(errors::sphinx),
     }
+}
+
+fn padding(name: Option<&str>) -> PyResult<Padding> {
+    name.map_or(Ok(Padding::default()), |n| {
+        n.parse().map_err(errors::sphinx)
+    })
 }
 
 /// One peeled layer: the hop's payload, its shared secret, and the onion to
@@ -78,24 +92,23 @@ fn peeled(py: Python<'_>, p: RPeeled) -> Peeled {
 
 /// Builds an onion. Returns `(onion, shared_secrets)`: the serialized packet
 /// and one 32-byte shared secret per hop (keep them to read a failure).
+/// `area` is `"payment"` (1300 bytes, the default) or `"message-large"`
+/// (32768), or the size in bytes; `padding` is `"deterministic"` (BOLT #4's
+/// `pad`-key stream, the default) or `"random"`.
 #[pyfunction]
-#[pyo3(signature = (session_key, hops, associated_data, *, area=sx::PAYMENT_AREA, padding="random"))]
+#[pyo3(signature = (session_key, hops, associated_data, *, area=None, padding=None))]
 #[allow(clippy::type_complexity)]
 fn build<'py>(
     py: Python<'py>,
     session_key: &[u8],
     hops: Vec<(Vec<u8>, Vec<u8>)>,
     associated_data: &[u8],
-    area: usize,
-    padding: &str,
+    area: Option<AreaArg>,
+    padding: Option<&str>,
 ) -> PyResult<(Bound<'py, PyBytes>, Vec<Bound<'py, PyBytes>>)> {
-    if area == 0 || area > MAX_AREA {
-        return Err(errors::LimitError::new_err(format!(
-            "the payload area is 1 to {MAX_AREA} bytes"
-        )));
-    }
-    let key = private_key(session_key)?;
+    let area = self::area(area)?;
     let pad = self::padding(padding)?;
+    let key = private_key(session_key)?;
     let keys = hops
         .iter()
         .map(|(k, _)| public_key(k))
@@ -108,14 +121,11 @@ fn build<'py>(
             payload: p,
         })
         .collect();
-    let route = Route {
-        hops: &route_hops,
-        associated_data,
-        area,
-        padding: pad,
-    };
+    let route = Route::new(&route_hops, associated_data)
+        .with_area(area)
+        .with_padding(pad);
     let mut secrets = None;
-    let onion = bytes_with(py, sx::onion_len(area), |out| {
+    let onion = bytes_with(py, route.onion_len(), |out| {
         let (_, s) = sx::build_into(&key, &route, out).map_err(errors::sphinx)?;
         secrets = Some(s);
         Ok(())
@@ -181,51 +191,6 @@ fn peel_batch(
             Err(e) => Ok(errors::sphinx(e).into_value(py).into_any()),
         })
         .collect()
-}
-
-/// A failure packet from the failing hop: `message` (a failure code and its
-/// data) under the hop's `shared_secret`, padded and wrapped once.
-#[pyfunction]
-fn failure_create<'py>(
-    py: Python<'py>,
-    shared_secret: &[u8],
-    message: &[u8],
-) -> PyResult<Bound<'py, PyBytes>> {
-    let ss = self::shared_secret(shared_secret)?;
-    let v = sx::failure::create_to_vec(&ss, message).map_err(errors::sphinx)?;
-    Ok(to_bytes(py, &v))
-}
-
-/// Wraps a failure packet once more (each hop on the way back does this).
-#[pyfunction]
-fn failure_wrap<'py>(
-    py: Python<'py>,
-    shared_secret: &[u8],
-    packet: &[u8],
-) -> PyResult<Bound<'py, PyBytes>> {
-    let ss = self::shared_secret(shared_secret)?;
-    bytes_with(py, packet.len(), |out| {
-        out.copy_from_slice(packet);
-        sx::failure::wrap_in_place(&ss, out);
-        Ok(())
-    })
-}
-
-/// At the origin: finds the hop that created `packet`. Returns
-/// `(hop_index, message)`; raises `AuthError` when no hop's HMAC matches.
-#[pyfunction]
-fn failure_unwrap<'py>(
-    py: Python<'py>,
-    shared_secrets: Vec<Vec<u8>>,
-    packet: &[u8],
-) -> PyResult<(usize, Bound<'py, PyBytes>)> {
-    let ss = shared_secrets
-        .iter()
-        .map(|s| shared_secret(s))
-        .collect::<PyResult<Vec<_>>>()?;
-    let hs = sx::HopSecrets::new(ss);
-    let f = sx::failure::unwrap(&hs, packet).map_err(errors::sphinx)?;
-    Ok((f.hop, to_bytes(py, &f.message)))
 }
 
 /// A blinded path as its creator computes it.
@@ -336,10 +301,10 @@ fn public_key_of<'py>(py: Python<'py>, private_key: &[u8]) -> PyResult<Bound<'py
     Ok(to_bytes(py, &k.public_key().serialize()))
 }
 
-/// Size of an onion with a payload area of `area` bytes.
+/// Size of an onion with payload area `area` (a name or a size in bytes).
 #[pyfunction]
-fn onion_len(area: usize) -> usize {
-    sx::onion_len(area)
+fn onion_len(area: AreaArg) -> PyResult<usize> {
+    Ok(self::area(Some(area))?.onion_len())
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -349,9 +314,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(peel, m)?)?;
     m.add_function(wrap_pyfunction!(peel_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(failure_create, m)?)?;
-    m.add_function(wrap_pyfunction!(failure_wrap, m)?)?;
-    m.add_function(wrap_pyfunction!(failure_unwrap, m)?)?;
+    failure::register(m)?;
     m.add_function(wrap_pyfunction!(blind_path, m)?)?;
     m.add_function(wrap_pyfunction!(unblind, m)?)?;
     m.add_function(wrap_pyfunction!(public_key_of, m)?)?;

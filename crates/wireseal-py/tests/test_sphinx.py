@@ -13,6 +13,7 @@ from conftest import hx, load_json, require
 
 ONION = load_json("bolt04/onion-test.json")
 ERROR = load_json("bolt04/onion-error-test.json")
+ATTR = load_json("bolt04/attributable-error-test.json")
 
 
 def strip_bigsize(b):
@@ -42,10 +43,12 @@ def vector_hops():
 
 def test_build_matches_vector():
     g = ONION["generate"]
-    onion, secrets = sphinx.build(
-        hx(g["session_key"]), vector_hops(), hx(g["associated_data"]), padding="deterministic"
-    )
+    # The default padding is BOLT #4's `pad`-key stream, as in the vector.
+    onion, secrets = sphinx.build(hx(g["session_key"]), vector_hops(), hx(g["associated_data"]))
     assert onion == hx(ONION["onion"])
+    assert onion == sphinx.build(
+        hx(g["session_key"]), vector_hops(), hx(g["associated_data"]), padding="deterministic", area="payment"
+    )[0]
     assert len(secrets) == 5
     for s, h in zip(secrets, ERROR["generate"]["hops"]):
         assert s == hx(h["hop_shared_secret"])
@@ -66,15 +69,118 @@ def test_peel_vector_hop_by_hop():
 def test_failure_vector():
     hops = ERROR["generate"]["hops"]
     secrets = [hx(h["hop_shared_secret"]) for h in hops]
-    packet = sphinx.failure_create(secrets[4], hx(ERROR["generate"]["failure_message"]))
+    # The vector predates attribution data: its nodes act without it.
+    f = sphinx.failure_create(secrets[4], hx(ERROR["generate"]["failure_message"]), attribution=False)
+    assert f.attribution_data is None
+    packet = f.packet
     for s in reversed(secrets[:4]):
-        packet = sphinx.failure_wrap(s, packet)
+        packet = sphinx.failure_wrap(s, packet, attribution=False).packet
     assert packet == hx(ERROR["errorpacket"])
-    assert sphinx.failure_unwrap(secrets, packet) == (4, hx("2002"))
+    u = sphinx.failure_unwrap(secrets, packet)
+    # Hops count from 1, as on the command line: hops[4] is hop 5.
+    assert (u.hop, u.message, u.hold_times_ms, u.attribution, u.blamed_hop) == (5, hx("2002"), [], "absent", None)
     bad = bytearray(packet)
     bad[40] ^= 1
-    with pytest.raises(wireseal.AuthError):
-        sphinx.failure_unwrap(secrets, bytes(bad))
+    u = sphinx.failure_unwrap(secrets, bytes(bad))
+    assert (u.hop, u.message, u.attribution, u.blamed_hop) == (None, None, "absent", 1)
+
+
+def attribution_vector():
+    """The attributable vector's shared secrets (from `onion-error-test.json`,
+    same nodes and session key) and hold times in path order: the vector lists
+    them in the order the nodes return the failure."""
+    assert [h["pubkey"] for h in ATTR["hops"]] == [h["pubkey"] for h in ERROR["generate"]["hops"]]
+    secrets = [hx(h["hop_shared_secret"]) for h in ERROR["generate"]["hops"]]
+    hold_ms = [t * 100 for t in reversed(ATTR["htlc_hold_time"])]
+    return secrets, hold_ms
+
+
+def test_attribution_vector_wraps_and_unwraps():
+    secrets, hold_ms = attribution_vector()
+    steps = {s["node"]: s for s in ATTR["returning"]}
+    packet, data = hx(steps[4]["error_packet"]), hx(steps[4]["attribution_data"])
+    for node in (3, 2, 1, 0):
+        f = sphinx.failure_wrap(secrets[node], packet, attribution_data=data, hold_time_ms=hold_ms[node])
+        packet, data = f.packet, f.attribution_data
+        assert packet == hx(steps[node]["error_packet"])
+        assert data == hx(steps[node]["attribution_data"])
+    u = sphinx.failure_unwrap(secrets, packet, data)
+    length = int.from_bytes(hx(ATTR["create"]["payload"])[:2], "big")
+    assert u.hop == 5
+    assert u.message == hx(ATTR["encoded_failure_message"])[:length]
+    assert u.hold_times_ms == [500, 400, 300, 200, 100]
+    assert (u.attribution, u.blamed_hop) == ("valid", None)
+    # Success: every node's fulfill attribution data, then the hold times.
+    data = None
+    for s in ATTR["success"]:
+        node = s["node"]
+        data = sphinx.fulfill_wrap(secrets[node], attribution_data=data, hold_time_ms=hold_ms[node])
+        assert data == hx(s["attribution_data"])
+    h = sphinx.fulfill_unwrap(secrets, data)
+    assert (h.hold_times_ms, h.attribution, h.blamed_hop) == ([500, 400, 300, 200, 100], "valid", None)
+    assert sphinx.fulfill_unwrap(secrets).attribution == "absent"
+
+
+def test_attribution_blames_garbling_and_missing_support():
+    rng = random.Random(11)
+    secrets = [rng.randbytes(32) for _ in range(6)]
+    f = sphinx.failure_create(secrets[5], b"\x40\x0f", hold_time_ms=1234)
+    assert len(f.attribution_data) == sphinx.ATTRIBUTION_LEN
+    packet, data = f.packet, f.attribution_data
+    for i in (4, 3, 2):
+        f = sphinx.failure_wrap(secrets[i], packet, attribution_data=data, hold_time_ms=100 * i)
+        packet, data = f.packet, f.attribution_data
+    # Hop 2 (index 1) has no attribution support; hop 1 starts a new block.
+    packet = sphinx.failure_wrap(secrets[1], packet, attribution=False).packet
+    f = sphinx.failure_wrap(secrets[0], packet, hold_time_ms=99)
+    u = sphinx.failure_unwrap(secrets, f.packet, f.attribution_data)
+    assert (u.hop, u.message, u.hold_times_ms, u.attribution, u.blamed_hop) == (6, b"\x40\x0f", [0], "broken", 2)
+    # Garbled on the link into hop 1: nothing authenticates, hop 1 is blamed.
+    g = bytearray(f.packet)
+    g[100] ^= 4
+    u = sphinx.failure_unwrap(secrets, bytes(g), f.attribution_data)
+    assert (u.hop, u.message, u.attribution, u.blamed_hop) == (None, None, "broken", 1)
+    # Attribution data of the wrong length: a result, blaming hop 1.
+    u = sphinx.failure_unwrap(secrets, f.packet, f.attribution_data[:-1])
+    assert (u.hop, u.attribution, u.blamed_hop) == (6, "broken", 1)
+    with pytest.raises(wireseal.TruncatedError):
+        sphinx.failure_wrap(secrets[0], f.packet, attribution_data=b"\x00" * 919)
+    with pytest.raises(wireseal.TruncatedError):
+        sphinx.failure_wrap(secrets[0], b"\x00" * 35)
+
+
+def test_failure_unwrap_batch_equals_one_at_a_time():
+    rng = random.Random(13)
+    items = []
+    for i in range(30):
+        secrets = [rng.randbytes(32) for _ in range(1 + i % 27)]
+        f = sphinx.failure_create(secrets[i % len(secrets)], bytes([i, 1]), hold_time_ms=i * 100)
+        packet, data = f.packet, f.attribution_data
+        for s in reversed(secrets[: i % len(secrets)]):
+            f = sphinx.failure_wrap(s, packet, attribution_data=data, hold_time_ms=500)
+            packet, data = f.packet, f.attribution_data
+        if i % 5 == 2:
+            packet = packet[:60] + bytes([packet[60] ^ 1]) + packet[61:]
+        items.append((secrets, packet, data if i % 4 else None))
+    items.append((items[0][0], b"\x00" * 10, None))
+    res = sphinx.failure_unwrap_batch(items, batch=wireseal.Batch(2))
+    for (secrets, packet, data), r in zip(items, res):
+        try:
+            u = sphinx.failure_unwrap(secrets, packet, data)
+        except wireseal.Error as e:
+            assert type(r) is type(e)
+        else:
+            assert (r.hop, r.message, r.hold_times_ms, r.attribution, r.blamed_hop) == (
+                u.hop, u.message, u.hold_times_ms, u.attribution, u.blamed_hop
+            )
+
+
+def test_hop_shared_secret_matches_peel():
+    onion = hx(ONION["onion"])
+    ad = hx(ONION["generate"]["associated_data"])
+    key = hx(ONION["decode"][0])
+    p = sphinx.peel(key, onion, ad)
+    assert sphinx.hop_shared_secret(key, onion[1:34]) == p.shared_secret
 
 
 def random_route(rng, n):
@@ -147,8 +253,10 @@ def test_negative_cases():
         sphinx.peel(bytes(32), onion, ad)
     with pytest.raises(wireseal.InvalidKeyError):
         sphinx.build(key, [(b"\x05" + bytes(32), b"\x01")], ad)
-    with pytest.raises(wireseal.MalformedError):
+    with pytest.raises(wireseal.InvalidInputError):
         sphinx.build(key, [], ad)
+    with pytest.raises(wireseal.InvalidInputError, match="hop 2: empty payload"):
+        sphinx.build(key, [(sphinx.public_key_of(key), b"\x01"), (sphinx.public_key_of(key), b"")], ad)
     with pytest.raises(wireseal.TooLongError):
         sphinx.build(key, [(sphinx.public_key_of(key), bytes(1300))], ad)
 
@@ -195,7 +303,12 @@ def test_onion_message_large():
     rng = random.Random(5)
     k = rng.randbytes(32)
     payload = bytes(2000)  + b"\x01"
-    o, _ = sphinx.build(rng.randbytes(32), [(sphinx.public_key_of(k), b"\x02\x01\x01" + payload)], b"", area=sphinx.MESSAGE_AREA_LARGE)
-    assert len(o) == sphinx.onion_len(sphinx.MESSAGE_AREA_LARGE)
+    o, _ = sphinx.build(rng.randbytes(32), [(sphinx.public_key_of(k), b"\x02\x01\x01" + payload)], b"", area="message-large")
+    assert len(o) == sphinx.onion_len("message-large") == sphinx.onion_len(sphinx.MESSAGE_AREA_LARGE) == 32834
+    for bad in ("Payment", "1301", 1301, 0):
+        with pytest.raises(wireseal.InvalidInputError):
+            sphinx.onion_len(bad)
+    with pytest.raises(wireseal.InvalidInputError):
+        sphinx.build(k, [(sphinx.public_key_of(k), b"\x01")], b"", padding="Random")
     p = sphinx.peel(k, o, b"", message=True)
     assert p.is_final and p.payload.endswith(payload)

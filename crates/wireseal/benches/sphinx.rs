@@ -5,7 +5,7 @@ use criterion::{black_box, criterion_main, Criterion};
 use wireseal::hazmat::chacha20::KeyStream;
 use wireseal::hazmat::sha::hmac_sha256;
 use wireseal::keys::{PrivateKey, PublicKey};
-use wireseal::sphinx::{self, keys, Hop, Onion, Padding, Route, PAYMENT_AREA};
+use wireseal::sphinx::{self, keys, Hop, Onion, Padding, Route};
 
 fn benches(c: &mut Criterion) {
     let session = PrivateKey::from_bytes(&[0x41; 32]).unwrap();
@@ -43,12 +43,7 @@ fn benches(c: &mut Criterion) {
     g.bench_function("key_derivation_20_linear", |b| {
         b.iter(|| keys::session_secrets(&session, pubs.iter().copied()))
     });
-    let route = |hops| Route {
-        hops,
-        associated_data: &ad,
-        area: PAYMENT_AREA,
-        padding: Padding::Deterministic,
-    };
+    let route = |hops| Route::new(hops, &ad).with_padding(Padding::Deterministic);
     let (route20, route1) = (route(&hops[..]), route(&hops[..1]));
     let mut out = vec![0u8; sphinx::PAYMENT_ONION_LEN];
     g.bench_function("build_20", |b| {

@@ -6,9 +6,9 @@ use wireseal::hazmat::chacha20::KeyStream;
 use wireseal::hazmat::sha::hmac_sha256;
 use wireseal::keys::{PrivateKey, PublicKey};
 use wireseal::sphinx::{
-    area_len, blinding, build, build_into, build_to_vec, failure, keys, peel_batch, Error, Hop,
-    HopSecrets, MemoryReplayLog, Onion, Padding, PeelItem, Peeled, Route, MESSAGE_AREA_LARGE,
-    PAYMENT_AREA, PAYMENT_ONION_LEN,
+    area_len, blinding, build, build_into, build_to_vec, failure, keys, peel_batch, Area, Error,
+    Hop, HopSecrets, MemoryReplayLog, Onion, Padding, PeelItem, Peeled, Route, PAYMENT_AREA,
+    PAYMENT_ONION_LEN,
 };
 
 fn node(i: u8) -> PrivateKey {
@@ -33,14 +33,9 @@ fn hop_list<'a>(keys_: &[PrivateKey], payloads: &'a [Vec<u8>]) -> Vec<Hop<'a>> {
         .collect()
 }
 
-fn make(keys_: &[PrivateKey], payloads: &[Vec<u8>], area: usize, pad: Padding) -> Onion {
+fn make(keys_: &[PrivateKey], payloads: &[Vec<u8>], area: Area, pad: Padding) -> Onion {
     let hops = hop_list(keys_, payloads);
-    let route = Route {
-        hops: &hops,
-        associated_data: b"ad",
-        area,
-        padding: pad,
-    };
+    let route = Route::new(&hops, b"ad").with_area(area).with_padding(pad);
     build(&node(0x99), &route).unwrap().0
 }
 
@@ -65,11 +60,11 @@ fn peel_all(mut o: Onion, keys_: &[PrivateKey], ad: &[u8]) -> Vec<Vec<u8>> {
 #[test]
 fn round_trips_with_random_padding_and_large_area() {
     let (k, p) = route(20, 20);
-    let o = make(&k, &p, PAYMENT_AREA, Padding::Random);
+    let o = make(&k, &p, Area::Payment, Padding::Random);
     assert_eq!(o.to_vec().len(), PAYMENT_ONION_LEN);
     assert_eq!(peel_all(o, &k, b"ad"), p);
     let (k, p) = route(5, 6000);
-    let o = make(&k, &p, MESSAGE_AREA_LARGE, Padding::Deterministic);
+    let o = make(&k, &p, Area::MessageLarge, Padding::Deterministic);
     let bytes = o.to_vec();
     assert_eq!(bytes.len(), 32834);
     let o = Onion::parse_message(&bytes).unwrap();
@@ -86,7 +81,7 @@ fn round_trips_with_random_padding_and_large_area() {
 #[test]
 fn tampering_wrong_key_and_wrong_ad_fail_the_hmac() {
     let (k, p) = route(3, 30);
-    let bytes = make(&k, &p, PAYMENT_AREA, Padding::Deterministic).to_vec();
+    let bytes = make(&k, &p, Area::Payment, Padding::Deterministic).to_vec();
     for pos in [40, 700, 1333, 1340, 1365] {
         let mut b = bytes.clone();
         b[pos] ^= 0x01;
@@ -130,10 +125,6 @@ fn tampering_wrong_key_and_wrong_ad_fail_the_hmac() {
             len: 100,
             min: 1366
         }
-    );
-    assert_eq!(
-        Onion::parse_any(&bytes[..40]).unwrap_err(),
-        Error::Truncated { len: 40, min: 99 }
     );
     assert_eq!(area_len(40), Err(Error::Truncated { len: 40, min: 99 }));
     assert_eq!(area_len(99), Ok(33));
@@ -185,13 +176,13 @@ fn frames_past_the_area_and_legacy_payloads_are_rejected() {
 fn build_rejects_bad_routes() {
     let hops: [Hop; 0] = [];
     assert_eq!(
-        build(&node(9), &Route::payment(&hops, b"")).unwrap_err(),
+        build(&node(9), &Route::new(&hops, b"")).unwrap_err(),
         Error::NoHops
     );
     let (k, p) = route(2, 700);
     let hops = hop_list(&k, &p);
     assert_eq!(
-        build(&node(9), &Route::payment(&hops, b"")).unwrap_err(),
+        build(&node(9), &Route::new(&hops, b"")).unwrap_err(),
         Error::TooLong {
             len: 1470,
             max: 1300
@@ -203,29 +194,24 @@ fn build_rejects_bad_routes() {
         let (k, mut p) = route(3, 5);
         p[empty_at].clear();
         let hops = hop_list(&k, &p);
-        let route = Route::payment(&hops, b"");
+        let route = Route::new(&hops, b"");
+        let want = Error::EmptyPayload { hop: empty_at + 1 };
         assert_eq!(
             build(&node(9), &route).unwrap_err(),
-            Error::BadPayload,
+            want,
             "empty payload at hop {empty_at}"
         );
         let mut out = [0u8; PAYMENT_ONION_LEN];
-        assert_eq!(
-            build_into(&node(9), &route, &mut out).unwrap_err(),
-            Error::BadPayload
-        );
-        assert_eq!(
-            build_to_vec(&node(9), &route).unwrap_err(),
-            Error::BadPayload
-        );
+        assert_eq!(build_into(&node(9), &route, &mut out).unwrap_err(), want);
+        assert_eq!(build_to_vec(&node(9), &route).unwrap_err(), want);
     }
     // One byte is the smallest payload that round-trips.
     let (k, p) = route(2, 1);
-    let o = make(&k, &p, PAYMENT_AREA, Padding::Random);
+    let o = make(&k, &p, Area::Payment, Padding::Random);
     assert_eq!(peel_all(o, &k, b"ad"), p);
     let mut small = [0u8; 100];
     assert!(matches!(
-        build_into(&node(9), &Route::payment(&hops[..1], b""), &mut small),
+        build_into(&node(9), &Route::new(&hops[..1], b""), &mut small),
         Err(Error::BufferTooSmall { required: 1366 })
     ));
 }
@@ -233,7 +219,7 @@ fn build_rejects_bad_routes() {
 #[test]
 fn replay_log_rejects_the_second_copy_only_after_a_valid_hmac() {
     let (k, p) = route(2, 10);
-    let o = make(&k, &p, PAYMENT_AREA, Padding::Random);
+    let o = make(&k, &p, Area::Payment, Padding::Random);
     let mut log = MemoryReplayLog::default();
     // A bad HMAC does not touch the log.
     let mut b = o.to_vec();
@@ -258,7 +244,7 @@ fn replay_log_rejects_the_second_copy_only_after_a_valid_hmac() {
 fn batch_peel_matches_serial() {
     let (k, p) = route(3, 40);
     let onions: Vec<Vec<u8>> = (0..50)
-        .map(|_| make(&k, &p, PAYMENT_AREA, Padding::Random).to_vec())
+        .map(|_| make(&k, &p, Area::Payment, Padding::Random).to_vec())
         .collect();
     let mut items: Vec<PeelItem> = onions
         .iter()
@@ -308,7 +294,7 @@ fn failure_packets_reject_short_long_and_unattributable_input() {
         failure::unwrap(&secrets, &[0u8; 292]).unwrap_err(),
         Error::Auth
     );
-    let ss = secrets.get(0).unwrap();
+    let ss = secrets.hop(1).unwrap();
     let long = vec![0u8; failure::MAX_MESSAGE_LEN + 1];
     assert_eq!(
         failure::create_to_vec(ss, &long).unwrap_err(),
@@ -342,8 +328,7 @@ fn recipient_data_opens_in_place_and_rejects_tampering() {
     );
     let u = blinding::unblind(&alice, &path.first_path_key).unwrap();
     let mut buf = sealed.clone();
-    assert_eq!(u.open_in_place(&mut buf), Ok(4));
-    assert_eq!(&buf[..4], b"data");
+    assert_eq!(u.open_in_place(&mut buf).unwrap(), b"data");
     assert_eq!(u.open_to_vec(sealed).unwrap(), b"data");
     let mut bad = sealed.clone();
     bad[0] ^= 1;

@@ -20,7 +20,7 @@ fn onion_error_test() {
     for (i, x) in hops.iter().enumerate() {
         // Only version-0 packets exist (and are all this library speaks).
         assert_eq!(x["version"], 0);
-        let ss = secrets.get(i).unwrap();
+        let ss = secrets.hop(i + 1).unwrap();
         assert_eq!(ss.expose().to_vec(), hx(x, "hop_shared_secret"), "hop {i}");
         assert_eq!(
             keys::derive(keys::KeyKind::Ammag, ss.expose())
@@ -40,20 +40,21 @@ fn onion_error_test() {
     // The last hop fails; its plaintext payload (after the HMAC) is in the vector.
     let msg = hx(g, "failure_message");
     let last = hops.len() - 1;
-    let mut packet = failure::create_to_vec(secrets.get(last).unwrap(), &msg).unwrap();
+    let mut packet = failure::create_to_vec(secrets.hop(last + 1).unwrap(), &msg).unwrap();
     assert_eq!(packet.len(), failure::failure_len(msg.len()));
     let mut plain = packet.clone();
-    failure::wrap_in_place(secrets.get(last).unwrap(), &mut plain);
+    failure::wrap_in_place(secrets.hop(last + 1).unwrap(), &mut plain).unwrap();
     assert_eq!(
         hex::encode(&plain[32..]),
         hops[last]["payload"].as_str().unwrap()
     );
     for i in (0..last).rev() {
-        failure::wrap_in_place(secrets.get(i).unwrap(), &mut packet);
+        failure::wrap_in_place(secrets.hop(i + 1).unwrap(), &mut packet).unwrap();
     }
     assert_eq!(hex::encode(&packet), v["errorpacket"].as_str().unwrap());
     let f = failure::unwrap(&secrets, &hx(&v, "errorpacket")).unwrap();
-    assert_eq!(f.hop, last);
+    // Hops count from 1: the vector's hops[4] is hop 5.
+    assert_eq!(f.hop, last + 1);
     assert_eq!(f.message, msg);
     // Tampering makes it unattributable.
     let mut bad = hx(&v, "errorpacket");

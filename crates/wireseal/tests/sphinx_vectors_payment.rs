@@ -7,7 +7,8 @@ mod sphinx_support;
 use common::hx;
 use sphinx_support::{build_det, hop_list, hops_of, key};
 use wireseal::sphinx::{
-    area_len, build_into, build_to_vec, onion_len, Onion, Padding, Peeled, Route, PAYMENT_AREA,
+    area_len, build_into, build_to_vec, onion_len, Area, Onion, Padding, Peeled, Route,
+    PAYMENT_AREA,
 };
 
 #[test]
@@ -21,14 +22,14 @@ fn onion_test_build_and_peel_every_hop() {
     let (onion, _) = build_det(&session, &hops, &ad);
     assert_eq!(hex::encode(onion.to_vec()), hex::encode(&expected));
 
-    // build_into writes the same bytes.
+    // build_into writes the same bytes, with the default area and padding
+    // (BOLT #4's `pad`-key stream, which the vector uses).
     let hs = hop_list(&hops);
-    let route = Route {
-        hops: &hs,
-        associated_data: &ad,
-        area: PAYMENT_AREA,
-        padding: Padding::Deterministic,
-    };
+    let route = Route::new(&hs, &ad);
+    assert_eq!(
+        (route.area(), route.padding()),
+        (Area::Payment, Padding::Deterministic)
+    );
     let mut buf = vec![0u8; 1400];
     let (n, _) = build_into(&session, &route, &mut buf).unwrap();
     assert_eq!(&buf[..n], &expected[..]);

@@ -1,17 +1,21 @@
-//! `wireseal sphinx` (alias `onion`): build and peel BOLT #4 Sphinx onions,
-//! create, wrap and unwrap failure packets.
+//! `wireseal sphinx` (alias `onion`): build and peel BOLT #4 Sphinx onions;
+//! failure packets and fulfill hold times with attribution data
+//! ([`failure`]).
 //!
-//! `peel` prints the onion's ephemeral key, which `error create` and `error
-//! wrap` take (`--ephemeral-key`, or the onion itself with `--onion`);
-//! `error unwrap` names the failing hop by its 1-based position on the route
-//! (`hop`) and by its node key (`node-key`).
+//! `peel` prints the onion's ephemeral key, which the failure and fulfill
+//! commands take at each hop (`--ephemeral-key`, or the onion itself with
+//! `--onion`); the origin's unwraps name hops by their 1-based position on
+//! the route. Areas, padding, hop numbers and every check come from
+//! `wireseal::sphinx`.
+
+mod failure;
 
 use crate::util::input::{data, InFormat};
-use crate::util::{hex_arg, output, parse_u32, secret_hex, secret_source, KeySource};
+use crate::util::{hex_arg, output, secret_hex, secret_source, KeySource};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
 use wireseal::keys::{PrivateKey, PublicKey};
-use wireseal::sphinx::{self, blinding, failure, keys, Hop, Onion, Padding, Peeled, Route};
+use wireseal::sphinx::{self, blinding, keys, Area, Hop, Onion, Padding, Peeled, Route};
 
 /// `wireseal sphinx ...`.
 #[derive(Debug, clap::Args)]
@@ -22,7 +26,7 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum Cmd {
-    /// Build an onion (deterministic padding unless --random-padding); prints it (`onion`).
+    /// Build an onion; prints it (`onion`).
     Build {
         #[command(flatten)]
         session_key: SessionKeySource,
@@ -33,16 +37,18 @@ enum Cmd {
         /// BigSize length prefix). Repeat for each hop.
         #[arg(long = "hop", value_name = "PUBKEY_HEX:PAYLOAD_HEX", required = true)]
         hops: Vec<String>,
-        /// Payload area in bytes: 1300 (payments) or 32768 (large onion messages),
-        /// decimal or 0x-hex; nothing else.
-        #[arg(long, default_value_t = sphinx::PAYMENT_AREA, value_parser = parse_area)]
-        area: usize,
-        /// Fill the unused area from the OS CSPRNG instead of the `pad` key stream.
-        #[arg(long)]
-        random_padding: bool,
+        /// Payload area: `payment` (1300 bytes: payments, small onion
+        /// messages) or `message-large` (32768 bytes), or its size in bytes.
+        #[arg(long, value_name = "AREA", default_value_t = Area::default())]
+        area: Area,
+        /// How the unused area is filled: `deterministic` (BOLT #4's `pad`-key
+        /// stream from the session key) or `random` (the OS CSPRNG).
+        #[arg(long, value_name = "PADDING", default_value_t = Padding::default())]
+        padding: Padding,
     },
-    /// Peel one layer; prints `payload`, `final`, `ephemeral-key` (what `error
-    /// create`/`wrap` take) and `next-onion` (absent at the final hop).
+    /// Peel one layer; prints `payload`, `final`, `ephemeral-key` (what the
+    /// failure and fulfill commands take) and `next-onion` (absent at the
+    /// final hop).
     Peel {
         /// Our node private key (secp256k1).
         #[command(flatten)]
@@ -60,12 +66,16 @@ enum Cmd {
         /// The onion (1366 or 32834 bytes): hex, or `-` for stdin.
         onion: String,
     },
-    /// Failure packets.
+    /// Failure packets (`update_fail_htlc`), with attribution data.
     #[command(subcommand)]
-    Error(ErrorCmd),
+    Error(failure::ErrorCmd),
+    /// Hold times of fulfilled HTLCs (`update_fulfill_htlc` attribution data).
+    #[command(subcommand)]
+    Fulfill(failure::FulfillCmd),
 }
 
-/// The onion a hop received, for its failure packet's shared secret.
+/// The onion a hop received, for the shared secret its failure or fulfill
+/// needs.
 #[derive(Debug, clap::Args)]
 #[group(required = true, multiple = false)]
 struct Received {
@@ -83,54 +93,19 @@ impl Received {
             (Some(k), _) => public_key(k, "--ephemeral-key"),
             (None, Some(o)) => {
                 let bytes = data(o, "--onion", InFormat::Hex)?;
-                Ok(*Onion::parse_any(&bytes).context("--onion")?.ephemeral_key())
+                Ok(*Onion::parse_message(&bytes)
+                    .context("--onion")?
+                    .ephemeral_key())
             }
             (None, None) => bail!("give --ephemeral-key or --onion"),
         }
     }
-}
 
-#[derive(Debug, clap::Subcommand)]
-enum ErrorCmd {
-    /// At the failing hop: create the failure packet; prints it (`packet`).
-    Create {
-        /// The failing hop's node private key.
-        #[command(flatten)]
-        key: KeySource,
-        #[command(flatten)]
-        received: Received,
-        /// The failure message (failure code and data), hex.
-        #[arg(long, value_name = "HEX")]
-        message: String,
-    },
-    /// At an intermediate hop: add this hop's layer; prints the packet (`packet`).
-    Wrap {
-        /// This hop's node private key.
-        #[command(flatten)]
-        key: KeySource,
-        #[command(flatten)]
-        received: Received,
-        /// The failure packet: hex, or `-` for stdin.
-        packet: String,
-    },
-    /// At the origin: attribute the failure; prints `hop` (1-based position on
-    /// the route: 1 = the first hop after us), `node-key` (that hop's public
-    /// key) and `message`.
-    Unwrap {
-        /// The session key the onion was built with.
-        #[command(flatten)]
-        session_key: SessionKeySource,
-        /// Node public keys of the route, in order (repeat, one per hop).
-        #[arg(
-            long = "peer-key",
-            alias = "hop-pubkey",
-            value_name = "HEX",
-            required = true
-        )]
-        hops: Vec<String>,
-        /// The failure packet: hex, or `-` for stdin.
-        packet: String,
-    },
+    /// This hop's shared secret with the onion's sender.
+    fn shared_secret(&self, key: &KeySource) -> Result<sphinx::SharedSecret> {
+        let node = node_key(key)?;
+        Ok(keys::shared_secret(&node, &self.ephemeral()?))
+    }
 }
 
 secret_source! {
@@ -153,15 +128,34 @@ impl SessionKeySource {
     }
 }
 
-/// A payload area the packet format defines: 1300 or 32768 bytes (clap value parser).
-fn parse_area(s: &str) -> std::result::Result<usize, String> {
-    match parse_u32(s)? as usize {
-        a @ (sphinx::PAYMENT_AREA | sphinx::MESSAGE_AREA_LARGE) => Ok(a),
-        a => Err(format!(
-            "{a} is not a payload area: use {} (payments, small onion messages) or {} (large onion messages)",
-            sphinx::PAYMENT_AREA,
-            sphinx::MESSAGE_AREA_LARGE
-        )),
+/// The origin's view of a route: the session key and the hops' node keys.
+#[derive(Debug, clap::Args)]
+struct Origin {
+    /// The session key the onion was built with.
+    #[command(flatten)]
+    session_key: SessionKeySource,
+    /// Node public keys of the route, in order (repeat, one per hop).
+    #[arg(
+        long = "peer-key",
+        alias = "hop-pubkey",
+        value_name = "HEX",
+        required = true
+    )]
+    hops: Vec<String>,
+}
+
+impl Origin {
+    /// The hops' public keys and the route's shared secrets.
+    fn secrets(&self) -> Result<(Vec<PublicKey>, sphinx::HopSecrets)> {
+        let session = self.session_key.private_key()?;
+        let pubs = self
+            .hops
+            .iter()
+            .enumerate()
+            .map(|(i, h)| public_key(h, &format!("--peer-key #{}", i + 1)))
+            .collect::<Result<Vec<_>>>()?;
+        let (_, secrets) = keys::session_secrets(&session, pubs.iter().copied())?;
+        Ok((pubs, secrets))
     }
 }
 
@@ -193,7 +187,7 @@ fn public_key(s: &str, what: &str) -> Result<PublicKey> {
 ///
 /// # Errors
 ///
-/// Bad input, or an onion or failure packet that does not authenticate.
+/// Bad input, or an onion that does not authenticate.
 pub fn run(a: Args) -> Result<()> {
     match a.cmd {
         Cmd::Build {
@@ -201,7 +195,7 @@ pub fn run(a: Args) -> Result<()> {
             associated_data,
             hops,
             area,
-            random_padding,
+            padding,
         } => {
             let session = session_key.private_key()?;
             let ad = hex_arg(&associated_data, "--associated-data")?;
@@ -211,12 +205,6 @@ pub fn run(a: Args) -> Result<()> {
                     .split_once(':')
                     .ok_or_else(|| anyhow!("--hop #{}: expected PUBKEY_HEX:PAYLOAD_HEX", i + 1))?;
                 let payload = hex_arg(d, &format!("--hop #{} payload", i + 1))?;
-                if payload.is_empty() {
-                    bail!(
-                        "--hop #{}: empty payload (a hop payload is a TLV stream of at least one record)",
-                        i + 1
-                    );
-                }
                 parsed.push((
                     public_key(p, &format!("--hop #{} public key", i + 1))?,
                     payload,
@@ -229,17 +217,7 @@ pub fn run(a: Args) -> Result<()> {
                     payload: d,
                 })
                 .collect();
-            let pad = if random_padding {
-                Padding::Random
-            } else {
-                Padding::Deterministic
-            };
-            let route = Route {
-                hops: &hops,
-                associated_data: &ad,
-                area,
-                padding: pad,
-            };
+            let route = Route::new(&hops, &ad).with_area(area).with_padding(padding);
             let (onion, _) =
                 sphinx::build_to_vec(&session, &route).context("cannot build the onion")?;
             output::fields(&[("onion", hex::encode(onion).into())]);
@@ -276,64 +254,8 @@ pub fn run(a: Args) -> Result<()> {
                 ("next_onion", next),
             ]);
         }
-        Cmd::Error(e) => run_error(e)?,
-    }
-    Ok(())
-}
-
-fn run_error(e: ErrorCmd) -> Result<()> {
-    match e {
-        ErrorCmd::Create {
-            key,
-            received,
-            message,
-        } => {
-            let node = node_key(&key)?;
-            let ss = node.ecdh_sha256(&received.ephemeral()?);
-            let msg = hex_arg(&message, "--message")?;
-            let p =
-                failure::create_to_vec(&ss, &msg).context("cannot create the failure packet")?;
-            output::fields(&[("packet", hex::encode(p).into())]);
-        }
-        ErrorCmd::Wrap {
-            key,
-            received,
-            packet,
-        } => {
-            let mut p = data(&packet, "PACKET", InFormat::Hex)?;
-            if p.len() < failure::MIN_FAILURE_LEN {
-                bail!(
-                    "PACKET: a failure packet is at least {} bytes, got {}",
-                    failure::MIN_FAILURE_LEN,
-                    p.len()
-                );
-            }
-            let node = node_key(&key)?;
-            let ss = node.ecdh_sha256(&received.ephemeral()?);
-            failure::wrap_in_place(&ss, &mut p);
-            output::fields(&[("packet", hex::encode(p).into())]);
-        }
-        ErrorCmd::Unwrap {
-            session_key,
-            hops,
-            packet,
-        } => {
-            let session = session_key.private_key()?;
-            let pubs = hops
-                .iter()
-                .enumerate()
-                .map(|(i, h)| public_key(h, &format!("--peer-key #{}", i + 1)))
-                .collect::<Result<Vec<_>>>()?;
-            let (_, secrets) = keys::session_secrets(&session, pubs.iter().copied())?;
-            let f = failure::unwrap(&secrets, &data(&packet, "PACKET", InFormat::Hex)?)
-                .context("cannot attribute the failure")?;
-            let node = pubs.get(f.hop).map(|k| hex::encode(k.serialize()));
-            output::fields(&[
-                ("hop", (f.hop + 1).into()),
-                ("node_key", node.map_or(Value::Null, Value::String)),
-                ("message", hex::encode(f.message).into()),
-            ]);
-        }
+        Cmd::Error(e) => failure::run_error(e)?,
+        Cmd::Fulfill(f) => failure::run_fulfill(f)?,
     }
     Ok(())
 }

@@ -1,7 +1,9 @@
-"""Lightning BOLT #4 Sphinx onions: build, peel, batch peel, failure packets,
-onion messages and blinded paths.
+"""Lightning BOLT #4 Sphinx onions: build, peel, batch peel, failure packets
+and fulfill hold times with attribution data, onion messages and blinded paths.
 
 Keys are bytes: 32-byte secp256k1 private keys, 33-byte compressed public keys.
+Hops are counted from 1; areas are "payment" (1300 bytes) or "message-large"
+(32768), as on the command line.
 """
 
 from ._wireseal import sphinx as _native

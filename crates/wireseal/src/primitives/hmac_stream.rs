@@ -39,9 +39,15 @@ impl HmacSha256Stream {
     }
 }
 
-/// An HMAC state under the empty key, to overwrite a keyed one.
+/// An HMAC state under the empty key, to overwrite a keyed one (computed
+/// once, then copied: wiping a clone costs a copy, not two compressions).
 fn blank() -> Hmac<Sha256> {
-    <Hmac<Sha256> as Mac>::new_from_slice(&[]).expect("HMAC takes any key length")
+    static BLANK: std::sync::OnceLock<Hmac<Sha256>> = std::sync::OnceLock::new();
+    BLANK
+        .get_or_init(|| {
+            <Hmac<Sha256> as Mac>::new_from_slice(&[]).expect("HMAC takes any key length")
+        })
+        .clone()
 }
 
 impl Drop for HmacSha256Stream {

@@ -2,7 +2,9 @@
 //! multiplication and multiplicative tweaks, as BOLT #4 uses them.
 //!
 //! [`PrivateKey`] is wiped when dropped and prints nothing; [`PublicKey`] is a
-//! parsed, valid curve point.
+//! parsed, valid curve point. The raw curve operations (ECDH, tweaks) are
+//! crate-private and public only under the `hazmat` feature: users reach
+//! them through the Sphinx module, which applies BOLT #4's rules.
 
 use crate::error::KeyError;
 use crate::secret::Secret;
@@ -69,24 +71,28 @@ impl PrivateKey {
         PublicKey(::secp256k1::PublicKey::from_secret_key(SECP256K1, &self.0))
     }
 
-    /// `SHA-256(compressed(self·peer))`: the BOLT #4 / libsecp256k1 ECDH.
-    pub fn ecdh_sha256(&self, peer: &PublicKey) -> Secret<32> {
-        Secret::new(SharedSecret::new(&peer.0, &self.0).secret_bytes())
+    crate::visibility::pub_if_hazmat! {
+        /// `SHA-256(compressed(self·peer))`: the BOLT #4 / libsecp256k1 ECDH.
+        fn ecdh_sha256(&self, peer: &PublicKey) -> Secret<32> {
+            Secret::new(SharedSecret::new(&peer.0, &self.0).secret_bytes())
+        }
     }
 
-    /// `self·t mod n` for a 32-byte big-endian tweak `t`; fails when `t` is not
-    /// below the group order or the product is zero (probability ~2^-128 for
-    /// hash outputs).
-    ///
-    /// # Errors
-    ///
-    /// [`KeyError::InvalidPrivateKey`] in those two cases.
-    pub fn mul_tweak(self, tweak: &[u8; 32]) -> Result<Self, KeyError> {
-        let t = Scalar::from_be_bytes(*tweak).map_err(|_| KeyError::InvalidPrivateKey)?;
-        self.0
-            .mul_tweak(&t)
-            .map(Self)
-            .map_err(|_| KeyError::InvalidPrivateKey)
+    crate::visibility::pub_if_hazmat! {
+        /// `self·t mod n` for a 32-byte big-endian tweak `t`; fails when `t` is
+        /// not below the group order or the product is zero (probability
+        /// ~2^-128 for hash outputs).
+        ///
+        /// # Errors
+        ///
+        /// [`KeyError::InvalidPrivateKey`] in those two cases.
+        fn mul_tweak(self, tweak: &[u8; 32]) -> Result<Self, KeyError> {
+            let t = Scalar::from_be_bytes(*tweak).map_err(|_| KeyError::InvalidPrivateKey)?;
+            self.0
+                .mul_tweak(&t)
+                .map(Self)
+                .map_err(|_| KeyError::InvalidPrivateKey)
+        }
     }
 }
 
@@ -123,20 +129,22 @@ impl PublicKey {
         self.0.serialize()
     }
 
-    /// `t·self` for a 32-byte big-endian tweak `t` (libsecp256k1's
-    /// `ec_pubkey_tweak_mul`, variable time in the tweak, which BOLT #4
-    /// derives from public-to-the-hop data).
-    ///
-    /// # Errors
-    ///
-    /// [`KeyError::WeakPublicKey`] when `t` is not below the group order or
-    /// the product is the point at infinity.
-    pub fn mul_tweak_vartime(&self, tweak: &[u8; 32]) -> Result<Self, KeyError> {
-        let t = Scalar::from_be_bytes(*tweak).map_err(|_| KeyError::WeakPublicKey)?;
-        self.0
-            .mul_tweak(SECP256K1, &t)
-            .map(Self)
-            .map_err(|_| KeyError::WeakPublicKey)
+    crate::visibility::pub_if_hazmat! {
+        /// `t·self` for a 32-byte big-endian tweak `t` (libsecp256k1's
+        /// `ec_pubkey_tweak_mul`, variable time in the tweak, which BOLT #4
+        /// derives from public-to-the-hop data).
+        ///
+        /// # Errors
+        ///
+        /// [`KeyError::WeakPublicKey`] when `t` is not below the group order
+        /// or the product is the point at infinity.
+        fn mul_tweak_vartime(&self, tweak: &[u8; 32]) -> Result<Self, KeyError> {
+            let t = Scalar::from_be_bytes(*tweak).map_err(|_| KeyError::WeakPublicKey)?;
+            self.0
+                .mul_tweak(SECP256K1, &t)
+                .map(Self)
+                .map_err(|_| KeyError::WeakPublicKey)
+        }
     }
 }
 

@@ -31,11 +31,14 @@ pub const fn sealed_len(data_len: usize) -> usize {
 /// # Errors
 ///
 /// [`Error::Truncated`] when `sealed_len` is shorter than the tag.
-pub fn opened_len(sealed_len: usize) -> Result<usize, Error> {
-    sealed_len.checked_sub(TAG_LEN).ok_or(Error::Truncated {
-        len: sealed_len,
-        min: TAG_LEN,
-    })
+pub const fn opened_len(sealed_len: usize) -> Result<usize, Error> {
+    match sealed_len.checked_sub(TAG_LEN) {
+        Some(n) => Ok(n),
+        None => Err(Error::Truncated {
+            len: sealed_len,
+            min: TAG_LEN,
+        }),
+    }
 }
 
 fn blinding_tweak(ss: &SharedSecret) -> [u8; 32] {
@@ -163,23 +166,21 @@ impl Unblinded {
     }
 
     /// Opens `encrypted_recipient_data` in place: `buf` holds the sealed
-    /// data on entry and the recipient data in its first bytes on success;
-    /// returns their length ([`opened_len`]). The tag is checked before
-    /// anything is released; on failure `buf` is wiped.
+    /// data on entry; returns the recipient data, the first
+    /// [`opened_len`] bytes of `buf`. The tag is checked before anything is
+    /// released; on failure `buf` is wiped.
     ///
     /// # Errors
     ///
     /// [`Error::Truncated`] when `buf` is shorter than the tag, [`Error::Auth`]
     /// when the tag does not verify (wrong node key or path key, tampered
     /// data).
-    pub fn open_in_place(&self, buf: &mut [u8]) -> Result<usize, Error> {
+    pub fn open_in_place<'a>(&self, buf: &'a mut [u8]) -> Result<&'a mut [u8], Error> {
         opened_len(buf.len())?;
         let rho = derive(KeyKind::Rho, self.shared_secret.expose());
-        let n = ChaChaKey::new(rho.expose())
+        ChaChaKey::new(rho.expose())
             .open_in_place(&[0u8; NONCE_LEN], &[], buf)
-            .map_err(|_| Error::Auth)?
-            .len();
-        Ok(n)
+            .map_err(|_| Error::Auth)
     }
 
     /// Opens `encrypted_recipient_data` into a new buffer (tag checked before
@@ -190,7 +191,7 @@ impl Unblinded {
     /// As [`Unblinded::open_in_place`].
     pub fn open_to_vec(&self, encrypted_data: &[u8]) -> Result<Vec<u8>, Error> {
         let mut buf = encrypted_data.to_vec();
-        let n = self.open_in_place(&mut buf)?;
+        let n = self.open_in_place(&mut buf)?.len();
         buf.truncate(n);
         Ok(buf)
     }
@@ -223,7 +224,10 @@ impl Unblinded {
     }
 }
 
-/// The blinding tweak as a secret, for callers that blind node keys themselves.
-pub fn node_id_tweak(ss: &SharedSecret) -> Secret<32> {
-    Secret::new(blinding_tweak(ss))
+crate::visibility::pub_if_test_vectors! {
+    /// The blinding tweak `HMAC("blinded_node_id", ss)` as a secret, for the
+    /// route-blinding vectors that list it.
+    fn node_id_tweak(ss: &SharedSecret) -> Secret<32> {
+        Secret::new(blinding_tweak(ss))
+    }
 }

@@ -1,8 +1,8 @@
 //! Onion construction (sender side).
 
 use super::keys::{derive, session_secrets, HopSecrets, KeyKind};
-use super::packet::{onion_len, Onion};
-use super::{bigsize, Error, HMAC_LEN, PAYMENT_AREA};
+use super::packet::Onion;
+use super::{bigsize, Area, Error, Padding, HMAC_LEN};
 use crate::primitives::chacha20::KeyStream;
 use crate::primitives::secp256k1::{PrivateKey, PublicKey, PUBLIC_KEY_LEN};
 use crate::primitives::sha::hmac_sha256;
@@ -25,46 +25,66 @@ impl Hop<'_> {
     }
 }
 
-/// How the unused tail of the payload area is filled before encryption.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Padding {
-    /// The ChaCha20 stream of the `pad` key derived from the session key, as
-    /// the BOLT #4 vectors do (reproducible).
-    Deterministic,
-    /// Fresh bytes from the operating system's CSPRNG.
-    Random,
-}
-
 /// What to build: the hops, the associated data the HMACs commit to, the
-/// payload area and how its unused tail is filled.
+/// payload [`Area`] and how its unused tail is filled ([`Padding`]).
+///
+/// `Route::new(hops, associated_data)` is a payment onion (area
+/// [`Area::Payment`], the default [`Padding`]); `with_area` and
+/// `with_padding` change either.
 #[derive(Debug, Clone, Copy)]
 pub struct Route<'a> {
-    /// The hops, first to last; at least one.
-    pub hops: &'a [Hop<'a>],
-    /// Associated data committed to by every HMAC (the payment hash for
-    /// payments, empty for onion messages).
-    pub associated_data: &'a [u8],
-    /// Payload area in bytes: [`PAYMENT_AREA`] for payments and small onion
-    /// messages, [`super::MESSAGE_AREA_LARGE`] for large onion messages.
-    pub area: usize,
-    /// How the unused tail of the payload area is filled.
-    pub padding: Padding,
+    hops: &'a [Hop<'a>],
+    associated_data: &'a [u8],
+    area: Area,
+    padding: Padding,
 }
 
 impl<'a> Route<'a> {
-    /// A payment onion route: [`PAYMENT_AREA`] and [`Padding::Random`].
-    pub fn payment(hops: &'a [Hop<'a>], associated_data: &'a [u8]) -> Self {
+    /// A route over `hops` (first to last; at least one) whose HMACs commit
+    /// to `associated_data` (the payment hash for payments, empty for onion
+    /// messages), with [`Area::Payment`] and [`Padding::default`].
+    pub const fn new(hops: &'a [Hop<'a>], associated_data: &'a [u8]) -> Self {
         Self {
             hops,
             associated_data,
-            area: PAYMENT_AREA,
-            padding: Padding::Random,
+            area: Area::Payment,
+            padding: Padding::Deterministic,
         }
     }
 
-    /// Size of the onion this route builds ([`onion_len`]`(area)`).
-    pub fn onion_len(&self) -> usize {
-        onion_len(self.area)
+    /// The same route with payload area `area`.
+    pub const fn with_area(self, area: Area) -> Self {
+        Self { area, ..self }
+    }
+
+    /// The same route with padding `padding`.
+    pub const fn with_padding(self, padding: Padding) -> Self {
+        Self { padding, ..self }
+    }
+
+    /// The hops, first to last.
+    pub const fn hops(&self) -> &'a [Hop<'a>] {
+        self.hops
+    }
+
+    /// The associated data.
+    pub const fn associated_data(&self) -> &'a [u8] {
+        self.associated_data
+    }
+
+    /// The payload area.
+    pub const fn area(&self) -> Area {
+        self.area
+    }
+
+    /// The padding.
+    pub const fn padding(&self) -> Padding {
+        self.padding
+    }
+
+    /// Size of the onion this route builds ([`Area::onion_len`]).
+    pub const fn onion_len(&self) -> usize {
+        self.area.onion_len()
     }
 }
 
@@ -75,12 +95,12 @@ impl<'a> Route<'a> {
 ///
 /// # Errors
 ///
-/// [`Error::NoHops`] for an empty route, [`Error::BadPayload`] for an empty
-/// hop payload (its zero length prefix is the retired legacy marker, which
-/// [`Onion::peel`] rejects), and [`Error::TooLong`] when the hop frames
+/// [`Error::NoHops`] for an empty route, [`Error::EmptyPayload`] for an
+/// empty hop payload (its zero length prefix is the retired legacy marker,
+/// which [`Onion::peel`] rejects), and [`Error::TooLong`] when the hop frames
 /// (`len`) do not fit in the payload area (`max`).
 pub fn build(session_key: &PrivateKey, route: &Route<'_>) -> Result<(Onion, HopSecrets), Error> {
-    let mut routing_info = vec![0u8; route.area];
+    let mut routing_info = vec![0u8; route.area.bytes()];
     let (ephemeral, secrets, hmac) = build_routing_info(session_key, route, &mut routing_info)?;
     Ok((
         Onion {
@@ -108,7 +128,7 @@ pub fn build_into(
         .get_mut(..n)
         .ok_or(Error::BufferTooSmall { required: n })?;
     let (head, rest) = out.split_at_mut(1 + PUBLIC_KEY_LEN);
-    let (ri, mac) = rest.split_at_mut(route.area);
+    let (ri, mac) = rest.split_at_mut(route.area.bytes());
     let (ephemeral, secrets, hmac) = build_routing_info(session_key, route, ri)?;
     head[0] = super::VERSION;
     head[1..].copy_from_slice(&ephemeral.serialize());
@@ -146,8 +166,8 @@ fn build_routing_info(
     let last = hops.last().ok_or(Error::NoHops)?;
     // A zero length prefix marks the retired legacy payload: no peer could
     // peel it, so refuse to build it.
-    if hops.iter().any(|h| h.payload.is_empty()) {
-        return Err(Error::BadPayload);
+    if let Some(i) = hops.iter().position(|h| h.payload.is_empty()) {
+        return Err(Error::EmptyPayload { hop: i + 1 });
     }
     let total: usize = hops.iter().map(Hop::frame_len).sum();
     if total > area {

@@ -28,6 +28,13 @@ crate::error::format_error! {
         /// The hop frame does not end inside the payload area.
         #[error("hop frame ends past the payload area")]
         FrameOverflow => Malformed,
+        /// A hop payload to build is empty (its zero length prefix would be
+        /// the retired legacy marker, which no peer peels).
+        #[error("hop {hop}: empty payload (a hop payload is a TLV stream of at least one record)")]
+        EmptyPayload {
+            /// The hop, counted from 1.
+            hop: usize,
+        } => InvalidInput,
         /// A route needs at least one hop.
         #[error("a route needs at least one hop")]
         NoHops => InvalidInput,
@@ -38,5 +45,14 @@ crate::error::format_error! {
         /// do not add up).
         #[error("malformed failure packet")]
         BadFailure => Malformed,
+        /// A payload area other than the two BOLT #4 defines.
+        #[error("the payload area is `payment` (1300 bytes) or `message-large` (32768 bytes)")]
+        UnknownArea => InvalidInput,
+        /// A padding name other than `deterministic` and `random`.
+        #[error("padding is `deterministic` or `random`")]
+        UnknownPadding => InvalidInput,
+        /// An attribution status other than `valid`, `absent` and `broken`.
+        #[error("attribution is `valid`, `absent` or `broken`")]
+        UnknownAttribution => InvalidInput,
     }
 }

@@ -1,49 +1,87 @@
 //! Key derivation: per-hop shared secrets (linear), the derived stream and
-//! MAC keys (`rho`, `mu`, `um`, `ammag`, `pad`) and blinding factors.
+//! MAC keys (`rho`, `mu`, `um`, `ammag`, `ammagext`, `pad`) and blinding
+//! factors.
 
 use super::Error;
+use crate::primitives::hmac_stream::HmacSha256Stream;
 use crate::primitives::secp256k1::{PrivateKey, PublicKey};
-use crate::primitives::sha::{hmac_sha256, sha256_parts};
+use crate::primitives::sha::sha256_parts;
 use crate::secret::Secret;
+use std::sync::OnceLock;
 
 /// A hop's shared secret: SHA-256 of the compressed ECDH point.
 pub type SharedSecret = Secret<32>;
 
-/// The key types of BOLT #4 ("key generation").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyKind {
-    /// Stream key that encrypts the routing information.
-    Rho,
-    /// MAC key of the routing information.
-    Mu,
-    /// MAC key of a failure message.
-    Um,
-    /// Stream key that obfuscates a failure message.
-    Ammag,
-    /// Stream key of the deterministic initial padding (keyed by the session key).
-    Pad,
+crate::visibility::pub_if_hazmat! {
+    /// The key types of BOLT #4 ("key generation").
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum KeyKind {
+        /// Stream key that encrypts the routing information.
+        Rho,
+        /// MAC key of the routing information.
+        Mu,
+        /// MAC key of a failure message and of attribution data.
+        Um,
+        /// Stream key that obfuscates a failure message.
+        Ammag,
+        /// Stream key that obfuscates attribution data.
+        AmmagExt,
+        /// Stream key of the deterministic initial padding (keyed by the session key).
+        Pad,
+    }
 }
 
 impl KeyKind {
+    const ALL: [KeyKind; 6] = [
+        KeyKind::Rho,
+        KeyKind::Mu,
+        KeyKind::Um,
+        KeyKind::Ammag,
+        KeyKind::AmmagExt,
+        KeyKind::Pad,
+    ];
+
     fn label(self) -> &'static [u8] {
         match self {
             KeyKind::Rho => b"rho",
             KeyKind::Mu => b"mu",
             KeyKind::Um => b"um",
             KeyKind::Ammag => b"ammag",
+            KeyKind::AmmagExt => b"ammagext",
             KeyKind::Pad => b"pad",
         }
     }
+
+    /// The HMAC state keyed with this kind's label, computed once: a
+    /// derivation then costs the message and the outer block only.
+    fn keyed(self) -> HmacSha256Stream {
+        static KEYED: OnceLock<[HmacSha256Stream; 6]> = OnceLock::new();
+        let all = KEYED.get_or_init(|| KeyKind::ALL.map(|k| HmacSha256Stream::new(k.label())));
+        all[self as usize].clone()
+    }
 }
 
-/// `HMAC-SHA256(key = kind, message = secret)`.
-pub fn derive(kind: KeyKind, secret: &[u8; 32]) -> Secret<32> {
-    Secret::new(hmac_sha256(kind.label(), &[secret]))
+crate::visibility::pub_if_hazmat! {
+    /// `HMAC-SHA256(key = kind, message = secret)`.
+    fn derive(kind: KeyKind, secret: &[u8; 32]) -> Secret<32> {
+        let mut m = kind.keyed();
+        m.update(secret);
+        Secret::new(m.finalize())
+    }
 }
 
-/// `SHA-256(ephemeral_pubkey || shared_secret)`.
-pub fn blinding_factor(ephemeral: &PublicKey, ss: &SharedSecret) -> [u8; 32] {
-    sha256_parts(&[&ephemeral.serialize(), ss.expose()])
+crate::visibility::pub_if_hazmat! {
+    /// `SHA-256(ephemeral_pubkey || shared_secret)`.
+    fn blinding_factor(ephemeral: &PublicKey, ss: &SharedSecret) -> [u8; 32] {
+        sha256_parts(&[&ephemeral.serialize(), ss.expose()])
+    }
+}
+
+/// The shared secret of a hop that received an onion whose ephemeral key is
+/// `ephemeral` (`SHA-256` of the compressed ECDH point), as that hop needs it
+/// to create or wrap a failure or a fulfill's attribution data.
+pub fn shared_secret(node_key: &PrivateKey, ephemeral: &PublicKey) -> SharedSecret {
+    node_key.ecdh_sha256(ephemeral)
 }
 
 /// The shared secrets of a session, one per hop, in path order.
@@ -66,9 +104,10 @@ impl HopSecrets {
         self.0.is_empty()
     }
 
-    /// Hop `i`'s shared secret.
-    pub fn get(&self, i: usize) -> Option<&SharedSecret> {
-        self.0.get(i)
+    /// The shared secret of hop `hop`, counted from 1 (the first hop after
+    /// the origin).
+    pub fn hop(&self, hop: usize) -> Option<&SharedSecret> {
+        self.0.get(hop.checked_sub(1)?)
     }
 
     /// All secrets, in path order.
@@ -111,4 +150,28 @@ pub fn session_secrets(
         out.push(ss);
     }
     Ok((first, HopSecrets(out)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::primitives::sha::hmac_sha256;
+
+    /// The cached keyed states give the plain HMAC of each label.
+    #[test]
+    fn derive_is_hmac_of_the_label() {
+        let ss = [0x53u8; 32];
+        for k in KeyKind::ALL {
+            assert_eq!(derive(k, &ss).expose(), &hmac_sha256(k.label(), &[&ss]));
+        }
+    }
+
+    #[test]
+    fn hop_is_counted_from_one() {
+        let hs = HopSecrets::new(vec![Secret::new([1; 32]), Secret::new([2; 32])]);
+        assert!(hs.hop(0).is_none());
+        assert_eq!(hs.hop(1).unwrap().expose(), &[1; 32]);
+        assert_eq!(hs.hop(2).unwrap().expose(), &[2; 32]);
+        assert!(hs.hop(3).is_none());
+    }
 }

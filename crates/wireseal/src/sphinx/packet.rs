@@ -1,14 +1,13 @@
 //! The onion packet on the wire: `version(1) | ephemeral key(33) |
 //! routing info (payload area) | HMAC(32)`.
 
-use super::{Error, HMAC_LEN, MESSAGE_AREA_LARGE, PAYMENT_AREA, VERSION};
+use super::{Area, Error, HMAC_LEN, VERSION};
 use crate::primitives::secp256k1::{PublicKey, PUBLIC_KEY_LEN};
 
 /// Bytes of an onion packet around its payload area.
 pub const OVERHEAD: usize = 1 + PUBLIC_KEY_LEN + HMAC_LEN;
 
-/// Smallest packet [`Onion::parse_any`] accepts: room for one hop frame
-/// (a length byte and an HMAC).
+/// Smallest packet with room for one hop frame (a length byte and an HMAC).
 const MIN_ONION_LEN: usize = OVERHEAD + HMAC_LEN + 1;
 
 /// Size of an onion packet whose payload area is `area` bytes
@@ -23,7 +22,7 @@ pub const fn onion_len(area: usize) -> usize {
 /// # Errors
 ///
 /// [`Error::Truncated`] when `onion_len` leaves no room for one hop frame.
-pub fn area_len(onion_len: usize) -> Result<usize, Error> {
+pub const fn area_len(onion_len: usize) -> Result<usize, Error> {
     if onion_len < MIN_ONION_LEN {
         return Err(Error::Truncated {
             len: onion_len,
@@ -52,14 +51,15 @@ impl core::fmt::Debug for Onion {
 }
 
 impl Onion {
-    /// Parses a payment onion: exactly 1366 bytes.
+    /// Parses a payment onion: exactly 1366 bytes ([`Area::Payment`]).
     ///
     /// # Errors
     ///
-    /// [`Error::Truncated`] / [`Error::TooLong`] for any other size, then as
-    /// [`Onion::parse_any`].
+    /// [`Error::Truncated`] / [`Error::TooLong`] for any other size,
+    /// [`Error::UnknownVersion`] for a version other than 0,
+    /// [`Error::InvalidKey`] when the key is not a curve point.
     pub fn parse(bytes: &[u8]) -> Result<Self, Error> {
-        let want = onion_len(PAYMENT_AREA);
+        let want = Area::Payment.onion_len();
         if bytes.len() < want {
             return Err(Error::Truncated {
                 len: bytes.len(),
@@ -75,15 +75,16 @@ impl Onion {
         Self::parse_any(bytes)
     }
 
-    /// Parses an onion message packet: 1366 or 32834 bytes (payload areas of
-    /// 1300 or 32768 bytes, the two sizes BOLT #4 recommends).
+    /// Parses an onion message packet of either [`Area`]: 1366 or 32834
+    /// bytes (payload areas of 1300 or 32768 bytes, the two sizes BOLT #4
+    /// recommends).
     ///
     /// # Errors
     ///
     /// [`Error::Truncated`] below 1366 bytes, [`Error::TooLong`] above 32834,
-    /// [`Error::UnsupportedSize`] in between, then as [`Onion::parse_any`].
+    /// [`Error::UnsupportedSize`] in between, then as [`Onion::parse`].
     pub fn parse_message(bytes: &[u8]) -> Result<Self, Error> {
-        let (small, large) = (onion_len(PAYMENT_AREA), onion_len(MESSAGE_AREA_LARGE));
+        let (small, large) = (Area::Payment.onion_len(), Area::MessageLarge.onion_len());
         match bytes.len() {
             len if len < small => Err(Error::Truncated { len, min: small }),
             len if len > large => Err(Error::TooLong { len, max: large }),
@@ -92,14 +93,8 @@ impl Onion {
         }
     }
 
-    /// Parses a packet with any payload area of at least one hop frame.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Truncated`] when there is no room for one hop frame,
-    /// [`Error::UnknownVersion`] for a version other than 0,
-    /// [`Error::InvalidKey`] when the key is not a curve point.
-    pub fn parse_any(bytes: &[u8]) -> Result<Self, Error> {
+    /// Parses a packet whose size the caller has checked.
+    fn parse_any(bytes: &[u8]) -> Result<Self, Error> {
         area_len(bytes.len())?;
         let (head, rest) = bytes.split_at(1 + PUBLIC_KEY_LEN);
         if head[0] != VERSION {
@@ -126,9 +121,14 @@ impl Onion {
         false
     }
 
-    /// Size of the payload area (1300 for payments).
-    pub fn area_len(&self) -> usize {
-        self.routing_info.len()
+    /// The payload area.
+    pub fn area(&self) -> Area {
+        // Parsing and building make only the two areas.
+        if self.routing_info.len() == Area::MessageLarge.bytes() {
+            Area::MessageLarge
+        } else {
+            Area::Payment
+        }
     }
 
     /// The ephemeral public key carried in this onion.

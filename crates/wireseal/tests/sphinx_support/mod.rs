@@ -6,7 +6,7 @@
 use crate::common;
 use serde_json::Value;
 use wireseal::keys::{PrivateKey, PublicKey};
-use wireseal::sphinx::{bigsize, build, Hop, HopSecrets, Onion, Padding, Route, PAYMENT_AREA};
+use wireseal::sphinx::{bigsize, build, Hop, HopSecrets, Onion, Padding, Route};
 
 /// A hex string value (not a field) as bytes.
 pub fn val(v: &Value) -> Vec<u8> {
@@ -56,12 +56,7 @@ pub fn build_det(
     ad: &[u8],
 ) -> (Onion, HopSecrets) {
     let hs = hop_list(hops);
-    let route = Route {
-        hops: &hs,
-        associated_data: ad,
-        area: PAYMENT_AREA,
-        padding: Padding::Deterministic,
-    };
+    let route = Route::new(&hs, ad).with_padding(Padding::Deterministic);
     build(session, &route).unwrap()
 }
 
