@@ -1,6 +1,7 @@
 # Installs what the tests and the bench need on a fresh machine, from the
 # package registries only: Debian packages (C toolchain, cmake, Mosquitto,
-# the PostgreSQL server, Python's venv), Go from the Go module proxy when the
+# the PostgreSQL server, Python's venv, QEMU and the Arm cross compiler), the
+# Cortex-M4F Rust target, Go from the Go module proxy when the
 # machine has none new enough, and the Python peers from PyPI. Sourced by
 # scripts/test and scripts/bench (it exports PATH and GOTOOLCHAIN for Go);
 # idempotent, so a second run installs nothing.
@@ -36,6 +37,11 @@ command -v mosquitto >/dev/null 2>&1 \
 # The gateway store's tests start their own server from these binaries (and
 # run it as the package's `postgres` user when run as root).
 compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || setup_missing+=(postgresql)
+# The emulator tests (crates/wireseal-mcu): QEMU's Cortex-M4 machine and the
+# Arm cross compiler with its C library for the C harness.
+command -v qemu-system-arm >/dev/null 2>&1 || setup_missing+=(qemu-system-arm)
+command -v arm-none-eabi-gcc >/dev/null 2>&1 || setup_missing+=(gcc-arm-none-eabi)
+[ -d /usr/lib/arm-none-eabi/newlib ] || setup_missing+=(libnewlib-arm-none-eabi)
 if command -v python3 >/dev/null 2>&1; then
   python3 -c 'import ensurepip' >/dev/null 2>&1 || setup_missing+=(python3-venv)
   python3 -m pip --version >/dev/null 2>&1 || setup_missing+=(python3-pip)
@@ -48,6 +54,14 @@ if [ ${#setup_missing[@]} -gt 0 ]; then
 fi
 # Debian puts mosquitto in /usr/sbin, which a non-root PATH may lack.
 [ -x /usr/sbin/mosquitto ] && case ":$PATH:" in *:/usr/sbin:*) ;; *) export PATH="$PATH:/usr/sbin" ;; esac
+
+# --- Rust target of the emulated Cortex-M4F -------------------------------------
+if command -v rustup >/dev/null 2>&1 \
+  && ! rustup target list --installed 2>/dev/null | grep -qx thumbv7em-none-eabihf; then
+  setup_say "rustup target add thumbv7em-none-eabihf"
+  rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 \
+    || setup_warn "could not add the thumbv7em-none-eabihf target: the emulator tests will fail"
+fi
 
 # --- Go >= 1.24.6 for lightning-onion (interop/sphinx) -------------------------
 # The Go module proxy serves Go itself as the module golang.org/toolchain.

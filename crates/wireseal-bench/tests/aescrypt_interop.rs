@@ -40,8 +40,8 @@ fn data(n: usize, seed: u8) -> Vec<u8> {
         .collect()
 }
 
-/// The pyAesCrypt peer, or None after `skipped: WHY` (a failure under
-/// `WIRESEAL_REQUIRE_PEERS`, as CI sets).
+/// The pyAesCrypt peer; a missing one fails the test (None after
+/// `skipped: WHY` only under `WIRESEAL_ALLOW_MISSING_PEERS=1`).
 fn python_peer() -> Option<PyAesCrypt> {
     match pyaescrypt() {
         Ok(p) => Some(p),

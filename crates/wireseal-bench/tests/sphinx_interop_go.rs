@@ -11,7 +11,8 @@ use wireseal::sphinx::{build, failure, keys, Area, Hop, Onion, Padding, Peeled};
 use wireseal_bench::peers::{go_sphinx, skip_or_fail};
 
 /// The lightning-onion helper from [`wireseal_bench::peers::go_sphinx`];
-/// None (after `skipped: WHY`, or a failure under `WIRESEAL_REQUIRE_PEERS`).
+/// a missing one fails the test (None after `skipped: WHY` only under
+/// `WIRESEAL_ALLOW_MISSING_PEERS=1`).
 fn peer() -> Option<PathBuf> {
     match go_sphinx() {
         Ok(bin) => Some(bin),

@@ -7,7 +7,6 @@
 mod kat;
 mod kat_peat_xeddsa;
 mod measure;
-mod paired_ccm;
 mod vectors;
 
 use wireseal_mcu::{harness, hprintln, icount, stack};

@@ -169,20 +169,6 @@ pub fn run() {
         copy_cost,
     );
     row("pkc open 200 B cached (expanded-key slot)", cached_ccm);
-    let paired = net(
-        cost(|| {
-            now += 1;
-            let mut b = copy();
-            let k = *keys_cache.get_or_insert(&their, now, || None)?;
-            let c = <aes::Aes256Enc as aes::cipher::KeyInit>::new((&k).into());
-            let tag: [u8; 8] = b[PAYLOAD..PAYLOAD + 8].try_into().ok()?;
-            let extra: [u8; 4] = b[PAYLOAD + 8..].try_into().ok()?;
-            let nonce = mesh::nonce(v.packet_id, &extra, v.from_node);
-            crate::paired_ccm::open(&c, &nonce, b"", &mut b[..PAYLOAD], &tag).then_some(())
-        }),
-        copy_cost,
-    );
-    row("pkc open 200 B cached, paired ccm (experiment)", paired);
     let seal_cached = cost(|| {
         now += 1;
         let mut b = [0u8; PAYLOAD + mesh::PKC_OVERHEAD];

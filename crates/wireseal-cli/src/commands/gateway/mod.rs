@@ -9,8 +9,8 @@
 pub mod decode;
 mod mqtt;
 mod report;
-pub mod store;
 pub mod setup;
+pub mod store;
 mod tls;
 
 use anyhow::{bail, Context, Result};
