@@ -13,7 +13,7 @@
 //	           then one command per line until stdin closes:
 //	           {"op": "calibrate", "workload": W, "per_sample_ns": P} -> {"n": calls per sample}
 //	           {"op": "sample", "workload": W, "n": N} -> {"ns_per_op": ...}
-//	           W is "build20" (every hop), "build1" (the first hop) or "peel" (the
+//	           W is "buildN" (the route's first N hops: "build20", "build1", ...) or "peel" (the
 //	           first layer of the all-hop onion, with node_key).
 //
 // In bench_serve the keys are parsed and the routes built once, before any
@@ -33,6 +33,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/btcsuite/btcd/btcec/v2"
@@ -179,12 +181,9 @@ func benchServe(dec *json.Decoder, req request) {
 		must(fmt.Errorf("bench_serve needs hops"))
 	}
 	all := pathOf(req.Hops)
-	first := pathOf(req.Hops[:1])
 	pkt := newOnion(all, session, ad, 0)
 	router := sphinx.NewRouter(&sphinx.PrivKeyECDH{PrivKey: priv(req.NodeKey)}, sphinx.NewNoOpReplayLog())
 	workloads := map[string]func(){
-		"build20": func() { newOnion(all, session, ad, 0) },
-		"build1":  func() { newOnion(first, session, ad, 0) },
 		"peel": func() {
 			p, err := router.ProcessOnionPacket(pkt, ad, 0)
 			must(err)
@@ -204,7 +203,11 @@ func benchServe(dec *json.Decoder, req request) {
 		must(err)
 		f, ok := workloads[c.Workload]
 		if !ok {
-			must(fmt.Errorf("unknown workload %q", c.Workload))
+			f, ok = buildPrefix(req.Hops, session, ad, c.Workload)
+			if !ok {
+				must(fmt.Errorf("unknown workload %q", c.Workload))
+			}
+			workloads[c.Workload] = f
 		}
 		switch c.Op {
 		case "calibrate":
@@ -218,6 +221,17 @@ func benchServe(dec *json.Decoder, req request) {
 			must(fmt.Errorf("unknown bench command %q", c.Op))
 		}
 	}
+}
+
+// buildPrefix: the workload "buildN", building along the route's first N
+// hops (1 <= N <= the route's length), the path parsed once.
+func buildPrefix(hops []hop, session *btcec.PrivateKey, ad []byte, name string) (func(), bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(name, "build"))
+	if !strings.HasPrefix(name, "build") || err != nil || n < 1 || n > len(hops) {
+		return nil, false
+	}
+	path := pathOf(hops[:n])
+	return func() { newOnion(path, session, ad, 0) }, true
 }
 
 func main() {

@@ -10,6 +10,7 @@
 mod aescrypt;
 mod bip324;
 mod meshtastic;
+mod meshtastic_curves;
 mod meshtastic_gateway;
 mod meshtastic_gateway_broker;
 mod meshtastic_gateway_peer;
@@ -21,6 +22,7 @@ pub mod report;
 mod sphinx;
 mod sphinx_attribution;
 mod sphinx_baselines;
+mod sphinx_curves;
 #[cfg(feature = "rust-peers")]
 mod sphinx_ldk;
 #[cfg(not(feature = "rust-peers"))]
@@ -199,6 +201,11 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "meshtastic",
         run: meshtastic::run,
+    },
+    // The cache's curves and the DM conversation, in the same section.
+    Section {
+        name: "meshtastic",
+        run: meshtastic_curves::rows,
     },
     // The MQTT gateway's rows, in the same section (`--section meshtastic`).
     Section {

@@ -36,24 +36,6 @@ fn mosquitto() -> Result<PathBuf, Skip> {
     .ok_or_else(|| Skip::new("mosquitto is not installed (apt-get install mosquitto)"))
 }
 
-/// The `wireseal` binary: `WIRESEAL_BIN` (which `wireseal bench` sets), else
-/// `wireseal` beside this executable.
-fn wireseal_bin() -> Result<PathBuf, Skip> {
-    if let Some(p) = std::env::var_os("WIRESEAL_BIN") {
-        return Ok(PathBuf::from(p));
-    }
-    let exe = std::env::current_exe().map_err(|e| Skip::new(format!("no current exe: {e}")))?;
-    let beside = exe.with_file_name("wireseal");
-    if beside.is_file() {
-        Ok(beside)
-    } else {
-        Err(Skip::new(format!(
-            "no `wireseal` binary beside {} (run it as `wireseal bench`, or set WIRESEAL_BIN)",
-            exe.display()
-        )))
-    }
-}
-
 /// A Mosquitto broker on a free loopback port; stopped and its directory
 /// removed when dropped.
 struct Broker {
@@ -168,7 +150,7 @@ impl From<Skip> for RunError {
 
 /// One run: start the gateway, publish `n` envelopes, wait for its exit.
 fn one_run(broker: &Broker, feed: &Feed, n: usize) -> Result<f64, RunError> {
-    let mut gw = Command::new(wireseal_bin()?)
+    let mut gw = Command::new(crate::peers::wireseal_bin()?)
         .args(["meshtastic", "gateway", "--broker"])
         .arg(format!("mqtt://127.0.0.1:{}", broker.port))
         .args(["--channel", "LongFast=AQ==", "--node"])

@@ -146,6 +146,21 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let gpeel = go_pair("peel", &mut || {
         peel();
     });
+    let curves = super::sphinx_curves::rows(
+        ctx,
+        &super::sphinx_curves::Setup {
+            session: &session,
+            keys: &keys20,
+            pubs: &pubs,
+            payload: &payload,
+            ad: &ad,
+            ldk: &ldk,
+            ldk_hops: &ldk_hops,
+            ldk_peel: lpeel,
+            go_peel: gpeel.as_ref().map(|g| g.1).map_err(Clone::clone),
+        },
+        &mut |what, ours| go_pair(what, ours),
+    );
     drop(go); // the Go process exits; nothing of it runs during batch peel
 
     // Batch peel: distinct onions, one thread against every core.
@@ -282,6 +297,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         .seed("target >= 1.8x"),
     ];
     let mut rows = mark_skipped(rows, LDK);
+    rows.extend(mark_skipped(curves, LDK));
     rows.extend(super::sphinx_attribution::rows(ctx));
     rows
 }

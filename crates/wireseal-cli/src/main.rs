@@ -85,7 +85,8 @@ fn json_requested(argv: &[OsString]) -> bool {
 }
 
 /// Reports a command line that does not parse: clap's message (or, with
-/// `--json`, `{"error": ..., "kind": "usage"}`) and [`EXIT_USAGE`]. `--help`
+/// `--json`, `{"error": ..., "kind": KIND}`, `usage` unless the library
+/// refused a value) and [`EXIT_USAGE`]. `--help`
 /// and `--version` print to stdout and succeed.
 fn usage_error(e: &clap::Error, json: bool) -> ExitCode {
     if !e.use_stderr() {
@@ -94,8 +95,15 @@ fn usage_error(e: &clap::Error, json: bool) -> ExitCode {
     }
     if json {
         let msg = e.render().to_string();
-        let msg = msg.trim().trim_start_matches("error: ");
-        let line = serde_json::json!({ "error": msg, "kind": "usage" });
+        // The message without clap's closing hint ("For more information,
+        // try '--help'.").
+        let msg = msg
+            .split("\n\nFor more information")
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .trim_start_matches("error: ");
+        let line = serde_json::json!({ "error": msg, "kind": util::errors::usage_kind(e) });
         let _ = writeln!(std::io::stderr(), "{line}");
     } else {
         let _ = e.print();

@@ -264,7 +264,14 @@ fn every_command_speaks_json() {
 #[test]
 fn smaller_items() {
     // Short PSKs are padded, and stderr says so.
-    let o = run(&["meshtastic", "channel-hash", "--name", "x", "--psk", "AQI="]);
+    let o = run(&[
+        "meshtastic",
+        "channel-hash",
+        "--name",
+        "x",
+        "--psk",
+        "base64:AQI=",
+    ]);
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("zero-padded to 16"));
     // A mesh id that cannot be one.

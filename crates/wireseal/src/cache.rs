@@ -137,6 +137,25 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         self
     }
 
+    /// Heap bytes the cache holds: the slot array (keys and values) and the
+    /// index's table (its buckets and control bytes), without the
+    /// allocator's own overhead. Fixed at construction: it does not grow
+    /// with use.
+    pub fn heap_bytes(&self) -> usize {
+        let slots = self.slots.len() * Self::BYTES_PER_SLOT;
+        // The index keeps at most 7/8 of its buckets full; its buckets are a
+        // power of two, each with one control byte, plus one group of
+        // trailing control bytes.
+        let items = self.index.capacity();
+        let buckets = if items < 8 {
+            (items + 1).next_power_of_two()
+        } else {
+            (items * 8 / 7).next_power_of_two()
+        };
+        let entry = core::mem::size_of::<([u8; PK], u32)>();
+        slots + buckets * (entry + 1) + 16 + self.own.capacity()
+    }
+
     /// Number of slots.
     pub fn capacity(&self) -> usize {
         self.slots.len()

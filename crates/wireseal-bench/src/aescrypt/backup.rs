@@ -30,6 +30,9 @@ use wireseal::batch::Batch;
 use wireseal::hazmat::aes_cbc::Aes256CbcEnc;
 use wireseal::hazmat::hmac_stream::HmacSha256Stream;
 
+/// The report plot of these rows, and the series of the CLI's run.
+const PLOT: &str = "aescrypt-backup";
+const OURS: &str = "wireseal aescrypt encrypt --out-dir (fsync)";
 /// Files in the folder (the post's count).
 const FILES: usize = 547;
 
@@ -197,6 +200,7 @@ fn measure(ctx: &Ctx, rows: &mut Vec<Row>) -> Result<(), Skip> {
         }
     );
     let jobs = cli_jobs();
+    let mib = bytes as f64 / (1u64 << 20) as f64;
     rows.push(
         Row::new(
             S,
@@ -209,7 +213,8 @@ fn measure(ctx: &Ctx, rows: &mut Vec<Row>) -> Result<(), Skip> {
         )
         .seed(format!(
             "target <= 1.15x the floor; copy {copy:.3} s ({jobs} at once, fsync) + CBC+HMAC {crypto:.3} s / {cores}"
-        )),
+        ))
+        .at(PLOT, OURS, mib),
     );
     let peer = match (py_why, t_py.is_empty()) {
         (None, false) => Ok(median(&mut t_py)),
@@ -226,16 +231,20 @@ fn measure(ctx: &Ctx, rows: &mut Vec<Row>) -> Result<(), Skip> {
             format!("pyAesCrypt, {cores} processes, no fsync"),
             peer.as_ref().map(|t| *t),
         )
-        .seed("target >= 3x pyAesCrypt"),
+        .seed("target >= 3x pyAesCrypt")
+        .at(PLOT, OURS, mib),
     );
-    rows.push(Row::new(
-        S,
-        format!("{label}: plain copy (fsync, {jobs} at once)"),
-        "s",
-        Better::Lower,
-        copy,
-        "-",
-        None,
-    ));
+    rows.push(
+        Row::new(
+            S,
+            format!("{label}: plain copy (fsync, {jobs} at once)"),
+            "s",
+            Better::Lower,
+            copy,
+            "-",
+            None,
+        )
+        .at(PLOT, "plain copy (fsync), no encryption", mib),
+    );
     Ok(())
 }

@@ -20,6 +20,9 @@ use wireseal::aescrypt::io::{encrypt_stream, PartialFile, Replace};
 use wireseal::aescrypt::{EncryptOptions, Encryptor};
 use wireseal::batch::Batch;
 
+/// The report plot of these rows.
+const PLOT: &str = "aescrypt-size";
+
 /// A size in words (`1 KiB`, `64 MiB`).
 pub(super) fn size_name(n: usize) -> String {
     if n >= 1 << 20 {
@@ -29,10 +32,11 @@ pub(super) fn size_name(n: usize) -> String {
     }
 }
 
-/// The `wireseal` binary running this bench, when it is one (its
-/// `aescrypt encrypt --help` names `--out-dir`).
+/// The `wireseal` binary the CLI series run
+/// ([`crate::peers::wireseal_bin`]), when it is one (its `aescrypt encrypt
+/// --help` names `--out-dir`).
 pub(super) fn cli() -> Result<PathBuf, Skip> {
-    let exe = std::env::current_exe().map_err(|e| Skip::new(format!("no executable: {e}")))?;
+    let exe = crate::peers::wireseal_bin()?;
     let is_cli = Command::new(&exe)
         .args(["aescrypt", "encrypt", "--help"])
         .stdin(Stdio::null())
@@ -42,7 +46,10 @@ pub(super) fn cli() -> Result<PathBuf, Skip> {
     if is_cli {
         Ok(exe)
     } else {
-        Err(Skip::new("not run from the `wireseal` binary"))
+        Err(Skip::new(format!(
+            "{} is not a `wireseal` binary with `aescrypt encrypt --out-dir`",
+            exe.display()
+        )))
     }
 }
 
@@ -158,15 +165,18 @@ pub(super) fn rows(ctx: &Ctx, rows: &mut Vec<Row>) {
         for (what, ours, why) in series {
             let workload = format!("file encrypt {name}: {what}");
             match (ours, why) {
-                (Some(o), _) => rows.push(Row::with_peer(
-                    S,
-                    workload,
-                    "MB/s",
-                    Better::Higher,
-                    o,
-                    peer,
-                    theirs.as_ref().map(|t| *t),
-                )),
+                (Some(o), _) => rows.push(
+                    Row::with_peer(
+                        S,
+                        workload,
+                        "MB/s",
+                        Better::Higher,
+                        o,
+                        peer,
+                        theirs.as_ref().map(|t| *t),
+                    )
+                    .at(PLOT, what, size as f64),
+                ),
                 (None, why) => rows.push(Row::with_peer(
                     S,
                     workload,
@@ -190,15 +200,18 @@ pub(super) fn rows(ctx: &Ctx, rows: &mut Vec<Row>) {
             ));
         }
         if let Some(c) = rate(&mut t[4]) {
-            rows.push(Row::new(
-                S,
-                format!("file encrypt {name}: plain copy (fsync)"),
-                "MB/s",
-                Better::Higher,
-                c,
-                "-",
-                None,
-            ));
+            rows.push(
+                Row::new(
+                    S,
+                    format!("file encrypt {name}: plain copy (fsync)"),
+                    "MB/s",
+                    Better::Higher,
+                    c,
+                    "-",
+                    None,
+                )
+                .at(PLOT, "plain copy (fsync)", size as f64),
+            );
         }
         let _ = std::fs::remove_file(&src);
         for s in ["lib", "cli", "enc_file", "pyaes_enc_file", "copy"] {

@@ -63,6 +63,28 @@ pub fn skip_or_fail(skip: &Skip) {
     println!("skipped: {skip}");
 }
 
+/// The `wireseal` binary the command-line rows run: `WIRESEAL_BIN` (which
+/// `wireseal bench` sets to itself), else `wireseal` beside this executable.
+///
+/// # Errors
+///
+/// [`Skip`] when neither exists.
+pub fn wireseal_bin() -> Result<PathBuf, Skip> {
+    if let Some(p) = std::env::var_os("WIRESEAL_BIN") {
+        return Ok(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe().map_err(|e| Skip::new(format!("no current exe: {e}")))?;
+    let beside = exe.with_file_name(format!("wireseal{}", std::env::consts::EXE_SUFFIX));
+    if beside.is_file() {
+        Ok(beside)
+    } else {
+        Err(Skip::new(format!(
+            "no `wireseal` binary beside {} (run it as `wireseal bench`, or set WIRESEAL_BIN)",
+            exe.display()
+        )))
+    }
+}
+
 /// The cache directory for built peers: `$XDG_CACHE_HOME/wireseal`, else
 /// `$HOME/.cache/wireseal` (created when missing).
 ///

@@ -13,6 +13,20 @@ pub fn kind_of(e: &anyhow::Error) -> &'static str {
         .unwrap_or("failed")
 }
 
+/// The kind of a command line that does not parse: the library's kind when
+/// the library refused an argument's value (its `FromStr`: a network, mesh
+/// id, policy or area name), else `usage`.
+pub fn usage_kind(e: &clap::Error) -> &'static str {
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        if let Some(k) = library_kind(c) {
+            return k.as_str();
+        }
+        cause = c.source();
+    }
+    "usage"
+}
+
 fn library_kind(cause: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
     use wireseal::{aescrypt, bip324, meshtastic, peat, sphinx};
     if let Some(e) = cause.downcast_ref::<meshtastic::Error>() {

@@ -66,18 +66,9 @@ where
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
     ) -> std::result::Result<T, clap::Error> {
-        let text = value.to_str().unwrap_or_default();
-        text.parse::<T>().map_err(|e| {
-            let arg = arg.map_or_else(|| "...".to_owned(), ToString::to_string);
-            clap::Error::raw(
-                clap::error::ErrorKind::InvalidValue,
-                format!(
-                    "invalid value '{}' for '{arg}': {e}\n",
-                    value.to_string_lossy()
-                ),
-            )
-            .with_cmd(cmd)
-        })
+        // The library parses; clap's own error keeps the library's error as
+        // its source (the kind `--json` reports).
+        (|s: &str| s.parse::<T>()).parse_ref(cmd, arg, value)
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
