@@ -47,6 +47,9 @@ pub struct Setup<'a> {
     pub go_peel: Result<f64, Skip>,
 }
 
+/// One lightning-onion pair: (ours, Go's) seconds per call of a workload.
+pub type GoPair<'a> = dyn FnMut(&str, &mut dyn FnMut()) -> Result<(f64, f64), Skip> + 'a;
+
 /// Route lengths of the curves.
 fn lengths(ctx: &Ctx) -> Vec<usize> {
     if ctx.full {
@@ -57,11 +60,7 @@ fn lengths(ctx: &Ctx) -> Vec<usize> {
 }
 
 /// The curve rows; `go` runs one lightning-onion pair (`buildN` workloads).
-pub fn rows(
-    ctx: &Ctx,
-    s: &Setup<'_>,
-    go: &mut dyn FnMut(&str, &mut dyn FnMut()) -> Result<(f64, f64), Skip>,
-) -> Vec<Row> {
+pub fn rows(ctx: &Ctx, s: &Setup<'_>, go: &mut GoPair<'_>) -> Vec<Row> {
     let us = 1e6;
     let mut rows = Vec::new();
     let mut buf = vec![0u8; sphinx::PAYMENT_ONION_LEN];
@@ -125,7 +124,7 @@ pub fn rows(
                 Better::Lower,
                 g.as_ref().map_or(ours, |g| g.0) * us,
                 "lightning-onion v1.3.0 (Go)",
-                g.as_ref().map(|g| g.1 * us).map_err(|e| e),
+                g.as_ref().map(|g| g.1 * us),
             )
             .at(BUILD, OURS, x),
         );
