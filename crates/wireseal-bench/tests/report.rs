@@ -116,11 +116,60 @@ fn plots_without_data_are_named_on_the_page_and_not_drawn() {
     assert_eq!(page.matches("<svg").count(), 2);
 }
 
-/// Writes a sample report to `WIRESEAL_REPORT_SAMPLE` (for looking at it).
+/// The first headless-capable browser installed, if any.
+fn browser() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+}
+
+/// The page opens in a headless Chromium: the loaded document holds every
+/// plot, and the console reports no error and no failed load. Where no
+/// Chromium is installed the test says so and passes (`WIRESEAL_REPORT_SAMPLE`
+/// names a folder to keep the sample report in, for looking at it).
 #[test]
-fn sample_report_when_asked() {
-    if let Some(dir) = std::env::var_os("WIRESEAL_REPORT_SAMPLE") {
-        let info = RunInfo::current(false, "sample".into());
-        report::write(std::path::Path::new(&dir), &rows(), &info).unwrap();
+fn the_page_opens_in_a_headless_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = std::env::var_os("WIRESEAL_REPORT_SAMPLE").map(std::path::PathBuf::from);
+    let out_dir = keep.as_deref().unwrap_or(dir.path());
+    let info = RunInfo::current(false, "wireseal bench --report DIR".into());
+    report::write(out_dir, &rows(), &info).unwrap();
+    let Some(browser) = browser() else {
+        println!("skipped: no Chromium installed to open the page (apt-get install chromium)");
+        return;
+    };
+    let page = out_dir.join("index.html").canonicalize().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("timeout")
+        .arg("120")
+        .arg(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("run the browser");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{browser} failed: {stderr}");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(dom.matches("<svg").count(), PLOTS.len(), "{dom}");
+    for p in PLOTS {
+        assert!(dom.contains(&report::html(p.title)), "{}", p.id);
     }
+    let console: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains(":CONSOLE") || l.contains("net::ERR_"))
+        .collect();
+    assert!(console.is_empty(), "the page logged: {console:?}");
 }
