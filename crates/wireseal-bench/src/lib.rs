@@ -13,6 +13,8 @@ mod meshtastic;
 mod meshtastic_gateway;
 mod meshtastic_gateway_broker;
 mod meshtastic_gateway_peer;
+mod meshtastic_gateway_pg;
+mod meshtastic_gateway_store;
 mod peat;
 mod peat_sizes;
 pub mod peers;
