@@ -97,7 +97,12 @@ pub(super) async fn drive(
         max_batch: buffer.min(WriterConfig::default().max_batch),
         ..WriterConfig::default()
     };
-    let mut writer: StoreWriter<Option<mqtt::Ack>> =
+    // Each token names the connection its message came on: an
+    // acknowledgement due on a connection that has closed is not sent on
+    // the next (the broker delivers that message again; a broker that lost
+    // the session may have given its packet id to another message).
+    let mut connection = 0u64;
+    let mut writer: StoreWriter<Option<(mqtt::Ack, u64)>> =
         StoreWriter::start(store, cfg).context("starting the store's thread")?;
     let mut client = mqtt::Client::new(&settings);
     let mut stats = report::Stats::default();
@@ -127,6 +132,7 @@ pub(super) async fn drive(
         tokio::select! {
             ev = client.poll(), if !closing && writer.has_room() => match ev {
                 Ok(mqtt::Incoming::Connected) => {
+                    connection += 1;
                     backoff = Duration::from_millis(100);
                     retries.connected(&to);
                     client.subscribe(&filter, true)?;
@@ -152,7 +158,7 @@ pub(super) async fn drive(
                             }
                         }
                     }
-                    if writer.push(record, ack).is_err() {
+                    if writer.push(record, ack.map(|a| (a, connection))).is_err() {
                         // has_room() said yes, so the writer has stopped;
                         // its event says why.
                         stats.bump("store_refused");
@@ -183,8 +189,10 @@ pub(super) async fn drive(
                     for r in &summary.rejected {
                         log.line("store-rejected", &format!("a message was not stored: {}", r.reason));
                     }
-                    for t in acks.into_iter().flatten() {
-                        if !client.ack(t) {
+                    for (t, on) in acks.into_iter().flatten() {
+                        if on != connection {
+                            stats.bump("acks_for_closed_connection");
+                        } else if !client.ack(t) {
                             stats.bump("ack_dropped");
                         }
                     }
