@@ -76,7 +76,7 @@ impl Broker {
         // QoS 1 messages in flight to one are not limited in number.
         let text = format!(
             "listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n\
-             log_dest none\nmax_queued_messages 0\nmax_inflight_messages 0\n"
+             log_dest none\nmax_queued_messages 0\nmax_inflight_messages 40000\n"
         );
         std::fs::write(&conf, text).map_err(|e| Skip::new(format!("{}: {e}", conf.display())))?;
         let child = Command::new(exe)
