@@ -286,3 +286,58 @@ fn hostile_packets_in_postgres() {
     pg.create_db("mesh");
     hostile_packets(&Db::Pg(pg.socket_url("mesh")));
 }
+
+#[test]
+fn session_outlives_the_gateway_over_mqtt_5() {
+    if !peers(false) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::Sqlite(dir.path().join("mesh.db"));
+    let broker = Broker::start();
+    let (msgs, packets, receptions) = load(500, &["!0000a001", "!0000a002"]);
+    let v5 = ["--mqtt-version", "5"];
+    // The first run makes the session; messages published while no
+    // gateway is connected wait in it for the next run with this id.
+    let (gw, key) = gateway(&broker, &db, "v5-session", &v5);
+    let (status, _) = gw.interrupt();
+    assert!(status.success());
+    assert_eq!(publish_qos1(broker.port, &msgs, 5_000), msgs.len());
+    let n = msgs.len().to_string();
+    let mut more = store_args(&db, "v5-session");
+    more.extend(["--mqtt-version", "5", "--max-packets", &n].map(String::from));
+    let more: Vec<&str> = more.iter().map(String::as_str).collect();
+    let s = finish(Gateway::start(&args(&broker.url(), &key, &more)));
+    assert_eq!(s["stored_receptions"], receptions.len() as u64, "{s}");
+    assert_eq!(db.packets(), packets);
+    assert_eq!(db.receptions().0, receptions);
+}
+
+#[test]
+fn store_unavailable_at_start_is_waited_for() {
+    if !peers(true) {
+        return;
+    }
+    let mut pg = PgServer::start();
+    pg.create_db("mesh");
+    pg.crash();
+    let db = Db::Pg(pg.tcp_url("mesh"));
+    let broker = Broker::start();
+    let (key, _) = key_file();
+    let more = store_args(&db, "late-db");
+    let more: Vec<&str> = more.iter().map(String::as_str).collect();
+    let gw = Gateway::start(&args(&broker.url(), &key, &more));
+    let seen = gw.wait_stderr("store unavailable", Duration::from_secs(30));
+    assert!(
+        seen.iter().all(|l| !l.contains("subscribed")),
+        "nothing is read from the broker before the store is open: {seen:?}"
+    );
+    pg.run();
+    gw.wait_stderr("subscribed", Duration::from_secs(60));
+    let (msgs, packets, _) = load(200, &["!0000a001"]);
+    assert_eq!(publish_qos1(broker.port, &msgs, 5_000), msgs.len());
+    assert_eq!(db.wait_receptions(200, Duration::from_secs(30)), 200);
+    assert_eq!(db.packets(), packets);
+    let (status, rest) = gw.interrupt();
+    assert!(status.success(), "{rest:?}");
+}
