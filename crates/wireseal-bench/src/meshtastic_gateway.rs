@@ -5,7 +5,8 @@
 //! bytes in the same run with every field compared, XEdDSA verification by
 //! curve25519-dalek against aws-lc-rs, and the `wireseal meshtastic gateway`
 //! process end to end through a local Mosquitto
-//! ([`crate::meshtastic_gateway_broker`]).
+//! ([`crate::meshtastic_gateway_broker`]), and into its SQLite and
+//! PostgreSQL stores ([`crate::meshtastic_gateway_store`]).
 //!
 //! The feed is made here with the library's encoder (envelope, AES-CTR, PKC,
 //! XEdDSA); the peer decodes it with the `meshtastic` package's own protobufs.
@@ -356,6 +357,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     rows.push(mqtt_json);
     rows.extend(peer::xeddsa_rows(ctx));
     rows.push(broker::end_to_end(ctx, &feed, mqtt_json_rate));
+    rows.extend(super::meshtastic_gateway_store::rows(ctx));
     rows
 }
 

@@ -38,14 +38,14 @@ fn mosquitto() -> Result<PathBuf, Skip> {
 
 /// A Mosquitto broker on a free loopback port; stopped and its directory
 /// removed when dropped.
-struct Broker {
-    port: u16,
-    child: Child,
+pub(crate) struct Broker {
+    pub(crate) port: u16,
+    pub(crate) child: Child,
     dir: PathBuf,
 }
 
 impl Broker {
-    fn start() -> Result<Broker, Skip> {
+    pub(crate) fn start() -> Result<Broker, Skip> {
         let exe = mosquitto()?;
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -54,10 +54,11 @@ impl Broker {
         let dir = cache_dir()?.join(format!("bench-mosquitto-{}-{port}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| Skip::new(format!("{}: {e}", dir.display())))?;
         let conf = dir.join("mosquitto.conf");
-        // QoS 0 messages to a subscriber that lags are queued, not dropped.
+        // Messages to a subscriber that lags are queued, not dropped, and
+        // QoS 1 messages in flight to one are not limited in number.
         let text = format!(
             "listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n\
-             log_dest none\nmax_queued_messages 0\n"
+             log_dest none\nmax_queued_messages 0\nmax_inflight_messages 40000\n"
         );
         std::fs::write(&conf, text).map_err(|e| Skip::new(format!("{}: {e}", conf.display())))?;
         let child = Command::new(exe)
@@ -88,7 +89,7 @@ impl Drop for Broker {
 }
 
 /// An MQTT remaining-length field.
-fn remaining_len(out: &mut Vec<u8>, mut n: usize) {
+pub(crate) fn remaining_len(out: &mut Vec<u8>, mut n: usize) {
     loop {
         let b = (n % 128) as u8;
         n /= 128;
@@ -100,7 +101,7 @@ fn remaining_len(out: &mut Vec<u8>, mut n: usize) {
 }
 
 /// CONNECT (MQTT 3.1.1, clean session, keep-alive 60 s).
-fn connect_packet(client_id: &str) -> Vec<u8> {
+pub(crate) fn connect_packet(client_id: &str) -> Vec<u8> {
     let mut body = b"\x00\x04MQTT\x04\x02\x00\x3c".to_vec();
     body.extend((client_id.len() as u16).to_be_bytes());
     body.extend(client_id.as_bytes());
@@ -135,7 +136,7 @@ fn publisher(port: u16) -> Result<TcpStream, Skip> {
 }
 
 /// Why a run gave no figure.
-enum RunError {
+pub(crate) enum RunError {
     /// Something it needs is missing (the baseline row is skipped).
     Skip(Skip),
     /// The gateway's output was wrong: the run fails.

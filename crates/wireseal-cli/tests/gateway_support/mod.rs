@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod pki;
+pub mod store;
 
 use base64::Engine as _;
 use std::collections::HashMap;
@@ -156,6 +157,7 @@ impl Broker {
         let (port, second) = free_ports();
         let mut conf = format!(
             "per_listener_settings true\npersistence false\nlog_dest none\n\
+             max_inflight_messages 0\nmax_queued_messages 0\n\
              listener {port} 127.0.0.1\nallow_anonymous true\n"
         );
         let (tls_port, pki) = match tls {

@@ -11,6 +11,7 @@ mod mqtt;
 mod report;
 pub mod setup;
 pub mod store;
+mod stored;
 mod tls;
 
 use anyhow::{bail, Context, Result};
@@ -79,6 +80,18 @@ pub struct Args {
     /// Give up (exit 1) after N failed attempts in a row to reach the broker (default: retry without limit, said in the log every minute).
     #[arg(long, value_name = "N")]
     max_retries: Option<u64>,
+    /// Store every packet and reception in a database: sqlite:PATH (or a bare path), postgres://… or postgresql://… (needs --client-id). Messages are taken at QoS 1 and acknowledged once stored.
+    #[arg(long, value_name = "URL", requires = "client_id")]
+    store: Option<String>,
+    /// With --store: messages received and not yet committed held at most; when full the gateway stops reading from the broker.
+    #[arg(long, value_name = "N", default_value = "40000", requires = "store")]
+    store_buffer: usize,
+    /// With --store: also write the JSON lines to stdout.
+    #[arg(long, requires = "store")]
+    json: bool,
+    /// MQTT client id (default: a fresh one per run). With --store, the same id across restarts resumes the broker's session, so what was not stored is delivered again.
+    #[arg(long, value_name = "ID")]
+    client_id: Option<String>,
 }
 
 fn credentials(a: &Args) -> Result<Option<(String, String)>> {
@@ -133,23 +146,87 @@ pub fn run(a: Args) -> Result<()> {
     let settings = mqtt::Settings {
         endpoint,
         version: a.mqtt_version,
-        client_id: format!(
-            "wireseal-gw-{}-{:08x}",
-            std::process::id(),
-            u32::from_le_bytes(wireseal::entropy::random_array())
-        ),
+        client_id: match &a.client_id {
+            Some(id) if id.is_empty() || id.len() > 256 => {
+                bail!("--client-id: 1 to 256 bytes")
+            }
+            Some(id) => id.clone(),
+            None => format!(
+                "wireseal-gw-{}-{:08x}",
+                std::process::id(),
+                u32::from_le_bytes(wireseal::entropy::random_array())
+            ),
+        },
         credentials: credentials(&a)?,
         max_packet: 1 << 20,
         tls,
+        persistent: a.store.is_some().then_some(a.store_buffer.max(1)),
     };
     let stop = Arc::new(AtomicBool::new(false));
     let s = stop.clone();
     ctrlc::set_handler(move || s.store(true, Ordering::SeqCst))
         .context("installing the SIGINT handler")?;
+    if let Some(url) = &a.store {
+        // Opened before the runtime: the PostgreSQL store runs its own.
+        let store = stored::open(url, &stop)?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        return rt.block_on(stored::drive(&a, decoder, settings, filter, stop, store));
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     rt.block_on(drive(a, decoder, settings, filter, stop))
+}
+
+/// Decodes one message: counts it, logs what deserves a line, and returns
+/// the decoded packet (`None` for an envelope that does not parse).
+fn decode_one(
+    decoder: &mut Decoder,
+    stats: &mut report::Stats,
+    log: &mut report::Log,
+    now: u64,
+    topic: &str,
+    payload: &[u8],
+) -> Option<wireseal::meshtastic::decoder::Decoded> {
+    match decoder.decode(now, payload) {
+        Ok(d) => {
+            stats.record(&d);
+            if let Some(KeyEvent::Conflict { node, .. }) = d.key_event {
+                log.line(
+                    "key-conflict",
+                    &format!("node !{node:08x} announced a key other than its pinned one (kept the pinned key)"),
+                );
+            }
+            if let Some(e) = d.error {
+                if !matches!(e.reason(), "pkc-not-for-us" | "replay") {
+                    log.line(
+                        e.reason(),
+                        &format!("packet {:#010x} from !{:08x} on {topic}", d.id, d.from),
+                    );
+                }
+            }
+            Some(d)
+        }
+        Err(e) => {
+            let kind = if matches!(e, wireseal::meshtastic::Error::TooLong { .. }) {
+                "oversized"
+            } else {
+                "malformed"
+            };
+            stats.bump(kind);
+            log.line(kind, &format!("{} bytes on {topic}: {e}", payload.len()));
+            None
+        }
+    }
+}
+
+/// Whether `--max-packets` is reached.
+fn enough(a: &Args, stats: &report::Stats) -> bool {
+    a.max_packets.is_some_and(|m| {
+        stats.get("packets") + stats.get("malformed") + stats.get("oversized") >= m
+    })
 }
 
 /// Failed attempts to reach the broker since the last connection.
@@ -230,11 +307,7 @@ async fn drive(
     let mut line = Vec::with_capacity(512);
     let mut ticker = tokio::time::interval(Duration::from_millis(200));
     loop {
-        if stop.load(Ordering::SeqCst)
-            || a.max_packets.is_some_and(|m| {
-                stats.get("packets") + stats.get("malformed") + stats.get("oversized") >= m
-            })
-        {
+        if stop.load(Ordering::SeqCst) || enough(&a, &stats) {
             break;
         }
         if let Some(t) = next_stats {
@@ -252,52 +325,27 @@ async fn drive(
             Ok(mqtt::Incoming::Connected) => {
                 backoff = Duration::from_millis(100);
                 retries.connected(&to);
-                client.subscribe(&filter)?;
+                client.subscribe(&filter, false)?;
                 eprintln!("wireseal gateway: connected to {to}, subscribed to {filter}");
             }
-            Ok(mqtt::Incoming::Publish { topic, payload }) => {
+            Ok(mqtt::Incoming::Publish { topic, payload, .. }) => {
                 let now = start.elapsed().as_millis() as u64;
-                match decoder.decode(now, &payload) {
-                    Ok(d) => {
-                        stats.record(&d);
-                        if let Some(KeyEvent::Conflict { node, .. }) = d.key_event {
-                            log.line("key-conflict", &format!("node !{node:08x} announced a key other than its pinned one (kept the pinned key)"));
+                let decoded = decode_one(&mut decoder, &mut stats, &mut log, now, &topic, &payload);
+                if let Some(d) = decoded {
+                    line.clear();
+                    PacketRecord::new(&decoder, &d).write_json(&mut line);
+                    line.push(b'\n');
+                    out.write_all(&line)?;
+                    if let Some(p) = &a.publish {
+                        line.pop();
+                        let topic = format!("{p}/{}/!{:08x}", d.channel_id, d.from);
+                        if !client.publish(&topic, line.clone()) {
+                            stats.bump("publish_dropped");
                         }
-                        if let Some(e) = d.error {
-                            if !matches!(e.reason(), "pkc-not-for-us" | "replay") {
-                                log.line(
-                                    e.reason(),
-                                    &format!(
-                                        "packet {:#010x} from !{:08x} on {topic}",
-                                        d.id, d.from
-                                    ),
-                                );
-                            }
-                        }
-                        line.clear();
-                        PacketRecord::new(&decoder, &d).write_json(&mut line);
-                        line.push(b'\n');
-                        out.write_all(&line)?;
-                        if let Some(p) = &a.publish {
-                            line.pop();
-                            let topic = format!("{p}/{}/!{:08x}", d.channel_id, d.from);
-                            if !client.publish(&topic, line.clone()) {
-                                stats.bump("publish_dropped");
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        let kind = if matches!(e, wireseal::meshtastic::Error::TooLong { .. }) {
-                            "oversized"
-                        } else {
-                            "malformed"
-                        };
-                        stats.bump(kind);
-                        log.line(kind, &format!("{} bytes on {topic}: {e}", payload.len()));
                     }
                 }
             }
-            Ok(mqtt::Incoming::Other) => {}
+            Ok(mqtt::Incoming::Other | mqtt::Incoming::Disconnected) => {}
             Err(why) => {
                 stats.bump("connection_errors");
                 out.flush()?;

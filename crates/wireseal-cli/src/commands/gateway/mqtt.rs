@@ -77,7 +77,20 @@ pub struct Settings {
     pub max_packet: usize,
     /// The TLS configuration; `Some` exactly when the endpoint is `mqtts://`.
     pub tls: Option<Arc<ClientConfig>>,
+    /// `Some(buffer)` for a persistent session acknowledged by the caller:
+    /// clean session off (MQTT 5: the session outlives the connection),
+    /// subscriptions at QoS 1, and each QoS 1 message acknowledged only by
+    /// [`Client::ack`]; `buffer` is the most messages the caller holds
+    /// unacknowledged. `None`: a clean session at QoS 0.
+    pub persistent: Option<usize>,
 }
+
+/// What acknowledges one QoS 1 message (its packet id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ack(u16);
+
+/// How long the broker keeps an MQTT 5 session after the connection ends.
+const SESSION_EXPIRY_S: u32 = 7 * 24 * 3600;
 
 /// What one poll of the connection produced.
 #[derive(Debug)]
@@ -90,7 +103,12 @@ pub enum Incoming {
         topic: String,
         /// Its payload.
         payload: Vec<u8>,
+        /// What acknowledges it: `Some` for a QoS 1 message of a
+        /// persistent session (the caller must acknowledge it), else `None`.
+        ack: Option<Ack>,
     },
+    /// The disconnection asked by [`Client::disconnect`] was sent.
+    Disconnected,
     /// Anything else (acks, pings).
     Other,
 }
@@ -112,6 +130,12 @@ fn transport(tls: &Option<Arc<ClientConfig>>) -> rumqttc::Transport {
     }
 }
 
+/// Room in the client's queue of requests: every message held may be
+/// acknowledged at once.
+fn requests(s: &Settings) -> usize {
+    1024 + s.persistent.unwrap_or(0)
+}
+
 impl Client {
     /// A client; it connects on the first [`Client::poll`].
     pub fn new(s: &Settings) -> Self {
@@ -120,25 +144,36 @@ impl Client {
             Version::V311 => {
                 let mut o = rumqttc::MqttOptions::new(&s.client_id, &e.host, e.port);
                 o.set_keep_alive(Duration::from_secs(30))
-                    .set_clean_session(true)
+                    .set_clean_session(s.persistent.is_none())
+                    .set_manual_acks(s.persistent.is_some())
                     .set_max_packet_size(s.max_packet, s.max_packet)
                     .set_transport(transport(&s.tls));
                 if let Some((u, p)) = &s.credentials {
                     o.set_credentials(u, p);
                 }
-                let (c, l) = rumqttc::AsyncClient::new(o, 1024);
+                let (c, l) = rumqttc::AsyncClient::new(o, requests(s));
                 Client::V3(c, Box::new(l))
             }
             Version::V5 => {
                 let mut o = v5::MqttOptions::new(&s.client_id, &e.host, e.port);
+                if let Some(buffer) = s.persistent {
+                    o.set_connect_properties(v5::mqttbytes::v5::ConnectProperties {
+                        session_expiry_interval: Some(SESSION_EXPIRY_S),
+                        ..v5::mqttbytes::v5::ConnectProperties::new()
+                    });
+                    // The broker sends at most this many unacknowledged.
+                    let most = u16::try_from(buffer).unwrap_or(u16::MAX).max(1);
+                    o.set_receive_maximum(Some(most));
+                }
                 o.set_keep_alive(Duration::from_secs(30))
-                    .set_clean_start(true)
+                    .set_clean_start(s.persistent.is_none())
+                    .set_manual_acks(s.persistent.is_some())
                     .set_max_packet_size(Some(s.max_packet as u32))
                     .set_transport(transport(&s.tls));
                 if let Some((u, p)) = &s.credentials {
                     o.set_credentials(u, p);
                 }
-                let (c, l) = v5::AsyncClient::new(o, 1024);
+                let (c, l) = v5::AsyncClient::new(o, requests(s));
                 Client::V5(c, Box::new(l))
             }
         }
@@ -154,9 +189,13 @@ impl Client {
                 }
                 Ok(rumqttc::Event::Incoming(rumqttc::Packet::Publish(p))) => {
                     Ok(Incoming::Publish {
+                        ack: (p.qos != rumqttc::QoS::AtMostOnce).then_some(Ack(p.pkid)),
                         topic: p.topic,
                         payload: p.payload.to_vec(),
                     })
+                }
+                Ok(rumqttc::Event::Outgoing(rumqttc::Outgoing::Disconnect)) => {
+                    Ok(Incoming::Disconnected)
                 }
                 Ok(_) => Ok(Incoming::Other),
                 Err(e) => Err(describe_v3(&e)),
@@ -167,9 +206,13 @@ impl Client {
                 }
                 Ok(v5::Event::Incoming(v5::mqttbytes::v5::Packet::Publish(p))) => {
                     Ok(Incoming::Publish {
+                        ack: (p.qos != v5::mqttbytes::QoS::AtMostOnce).then_some(Ack(p.pkid)),
                         topic: String::from_utf8_lossy(&p.topic).into_owned(),
                         payload: p.payload.to_vec(),
                     })
+                }
+                Ok(v5::Event::Outgoing(rumqttc::Outgoing::Disconnect)) => {
+                    Ok(Incoming::Disconnected)
                 }
                 Ok(_) => Ok(Incoming::Other),
                 Err(e) => Err(describe_v5(&e)),
@@ -177,13 +220,58 @@ impl Client {
         }
     }
 
-    /// Subscribes to `filter` at QoS 0 (queued; sent by the next polls).
-    pub fn subscribe(&self, filter: &str) -> Result<()> {
+    /// Subscribes to `filter` (queued; sent by the next polls): at QoS 1 in
+    /// a persistent session, else at QoS 0.
+    pub fn subscribe(&self, filter: &str, persistent: bool) -> Result<()> {
         match self {
-            Client::V3(c, _) => c.try_subscribe(filter, rumqttc::QoS::AtMostOnce)?,
-            Client::V5(c, _) => c.try_subscribe(filter, v5::mqttbytes::QoS::AtMostOnce)?,
+            Client::V3(c, _) => {
+                let q = match persistent {
+                    true => rumqttc::QoS::AtLeastOnce,
+                    false => rumqttc::QoS::AtMostOnce,
+                };
+                c.try_subscribe(filter, q)?
+            }
+            Client::V5(c, _) => {
+                let q = match persistent {
+                    true => v5::mqttbytes::QoS::AtLeastOnce,
+                    false => v5::mqttbytes::QoS::AtMostOnce,
+                };
+                c.try_subscribe(filter, q)?
+            }
         }
         Ok(())
+    }
+
+    /// Acknowledges a message (queued; sent by the next polls, in the order
+    /// asked). False when the queue is full, which the queue's size
+    /// ([`Settings::persistent`]'s buffer and more) rules out.
+    pub fn ack(&self, ack: Ack) -> bool {
+        match self {
+            Client::V3(c, _) => {
+                let mut p = rumqttc::Publish::new("", rumqttc::QoS::AtLeastOnce, Vec::new());
+                p.pkid = ack.0;
+                c.try_ack(&p).is_ok()
+            }
+            Client::V5(c, _) => {
+                let mut p = v5::mqttbytes::v5::Publish::new(
+                    "",
+                    v5::mqttbytes::QoS::AtLeastOnce,
+                    Vec::new(),
+                    None,
+                );
+                p.pkid = ack.0;
+                c.try_ack(&p).is_ok()
+            }
+        }
+    }
+
+    /// Asks to disconnect after the requests queued before (acknowledgements
+    /// included); [`Incoming::Disconnected`] says it was sent.
+    pub fn disconnect(&self) -> bool {
+        match self {
+            Client::V3(c, _) => c.try_disconnect().is_ok(),
+            Client::V5(c, _) => c.try_disconnect().is_ok(),
+        }
     }
 
     /// Publishes `payload` on `topic` at QoS 0; false when the queue is full.

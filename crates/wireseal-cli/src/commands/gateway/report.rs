@@ -18,6 +18,16 @@ impl Stats {
         *self.counts.entry(what).or_insert(0) += 1;
     }
 
+    /// Adds `n` to `what` (a count of 0 still appears).
+    pub fn add(&mut self, what: &'static str, n: u64) {
+        *self.counts.entry(what).or_insert(0) += n;
+    }
+
+    /// Sets `what` to `n` (a level rather than a count).
+    pub fn set(&mut self, what: &'static str, n: u64) {
+        self.counts.insert(what, n);
+    }
+
     /// Counts the outcomes of a decoded packet.
     pub fn record(&mut self, d: &Decoded) {
         self.bump("packets");

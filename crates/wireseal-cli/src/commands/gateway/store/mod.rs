@@ -11,9 +11,7 @@
 //! database is away, and hands back the messages that may now be
 //! acknowledged.
 
-// Until the gateway's loop calls the store, only its tests do.
-#![allow(dead_code, unused_imports)]
-
+pub mod ingest;
 mod plan;
 mod postgres;
 mod record;
@@ -27,9 +25,10 @@ mod tests;
 
 pub use postgres::{PgMethod, PgStore};
 pub use record::{NodeUpdate, Reception, Record, StoredPacket};
-pub use record::{MAX_ID, MAX_NAME, MAX_PAYLOAD, MAX_TEXT, MAX_TOPIC};
+#[cfg(test)]
+pub use record::{MAX_ID, MAX_NAME, MAX_PAYLOAD};
 pub use sqlite::{Durability, SqliteStore};
-pub use writer::{Event, Refused, StoreWriter, WriterConfig};
+pub use writer::{Event, StoreWriter, WriterConfig};
 
 use std::fmt;
 use std::path::PathBuf;

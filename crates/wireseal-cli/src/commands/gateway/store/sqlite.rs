@@ -24,7 +24,8 @@ pub enum Durability {
     #[default]
     Full,
     /// Sync at checkpoints only: a committed batch survives a killed
-    /// process, not a power loss.
+    /// process, not a power loss (measured against `Full` by the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
     Normal,
 }
 
@@ -32,6 +33,7 @@ pub enum Durability {
 #[derive(Debug)]
 pub struct SqliteStore {
     conn: Connection,
+    #[cfg_attr(not(test), allow(dead_code))]
     path: PathBuf,
 }
 
@@ -102,6 +104,7 @@ impl SqliteStore {
     }
 
     /// The database file.
+    #[cfg(test)]
     pub fn path(&self) -> &Path {
         &self.path
     }

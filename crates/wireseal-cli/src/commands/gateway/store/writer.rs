@@ -231,6 +231,7 @@ impl<T: Send + 'static> StoreWriter<T> {
     }
 
     /// The next event if one is waiting.
+    #[cfg(test)]
     pub fn try_next_event(&mut self) -> Option<Event<T>> {
         let e = self.events.try_recv().ok()?;
         Some(self.account(e))
@@ -238,6 +239,7 @@ impl<T: Send + 'static> StoreWriter<T> {
 
     /// The next event, waiting on this thread (not from inside an async
     /// runtime).
+    #[cfg(test)]
     pub fn blocking_next_event(&mut self) -> Option<Event<T>> {
         let e = self.events.blocking_recv()?;
         Some(self.account(e))

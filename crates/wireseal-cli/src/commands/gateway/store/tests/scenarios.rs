@@ -3,7 +3,7 @@
 
 use super::probe::Probe;
 use super::*;
-use crate::commands::gateway::store::{Committed, Store, MAX_ID, MAX_NAME, MAX_PAYLOAD};
+use crate::commands::gateway::store::{Committed, Store};
 
 fn write(store: &mut Store, batch: &[Record]) -> Committed {
     store.write_batch(batch).expect("batch committed")
