@@ -127,73 +127,64 @@ fn node_key_from_environment() {
     assert!(!success && err.contains("a value is required"), "{err}");
 }
 
+/// `vectors/sphinx/driver_cases.json`, the table the library and Python
+/// run too: each area and padding name accepted with its onion size, or
+/// refused with the same error kind (`--json`) and the library's message.
 #[test]
-fn area_is_payment_or_message_large_only() {
+fn areas_and_paddings_follow_the_shared_table() {
+    let table: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../vectors/sphinx/driver_cases.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
     let o = vec_file("onion-test.json");
     let key = s(&o["generate"]["session_key"]);
     let hop = format!("{}:0102", s(&o["generate"]["hops"][0]["pubkey"]));
-    for bad in [
-        "100",
-        "4000000000",
-        "0",
-        "1301",
-        "0x514",
-        "big",
-        "Payment",
-        "message_large",
-    ] {
-        let (success, out, err) = run(&[
-            "onion",
-            "build",
-            "--session-key",
-            key,
-            "--hop",
-            &hop,
+    for (option, cases, message) in [
+        (
             "--area",
-            bad,
-        ]);
-        assert!(!success, "--area {bad} succeeded: {out}");
-        assert!(err.contains("--area"), "{bad}: {err}");
-        // The library's message names both areas.
-        assert!(
-            err.contains("`payment` (1300 bytes)") && err.contains("`message-large` (32768 bytes)"),
-            "{bad}: {err}"
-        );
-        assert!(!err.contains("panicked"), "{err}");
-    }
-    for (area, len) in [
-        ("payment", 1366),
-        ("1300", 1366),
-        ("message-large", 32834),
-        ("32768", 32834),
-    ] {
-        let out = ok(&[
-            "onion",
-            "build",
-            "--session-key",
-            key,
-            "--hop",
-            &hop,
-            "--area",
-            area,
-        ]);
-        assert_eq!(out.len(), 2 * len, "--area {area}");
-    }
-    for bad in ["Random", "pad", ""] {
-        let (success, _, err) = run(&[
-            "onion",
-            "build",
-            "--session-key",
-            key,
-            "--hop",
-            &hop,
+            &table["areas"],
+            "`payment` (1300 bytes) or `message-large` (32768 bytes)",
+        ),
+        (
             "--padding",
-            bad,
-        ]);
-        assert!(
-            !success && err.contains("`deterministic` or `random`"),
-            "{bad}: {err}"
-        );
+            &table["paddings"],
+            "`deterministic` or `random`",
+        ),
+    ] {
+        for case in cases.as_array().unwrap() {
+            let text = s(&case["text"]);
+            let (success, out, err) = run(&[
+                "--json",
+                "onion",
+                "build",
+                "--session-key",
+                key,
+                "--hop",
+                &hop,
+                option,
+                text,
+            ]);
+            match case["error"].as_str() {
+                None => {
+                    assert!(success, "{option} {text}: {err}");
+                    let onion: Value = serde_json::from_str(&out).unwrap();
+                    let want = case["onion_len"].as_u64().unwrap_or(1366) as usize;
+                    assert_eq!(s(&onion["onion"]).len(), 2 * want, "{option} {text}");
+                }
+                Some(kind) => {
+                    assert!(!success, "{option} {text} succeeded: {out}");
+                    let e: Value = serde_json::from_str(err.trim())
+                        .unwrap_or_else(|_| panic!("{option} {text}: {err}"));
+                    assert_eq!(e["kind"], kind, "{option} {text}: {err}");
+                    let msg = s(&e["error"]);
+                    assert!(msg.contains(option) && msg.contains(message), "{msg}");
+                }
+            }
+        }
     }
 }
 

@@ -312,3 +312,34 @@ def test_onion_message_large():
         sphinx.build(k, [(sphinx.public_key_of(k), b"\x01")], b"", padding="Random")
     p = sphinx.peel(k, o, b"", message=True)
     assert p.is_final and p.payload.endswith(payload)
+
+
+CASES = load_json("sphinx/driver_cases.json")
+KINDS = {"invalid_input": wireseal.InvalidInputError}
+
+
+@pytest.mark.parametrize("case", CASES["areas"], ids=lambda c: c["text"])
+def test_areas_follow_the_shared_table(case):
+    """vectors/sphinx/driver_cases.json, the table the library and the CLI run."""
+    key = bytes([0x41] * 32)
+    hops = [(sphinx.public_key_of(key), b"\x01\x02")]
+    if "error" in case:
+        with pytest.raises(KINDS[case["error"]]) as e:
+            sphinx.build(key, hops, b"", area=case["text"])
+        assert "`payment` (1300 bytes) or `message-large` (32768 bytes)" in str(e.value)
+    else:
+        onion, _ = sphinx.build(key, hops, b"", area=case["text"])
+        assert len(onion) == case["onion_len"]
+
+
+@pytest.mark.parametrize("case", CASES["paddings"], ids=lambda c: c["text"])
+def test_paddings_follow_the_shared_table(case):
+    key = bytes([0x41] * 32)
+    hops = [(sphinx.public_key_of(key), b"\x01\x02")]
+    if "error" in case:
+        with pytest.raises(KINDS[case["error"]]) as e:
+            sphinx.build(key, hops, b"", padding=case["text"])
+        assert "`deterministic` or `random`" in str(e.value)
+    else:
+        onion, _ = sphinx.build(key, hops, b"", padding=case["text"])
+        assert len(onion) == 1366
