@@ -273,6 +273,33 @@ impl Retries {
         Ok(due)
     }
 
+    /// A failed connection, as both loops handle it: counted, logged in
+    /// words with the wait before the next attempt, or, past `max`, the
+    /// run's summary printed and the error returned.
+    fn connection_failed(
+        &mut self,
+        why: &str,
+        to: &str,
+        max: Option<u64>,
+        wait: Duration,
+        log: &mut report::Log,
+        stats: &mut report::Stats,
+    ) -> Result<()> {
+        stats.bump("connection_errors");
+        match self.failed(why, to, max, wait) {
+            Ok(true) => {}
+            Ok(false) => log.line(
+                "connection",
+                &format!("{why}; retrying in {} ms", wait.as_millis()),
+            ),
+            Err(e) => {
+                eprintln!("{}", serde_json::json!({ "summary": stats.to_json() }));
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// Connected again: says after how many attempts, and starts over.
     fn connected(&mut self, to: &str) {
         if self.attempts > 0 {
@@ -347,19 +374,15 @@ async fn drive(
             }
             Ok(mqtt::Incoming::Other | mqtt::Incoming::Disconnected) => {}
             Err(why) => {
-                stats.bump("connection_errors");
                 out.flush()?;
-                match retries.failed(&why, &to, a.max_retries, backoff) {
-                    Ok(true) => {}
-                    Ok(false) => log.line(
-                        "connection",
-                        &format!("{why}; retrying in {} ms", backoff.as_millis()),
-                    ),
-                    Err(e) => {
-                        eprintln!("{}", serde_json::json!({ "summary": stats.to_json() }));
-                        return Err(e);
-                    }
-                }
+                retries.connection_failed(
+                    &why,
+                    &to,
+                    a.max_retries,
+                    backoff,
+                    &mut log,
+                    &mut stats,
+                )?;
                 let sleep = tokio::time::sleep(backoff);
                 tokio::pin!(sleep);
                 loop {

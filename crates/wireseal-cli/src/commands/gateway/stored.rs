@@ -166,19 +166,8 @@ pub(super) async fn drive(
                 }
                 Ok(mqtt::Incoming::Other | mqtt::Incoming::Disconnected) => {}
                 Err(why) => {
-                    stats.bump("connection_errors");
                     out.flush()?;
-                    match retries.failed(&why, &to, a.max_retries, backoff) {
-                        Ok(true) => {}
-                        Ok(false) => log.line(
-                            "connection",
-                            &format!("{why}; retrying in {} ms", backoff.as_millis()),
-                        ),
-                        Err(e) => {
-                            eprintln!("{}", serde_json::json!({ "summary": stats.to_json() }));
-                            return Err(e);
-                        }
-                    }
+                    retries.connection_failed(&why, &to, a.max_retries, backoff, &mut log, &mut stats)?;
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(Duration::from_secs(10));
                 }
