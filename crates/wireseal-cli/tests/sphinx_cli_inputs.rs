@@ -7,7 +7,7 @@ use std::process::Command;
 
 mod support;
 
-use support::sphinx::{hop_args, ok, run, strip, vec_file};
+use support::sphinx::{hop_args, run, strip, vec_file};
 use support::{s, success_stdout, ws_env};
 
 /// The JSON stdout of a run of `args` with the extra `env` that must succeed.
