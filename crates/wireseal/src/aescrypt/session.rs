@@ -20,7 +20,7 @@ macro_rules! session_material {
         /// IV. No environment lookup happens per file, and nothing random is
         /// reused. Public only with the `hazmat` feature (to measure it) or
         /// the `test-vectors` feature (to reproduce official streams byte for
-        /// byte with [`SessionMaterial::from_parts`]).
+        /// byte with `SessionMaterial::from_parts`).
         $vis struct SessionMaterial {
             pub(crate) public_iv: [u8; 16],
             pub(crate) session_iv: [u8; 16],
