@@ -7,27 +7,15 @@
 mod gateway_support;
 
 use gateway_support::store::pg::PgServer;
-use gateway_support::store::{load, missing_postgres, publish_qos1, store_args, Db};
-use gateway_support::{args, key_file, make_feed, missing_peer, publish, skip_or_fail};
+use gateway_support::store::{load, peers, publish_qos1, start_storing, store_args, Db};
+use gateway_support::{args, key_file, make_feed, publish};
 use gateway_support::{Broker, Gateway, OUR_NODE};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use wireseal::meshtastic::envelope::{self, Data, MeshPacket, PayloadVariant, ServiceEnvelope};
 
-/// Whether the peers are here (else the test fails, or skips under
-/// `WIRESEAL_ALLOW_MISSING_PEERS=1`).
-fn peers(postgres: bool) -> bool {
-    let why = missing_peer().or_else(|| postgres.then(missing_postgres).flatten());
-    match why {
-        Some(why) => {
-            skip_or_fail(&why);
-            false
-        }
-        None => true,
-    }
-}
-
-/// Starts a gateway on `broker` storing into `db` as `client_id`.
+/// Starts a gateway on `broker` storing into `db` as `client_id`, with a
+/// fresh node key (kept alive with it).
 fn gateway(
     broker: &Broker,
     db: &Db,
@@ -35,11 +23,7 @@ fn gateway(
     extra: &[&str],
 ) -> (Gateway, tempfile::NamedTempFile) {
     let (key, _) = key_file();
-    let mut more = store_args(db, client_id);
-    more.extend(extra.iter().map(|s| s.to_string()));
-    let more: Vec<&str> = more.iter().map(String::as_str).collect();
-    let gw = Gateway::start(&args(&broker.url(), &key, &more));
-    gw.wait_stderr("subscribed", Duration::from_secs(30));
+    let gw = start_storing(broker, &key, db, client_id, extra);
     (gw, key)
 }
 

@@ -6,28 +6,12 @@
 mod gateway_support;
 
 use gateway_support::store::pg::PgServer;
-use gateway_support::store::{load, missing_postgres, publish_qos1, store_args, Db};
-use gateway_support::{args, key_file, missing_peer, skip_or_fail, Broker, Gateway};
+use gateway_support::store::{load, peers, publish_qos1, start_storing, Db};
+use gateway_support::{key_file, Broker, Gateway};
 use std::time::Duration;
 
-fn peers(postgres: bool) -> bool {
-    let why = missing_peer().or_else(|| postgres.then(missing_postgres).flatten());
-    match why {
-        Some(why) => {
-            skip_or_fail(&why);
-            false
-        }
-        None => true,
-    }
-}
-
 fn start(broker: &Broker, key: &tempfile::NamedTempFile, db: &Db, id: &str) -> Gateway {
-    let mut more = store_args(db, id);
-    more.extend(["--store-buffer".into(), "5000".into()]);
-    let more: Vec<&str> = more.iter().map(String::as_str).collect();
-    let gw = Gateway::start(&args(&broker.url(), key, &more));
-    gw.wait_stderr("subscribed", Duration::from_secs(30));
-    gw
+    start_storing(broker, key, db, id, &["--store-buffer", "5000"])
 }
 
 /// The stored rows are exactly the published ones.

@@ -285,3 +285,34 @@ pub fn store_args(db: &Db, client_id: &str) -> Vec<String> {
         client_id.into(),
     ]
 }
+
+/// Whether the peers are here: Mosquitto and the Python feed, and with
+/// `postgres` the PostgreSQL server (else the test fails, or skips under
+/// `WIRESEAL_ALLOW_MISSING_PEERS=1`).
+pub fn peers(postgres: bool) -> bool {
+    let why = super::missing_peer().or_else(|| postgres.then(missing_postgres).flatten());
+    match why {
+        Some(why) => {
+            super::skip_or_fail(&why);
+            false
+        }
+        None => true,
+    }
+}
+
+/// Starts a gateway with `key` on `broker`, storing into `db` as
+/// `client_id`, with `extra` arguments; returns once it subscribed.
+pub fn start_storing(
+    broker: &super::Broker,
+    key: &tempfile::NamedTempFile,
+    db: &Db,
+    client_id: &str,
+    extra: &[&str],
+) -> super::Gateway {
+    let mut more = store_args(db, client_id);
+    more.extend(extra.iter().map(|s| s.to_string()));
+    let more: Vec<&str> = more.iter().map(String::as_str).collect();
+    let gw = super::Gateway::start(&super::args(&broker.url(), key, &more));
+    gw.wait_stderr("subscribed", Duration::from_secs(30));
+    gw
+}
