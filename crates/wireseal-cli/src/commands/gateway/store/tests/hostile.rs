@@ -1,23 +1,9 @@
 //! Bad input, run against SQLite and PostgreSQL: hostile values stored
 //! safely, and rows the database refuses isolated from their batch.
 
-use super::probe::Probe;
+use super::probe::{node_text, packet_text, write, Probe};
 use super::*;
-use crate::commands::gateway::store::{Committed, Store, MAX_ID, MAX_NAME, MAX_PAYLOAD};
-
-fn write(store: &mut Store, batch: &[Record]) -> Committed {
-    store.write_batch(batch).expect("batch committed")
-}
-
-fn packet_text(p: &mut dyn Probe, col: &str, from: u32) -> Option<String> {
-    p.text(&format!(
-        "SELECT {col} FROM packets WHERE from_node = {from}"
-    ))
-}
-
-fn node_text(p: &mut dyn Probe, col: &str, node: u32) -> Option<String> {
-    p.text(&format!("SELECT {col} FROM nodes WHERE node = {node}"))
-}
+use crate::commands::gateway::store::{Store, MAX_ID, MAX_NAME, MAX_PAYLOAD};
 
 /// SQL-looking strings, invalid UTF-8, NUL and huge fields in one batch
 /// beside ordinary records: stored as text (capped), or the one record that

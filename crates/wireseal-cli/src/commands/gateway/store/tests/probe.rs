@@ -1,7 +1,25 @@
 //! Reads the store's tables back through each database's own client, so the
 //! scenarios check what is stored, not what the store says it stored.
 
+use crate::commands::gateway::store::{Committed, Record, Store};
 use std::path::Path;
+
+/// Writes one batch, which must commit.
+pub fn write(store: &mut Store, batch: &[Record]) -> Committed {
+    store.write_batch(batch).expect("batch committed")
+}
+
+/// A text column of the packet from `from`.
+pub fn packet_text(p: &mut dyn Probe, col: &str, from: u32) -> Option<String> {
+    p.text(&format!(
+        "SELECT {col} FROM packets WHERE from_node = {from}"
+    ))
+}
+
+/// A text column of node `node`.
+pub fn node_text(p: &mut dyn Probe, col: &str, node: u32) -> Option<String> {
+    p.text(&format!("SELECT {col} FROM nodes WHERE node = {node}"))
+}
 
 /// Queries on a store's database.
 pub trait Probe {

@@ -1,23 +1,9 @@
 //! Scenarios run against SQLite and PostgreSQL alike: a store to write
 //! through and a probe to read the tables back.
 
-use super::probe::Probe;
+use super::probe::{node_text, packet_text, write, Probe};
 use super::*;
-use crate::commands::gateway::store::{Committed, Store};
-
-fn write(store: &mut Store, batch: &[Record]) -> Committed {
-    store.write_batch(batch).expect("batch committed")
-}
-
-fn packet_text(p: &mut dyn Probe, col: &str, from: u32) -> Option<String> {
-    p.text(&format!(
-        "SELECT {col} FROM packets WHERE from_node = {from}"
-    ))
-}
-
-fn node_text(p: &mut dyn Probe, col: &str, node: u32) -> Option<String> {
-    p.text(&format!("SELECT {col} FROM nodes WHERE node = {node}"))
-}
+use crate::commands::gateway::store::Store;
 
 /// Every kind of record stored once, receptions from two gateways kept,
 /// the same receptions again dropped.
