@@ -37,6 +37,15 @@ fn hops() -> Vec<(String, String)> {
     out
 }
 
+/// `sphinx ... wrap|create` at one hop: `cmd`, the hop's `--key` and
+/// `--ephemeral-key`, then `rest`.
+fn at_hop<'a>(cmd: [&'a str; 3], key: &'a str, eph: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut v = cmd.to_vec();
+    v.extend(["--key", key, "--ephemeral-key", eph]);
+    v.extend_from_slice(rest);
+    v
+}
+
 fn json_ok(args: &[&str]) -> Value {
     let mut a = args.to_vec();
     a.push("--json");
@@ -86,20 +95,18 @@ fn wraps_match_the_vector_and_the_origin_reads_them() {
     let (mut packet, mut attribution) = sent(&v, 4);
     for node in (0..4).rev() {
         let (key, eph) = &hops[node];
-        let out = json_ok(&[
-            "sphinx",
-            "error",
-            "wrap",
-            "--key",
+        let out = json_ok(&at_hop(
+            ["sphinx", "error", "wrap"],
             key,
-            "--ephemeral-key",
             eph,
-            "--hold-time-ms",
-            &hold_ms(&v, node),
-            "--attribution-data",
-            &attribution,
-            &packet,
-        ]);
+            &[
+                "--hold-time-ms",
+                &hold_ms(&v, node),
+                "--attribution-data",
+                &attribution,
+                &packet,
+            ],
+        ));
         (packet, attribution) = (
             s(&out["packet"]).to_string(),
             s(&out["attribution_data"]).to_string(),
@@ -129,19 +136,12 @@ fn wraps_match_the_vector_and_the_origin_reads_them() {
 fn create_then_wrap_round_trips_with_hold_times() {
     let hops = hops();
     let (key, eph) = &hops[2];
-    let c = json_ok(&[
-        "sphinx",
-        "error",
-        "create",
-        "--key",
+    let c = json_ok(&at_hop(
+        ["sphinx", "error", "create"],
         key,
-        "--ephemeral-key",
         eph,
-        "--hold-time-ms",
-        "1299",
-        "--message",
-        "2002",
-    ]);
+        &["--hold-time-ms", "1299", "--message", "2002"],
+    ));
     assert_eq!(s(&c["attribution_data"]).len(), 2 * 920);
     let (mut packet, mut attribution) = (
         s(&c["packet"]).to_string(),
@@ -149,20 +149,18 @@ fn create_then_wrap_round_trips_with_hold_times() {
     );
     for (node, ms) in [(1, "250"), (0, "99")] {
         let (key, eph) = &hops[node];
-        let w = json_ok(&[
-            "sphinx",
-            "error",
-            "wrap",
-            "--key",
+        let w = json_ok(&at_hop(
+            ["sphinx", "error", "wrap"],
             key,
-            "--ephemeral-key",
             eph,
-            "--hold-time-ms",
-            ms,
-            "--attribution-data",
-            &attribution,
-            &packet,
-        ]);
+            &[
+                "--hold-time-ms",
+                ms,
+                "--attribution-data",
+                &attribution,
+                &packet,
+            ],
+        ));
         (packet, attribution) = (
             s(&w["packet"]).to_string(),
             s(&w["attribution_data"]).to_string(),
@@ -204,17 +202,12 @@ fn create_then_wrap_round_trips_with_hold_times() {
 fn a_hop_without_attribution_support() {
     let hops = hops();
     let (key, eph) = &hops[3];
-    let c = json_ok(&[
-        "sphinx",
-        "error",
-        "create",
-        "--key",
+    let c = json_ok(&at_hop(
+        ["sphinx", "error", "create"],
         key,
-        "--ephemeral-key",
         eph,
-        "--message",
-        "4002",
-    ]);
+        &["--message", "4002"],
+    ));
     // Hop 3 (node 2) does not support attribution: it drops the data.
     let (key, eph) = &hops[2];
     let w = json_ok(&[
@@ -233,17 +226,12 @@ fn a_hop_without_attribution_support() {
     let mut attribution: Option<String> = None;
     for node in [1, 0] {
         let (key, eph) = &hops[node];
-        let mut args = vec![
-            "sphinx",
-            "error",
-            "wrap",
-            "--key",
+        let mut args = at_hop(
+            ["sphinx", "error", "wrap"],
             key,
-            "--ephemeral-key",
             eph,
-            "--hold-time-ms",
-            "700",
-        ];
+            &["--hold-time-ms", "700"],
+        );
         if let Some(a) = &attribution {
             args.extend(["--attribution-data", a]);
         }
@@ -270,17 +258,12 @@ fn fulfill_matches_the_vector_and_reads_back() {
     for node in (0..5).rev() {
         let (key, eph) = &hops[node];
         let ms = hold_ms(&v, node);
-        let mut args = vec![
-            "sphinx",
-            "fulfill",
-            "wrap",
-            "--key",
+        let mut args = at_hop(
+            ["sphinx", "fulfill", "wrap"],
             key,
-            "--ephemeral-key",
             eph,
-            "--hold-time-ms",
-            &ms,
-        ];
+            &["--hold-time-ms", &ms],
+        );
         if let Some(a) = &attribution {
             args.extend(["--attribution-data", a]);
         }
@@ -321,91 +304,52 @@ fn bad_attribution_input_fails_cleanly() {
     let packet = "00".repeat(292);
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
-            vec![
-                "sphinx",
-                "error",
-                "wrap",
-                "--key",
+            at_hop(
+                ["sphinx", "error", "wrap"],
                 key,
-                "--ephemeral-key",
                 eph,
-                "--attribution-data",
-                "0011",
-                &packet,
-            ],
+                &["--attribution-data", "0011", &packet],
+            ),
             "--attribution-data",
         ),
         (
-            vec![
-                "sphinx",
-                "error",
-                "wrap",
-                "--key",
+            at_hop(
+                ["sphinx", "error", "wrap"],
                 key,
-                "--ephemeral-key",
                 eph,
-                "--attribution-data",
-                "zz",
-                &packet,
-            ],
+                &["--attribution-data", "zz", &packet],
+            ),
             "not valid hex",
         ),
         (
-            vec![
-                "sphinx",
-                "error",
-                "wrap",
-                "--key",
+            at_hop(
+                ["sphinx", "error", "wrap"],
                 key,
-                "--ephemeral-key",
                 eph,
-                "--no-attribution",
-                "--hold-time-ms",
-                "5",
-                &packet,
-            ],
+                &["--no-attribution", "--hold-time-ms", "5", &packet],
+            ),
             "cannot be used with",
         ),
         (
-            vec![
-                "sphinx",
-                "error",
-                "wrap",
-                "--key",
+            at_hop(
+                ["sphinx", "error", "wrap"],
                 key,
-                "--ephemeral-key",
                 eph,
-                "--hold-time-ms",
-                "1.5",
-                &packet,
-            ],
+                &["--hold-time-ms", "1.5", &packet],
+            ),
             "--hold-time-ms",
         ),
         (
-            vec![
-                "sphinx",
-                "error",
-                "wrap",
-                "--key",
-                key,
-                "--ephemeral-key",
-                eph,
-                "00ff",
-            ],
+            at_hop(["sphinx", "error", "wrap"], key, eph, &["00ff"]),
             "truncated",
         ),
         (
-            vec![
-                "sphinx",
-                "fulfill",
-                "wrap",
-                "--key",
+            at_hop(
+                ["sphinx", "fulfill", "wrap"],
                 key,
-                "--ephemeral-key",
                 eph,
-                "--attribution-data",
-                "00",
-            ],
+                &["--attribution-data", "00"],
+            ),
             "--attribution-data",
         ),
     ];
