@@ -33,6 +33,8 @@ mod sphinx_ldk;
 #[cfg(feature = "rust-peers")]
 mod sphinx_ldk_net;
 #[cfg(feature = "rust-peers")]
+pub use sphinx_ldk_net::with_reason;
+#[cfg(feature = "rust-peers")]
 mod sphinx_ldk_node;
 mod timing;
 

@@ -21,7 +21,7 @@ use lightning::ln::onion_utils::AttributionData as LdkAttribution;
 use lightning::routing::router::{Path, Route, RouteHop};
 use lightning::sign::KeysManager;
 use lightning::types::payment::{PaymentHash, PaymentPreimage};
-use lightning::util::ser::{LengthReadable, Readable, Writeable};
+use lightning::util::ser::{Readable, Writeable};
 use wireseal::keys::PrivateKey;
 use wireseal::sphinx::{HopSecrets, Onion, Peeled};
 
@@ -188,22 +188,17 @@ pub fn reason(msg: &UpdateFailHTLC) -> Vec<u8> {
     b[42..42 + len].to_vec()
 }
 
-/// `msg` with `reason` and attribution data replaced, through the wire
-/// encoding (TLV 1 carries the 920 bytes).
+/// `msg` with `reason` and attribution data (920 bytes, TLV 1) replaced,
+/// as the bench rewrites it.
 pub fn with_reason(
     msg: &UpdateFailHTLC,
     reason: &[u8],
     attribution: Option<&[u8]>,
 ) -> UpdateFailHTLC {
-    let mut b = msg.encode()[..40].to_vec();
-    b.extend_from_slice(&(reason.len() as u16).to_be_bytes());
-    b.extend_from_slice(reason);
     if let Some(a) = attribution {
         assert_eq!(a.len(), 920);
-        b.extend_from_slice(&[0x01, 0xfd, 0x03, 0x98]);
-        b.extend_from_slice(a);
     }
-    UpdateFailHTLC::read_from_fixed_length_buffer(&mut &b[..]).unwrap()
+    wireseal_bench::with_reason(msg, reason, attribution)
 }
 
 /// The 920 bytes of LDK's attribution data.
