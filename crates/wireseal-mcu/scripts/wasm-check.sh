@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the portable backend's operations (`ops`) for wasm32-unknown-unknown
+# Builds the library's portable parts (`parts`) for wasm32-unknown-unknown
 # as a module exporting them through a C ABI (examples/wasm_exports.rs), and
 # checks that the module imports nothing (no allocator, no OS randomness:
 # randomness is the caller's to inject) and that getrandom is not in the

@@ -8,8 +8,8 @@
 //!   and the semihosting exit code.
 //! - Panics, HardFaults and stray interrupts print what happened and end the
 //!   run as failed.
-//! - [`ops`]: the Meshtastic, peat and XEdDSA operations over the portable
-//!   backend's crates; the only module built for other targets (wasm32).
+//! - [`parts`]: each part of the library's portable core called once, for
+//!   the flash figures; the only module built for other targets (wasm32).
 #![no_std]
 
 #[cfg(target_arch = "arm")]
@@ -18,7 +18,7 @@ pub mod fault;
 pub mod harness;
 #[cfg(target_arch = "arm")]
 pub mod icount;
-pub mod ops;
+pub mod parts;
 #[cfg(target_arch = "arm")]
 pub mod stack;
 

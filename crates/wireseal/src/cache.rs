@@ -9,7 +9,10 @@
 //!
 //! Properties:
 //! - fixed capacity set at construction (default [`DEFAULT_CAPACITY`]); the
-//!   slot array and the index are allocated once, so inserts never allocate;
+//!   slots live in storage chosen by the caller: a boxed array allocated
+//!   once ([`SharedSecretCache::new`]), an inline array or the caller's own
+//!   memory ([`SharedSecretCache::with_slots`], what firmware uses), so
+//!   inserts never allocate;
 //! - bound to our own public key: [`SharedSecretCache::set_own_key`] with a
 //!   different key flushes every entry;
 //! - least-recently-used eviction in O(1) (an intrusive list over the slots);
@@ -21,14 +24,22 @@
 //! - values must be [`ZeroizeOnDrop`]: they are wiped when evicted, expired,
 //!   invalidated, flushed, or when the cache is dropped.
 //!
-//! Memory, all allocated in [`SharedSecretCache::new`]:
-//! [`SharedSecretCache::BYTES_PER_SLOT`] bytes per slot (1,024 for
-//! Meshtastic's expanded AES-256-CCM keys, most of it the `aes` crate's
-//! round keys), plus the index: a hash table sized for twice the capacity,
-//! `PK + 5` bytes per bucket (key, slot number, control byte), which is about
-//! 150 bytes per slot for 32-byte keys at the default capacity (64 buckets
-//! for 16 slots).
+//! Lookup: `std` builds (unless `portable`) find a peer through a hash
+//! index beside the slots
+//! (a hash table sized for twice the capacity, `PK + 3` bytes per bucket:
+//! key, slot number, control byte; about 150 bytes per slot for 32-byte keys
+//! at the default capacity). Other builds have no index: they
+//! compare the peer's whole key with every slot's, word by word in
+//! constant time, so the time of a lookup never depends on which keys are
+//! cached (16 slots: about 1,600 instructions on a Cortex-M4).
+//!
+//! Memory: [`SharedSecretCache::BYTES_PER_SLOT`] bytes per slot: 80 for a
+//! 32-byte secret (peat's per-peer secrets; Meshtastic's
+//! [`crate::meshtastic::pkc::PkcSecret`]), 1,024 on x86-64 (520 on a
+//! Cortex-M4) for an expanded AES-256-CCM key, most of it the `aes` crate's
+//! round keys. Slot numbers are 16-bit: at most [`MAX_CAPACITY`] slots.
 
+#[cfg(wireseal_cache_index)]
 use std::collections::HashMap;
 use zeroize::ZeroizeOnDrop;
 
@@ -36,12 +47,16 @@ use zeroize::ZeroizeOnDrop;
 /// holds more than `capacity` keys, so even keys ground to collide cost at
 /// most a scan of `capacity` entries; SipHash's extra strength buys nothing
 /// here and costs a third of a cached Meshtastic open.
+#[cfg(wireseal_cache_index)]
 type IndexHasher = ahash::RandomState;
 
 /// Default number of slots (the firmware proposal's size).
 pub const DEFAULT_CAPACITY: usize = 16;
 
-const NIL: u32 = u32::MAX;
+/// Most slots a cache can have (slot numbers are 16-bit).
+pub const MAX_CAPACITY: usize = NIL as usize;
+
+const NIL: u16 = u16::MAX;
 
 /// Counters reported by [`SharedSecretCache::stats`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -58,75 +73,160 @@ pub struct CacheStats {
     pub flushes: u64,
 }
 
-struct Slot<V, const PK: usize> {
+/// One cache slot: a peer's whole key, its value, when it was inserted and
+/// its place in the least-recently-used order. The fields are private; make
+/// storage with [`Slot::EMPTY`] or [`Slot::array`].
+pub struct Slot<V, const PK: usize = 32> {
     peer: [u8; PK],
     value: Option<V>,
     inserted_at: u64,
-    prev: u32,
-    next: u32,
+    prev: u16,
+    next: u16,
 }
+
+impl<V, const PK: usize> Slot<V, PK> {
+    /// An empty slot.
+    pub const EMPTY: Self = Self {
+        peer: [0u8; PK],
+        value: None,
+        inserted_at: 0,
+        prev: NIL,
+        next: NIL,
+    };
+
+    /// `N` empty slots, for [`SharedSecretCache::with_slots`].
+    pub const fn array<const N: usize>() -> [Self; N] {
+        [const { Self::EMPTY }; N]
+    }
+}
+
+/// The default storage of a cache's slots: a boxed slice with an allocator,
+/// an inline array of [`DEFAULT_CAPACITY`] slots without one.
+#[cfg(feature = "alloc")]
+pub type DefaultSlots<V, const PK: usize = 32> = alloc::boxed::Box<[Slot<V, PK>]>;
+/// The default storage of a cache's slots: a boxed slice with an allocator,
+/// an inline array of [`DEFAULT_CAPACITY`] slots without one.
+#[cfg(not(feature = "alloc"))]
+pub type DefaultSlots<V, const PK: usize = 32> = [Slot<V, PK>; DEFAULT_CAPACITY];
+
+/// Storage a cache's slots can live in: a boxed slice, an array, or a
+/// borrowed slice of the caller's memory.
+pub trait SlotStorage<V, const PK: usize>: AsRef<[Slot<V, PK>]> + AsMut<[Slot<V, PK>]> {}
+impl<V, const PK: usize, S: AsRef<[Slot<V, PK>]> + AsMut<[Slot<V, PK>]>> SlotStorage<V, PK> for S {}
 
 /// A bounded, LRU, optionally expiring map from a peer's whole public key
 /// (`PK` bytes: 32 for X25519, 33 for compressed secp256k1) to a derived
-/// secret value `V`.
-pub struct SharedSecretCache<V: ZeroizeOnDrop, const PK: usize = 32> {
-    own: Vec<u8>,
-    slots: Box<[Slot<V, PK>]>,
-    index: HashMap<[u8; PK], u32, IndexHasher>,
+/// secret value `V`, over slots kept in `S`.
+pub struct SharedSecretCache<V: ZeroizeOnDrop, const PK: usize = 32, S = DefaultSlots<V, PK>>
+where
+    S: SlotStorage<V, PK>,
+{
+    own: [u8; PK],
+    slots: S,
+    #[cfg(wireseal_cache_index)]
+    index: HashMap<[u8; PK], u16, IndexHasher>,
+    /// Live entries.
+    len: usize,
     /// Most recently used slot.
-    head: u32,
+    head: u16,
     /// Least recently used slot.
-    tail: u32,
+    tail: u16,
     /// Free slots, chained through `next`.
-    free: u32,
+    free: u16,
     ttl: Option<u64>,
     stats: CacheStats,
+    values: core::marker::PhantomData<V>,
 }
 
-impl<V: ZeroizeOnDrop, const PK: usize> core::fmt::Debug for SharedSecretCache<V, PK> {
+impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> core::fmt::Debug
+    for SharedSecretCache<V, PK, S>
+{
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("SharedSecretCache")
-            .field("len", &self.index.len())
-            .field("capacity", &self.slots.len())
+            .field("len", &self.len)
+            .field("capacity", &self.capacity())
             .field("ttl", &self.ttl)
             .field("stats", &self.stats)
             .finish_non_exhaustive()
     }
 }
 
+#[cfg(feature = "alloc")]
 impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
-    /// Bytes of one slot of the contiguous slot array (the value included).
+    /// A cache of `capacity` slots (1 to [`MAX_CAPACITY`], clamped) bound
+    /// to our public key `own_public`, its slots allocated here once.
+    pub fn new(own_public: &[u8; PK], capacity: usize) -> Self {
+        let capacity = capacity.clamp(1, MAX_CAPACITY);
+        let slots: alloc::vec::Vec<Slot<V, PK>> = (0..capacity).map(|_| Slot::EMPTY).collect();
+        Self::with_slots(own_public, slots.into_boxed_slice())
+    }
+
+    /// Heap bytes the cache holds: the slot array (keys and values) and the
+    /// index's table (its buckets and control bytes), without the
+    /// allocator's own overhead. Fixed at construction: it does not grow
+    /// with use.
+    pub fn heap_bytes(&self) -> usize {
+        let slots = self.capacity() * Self::BYTES_PER_SLOT;
+        #[cfg(wireseal_cache_index)]
+        let index = {
+            // The index keeps at most 7/8 of its buckets full; its buckets
+            // are a power of two, each with one control byte, plus one group
+            // of trailing control bytes.
+            let items = self.index.capacity();
+            let buckets = if items < 8 {
+                (items + 1).next_power_of_two()
+            } else {
+                (items * 8 / 7).next_power_of_two()
+            };
+            let entry = core::mem::size_of::<([u8; PK], u16)>();
+            buckets * (entry + 1) + 16
+        };
+        #[cfg(not(wireseal_cache_index))]
+        let index = 0;
+        slots + index
+    }
+}
+
+impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> SharedSecretCache<V, PK, S> {
+    /// Bytes of one slot (the value included).
     pub const BYTES_PER_SLOT: usize = core::mem::size_of::<Slot<V, PK>>();
 
-    /// A cache of `capacity` slots (at least 1) bound to our public key `own_public`.
-    pub fn new(own_public: &[u8], capacity: usize) -> Self {
-        let capacity = capacity.clamp(1, (NIL - 1) as usize);
-        let slots: Vec<Slot<V, PK>> = (0..capacity)
-            .map(|i| Slot {
-                peer: [0u8; PK],
-                value: None,
-                inserted_at: 0,
-                prev: NIL,
-                next: if i + 1 < capacity {
-                    (i + 1) as u32
-                } else {
-                    NIL
-                },
-            })
-            .collect();
-        Self {
-            own: own_public.to_vec(),
-            slots: slots.into_boxed_slice(),
+    /// A cache over `slots` (any previous contents are dropped and wiped),
+    /// bound to our public key `own_public`: an inline array
+    /// (`Slot::array::<16>()`), a boxed slice, or a `&mut [Slot]` in the
+    /// caller's memory.
+    ///
+    /// # Panics
+    /// If `slots` is empty or longer than [`MAX_CAPACITY`] (storage is
+    /// fixed when the program is written; a caller passing run-time memory
+    /// checks its length first).
+    pub fn with_slots(own_public: &[u8; PK], mut slots: S) -> Self {
+        let n = slots.as_ref().len();
+        assert!(
+            (1..=MAX_CAPACITY).contains(&n),
+            "a cache needs 1 to {MAX_CAPACITY} slots"
+        );
+        for s in slots.as_mut().iter_mut() {
+            *s = Slot::EMPTY;
+        }
+        let mut c = Self {
+            own: *own_public,
+            slots,
+            #[cfg(wireseal_cache_index)]
             // Twice the slots: the table then never holds more than half its
             // room, so when deleted entries use up its growth allowance it
             // rehashes in place instead of reallocating.
-            index: HashMap::with_capacity_and_hasher(2 * capacity, IndexHasher::new()),
+            index: HashMap::with_capacity_and_hasher(2 * n, IndexHasher::new()),
+            len: 0,
             head: NIL,
             tail: NIL,
             free: 0,
             ttl: None,
             stats: CacheStats::default(),
-        }
+            values: core::marker::PhantomData,
+        };
+        c.clear();
+        c
     }
 
     /// Sets a time-to-live in milliseconds: an entry inserted at `t` is a
@@ -137,38 +237,25 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         self
     }
 
-    /// Heap bytes the cache holds: the slot array (keys and values) and the
-    /// index's table (its buckets and control bytes), without the
-    /// allocator's own overhead. Fixed at construction: it does not grow
-    /// with use.
-    pub fn heap_bytes(&self) -> usize {
-        let slots = self.slots.len() * Self::BYTES_PER_SLOT;
-        // The index keeps at most 7/8 of its buckets full; its buckets are a
-        // power of two, each with one control byte, plus one group of
-        // trailing control bytes.
-        let items = self.index.capacity();
-        let buckets = if items < 8 {
-            (items + 1).next_power_of_two()
-        } else {
-            (items * 8 / 7).next_power_of_two()
-        };
-        let entry = core::mem::size_of::<([u8; PK], u32)>();
-        slots + buckets * (entry + 1) + 16 + self.own.capacity()
+    /// Sets or removes the time-to-live (see [`Self::with_ttl`]); it applies
+    /// to the entries already held too.
+    pub fn set_ttl(&mut self, ttl: Option<u64>) {
+        self.ttl = ttl;
     }
 
     /// Number of slots.
     pub fn capacity(&self) -> usize {
-        self.slots.len()
+        self.slots.as_ref().len()
     }
 
     /// Number of live entries (expired ones count until they are looked up).
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.len
     }
 
     /// True when no entry is held.
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.len == 0
     }
 
     /// The counters so far.
@@ -177,15 +264,15 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
     }
 
     /// The public key this cache is bound to.
-    pub fn own_key(&self) -> &[u8] {
+    pub fn own_key(&self) -> &[u8; PK] {
         &self.own
     }
 
     /// Rebinds the cache to our (possibly new) public key. A different key
     /// flushes every entry, since every cached secret depended on the old one.
-    pub fn set_own_key(&mut self, own_public: &[u8]) {
-        if self.own != own_public {
-            self.own = own_public.to_vec();
+    pub fn set_own_key(&mut self, own_public: &[u8; PK]) {
+        if self.own != *own_public {
+            self.own = *own_public;
             self.clear();
             self.stats.flushes += 1;
         }
@@ -193,13 +280,16 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
 
     /// Drops (and wipes) every entry.
     pub fn clear(&mut self) {
-        let n = self.slots.len();
-        for (i, s) in self.slots.iter_mut().enumerate() {
+        let slots = self.slots.as_mut();
+        let n = slots.len();
+        for (i, s) in slots.iter_mut().enumerate() {
             s.value = None;
             s.prev = NIL;
-            s.next = if i + 1 < n { (i + 1) as u32 } else { NIL };
+            s.next = if i + 1 < n { i as u16 + 1 } else { NIL };
         }
+        #[cfg(wireseal_cache_index)]
         self.index.clear();
+        self.len = 0;
         self.head = NIL;
         self.tail = NIL;
         self.free = 0;
@@ -208,7 +298,7 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
     /// Forgets `peer` (for example when it announced a new key). Returns
     /// whether an entry was removed.
     pub fn invalidate(&mut self, peer: &[u8; PK]) -> bool {
-        match self.index.remove(peer) {
+        match self.find(peer) {
             Some(i) => {
                 self.release(i);
                 true
@@ -221,7 +311,7 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
     /// hit as most recently used. An expired entry is removed and is a miss.
     pub fn get(&mut self, now: u64, peer: &[u8; PK]) -> Option<&V> {
         let i = self.lookup(now, peer)?;
-        self.slots[i as usize].value.as_ref()
+        self.slots.as_ref()[usize::from(i)].value.as_ref()
     }
 
     /// Reads the value for `peer` without counting or reordering anything
@@ -235,14 +325,12 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         /// that report each hit afterwards with `touch_slot` (both public
         /// only with the `hazmat` feature).
         fn peek_slot(&self, now: u64, peer: &[u8; PK]) -> Option<(usize, &V)> {
-            let &i = self.index.get(peer)?;
-            let s = &self.slots[i as usize];
-            if let Some(ttl) = self.ttl {
-                if now >= s.inserted_at.saturating_add(ttl) || now < s.inserted_at {
-                    return None;
-                }
+            let i = self.find(peer)?;
+            let s = &self.slots.as_ref()[usize::from(i)];
+            if self.expired(now, s.inserted_at) {
+                return None;
             }
-            s.value.as_ref().map(|v| (i as usize, v))
+            s.value.as_ref().map(|v| (usize::from(i), v))
         }
     }
 
@@ -252,11 +340,11 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         /// returns true; otherwise (it was evicted or reused since) changes
         /// nothing and returns false.
         fn touch_slot(&mut self, slot: usize, peer: &[u8; PK]) -> bool {
-            match self.slots.get(slot) {
+            match self.slots.as_ref().get(slot) {
                 Some(s) if s.value.is_some() && s.peer == *peer => {
                     self.stats.hits += 1;
-                    self.unlink(slot as u32);
-                    self.push_front(slot as u32);
+                    self.unlink(slot as u16);
+                    self.push_front(slot as u16);
                     true
                 }
                 _ => false,
@@ -282,7 +370,7 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
                 self.insert_fresh(now, peer, v)
             }
         };
-        Ok(self.slots[i as usize]
+        Ok(self.slots.as_ref()[usize::from(i)]
             .value
             .as_ref()
             .expect("indexed slots hold a value"))
@@ -294,20 +382,59 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         self.insert_fresh(now, peer, value);
     }
 
-    fn lookup(&mut self, now: u64, peer: &[u8; PK]) -> Option<u32> {
-        let Some(&i) = self.index.get(peer) else {
+    fn expired(&self, now: u64, at: u64) -> bool {
+        match self.ttl {
+            Some(ttl) => now >= at.saturating_add(ttl) || now < at,
+            None => false,
+        }
+    }
+
+    /// The slot holding `peer`, if any.
+    #[cfg(wireseal_cache_index)]
+    #[inline]
+    fn find(&self, peer: &[u8; PK]) -> Option<u16> {
+        self.index.get(peer).copied()
+    }
+
+    /// The slot holding `peer`, if any: every slot's whole key is compared,
+    /// four bytes at a time, and the match is selected without a branch on
+    /// key bytes, so the time depends only on the capacity.
+    #[cfg(not(wireseal_cache_index))]
+    #[inline]
+    fn find(&self, peer: &[u8; PK]) -> Option<u16> {
+        use subtle::{ConditionallySelectable, ConstantTimeEq};
+        let mut found = subtle::Choice::from(0);
+        let mut at = 0u16;
+        for (i, s) in self.slots.as_ref().iter().enumerate() {
+            let mut diff = 0u32;
+            let (a, b) = (s.peer.chunks_exact(4), peer.chunks_exact(4));
+            for (x, y) in a.clone().remainder().iter().zip(b.clone().remainder()) {
+                diff |= u32::from(x ^ y);
+            }
+            for (x, y) in a.zip(b) {
+                let x = u32::from_ne_bytes(x.try_into().expect("chunk of 4"));
+                let y = u32::from_ne_bytes(y.try_into().expect("chunk of 4"));
+                diff |= x ^ y;
+            }
+            // Occupancy is not secret; only the key comparison must not leak.
+            let hit = diff.ct_eq(&0) & subtle::Choice::from(u8::from(s.value.is_some()));
+            at.conditional_assign(&(i as u16), hit);
+            found |= hit;
+        }
+        bool::from(found).then_some(at)
+    }
+
+    fn lookup(&mut self, now: u64, peer: &[u8; PK]) -> Option<u16> {
+        let Some(i) = self.find(peer) else {
             self.stats.misses += 1;
             return None;
         };
-        if let Some(ttl) = self.ttl {
-            let at = self.slots[i as usize].inserted_at;
-            if now >= at.saturating_add(ttl) || now < at {
-                self.index.remove(peer);
-                self.release(i);
-                self.stats.expirations += 1;
-                self.stats.misses += 1;
-                return None;
-            }
+        let at = self.slots.as_ref()[usize::from(i)].inserted_at;
+        if self.expired(now, at) {
+            self.release(i);
+            self.stats.expirations += 1;
+            self.stats.misses += 1;
+            return None;
         }
         self.stats.hits += 1;
         self.unlink(i);
@@ -315,72 +442,100 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
         Some(i)
     }
 
-    fn insert_fresh(&mut self, now: u64, peer: &[u8; PK], value: V) -> u32 {
+    fn insert_fresh(&mut self, now: u64, peer: &[u8; PK], value: V) -> u16 {
         let i = if self.free != NIL {
             let i = self.free;
-            self.free = self.slots[i as usize].next;
+            self.free = self.slots.as_ref()[usize::from(i)].next;
             i
         } else {
             let lru = self.tail;
-            let old_peer = self.slots[lru as usize].peer;
-            self.index.remove(&old_peer);
+            #[cfg(wireseal_cache_index)]
+            {
+                let old_peer = self.slots.as_ref()[usize::from(lru)].peer;
+                self.index.remove(&old_peer);
+            }
             self.unlink(lru);
-            self.slots[lru as usize].value = None;
+            self.slots.as_mut()[usize::from(lru)].value = None;
+            self.len -= 1;
             self.stats.evictions += 1;
             lru
         };
-        let s = &mut self.slots[i as usize];
+        let s = &mut self.slots.as_mut()[usize::from(i)];
         s.peer = *peer;
         s.value = Some(value);
         s.inserted_at = now;
         self.push_front(i);
+        #[cfg(wireseal_cache_index)]
         self.index.insert(*peer, i);
+        self.len += 1;
         i
     }
 
-    /// Unlinks slot `i` from the LRU list, wipes it and puts it on the free list.
-    fn release(&mut self, i: u32) {
+    /// Removes slot `i`'s entry: unlinks it from the LRU list and the index,
+    /// wipes it and puts it on the free list.
+    fn release(&mut self, i: u16) {
         self.unlink(i);
-        let s = &mut self.slots[i as usize];
+        #[cfg(wireseal_cache_index)]
+        {
+            let peer = self.slots.as_ref()[usize::from(i)].peer;
+            self.index.remove(&peer);
+        }
+        let free = self.free;
+        let s = &mut self.slots.as_mut()[usize::from(i)];
         s.value = None;
-        s.next = self.free;
+        s.next = free;
         s.prev = NIL;
         self.free = i;
+        self.len -= 1;
     }
 
-    fn unlink(&mut self, i: u32) {
+    fn unlink(&mut self, i: u16) {
+        let slots = self.slots.as_mut();
         let (prev, next) = {
-            let s = &self.slots[i as usize];
+            let s = &slots[usize::from(i)];
             (s.prev, s.next)
         };
         if prev != NIL {
-            self.slots[prev as usize].next = next;
+            slots[usize::from(prev)].next = next;
         } else if self.head == i {
             self.head = next;
         }
         if next != NIL {
-            self.slots[next as usize].prev = prev;
+            slots[usize::from(next)].prev = prev;
         } else if self.tail == i {
             self.tail = prev;
         }
-        let s = &mut self.slots[i as usize];
+        let s = &mut slots[usize::from(i)];
         s.prev = NIL;
         s.next = NIL;
     }
 
-    fn push_front(&mut self, i: u32) {
+    fn push_front(&mut self, i: u16) {
         let old = self.head;
+        let slots = self.slots.as_mut();
         {
-            let s = &mut self.slots[i as usize];
+            let s = &mut slots[usize::from(i)];
             s.prev = NIL;
             s.next = old;
         }
         if old != NIL {
-            self.slots[old as usize].prev = i;
+            slots[usize::from(old)].prev = i;
         } else {
             self.tail = i;
         }
         self.head = i;
+    }
+}
+
+impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> Drop
+    for SharedSecretCache<V, PK, S>
+{
+    /// Wipes every value, also when the slots are borrowed memory that
+    /// outlives the cache.
+    fn drop(&mut self) {
+        for s in self.slots.as_mut().iter_mut() {
+            s.value = None;
+        }
     }
 }
 

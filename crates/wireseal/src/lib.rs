@@ -38,19 +38,50 @@
 //! - `serde` (off by default): `Serialize` for the records drivers print
 //!   (the Meshtastic gateway's packet record).
 //! - `tokio` (off by default): `wireseal::bip324::tokio`.
+//! - `std` (on by default): the server library described above. Without
+//!   it (`default-features = false`) the crate is `#![no_std]` and needs no
+//!   allocator: the portable core for firmware (see below).
+//! - `alloc` (implied by `std`): on `no_std`, adds the `*_to_vec` entry
+//!   points, channel PSK text and the Meshtastic envelopes.
+//! - `portable` (off by default): the pure-Rust backend on `std` too, so the
+//!   host test suite runs every vector through the code firmware runs.
+//!
+//! # The portable core
+//!
+//! With `default-features = false` the crate builds for bare-metal targets
+//! (Cortex-M, `wasm32-unknown-unknown`) with the pure-Rust backend
+//! (curve25519-dalek, RustCrypto) and without an allocator: Meshtastic PKC
+//! seal and open through a [`cache::SharedSecretCache`] in fixed storage
+//! (an array or the caller's memory), channel packets, headers, node
+//! numbers and XEdDSA; peat mesh-wide frames, per-peer frame headers and
+//! key-exchange frames. Randomness comes from the caller as a
+//! [`entropy::RngCore`] + [`entropy::CryptoRng`] (for example a
+//! microcontroller's RNG peripheral) through the `*_with_rng` entry
+//! points; `std` builds draw from the operating system. The crate holds no
+//! `unsafe` code in any configuration.
 
+#![cfg_attr(not(feature = "std"), no_std)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
+#[cfg(feature = "std")]
 pub mod aescrypt;
+#[cfg(feature = "std")]
 pub mod batch;
+#[cfg(feature = "std")]
 pub mod bip324;
 pub mod cache;
 pub mod entropy;
 pub mod error;
 pub mod keys;
+#[cfg(feature = "std")]
 pub mod manual;
 pub mod meshtastic;
 pub mod peat;
 mod primitives;
 pub mod secret;
+#[cfg(feature = "std")]
 pub mod sphinx;
 mod visibility;
 

@@ -27,6 +27,7 @@ impl<const N: usize> Secret<N> {
     }
 
     /// Fresh random bytes from the operating system's CSPRNG.
+    #[cfg(feature = "std")]
     pub fn random() -> Self {
         let mut s = Self([0u8; N]);
         crate::entropy::fill_random(&mut s.0);
@@ -58,11 +59,13 @@ impl<const N: usize> fmt::Debug for Secret<N> {
 
 /// A variable-length secret (a password, a pre-shared key of run-time length).
 #[derive(Zeroize, ZeroizeOnDrop, Default)]
-pub struct SecretVec(Vec<u8>);
+#[cfg(feature = "alloc")]
+pub struct SecretVec(alloc::vec::Vec<u8>);
 
+#[cfg(feature = "alloc")]
 impl SecretVec {
     /// Takes ownership of `bytes`.
-    pub fn new(bytes: Vec<u8>) -> Self {
+    pub fn new(bytes: alloc::vec::Vec<u8>) -> Self {
         Self(bytes)
     }
 
@@ -82,12 +85,14 @@ impl SecretVec {
     }
 }
 
+#[cfg(feature = "alloc")]
 impl From<&[u8]> for SecretVec {
     fn from(b: &[u8]) -> Self {
         Self(b.to_vec())
     }
 }
 
+#[cfg(feature = "alloc")]
 impl fmt::Debug for SecretVec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "SecretVec({} bytes, redacted)", self.0.len())

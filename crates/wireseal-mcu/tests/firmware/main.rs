@@ -6,6 +6,7 @@
 
 mod kat;
 mod kat_peat_xeddsa;
+mod library;
 mod measure;
 mod vectors;
 

@@ -1,11 +1,21 @@
 //! Instruction counts and peak stack per operation, beside the planning
 //! figures and the targets for the Meshtastic and peat paths.
 
+use crate::library::{engine, test_rng};
 use crate::vectors::*;
-use chacha20poly1305::aead::AeadInPlace;
+use chacha20poly1305::aead::{AeadInPlace, KeyInit};
+use core::hint::black_box;
+use core::str::FromStr;
 use sha2::{Digest, Sha256};
+use wireseal::cache::Slot;
+use wireseal::hazmat::aes_ccm::Aes256Ccm8;
+use wireseal::hazmat::aes_ctr::apply_keystream;
+use wireseal::keys::StaticSecret;
+use wireseal::meshtastic::pkc::{OVERHEAD, SLOT_BYTES_EXPANDED, SLOT_BYTES_SECRET};
+use wireseal::meshtastic::xeddsa::{SignedFields, SigningKey, VerifyingKey};
+use wireseal::meshtastic::{ChannelKey, PkcEngine, PkcKey, PkcKeyForm, PkcPacket, PkcSecret};
+use wireseal::peat::{MeshId, MeshKey};
 use wireseal_mcu::harness::group;
-use wireseal_mcu::ops::{meshtastic as mesh, peat, xeddsa};
 use wireseal_mcu::{cost, hprintln, Cost};
 
 /// Cortex-M4F clock of the nRF52840 the figures are converted for.
@@ -53,206 +63,139 @@ pub fn run() {
     let v = &MESH_PKC;
     let their = v.sender_public;
     let ours = v.our_private;
-    let key = mesh::shared_key(&ours, &their).unwrap_or([0; 32]);
-    let ccm = mesh::ccm(&key);
+    let key: [u8; 32] = Sha256::digest(x25519_dalek::x25519(ours, their)).into();
+    let packet = PkcPacket {
+        peer_public: &their,
+        from: v.from_node,
+        id: v.packet_id,
+    };
+    let mut rng = test_rng(9);
 
-    // A 200-byte PKC payload and a 200-byte channel payload.
-    let mut sealed = [0u8; PAYLOAD + mesh::PKC_OVERHEAD];
-    for (i, b) in sealed[..PAYLOAD].iter_mut().enumerate() {
+    // A 200-byte PKC payload from the vector's sender (the key is
+    // symmetric: what we seal to the sender opens as coming from it).
+    let mut pt = [0u8; PAYLOAD];
+    for (i, b) in pt.iter_mut().enumerate() {
         *b = i as u8;
     }
-    let extra = [1, 2, 3, 4];
-    let _ = mesh::pkc_seal(&ccm, v.from_node, v.packet_id, &extra, &mut sealed, PAYLOAD);
-    let copy = || {
-        let mut b = sealed;
-        core::hint::black_box(&mut b);
-        b
-    };
-    let copy_cost = cost(copy);
+    let mut sealed = [0u8; PAYLOAD + OVERHEAD];
+    let mut out = [0u8; PAYLOAD + OVERHEAD];
+    if let Some(mut sealer) = engine::<PkcKey>(&ours) {
+        let _ = sealer.seal_with_rng_into(0, &mut rng, packet, &pt, &mut sealed);
+    }
 
     // Primitives, beside the planning figures.
     row(
         "x25519 (x25519-dalek, u32 backend)",
-        cost(|| x25519_dalek::x25519(core::hint::black_box(ours), their)),
+        cost(|| x25519_dalek::x25519(black_box(ours), their)),
     );
     row(
         "sha-256 of 32 B",
-        cost(|| -> [u8; 32] { Sha256::digest(core::hint::black_box(key)).into() }),
+        cost(|| -> [u8; 32] { Sha256::digest(black_box(key)).into() }),
     );
     row(
         "aes-256 key expansion (encrypt only)",
-        cost(|| mesh::ccm(core::hint::black_box(&key))),
+        cost(|| Aes256Ccm8::new(black_box(&key))),
     );
-    let ccm_open = net(
-        cost(|| {
-            let mut b = copy();
-            mesh::pkc_open(&ccm, v.from_node, v.packet_id, &mut b)
-        }),
-        copy_cost,
+    let ccm = Aes256Ccm8::new(&key);
+    let tag = [0u8; 8];
+    row(
+        "aes-256-ccm decrypt + tag check 200 B (expanded key)",
+        cost(|| ccm.open_in_place(&[7; 13], b"", black_box(&mut out[..PAYLOAD]), &tag)),
     );
-    row("aes-256-ccm open 200 B (expanded key)", ccm_open);
     let mut buf = [0u8; PAYLOAD];
-    let iv = mesh::channel_iv(v.packet_id, v.from_node);
     row(
         "aes-256-ctr 200 B (with key expansion)",
-        cost(|| mesh::channel_crypt(&key, &iv, core::hint::black_box(&mut buf))),
+        cost(|| apply_keystream(&key, &[3; 16], black_box(&mut buf))),
     );
-    let chacha = peat::cipher(&key);
+    let chacha = chacha20poly1305::ChaCha20Poly1305::new((&key).into());
     let mut doc = [0u8; DOC];
-    let nonce12 = [9u8; 12];
     row(
         "chacha20-poly1305 seal 633 B (expanded key)",
-        cost(|| {
-            chacha.encrypt_in_place_detached(
-                (&nonce12).into(),
-                b"",
-                core::hint::black_box(&mut doc),
-            )
-        }),
+        cost(|| chacha.encrypt_in_place_detached((&[9u8; 12]).into(), b"", black_box(&mut doc))),
     );
 
-    // Meshtastic PKC through a 16-slot cache (full, so a miss evicts).
-    let mut keys_cache = mesh::Cache::<[u8; 32], SLOTS>::default();
-    let mut ccm_cache = mesh::Cache::<mesh::Ccm8, SLOTS>::default();
-    for i in 0..SLOTS as u32 - 1 {
-        let mut p = [0u8; 32];
-        p[..4].copy_from_slice(&i.to_le_bytes());
-        let _ = keys_cache.get_or_insert(&p, i, || Some([i as u8; 32]));
-        let _ = ccm_cache.get_or_insert(&p, i, || Some(mesh::ccm(&[i as u8; 32])));
+    // Meshtastic PKC through the library's engine, 16 slots, full.
+    let (uncached, cached) = pkc_rows::<PkcSecret>(packet, &sealed, "32-byte key slot");
+    let (_, cached_ccm) = pkc_rows::<PkcKey>(packet, &sealed, "expanded-key slot");
+    if let Some(mut e) = full_engine::<PkcSecret>(&ours, &mut rng) {
+        let mut now = 10;
+        let _ = e.open_into(now, packet, &sealed, &mut out);
+        row(
+            "pkc seal 200 B cached (library, 32-byte key slot)",
+            cost(|| {
+                now += 1;
+                e.seal_with_rng_into(now, &mut rng, packet, black_box(&pt), &mut out)
+            }),
+        );
+        let absent = [0x55u8; 32];
+        row(
+            "cache lookup, 16 slots, constant time (library)",
+            cost(|| e.cache().peek(now, black_box(&absent)).is_some()),
+        );
     }
-    let _ = keys_cache.get_or_insert(&their, 100, || Some(key));
-    let _ = ccm_cache.get_or_insert(&their, 100, || Some(mesh::ccm(&key)));
-    let miss_template = {
-        let mut c = keys_cache.clone();
-        let mut other = their;
-        other[31] ^= 0x40;
-        // `their` replaced: a lookup of it now misses.
-        for t in 0..SLOTS as u32 {
-            let mut p = other;
-            p[0] = t as u8;
-            let _ = c.get_or_insert(&p, 200 + t, || Some([0; 32]));
-        }
-        c
-    };
-    let clone_cost = cost(|| core::hint::black_box(miss_template.clone()));
-    let uncached = net(
-        cost(|| {
-            let mut c = miss_template.clone();
-            let mut b = copy();
-            let k = *c.get_or_insert(&their, 1000, || mesh::shared_key(&ours, &their))?;
-            mesh::pkc_open(&mesh::ccm(&k), v.from_node, v.packet_id, &mut b)
-        }),
-        Cost {
-            instructions: clone_cost.instructions + copy_cost.instructions,
-            stack: 0,
-        },
-    );
-    row("pkc open 200 B uncached (miss, 16-slot cache)", uncached);
-    let mut now = 1000;
-    let cached = net(
-        cost(|| {
-            now += 1;
-            let mut b = copy();
-            let k = *keys_cache.get_or_insert(&their, now, || None)?;
-            mesh::pkc_open(&mesh::ccm(&k), v.from_node, v.packet_id, &mut b)
-        }),
-        copy_cost,
-    );
-    row("pkc open 200 B cached (32-byte key slot)", cached);
-    let cached_ccm = net(
-        cost(|| {
-            now += 1;
-            let mut b = copy();
-            let c = ccm_cache.get_or_insert(&their, now, || None)?;
-            mesh::pkc_open(c, v.from_node, v.packet_id, &mut b)
-        }),
-        copy_cost,
-    );
-    row("pkc open 200 B cached (expanded-key slot)", cached_ccm);
-    let seal_cached = cost(|| {
-        now += 1;
-        let mut b = [0u8; PAYLOAD + mesh::PKC_OVERHEAD];
-        let k = *keys_cache.get_or_insert(&their, now, || None)?;
-        mesh::pkc_seal(
-            &mesh::ccm(&k),
-            v.from_node,
-            v.packet_id,
-            &extra,
-            &mut b,
-            PAYLOAD,
-        )
-    });
-    row("pkc seal 200 B cached (32-byte key slot)", seal_cached);
-    let seal_uncached = net(
-        cost(|| {
-            let mut c = miss_template.clone();
-            let mut b = [0u8; PAYLOAD + mesh::PKC_OVERHEAD];
-            let k = *c.get_or_insert(&their, 1000, || mesh::shared_key(&ours, &their))?;
-            mesh::pkc_seal(
-                &mesh::ccm(&k),
-                v.from_node,
-                v.packet_id,
-                &extra,
-                &mut b,
-                PAYLOAD,
-            )
-        }),
-        clone_cost,
-    );
-    row("pkc seal 200 B uncached", seal_uncached);
-    row(
-        "cache lookup, 16 slots, constant time",
-        cost(|| keys_cache.find(core::hint::black_box(&their))),
-    );
 
     // Channel: the default key is AES-128 (LongFast); 32-byte PSKs too.
-    let psk = MESH_CHANNEL.psk;
-    let channel = row(
-        "channel decrypt 200 B aes-128-ctr (with key exp.)",
-        cost(|| mesh::channel_crypt(&psk, &iv, core::hint::black_box(&mut buf))),
+    let channel = ChannelKey::from_psk(&MESH_CHANNEL.psk).ok();
+    row(
+        "channel decrypt 200 B aes-128-ctr (library, key expanded)",
+        cost(|| {
+            channel.as_ref().map(|k| {
+                k.open_in_place(v.from_node, v.packet_id, black_box(&mut buf))
+                    .is_ok()
+            })
+        }),
     );
 
     // peat: the mesh key derived and expanded once.
-    let pk = peat::derive_key(PEAT_MESH[0].mesh_id, &PEAT_MESH[0].secret);
+    let pv = &PEAT_MESH[0];
+    let id = MeshId::from_str(pv.mesh_id).ok();
     row(
-        "peat mesh key derivation (hkdf-sha256)",
+        "peat mesh key derivation (library, hkdf-sha256)",
         cost(|| {
-            peat::derive_key(
-                PEAT_MESH[0].mesh_id,
-                core::hint::black_box(&PEAT_MESH[0].secret),
-            )
+            id.as_ref()
+                .map(|id| MeshKey::derive(id, black_box(&pv.secret)))
         }),
     );
-    let pc = peat::cipher(&pk);
+    let mesh = id.as_ref().map(|id| MeshKey::derive(id, &pv.secret));
     let mut frame = [0u8; DOC + 30];
     let peat_rt = row(
-        "peat seal + open 633 B",
+        "peat seal + open 633 B (library)",
         cost(|| {
-            let n = peat::seal(&pc, &nonce12, core::hint::black_box(&doc), &mut frame)?;
-            peat::open(&pc, &mut frame[..n])
+            let m = mesh.as_ref()?;
+            let n = m
+                .seal_with_rng_into(&mut rng, black_box(&doc), &mut frame)
+                .ok()?;
+            m.open_in_place(&mut frame[..n]).ok().map(|p| p.len())
         }),
     );
 
-    // XEdDSA verify of a Meshtastic-signed message made by libxeddsa.
-    let xv = &XEDDSA_PEER[7];
+    // XEdDSA verify of a Meshtastic packet signature.
+    let signer = StaticSecret::generate_with_rng(&mut rng);
+    let fields = SignedFields {
+        from: v.from_node,
+        id: v.packet_id,
+        portnum: 1,
+        payload: &pt[..64],
+    };
+    let sig = SigningKey::from_secret(&signer).sign_with_rng(&mut rng, &fields);
+    let signer_public = *signer.public_key();
     let xed = row(
-        "xeddsa verify (key conversion + verify)",
+        "xeddsa verify (library, key conversion + verify)",
         cost(|| {
-            xeddsa::VerifyingKey::from_x25519(core::hint::black_box(&xv.public))
-                .map(|k| k.verify(xv.message, &xv.signature))
+            VerifyingKey::from_x25519(black_box(&signer_public)).map(|k| k.verify(&fields, &sig))
         }),
     );
-    if let Some(k) = xeddsa::VerifyingKey::from_x25519(&xv.public) {
+    if let Ok(k) = VerifyingKey::from_x25519(&signer_public) {
         row(
-            "xeddsa verify, converted key kept",
-            cost(|| k.verify(core::hint::black_box(xv.message), &xv.signature)),
+            "xeddsa verify, converted key kept (library)",
+            cost(|| k.verify(black_box(&fields), &sig)),
         );
     }
 
     hprintln!(
         "ram     cache slot: {} B with the 32-byte key, {} B with the expanded key",
-        mesh::Cache::<[u8; 32], 1>::SLOT_BYTES,
-        mesh::Cache::<mesh::Ccm8, 1>::SLOT_BYTES
+        SLOT_BYTES_SECRET,
+        SLOT_BYTES_EXPANDED
     );
     let ratio10 = |cached: Cost| uncached.instructions * 10 / cached.instructions.max(1);
     for (slot, c) in [("32-byte key", cached), ("expanded-key", cached_ccm)] {
@@ -302,11 +245,10 @@ pub fn run() {
     budget("xeddsa verify", xed.instructions, 3_500_000, "instr");
     budget(
         "cache slot RAM (32-byte key)",
-        mesh::Cache::<[u8; 32], 1>::SLOT_BYTES as u32,
+        SLOT_BYTES_SECRET as u32,
         80,
         "B",
     );
-    let _ = channel;
 
     let mut g = group("measurements are consistent");
     g.check(
@@ -320,5 +262,73 @@ pub fn run() {
         cached_ccm.instructions < cached.instructions,
         format_args!("expanded-key slot not cheaper"),
     );
+    g.check(
+        SLOT_BYTES_SECRET <= 80,
+        format_args!("32-byte key slot {} B", SLOT_BYTES_SECRET),
+    );
     g.end();
+}
+
+/// An engine for `ours` with 16 slots, 15 of them holding other peers.
+fn full_engine<K: PkcKeyForm>(
+    ours: &[u8; 32],
+    rng: &mut rand_chacha::ChaCha20Rng,
+) -> Option<PkcEngine<K, [Slot<K>; 16]>> {
+    let mut e = engine::<K>(ours)?;
+    let mut out = [0u8; 16];
+    for i in 0..SLOTS as u32 - 1 {
+        let peer = *StaticSecret::generate_with_rng(rng).public_key();
+        let p = PkcPacket {
+            peer_public: &peer,
+            from: i,
+            id: i,
+        };
+        let _ = e.open_into(u64::from(i), p, &[0u8; 16], &mut out);
+    }
+    Some(e)
+}
+
+/// The uncached and cached open of `sealed` through a full 16-slot engine
+/// holding keys in the form `K`; prints both rows.
+fn pkc_rows<K: PkcKeyForm>(packet: PkcPacket<'_>, sealed: &[u8], form: &str) -> (Cost, Cost) {
+    let mut rng = test_rng(4);
+    let Some(mut e) = full_engine::<K>(&MESH_PKC.our_private, &mut rng) else {
+        return (
+            Cost {
+                instructions: 0,
+                stack: 0,
+            },
+            Cost {
+                instructions: 0,
+                stack: 0,
+            },
+        );
+    };
+    let mut out = [0u8; PAYLOAD + OVERHEAD];
+    let mut now = 100;
+    // Each uncached open first forgets the peer (a scan of the slots,
+    // measured alone and subtracted).
+    let forget = cost(|| e.invalidate_peer(black_box(packet.peer_public)));
+    let uncached = net(
+        cost(|| {
+            now += 1;
+            e.invalidate_peer(packet.peer_public);
+            e.open_into(now, packet, black_box(sealed), &mut out)
+        }),
+        forget,
+    );
+    let cached = cost(|| {
+        now += 1;
+        e.open_into(now, packet, black_box(sealed), &mut out)
+    });
+    if form == "32-byte key slot" {
+        row(
+            "pkc open 200 B uncached (library, miss, 16-slot cache)",
+            uncached,
+        );
+        row("pkc open 200 B cached (library, 32-byte key slot)", cached);
+    } else {
+        row("pkc open 200 B cached (library, expanded-key slot)", cached);
+    }
+    (uncached, cached)
 }

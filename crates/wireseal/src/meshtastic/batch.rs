@@ -19,7 +19,7 @@
 //! off on the worker threads); [`PkcEngine::open_batch_to_vec`] is the
 //! convenience that returns a vector per packet.
 
-use super::pkc::{opened_len, PkcEngine, PkcKey, PkcPacket};
+use super::pkc::{opened_len, PkcEngine, PkcKey, PkcKeyForm as _, PkcPacket};
 use super::Error;
 use crate::batch::{consecutive_ranges, total_len, Batch};
 use core::ops::Range;

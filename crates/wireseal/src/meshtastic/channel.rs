@@ -25,8 +25,13 @@
 
 use super::{Error, MAX_PAYLOAD_LEN};
 use crate::primitives::aes_ctr;
+#[cfg(feature = "alloc")]
+use alloc::{vec, vec::Vec};
+#[cfg(feature = "alloc")]
 use base64::Engine as _;
-use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+#[cfg(feature = "alloc")]
+use zeroize::Zeroizing;
+use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// The firmware's default channel key (PSK index 1, "AQ==").
 pub const DEFAULT_PSK: [u8; 16] = [
@@ -156,6 +161,7 @@ impl ChannelKey {
     ///
     /// # Errors
     /// As [`ChannelKey::seal_in_place`].
+    #[cfg(feature = "alloc")]
     pub fn seal_to_vec(&self, from: u32, id: u32, plaintext: &[u8]) -> Result<Vec<u8>, Error> {
         let mut v = plaintext.to_vec();
         self.apply(from, id, &mut v)?;
@@ -166,6 +172,7 @@ impl ChannelKey {
     ///
     /// # Errors
     /// As [`ChannelKey::open_in_place`].
+    #[cfg(feature = "alloc")]
     pub fn open_to_vec(&self, from: u32, id: u32, payload: &[u8]) -> Result<Vec<u8>, Error> {
         let mut v = payload.to_vec();
         self.apply(from, id, &mut v)?;
@@ -188,6 +195,7 @@ impl ChannelKey {
     }
 }
 
+#[cfg(feature = "alloc")]
 impl core::str::FromStr for ChannelKey {
     type Err = Error;
 
@@ -213,13 +221,16 @@ fn xor(bytes: &[u8]) -> u8 {
     bytes.iter().fold(0, |a, b| a ^ b)
 }
 
+#[cfg(feature = "alloc")]
 /// Lengths bare PSK text may decode to: an index byte, AES-128, AES-256.
 const BARE_LENGTHS: [usize; 3] = [1, 16, 32];
 
+#[cfg(feature = "alloc")]
 fn text_error(reason: &'static str) -> Error {
     Error::PskText { reason }
 }
 
+#[cfg(feature = "alloc")]
 /// The PSK bytes of `text`; see the module docs for the forms.
 fn parse_psk(text: &str) -> Result<Zeroizing<Vec<u8>>, Error> {
     let t = text.trim();
@@ -269,6 +280,7 @@ fn parse_psk(text: &str) -> Result<Zeroizing<Vec<u8>>, Error> {
     }
 }
 
+#[cfg(feature = "alloc")]
 /// Hex digits (either case), or `None`.
 fn hex(s: &str) -> Option<Zeroizing<Vec<u8>>> {
     let digit = |c: u8| match c {
@@ -288,6 +300,7 @@ fn hex(s: &str) -> Option<Zeroizing<Vec<u8>>> {
     Some(out)
 }
 
+#[cfg(feature = "alloc")]
 /// Base64, standard or URL-safe alphabet, padding optional, or `None`.
 fn b64(s: &str) -> Option<Zeroizing<Vec<u8>>> {
     use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};

@@ -129,14 +129,15 @@ impl PacketHeader {
     /// # Errors
     /// [`Error::TooLong`] for a payload above [`MAX_PAYLOAD_LEN`]; as
     /// [`PacketHeader::flags`].
-    pub fn frame(&self, payload: &[u8]) -> Result<Vec<u8>, Error> {
+    #[cfg(feature = "alloc")]
+    pub fn frame(&self, payload: &[u8]) -> Result<alloc::vec::Vec<u8>, Error> {
         if payload.len() > MAX_PAYLOAD_LEN {
             return Err(Error::TooLong {
                 len: payload.len(),
                 max: MAX_PAYLOAD_LEN,
             });
         }
-        let mut v = Vec::with_capacity(HEADER_LEN + payload.len());
+        let mut v = alloc::vec::Vec::with_capacity(HEADER_LEN + payload.len());
         v.extend_from_slice(&self.to_bytes()?);
         v.extend_from_slice(payload);
         Ok(v)

@@ -12,14 +12,23 @@
 //! Time is the caller's `now` in milliseconds (it only ages cache entries,
 //! see [`PkcEngine::with_ttl`]), the first argument after the engine.
 
+#[cfg(feature = "std")]
 use super::replay::ReplayWindow;
 use super::{Error, MAX_PAYLOAD_LEN};
-use crate::cache::{SharedSecretCache, DEFAULT_CAPACITY};
+#[cfg(feature = "alloc")]
+use crate::cache::DEFAULT_CAPACITY;
+use crate::cache::{DefaultSlots, SharedSecretCache, SlotStorage};
+#[cfg(feature = "std")]
 use crate::entropy::NonceSource;
-use crate::primitives::aes_ccm::{self, Aes256Ccm8};
-use crate::primitives::sha::sha256;
+use crate::entropy::{CryptoRng, RngCore};
+use crate::primitives::aes_ccm;
 use crate::primitives::x25519::StaticSecret;
+#[cfg(feature = "std")]
 use zeroize::Zeroize;
+
+#[cfg(feature = "hazmat")]
+pub use super::pkc_keys::nonce;
+pub use super::pkc_keys::{PkcKey, PkcKeyForm, PkcSecret, SLOT_BYTES_EXPANDED, SLOT_BYTES_SECRET};
 
 /// Tag length on the wire.
 pub const TAG_LEN: usize = aes_ccm::TAG_LEN;
@@ -41,80 +50,6 @@ pub struct PkcPacket<'a> {
     pub from: u32,
     /// The packet id (header `id`).
     pub id: u32,
-}
-
-/// The per-peer value the cache holds: the expanded AES-256-CCM key.
-pub struct PkcKey(Aes256Ccm8);
-
-// The only field wipes its round keys on drop.
-impl zeroize::ZeroizeOnDrop for PkcKey {}
-
-impl PkcKey {
-    /// Derives the key the firmware uses: SHA-256 of the raw X25519 output.
-    ///
-    /// # Errors
-    /// [`Error::InvalidKey`] for a low-order peer key (all-zero shared
-    /// secret).
-    pub fn derive(own: &StaticSecret, peer_public: &[u8; 32]) -> Result<Self, Error> {
-        let shared = own.diffie_hellman(peer_public)?;
-        let mut key = sha256(shared.expose());
-        let k = Aes256Ccm8::new(&key);
-        key.zeroize();
-        Ok(Self(k))
-    }
-
-    /// Seals `plaintext` into `out` (exactly [`sealed_len`] bytes, checked by
-    /// the caller) with extraNonce `extra`; returns `out.len()`.
-    fn seal_into(
-        &self,
-        from: u32,
-        id: u32,
-        plaintext: &[u8],
-        extra: [u8; 4],
-        out: &mut [u8],
-    ) -> Result<usize, Error> {
-        let (pt, rest) = out.split_at_mut(plaintext.len());
-        pt.copy_from_slice(plaintext);
-        let tag = self
-            .0
-            .seal_in_place(&nonce(from, id, extra), &[], pt)
-            .map_err(|_| Error::TooLong {
-                len: plaintext.len(),
-                max: MAX_PLAINTEXT_LEN,
-            })?;
-        rest[..TAG_LEN].copy_from_slice(&tag);
-        rest[TAG_LEN..OVERHEAD].copy_from_slice(&extra);
-        Ok(out.len())
-    }
-
-    /// Verifies and decrypts `payload` into `out` (exactly `payload.len() - OVERHEAD` bytes).
-    pub(super) fn open(
-        &self,
-        from: u32,
-        id: u32,
-        payload: &[u8],
-        out: &mut [u8],
-    ) -> Result<(), Error> {
-        let ct_len = payload.len() - OVERHEAD;
-        let (ct, rest) = payload.split_at(ct_len);
-        let tag: [u8; TAG_LEN] = rest[..TAG_LEN].try_into().expect("length checked");
-        let extra: [u8; 4] = rest[TAG_LEN..].try_into().expect("length checked");
-        out.copy_from_slice(ct);
-        self.0
-            .open_in_place(&nonce(from, id, extra), &[], out, &tag)
-            .map_err(Error::from)
-    }
-}
-
-crate::visibility::pub_if_hazmat! {
-    /// The 13-byte CCM nonce.
-    fn nonce(from: u32, id: u32, extra: [u8; 4]) -> [u8; 13] {
-        let mut n = [0u8; 13];
-        n[0..4].copy_from_slice(&id.to_le_bytes());
-        n[4..8].copy_from_slice(&extra);
-        n[8..12].copy_from_slice(&from.to_le_bytes());
-        n
-    }
 }
 
 /// Size of the payload that sealing `plaintext_len` bytes produces.
@@ -143,23 +78,31 @@ pub const fn opened_len(sealed_len: usize) -> Result<usize, Error> {
     Ok(sealed_len - OVERHEAD)
 }
 
-/// A node's PKC state: our key, the per-peer cache and an optional replay window.
-pub struct PkcEngine {
+/// A node's PKC state: our key, the per-peer cache and (on `std`) an
+/// optional replay window.
+///
+/// `K` is the form a peer's key is cached in ([`PkcKey`], the default, or
+/// the small [`PkcSecret`]); `S` is where the cache's slots live (a boxed
+/// slice with an allocator; an array or the caller's memory through
+/// [`PkcEngine::with_slots`]).
+pub struct PkcEngine<K: PkcKeyForm = PkcKey, S: SlotStorage<K, 32> = DefaultSlots<K>> {
     own: StaticSecret,
-    pub(super) cache: SharedSecretCache<PkcKey, 32>,
+    pub(super) cache: SharedSecretCache<K, 32, S>,
+    #[cfg(feature = "std")]
     pub(super) replay: Option<ReplayWindow>,
     /// extraNonces, from the OS CSPRNG a few KiB per system call.
+    #[cfg(feature = "std")]
     nonces: NonceSource,
 }
 
-impl core::fmt::Debug for PkcEngine {
+impl<K: PkcKeyForm, S: SlotStorage<K, 32>> core::fmt::Debug for PkcEngine<K, S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("PkcEngine")
-            .field("own", &self.own)
-            .field("cache", &self.cache)
-            .field("replay", &self.replay.is_some())
-            .field("nonces", &self.nonces)
-            .finish()
+        let mut d = f.debug_struct("PkcEngine");
+        d.field("own", &self.own).field("cache", &self.cache);
+        #[cfg(feature = "std")]
+        d.field("replay", &self.replay.is_some())
+            .field("nonces", &self.nonces);
+        d.finish()
     }
 }
 
@@ -173,6 +116,7 @@ fn check_clamped(own: &StaticSecret) -> Result<(), Error> {
     }
 }
 
+#[cfg(feature = "alloc")]
 impl PkcEngine {
     /// An engine for our key with a cache of the default 16 peers and no
     /// replay window.
@@ -192,23 +136,46 @@ impl PkcEngine {
     pub fn with_capacity(own: StaticSecret, capacity: usize) -> Result<Self, Error> {
         check_clamped(&own)?;
         let cache = SharedSecretCache::new(own.public_key(), capacity);
-        Ok(Self {
+        Ok(Self::from_parts(own, cache))
+    }
+}
+
+impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
+    /// An engine whose cache lives in `slots`: an array
+    /// (`Slot::array::<16>()`) or the caller's memory; no allocation.
+    ///
+    /// # Errors
+    /// As [`PkcEngine::new`].
+    ///
+    /// # Panics
+    /// As [`SharedSecretCache::with_slots`] (empty or oversized `slots`).
+    pub fn with_slots(own: StaticSecret, slots: S) -> Result<Self, Error> {
+        check_clamped(&own)?;
+        let cache = SharedSecretCache::with_slots(own.public_key(), slots);
+        Ok(Self::from_parts(own, cache))
+    }
+
+    fn from_parts(own: StaticSecret, cache: SharedSecretCache<K, 32, S>) -> Self {
+        Self {
             own,
             cache,
+            #[cfg(feature = "std")]
             replay: None,
+            #[cfg(feature = "std")]
             nonces: NonceSource::new(),
-        })
+        }
     }
 
     /// Expire cached peer keys `ttl` milliseconds after derivation (on the
-    /// clock of the `now` values the caller passes).
+    /// clock of the `now` values the caller passes); flushes the cache.
     pub fn with_ttl(mut self, ttl: u64) -> Self {
-        self.cache =
-            SharedSecretCache::new(self.own.public_key(), self.cache.capacity()).with_ttl(ttl);
+        self.cache.clear();
+        self.cache.set_ttl(Some(ttl));
         self
     }
 
     /// Rejects repeated (from, id) pairs (the firmware has no such check).
+    #[cfg(feature = "std")]
     pub fn with_replay_window(mut self, window: ReplayWindow) -> Self {
         self.replay = Some(window);
         self
@@ -236,24 +203,27 @@ impl PkcEngine {
     }
 
     /// The cache, for its counters.
-    pub fn cache(&self) -> &SharedSecretCache<PkcKey, 32> {
+    pub fn cache(&self) -> &SharedSecretCache<K, 32, S> {
         &self.cache
     }
 
     /// The source of extraNonces; call [`NonceSource::discard`] on it in a
     /// child process after `fork` (see [`NonceSource`]).
+    #[cfg(feature = "std")]
     pub fn nonces_mut(&mut self) -> &mut NonceSource {
         &mut self.nonces
     }
 
+    #[cfg(feature = "std")]
     pub(super) fn own(&self) -> &StaticSecret {
         &self.own
     }
 
-    fn key(&mut self, now: u64, peer: &[u8; 32]) -> Result<&PkcKey, Error> {
+    #[inline]
+    fn key(&mut self, now: u64, peer: &[u8; 32]) -> Result<&K, Error> {
         let own = &self.own;
         self.cache
-            .get_or_try_insert_with(now, peer, |p| PkcKey::derive(own, p))
+            .get_or_try_insert_with(now, peer, |p| K::derive(own, p))
     }
 
     /// Seals `plaintext` for `packet` at time `now` (ms) into `out` (at least
@@ -264,6 +234,7 @@ impl PkcEngine {
     /// [`Error::TooLong`] above [`MAX_PLAINTEXT_LEN`];
     /// [`Error::BufferTooSmall`] when `out` is too short;
     /// [`Error::InvalidKey`] for a low-order peer key.
+    #[cfg(feature = "std")]
     pub fn seal_into(
         &mut self,
         now: u64,
@@ -273,6 +244,26 @@ impl PkcEngine {
     ) -> Result<usize, Error> {
         let n = check_seal_lengths(plaintext, out)?;
         let extra = self.nonces.take();
+        let key = self.key(now, packet.peer_public)?;
+        key.seal_into(packet.from, packet.id, plaintext, extra, &mut out[..n])
+    }
+
+    /// [`Self::seal_into`] with the extraNonce drawn from the caller's
+    /// CSPRNG `rng` (firmware: the RNG peripheral).
+    ///
+    /// # Errors
+    /// As [`Self::seal_into`].
+    pub fn seal_with_rng_into<R: RngCore + CryptoRng>(
+        &mut self,
+        now: u64,
+        rng: &mut R,
+        packet: PkcPacket<'_>,
+        plaintext: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
+        let n = check_seal_lengths(plaintext, out)?;
+        let mut extra = [0u8; EXTRA_NONCE_LEN];
+        rng.fill_bytes(&mut extra);
         let key = self.key(now, packet.peer_public)?;
         key.seal_into(packet.from, packet.id, plaintext, extra, &mut out[..n])
     }
@@ -308,6 +299,7 @@ impl PkcEngine {
     ///
     /// # Errors
     /// As [`Self::seal_into`] (never `BufferTooSmall`).
+    #[cfg(feature = "std")]
     pub fn seal_to_vec(
         &mut self,
         now: u64,
@@ -343,6 +335,7 @@ impl PkcEngine {
         let PkcPacket { from, id, .. } = packet;
         self.key(now, packet.peer_public)?
             .open(from, id, payload, &mut out[..n])?;
+        #[cfg(feature = "std")]
         if let Some(w) = &mut self.replay {
             if !w.accept(from, id) {
                 out[..n].zeroize();
@@ -358,6 +351,7 @@ impl PkcEngine {
     /// check). Returns the cache slot and the open's result (the plaintext
     /// length), or `None` when the key is not cached or the lengths do not
     /// fit; finish with [`Self::finish_ahead`] before releasing anything.
+    #[cfg(feature = "std")]
     pub(crate) fn open_ahead(
         &self,
         now: u64,
@@ -378,6 +372,7 @@ impl PkcEngine {
     /// (`tag` is `Ok`), applies the replay window, so the engine ends up as
     /// after [`Self::open_into`]. `None` (nothing changed) when `slot` no
     /// longer holds the peer's key: open again with [`Self::open_into`].
+    #[cfg(feature = "std")]
     pub(crate) fn finish_ahead(
         &mut self,
         slot: usize,
@@ -403,13 +398,14 @@ impl PkcEngine {
     ///
     /// # Errors
     /// As [`Self::open_into`] (never `BufferTooSmall`).
+    #[cfg(feature = "alloc")]
     pub fn open_to_vec(
         &mut self,
         now: u64,
         packet: PkcPacket<'_>,
         payload: &[u8],
-    ) -> Result<Vec<u8>, Error> {
-        let mut v = vec![0u8; opened_len(payload.len())?];
+    ) -> Result<alloc::vec::Vec<u8>, Error> {
+        let mut v = alloc::vec![0u8; opened_len(payload.len())?];
         self.open_into(now, packet, payload, &mut v)?;
         Ok(v)
     }

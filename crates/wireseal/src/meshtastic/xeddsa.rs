@@ -21,7 +21,9 @@
 //! ```
 
 use super::Error;
+#[cfg(feature = "std")]
 use crate::entropy::random_array;
+use crate::entropy::{CryptoRng, RngCore};
 use crate::primitives::x25519::StaticSecret;
 use crate::primitives::xeddsa::{XedSigningKey, XedVerifyingKey};
 
@@ -116,8 +118,20 @@ impl SigningKey {
     }
 
     /// Signs `fields`, hedged with 64 fresh bytes from the OS CSPRNG.
+    #[cfg(feature = "std")]
     pub fn sign(&self, fields: &SignedFields<'_>) -> [u8; SIGNATURE_LEN] {
         let z = random_array::<{ crate::primitives::xeddsa::Z_LEN }>();
+        self.inner.sign(&[&fields.prefix(), fields.payload], &z)
+    }
+
+    /// [`Self::sign`] hedged with 64 bytes from the caller's CSPRNG `rng`.
+    pub fn sign_with_rng<R: RngCore + CryptoRng>(
+        &self,
+        rng: &mut R,
+        fields: &SignedFields<'_>,
+    ) -> [u8; SIGNATURE_LEN] {
+        let mut z = zeroize::Zeroizing::new([0u8; crate::primitives::xeddsa::Z_LEN]);
+        rng.fill_bytes(&mut z[..]);
         self.inner.sign(&[&fields.prefix(), fields.payload], &z)
     }
 }

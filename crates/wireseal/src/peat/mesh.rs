@@ -8,7 +8,9 @@
 use super::error::check_frame;
 use super::mesh_id::MeshId;
 use super::{Error, MESH_MARKER};
+#[cfg(feature = "std")]
 use crate::entropy::NonceSource;
+use crate::entropy::{CryptoRng, RngCore};
 use crate::primitives::chacha20poly1305::{ChaChaKey, NONCE_LEN, TAG_LEN};
 use crate::primitives::sha::hkdf_sha256;
 use crate::secret::Secret;
@@ -68,10 +70,11 @@ impl MeshKey {
     crate::visibility::pub_if_test_vectors! {
         /// Seals `plaintext` with the given `nonce` into `out[..sealed_len]`
         /// and returns that length, to reproduce a vector. A nonce must never
-        /// repeat under one key; [`MeshSealer`] draws fresh ones.
+        /// repeat under one key; [`MeshKey::seal_with_rng_into`] draws fresh ones.
         ///
         /// # Errors
         /// [`Error::BufferTooSmall`] when `out` is shorter than [`sealed_len`].
+        #[inline]
         fn seal_with_nonce_into(
             &self,
             nonce: &[u8; NONCE_LEN],
@@ -97,12 +100,36 @@ impl MeshKey {
     crate::visibility::pub_if_test_vectors! {
         /// Seals `plaintext` with the given `nonce` into a new frame, to
         /// reproduce a vector (a nonce must never repeat under one key).
-        fn seal_with_nonce_to_vec(&self, nonce: &[u8; NONCE_LEN], plaintext: &[u8]) -> Vec<u8> {
-            let mut out = vec![0u8; sealed_len(plaintext.len())];
+        #[cfg(feature = "alloc")]
+        fn seal_with_nonce_to_vec(&self, nonce: &[u8; NONCE_LEN], plaintext: &[u8]) -> alloc::vec::Vec<u8> {
+            let mut out = alloc::vec![0u8; sealed_len(plaintext.len())];
             // The buffer has exactly the right length, so this cannot fail.
             let _ = self.seal_with_nonce_into(nonce, plaintext, &mut out);
             out
         }
+    }
+
+    /// Seals `plaintext` with a fresh nonce from the caller's CSPRNG `rng`
+    /// (firmware: the RNG peripheral) into
+    /// `out[..sealed_len(plaintext.len())]`; returns that length.
+    ///
+    /// # Errors
+    /// [`Error::BufferTooSmall`] when `out` is shorter than [`sealed_len`]
+    /// (no nonce is drawn then).
+    #[inline]
+    pub fn seal_with_rng_into<R: RngCore + CryptoRng>(
+        &self,
+        rng: &mut R,
+        plaintext: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
+        let n = sealed_len(plaintext.len());
+        if out.len() < n {
+            return Err(Error::BufferTooSmall { required: n });
+        }
+        let mut nonce = [0u8; NONCE_LEN];
+        rng.fill_bytes(&mut nonce);
+        self.seal_with_nonce_into(&nonce, plaintext, out)
     }
 
     /// Verifies and decrypts a mesh-wide frame in place; returns the
@@ -113,6 +140,7 @@ impl MeshKey {
     /// # Errors
     /// [`Error::WrongMarker`] or [`Error::Truncated`] for a frame that is not
     /// a mesh-wide frame; [`Error::Auth`] when the tag does not verify.
+    #[inline]
     pub fn open_in_place<'a>(&self, frame: &'a mut [u8]) -> Result<&'a mut [u8], Error> {
         check_mesh_frame(frame)?;
         let (head, ct_and_tag) = frame.split_at_mut(MESH_HEADER_LEN);
@@ -144,7 +172,8 @@ impl MeshKey {
     ///
     /// # Errors
     /// As [`MeshKey::open_in_place`].
-    pub fn open_to_vec(&self, frame: &[u8]) -> Result<Vec<u8>, Error> {
+    #[cfg(feature = "alloc")]
+    pub fn open_to_vec(&self, frame: &[u8]) -> Result<alloc::vec::Vec<u8>, Error> {
         check_mesh_frame(frame)?;
         let mut buf = frame[MESH_HEADER_LEN..].to_vec();
         let mut nonce = [0u8; NONCE_LEN];
@@ -159,13 +188,16 @@ fn check_mesh_frame(frame: &[u8]) -> Result<(), Error> {
     check_frame(frame, MESH_MARKER, MESH_OVERHEAD)
 }
 
-/// A mesh key plus its own nonce supply: what a node uses to send.
+/// A mesh key plus its own nonce supply from the OS: what a node uses to
+/// send (`std`; without it, [`MeshKey::seal_with_rng_into`]).
+#[cfg(feature = "std")]
 #[derive(Debug)]
 pub struct MeshSealer {
     key: MeshKey,
     nonces: NonceSource,
 }
 
+#[cfg(feature = "std")]
 impl MeshSealer {
     /// A sealer for mesh `mesh_id` with the 32-byte shared secret.
     pub fn new(mesh_id: &MeshId, secret: &[u8; 32]) -> Self {
@@ -231,6 +263,7 @@ impl MeshSealer {
     ///
     /// # Errors
     /// As [`MeshKey::open_in_place`].
+    #[inline]
     pub fn open_in_place<'a>(&self, frame: &'a mut [u8]) -> Result<&'a mut [u8], Error> {
         self.key.open_in_place(frame)
     }

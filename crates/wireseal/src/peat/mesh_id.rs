@@ -51,6 +51,7 @@ impl MeshId {
     }
 
     /// The 8-hex-digit id genesis derives from the first 4 bytes of its hash.
+    #[cfg(feature = "std")]
     pub(super) fn from_hash_prefix(prefix: [u8; 4]) -> Self {
         const HEX: &[u8; 16] = b"0123456789ABCDEF";
         let mut bytes = [0u8; MESH_ID_MAX_LEN];

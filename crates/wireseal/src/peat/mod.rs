@@ -48,40 +48,53 @@
 //! # Ok::<(), peat::Error>(())
 //! ```
 
+#[cfg(feature = "std")]
 mod batch;
 mod error;
+#[cfg(feature = "std")]
 mod genesis;
 mod key_exchange;
 mod mesh;
 mod mesh_id;
+#[cfg(feature = "std")]
 mod nonce_history;
+#[cfg(feature = "std")]
 mod peer_crypto;
 mod peer_frame;
 pub mod policy;
+#[cfg(feature = "std")]
 mod receive;
+#[cfg(feature = "std")]
 mod session;
+#[cfg(feature = "std")]
 mod sessions;
 
+#[cfg(feature = "std")]
 pub use batch::seal_batch_len;
 pub use error::Error;
+#[cfg(feature = "std")]
 pub use genesis::{
     check_mesh_name, mesh_id, Genesis, BEACON_CONTEXT, ENCRYPTION_CONTEXT, MESH_NAME_MAX_LEN,
 };
 pub use key_exchange::{KeyExchange, KEY_EXCHANGE_LEN};
 #[cfg(feature = "hazmat")]
 pub use mesh::derive_key_bytes;
-pub use mesh::{
-    opened_len, sealed_len, MeshKey, MeshSealer, MESH_HEADER_LEN, MESH_HKDF_INFO, MESH_OVERHEAD,
-};
+#[cfg(feature = "std")]
+pub use mesh::MeshSealer;
+pub use mesh::{opened_len, sealed_len, MeshKey, MESH_HEADER_LEN, MESH_HKDF_INFO, MESH_OVERHEAD};
 pub use mesh_id::{MeshId, MESH_ID_MAX_LEN};
+#[cfg(feature = "std")]
 pub use peer_crypto::PeerMessage;
 pub use peer_frame::{
     peer_opened_len, peer_sealed_len, PeerHeader, PEER_HEADER_LEN, PEER_OVERHEAD,
 };
+#[cfg(feature = "std")]
 pub use receive::{classify, Classifier, FrameKind, Mode, Received, Receiver};
-#[cfg(feature = "hazmat")]
+#[cfg(all(feature = "hazmat", feature = "std"))]
 pub use session::session_key_bytes;
+#[cfg(feature = "std")]
 pub use session::{SessionInfo, SessionState};
+#[cfg(feature = "std")]
 pub use sessions::{
     KeyExchangeOutcome, PeerSessions, DEFAULT_MAX_SESSIONS, DEFAULT_NONCE_HISTORY,
     DEFAULT_SESSION_TTL_MS, MIN_NONCE_HISTORY, PEER_HKDF_INFO,

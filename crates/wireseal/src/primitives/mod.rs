@@ -4,17 +4,25 @@
 //! `docs/crypto-choices.md`). Format modules use these and never a crypto
 //! crate directly, so swapping an implementation touches one file.
 
+#[cfg(feature = "std")]
 pub mod aes_cbc;
 pub mod aes_ccm;
 pub mod aes_ctr;
+#[cfg(feature = "std")]
 pub mod blake3;
+#[cfg(feature = "std")]
 pub mod chacha20;
 pub mod chacha20poly1305;
 pub mod crc32;
+#[cfg(feature = "std")]
 pub mod ellswift;
+#[cfg(feature = "std")]
 pub mod hkdf;
+#[cfg(feature = "std")]
 pub mod hmac_stream;
+#[cfg(feature = "std")]
 pub mod pbkdf2;
+#[cfg(feature = "std")]
 pub mod secp256k1;
 pub mod sha;
 pub mod x25519;

@@ -2,6 +2,7 @@
 //! SHA-NI instructions when the CPU has them).
 
 use crate::secret::Secret;
+#[cfg(feature = "std")]
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
@@ -10,6 +11,7 @@ pub fn sha256(data: &[u8]) -> [u8; 32] {
     Sha256::digest(data).into()
 }
 
+#[cfg(feature = "std")]
 /// SHA-256 of the concatenation of `parts`.
 pub fn sha256_parts(parts: &[&[u8]]) -> [u8; 32] {
     let mut h = Sha256::new();
@@ -19,6 +21,7 @@ pub fn sha256_parts(parts: &[&[u8]]) -> [u8; 32] {
     h.finalize().into()
 }
 
+#[cfg(feature = "std")]
 /// HMAC-SHA256 of the concatenation of `parts` under `key`.
 pub fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
     let mut m = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes any key length");
@@ -28,6 +31,7 @@ pub fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
     m.finalize().into_bytes().into()
 }
 
+#[cfg(feature = "std")]
 /// Compares two MACs in constant time.
 pub fn ct_eq(a: &[u8], b: &[u8]) -> bool {
     use subtle::ConstantTimeEq;

@@ -1,21 +1,85 @@
-//! X25519 (RFC 7748) through aws-lc-rs (17 µs here, against 37 µs for
-//! x25519-dalek).
+//! X25519 (RFC 7748): through aws-lc-rs on servers (17 µs here, against
+//! 37 µs for curve25519-dalek), through curve25519-dalek's Montgomery ladder
+//! in the portable backend (`no_std`, or the `portable` feature).
 
 use crate::error::KeyError;
 use crate::secret::Secret;
-use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey, X25519};
 
 /// Length of an X25519 public key.
 #[cfg(any(test, feature = "hazmat"))]
 pub const PUBLIC_KEY_LEN: usize = 32;
 
+#[cfg(wireseal_aws_lc)]
+mod backend {
+    use crate::error::KeyError;
+    use crate::secret::Secret;
+    use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey, X25519};
+
+    /// aws-lc's key object (it cleanses the scalar when freed).
+    pub(super) struct Key(PrivateKey);
+
+    impl Key {
+        pub(super) fn new(raw: &[u8; 32]) -> Result<(Self, [u8; 32]), KeyError> {
+            let key = PrivateKey::from_private_key(&X25519, raw)
+                .map_err(|_| KeyError::InvalidPrivateKey)?;
+            let pk = key
+                .compute_public_key()
+                .map_err(|_| KeyError::InvalidPrivateKey)?;
+            let public: [u8; 32] = pk
+                .as_ref()
+                .try_into()
+                .map_err(|_| KeyError::InvalidPrivateKey)?;
+            Ok((Self(key), public))
+        }
+
+        #[inline]
+        pub(super) fn agree(
+            &self,
+            _raw: &[u8; 32],
+            peer: &[u8; 32],
+        ) -> Result<Secret<32>, KeyError> {
+            let peer_key = UnparsedPublicKey::new(&X25519, peer);
+            agreement::agree(&self.0, peer_key, KeyError::WeakPublicKey, |k| {
+                Secret::<32>::from_slice(k).ok_or(KeyError::WeakPublicKey)
+            })
+        }
+    }
+}
+
+#[cfg(not(wireseal_aws_lc))]
+mod backend {
+    use crate::error::KeyError;
+    use crate::secret::Secret;
+    use curve25519_dalek::montgomery::MontgomeryPoint;
+
+    /// The scalar lives in the caller's [`Secret`]; nothing else to keep.
+    pub(super) struct Key;
+
+    impl Key {
+        pub(super) fn new(raw: &[u8; 32]) -> Result<(Self, [u8; 32]), KeyError> {
+            Ok((Self, MontgomeryPoint::mul_base_clamped(*raw).to_bytes()))
+        }
+
+        #[inline]
+        pub(super) fn agree(
+            &self,
+            raw: &[u8; 32],
+            peer: &[u8; 32],
+        ) -> Result<Secret<32>, KeyError> {
+            Ok(Secret::new(
+                MontgomeryPoint(*peer).mul_clamped(*raw).to_bytes(),
+            ))
+        }
+    }
+}
+
 /// A long-lived X25519 private key with its public key.
 ///
-/// Not `Clone`. The private scalar is kept in a zeroizing [`Secret`] and in
-/// aws-lc's key object (which cleanses it when freed).
+/// Not `Clone`. The private scalar is kept in a zeroizing [`Secret`] (and,
+/// on servers, in aws-lc's key object, which cleanses it when freed).
 pub struct StaticSecret {
     raw: Secret<32>,
-    key: PrivateKey,
+    key: backend::Key,
     public: [u8; 32],
 }
 
@@ -37,16 +101,30 @@ impl core::fmt::Debug for PublicHex<'_> {
     }
 }
 
+/// Clamps 32 scalar bytes as RFC 7748 prescribes.
+fn clamp(b: &mut [u8; 32]) {
+    b[0] &= 248;
+    b[31] &= 127;
+    b[31] |= 64;
+}
+
 impl StaticSecret {
     /// A fresh key from the OS CSPRNG, clamped as RFC 7748 prescribes (so
     /// firmware that does not clamp at agreement time computes the same
     /// secret).
+    #[cfg(feature = "std")]
     pub fn generate() -> Self {
         let mut raw = Secret::<32>::random();
-        let b = raw.expose_mut();
-        b[0] &= 248;
-        b[31] &= 127;
-        b[31] |= 64;
+        clamp(raw.expose_mut());
+        Self::from_secret(raw).expect("a clamped random scalar is a valid key")
+    }
+
+    /// A fresh clamped key from the caller's CSPRNG (for example a
+    /// microcontroller's RNG peripheral), as [`StaticSecret::generate`].
+    pub fn generate_with_rng<R: rand_core::RngCore + rand_core::CryptoRng>(rng: &mut R) -> Self {
+        let mut raw = Secret::<32>::new([0u8; 32]);
+        rng.fill_bytes(raw.expose_mut());
+        clamp(raw.expose_mut());
         Self::from_secret(raw).expect("a clamped random scalar is a valid key")
     }
 
@@ -54,7 +132,7 @@ impl StaticSecret {
     ///
     /// # Errors
     ///
-    /// [`KeyError::InvalidPrivateKey`] when aws-lc rejects the key.
+    /// [`KeyError::InvalidPrivateKey`] when the backend rejects the key.
     pub fn from_bytes(bytes: &[u8; 32]) -> Result<Self, KeyError> {
         Self::from_secret(Secret::new(*bytes))
     }
@@ -63,17 +141,9 @@ impl StaticSecret {
     ///
     /// # Errors
     ///
-    /// [`KeyError::InvalidPrivateKey`] when aws-lc rejects the key.
+    /// [`KeyError::InvalidPrivateKey`] when the backend rejects the key.
     pub fn from_secret(raw: Secret<32>) -> Result<Self, KeyError> {
-        let key = PrivateKey::from_private_key(&X25519, raw.expose())
-            .map_err(|_| KeyError::InvalidPrivateKey)?;
-        let pk = key
-            .compute_public_key()
-            .map_err(|_| KeyError::InvalidPrivateKey)?;
-        let public: [u8; 32] = pk
-            .as_ref()
-            .try_into()
-            .map_err(|_| KeyError::InvalidPrivateKey)?;
+        let (key, public) = backend::Key::new(raw.expose())?;
         Ok(Self { raw, key, public })
     }
 
@@ -105,11 +175,9 @@ impl StaticSecret {
         /// # Errors
         ///
         /// [`KeyError::WeakPublicKey`] for a low-order or malformed `peer`.
+        #[inline]
         fn diffie_hellman(&self, peer: &[u8; 32]) -> Result<Secret<32>, KeyError> {
-            let peer_key = UnparsedPublicKey::new(&X25519, peer);
-            let shared = agreement::agree(&self.key, peer_key, KeyError::WeakPublicKey, |k| {
-                Secret::<32>::from_slice(k).ok_or(KeyError::WeakPublicKey)
-            })?;
+            let shared = self.key.agree(self.raw.expose(), peer)?;
             if shared.is_all_zero() {
                 return Err(KeyError::WeakPublicKey);
             }

@@ -15,7 +15,6 @@
 //! so a caller never has to concatenate a signing buffer.
 
 use crate::secret::Secret;
-use curve25519_dalek::constants::ED25519_BASEPOINT_TABLE;
 use curve25519_dalek::edwards::EdwardsPoint;
 use curve25519_dalek::montgomery::MontgomeryPoint;
 use curve25519_dalek::scalar::Scalar;
@@ -136,7 +135,7 @@ impl XedSigningKey {
         let mut wide: [u8; 64] = h.finalize().into();
         let mut r = Scalar::from_bytes_mod_order_wide(&wide);
         wide.zeroize();
-        let big_r = (&r * ED25519_BASEPOINT_TABLE).compress();
+        let big_r = EdwardsPoint::mul_base(&r).compress();
         let mut h = Sha512::new();
         h.update(big_r.as_bytes());
         h.update(self.public);

@@ -2,6 +2,8 @@
 //! schema's field numbers (`mqtt.proto`, `mesh.proto`). Fields this crate
 //! does not model are skipped on decode.
 
+use alloc::{string::String, vec::Vec};
+
 /// `ServiceEnvelope`: what a gateway publishes on MQTT.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct ServiceEnvelope {

@@ -33,6 +33,7 @@ pub use messages::{
 };
 
 use super::{Error, MAX_PAYLOAD_LEN};
+use alloc::vec::Vec;
 use prost::Message;
 
 /// Largest envelope accepted (bytes). A full LoRa payload with every header

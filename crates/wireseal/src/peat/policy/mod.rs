@@ -33,12 +33,16 @@
 //! `app:7`, `always-encrypt`); [`explain`] gives a decision as the record
 //! the command line and Python print.
 
+#[cfg(feature = "std")]
 mod explain;
 mod names;
 
+#[cfg(feature = "std")]
 pub use explain::{explain, Explanation, Field, EXPLANATION_FIELDS};
 
 use super::Error;
+#[cfg(feature = "alloc")]
+use alloc::{vec, vec::Vec};
 
 /// How a single message is protected, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -155,6 +159,7 @@ fn check_rate(r: f64) -> Result<f64, Error> {
 }
 
 /// The whole policy, as data.
+#[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Policy {
     /// The overall level.
@@ -175,6 +180,7 @@ pub struct Policy {
     pub always_encrypt: Vec<DataType>,
 }
 
+#[cfg(feature = "alloc")]
 impl Policy {
     /// The classification peat-btle's analysis proposes: counters and
     /// heartbeats plain; location, chat and emergencies mesh-wide; sensitive
@@ -297,6 +303,7 @@ pub struct Decision {
 /// floor apply on top of every level, [`Level::None`] included (by default
 /// an untrusted relay gets per-peer, emergencies at least mesh-wide). A node
 /// that lacks the keys for the result must not send the message plain.
+#[cfg(feature = "alloc")]
 pub fn decide(policy: &Policy, data: DataType, link: Link, cond: Conditions) -> Decision {
     let class = policy.classify(data);
     let base = match policy.level {
@@ -349,6 +356,7 @@ pub fn decide(policy: &Policy, data: DataType, link: Link, cond: Conditions) -> 
 
 /// The conditions under which the adaptive rule fires whenever it can fire
 /// at all: empty battery, the fastest finite update rate.
+#[cfg(feature = "alloc")]
 const LOWEST_POWER: Conditions = Conditions {
     battery_percent: 0,
     update_rate_hz: f64::MAX,
@@ -361,6 +369,7 @@ const LOWEST_POWER: Conditions = Conditions {
 /// The conditions enter [`decide`] only through the adaptive rule's yes/no
 /// (step 3), so evaluating one case where it fires if it ever can and one
 /// where it stays off if it ever can covers every outcome.
+#[cfg(feature = "alloc")]
 pub fn required_floor(policy: &Policy, data: DataType, link: Link) -> Protection {
     let low = decide(policy, data, link, LOWEST_POWER).protection;
     let full = decide(policy, data, link, Conditions::FULL_POWER).protection;
@@ -373,6 +382,7 @@ pub fn required_floor(policy: &Policy, data: DataType, link: Link) -> Protection
 /// accepts everything (legacy nodes). A policy receiver
 /// ([`super::Receiver::with_policy`]) applies the strict rule with
 /// `required` = [`required_floor`].
+#[cfg(feature = "std")]
 pub fn admits(mode: super::Mode, required: Protection, received: Protection) -> bool {
     match mode {
         super::Mode::Strict => received >= required,

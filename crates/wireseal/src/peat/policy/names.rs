@@ -5,7 +5,9 @@
 //! `Display`. The command line, Python, JSON and the docs all use these.
 
 use super::{DataType, Level, Link, Override, Protection, Rule};
-use crate::peat::{Error, Mode, SessionState};
+use crate::peat::Error;
+#[cfg(feature = "std")]
+use crate::peat::{Mode, SessionState};
 use core::fmt;
 use core::str::FromStr;
 
@@ -83,11 +85,13 @@ names!(Rule, "rule", [
     AlwaysEncrypt => "always-encrypt",
 ]);
 
+#[cfg(feature = "std")]
 names!(Mode, "receive mode", [
     Strict => "strict",
     Permissive => "permissive",
 ]);
 
+#[cfg(feature = "std")]
 names!(SessionState, "session state", [
     AwaitingPeerKey => "awaiting-peer-key",
     Established => "established",
