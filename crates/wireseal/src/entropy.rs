@@ -7,7 +7,7 @@
 //! [`CryptoRng`] (a microcontroller's RNG peripheral, or a DRBG seeded from
 //! it). The library never buffers or reuses the caller's random bytes.
 
-pub use rand_core::{CryptoRng, RngCore};
+pub use rand_core::{CryptoRng, Error as RandError, RngCore};
 
 #[cfg(feature = "std")]
 mod os;

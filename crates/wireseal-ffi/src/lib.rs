@@ -1,0 +1,42 @@
+//! C ABI of wireseal's portable core, for firmware.
+//!
+//! Every function returns a [`WsStatus`] (`WS_STATUS_OK` or the library's
+//! error kind, plus the three failures only a C caller can cause:
+//! `WS_STATUS_NULL_POINTER`, `WS_STATUS_BAD_MEMORY`, `WS_STATUS_RNG_FAILED`)
+//! and writes results through out-parameters. Nothing allocates: state
+//! lives in memory the caller provides, of the sizes the `WS_*_BYTES`
+//! constants give, aligned to `WS_ALIGN`. Randomness comes from the
+//! caller's [`WsFillRandom`] (a microcontroller's RNG peripheral).
+//!
+//! Every pointer is checked for NULL and every length against its buffer
+//! before any byte is read; a failure writes nothing the caller could
+//! mistake for output (out-buffers of a failed open or seal are wiped).
+//! The header `include/wireseal.h` is generated from this crate by
+//! cbindgen; `tests/header.rs` fails when it is stale.
+#![cfg_attr(not(feature = "std"), no_std)]
+
+mod channel;
+mod memory;
+mod peat;
+mod pkc;
+mod rng;
+mod status;
+
+pub use channel::*;
+pub use peat::*;
+pub use pkc::*;
+pub use rng::WsFillRandom;
+pub use status::*;
+
+/// Alignment of every block of caller memory (engine, slots, keys).
+pub const WS_ALIGN: usize = 8;
+
+#[cfg(all(not(feature = "std"), not(test)))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    // No input reaches a panic (every length is checked first); should an
+    // invariant break, stop here rather than continue with bad state.
+    loop {
+        core::hint::spin_loop();
+    }
+}

@@ -1,0 +1,132 @@
+//! Checked views of the caller's pointers and lengths.
+
+use crate::WsStatus;
+
+/// `len` bytes at `p` to read; NULL is an error unless `len` is 0.
+///
+/// # Safety
+/// When `p` is not NULL it points to `len` readable bytes that stay valid
+/// and unchanged for `'a`.
+pub(crate) unsafe fn bytes<'a>(p: *const u8, len: usize) -> Result<&'a [u8], WsStatus> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(WsStatus::NullPointer);
+    }
+    // SAFETY: non-NULL, and the caller vouches for `len` readable bytes.
+    Ok(unsafe { core::slice::from_raw_parts(p, len) })
+}
+
+/// `len` bytes at `p` to write; NULL is an error unless `len` is 0.
+///
+/// # Safety
+/// When `p` is not NULL it points to `len` writable bytes, not otherwise
+/// referenced for `'a`.
+pub(crate) unsafe fn bytes_mut<'a>(p: *mut u8, len: usize) -> Result<&'a mut [u8], WsStatus> {
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    if p.is_null() {
+        return Err(WsStatus::NullPointer);
+    }
+    // SAFETY: non-NULL, and the caller vouches for `len` writable bytes.
+    Ok(unsafe { core::slice::from_raw_parts_mut(p, len) })
+}
+
+/// The `N` bytes at `p`.
+///
+/// # Safety
+/// When `p` is not NULL it points to `N` readable bytes valid for `'a`.
+pub(crate) unsafe fn array<'a, const N: usize>(p: *const u8) -> Result<&'a [u8; N], WsStatus> {
+    if p.is_null() {
+        return Err(WsStatus::NullPointer);
+    }
+    // SAFETY: non-NULL; `[u8; N]` has alignment 1; the caller vouches for
+    // `N` readable bytes.
+    Ok(unsafe { &*p.cast::<[u8; N]>() })
+}
+
+/// Writes `v` through `p` when it is not NULL.
+///
+/// # Safety
+/// When `p` is not NULL it points to a writable, aligned `T`.
+pub(crate) unsafe fn put<T>(p: *mut T, v: T) {
+    if !p.is_null() {
+        // SAFETY: the caller vouches for a writable, aligned `T`.
+        unsafe { p.write(v) };
+    }
+}
+
+/// Whether two byte ranges share any byte.
+pub(crate) fn overlap(a: &[u8], b: &[u8]) -> bool {
+    let (a0, b0) = (a.as_ptr() as usize, b.as_ptr() as usize);
+    !a.is_empty() && !b.is_empty() && a0 < b0 + b.len() && b0 < a0 + a.len()
+}
+
+/// The `get`/`init`/`deinit` helpers of an opaque C type of `$bytes` bytes
+/// (declared beside the call as `{ magic: u64, body: [u64; $bytes / 8 -
+/// 1] }`, so cbindgen sees it) holding a `$inner` after its init call; the
+/// magic word tells an initialised block from stray memory.
+macro_rules! opaque {
+    ($name:ident, $inner:ty, $bytes:ident, $magic:expr) => {
+        const _: () = assert!(core::mem::size_of::<$inner>() <= $bytes - 8);
+        const _: () = assert!(core::mem::align_of::<$inner>() <= 8);
+        const _: () = assert!(core::mem::size_of::<$name>() == $bytes);
+
+        impl $name {
+            const MAGIC: u64 = $magic;
+
+            /// The value inside an initialised block.
+            ///
+            /// # Safety
+            /// When `p` is not NULL it points to a block that is either
+            /// initialised by this type's init call or holds no magic word.
+            pub(crate) unsafe fn get<'a>(p: *mut Self) -> Result<&'a mut $inner, crate::WsStatus> {
+                if p.is_null() {
+                    return Err(crate::WsStatus::NullPointer);
+                }
+                // SAFETY: non-NULL and aligned (the type is), per the contract.
+                let block = unsafe { &mut *p };
+                if block.magic != Self::MAGIC {
+                    return Err(crate::WsStatus::State);
+                }
+                // SAFETY: the magic word says init wrote an `$inner` at
+                // `body`, which is big and aligned enough (asserted above).
+                Ok(unsafe { &mut *block.body.as_mut_ptr().cast::<$inner>() })
+            }
+
+            /// Moves `v` into the block without reading it (it may be
+            /// uninitialised memory; a value it held is not dropped).
+            ///
+            /// # Safety
+            /// `p` is non-NULL, aligned and writable.
+            pub(crate) unsafe fn init(p: *mut Self, v: $inner) {
+                // SAFETY: non-NULL and aligned; `body` fits an `$inner`.
+                unsafe {
+                    (*p).body.as_mut_ptr().cast::<$inner>().write(v);
+                    (*p).magic = Self::MAGIC;
+                }
+            }
+
+            /// Drops the value (its keys wipe themselves) and zeroes the block.
+            ///
+            /// # Safety
+            /// As `get`.
+            pub(crate) unsafe fn deinit(p: *mut Self) {
+                if p.is_null() {
+                    return;
+                }
+                // SAFETY: non-NULL and aligned, per the contract.
+                let block = unsafe { &mut *p };
+                if block.magic == Self::MAGIC {
+                    // SAFETY: the magic word says an `$inner` lives there.
+                    unsafe { core::ptr::drop_in_place(block.body.as_mut_ptr().cast::<$inner>()) };
+                }
+                block.magic = 0;
+                block.body = [0; $bytes / 8 - 1];
+            }
+        }
+    };
+}
+pub(crate) use opaque;
