@@ -21,8 +21,8 @@ const _: () = assert!(WS_HEADER_LEN == HEADER_LEN);
 /// An expanded channel key (AES-128 or AES-256 CTR, or none).
 #[repr(C)]
 pub struct WsChannelKey {
-    magic: u64,
-    body: [u64; WS_CHANNEL_KEY_WORDS],
+    pub(crate) magic: u64,
+    pub(crate) body: [u64; WS_CHANNEL_KEY_WORDS],
 }
 
 opaque!(
@@ -93,7 +93,7 @@ pub unsafe extern "C" fn ws_channel_crypt(
     len: usize,
 ) -> WsStatus {
     // SAFETY: per the contract above (the key is only read).
-    match unsafe { (WsChannelKey::get(key.cast_mut()), bytes_mut(buf, len)) } {
+    match unsafe { (WsChannelKey::get_ref(key), bytes_mut(buf, len)) } {
         (Ok(k), Ok(b)) => status(k.open_in_place(from, id, b).map(|_| ())),
         (k, b) => first_error([k.err(), b.err(), None, None]),
     }

@@ -58,10 +58,12 @@ pub(crate) unsafe fn put<T>(p: *mut T, v: T) {
     }
 }
 
-/// Whether two byte ranges share any byte.
-pub(crate) fn overlap(a: &[u8], b: &[u8]) -> bool {
-    let (a0, b0) = (a.as_ptr() as usize, b.as_ptr() as usize);
-    !a.is_empty() && !b.is_empty() && a0 < b0 + b.len() && b0 < a0 + a.len()
+/// Whether the byte ranges `a[..a_len]` and `b[..b_len]` share a byte:
+/// checked on the raw pointers, before any reference to either exists
+/// (a shared and a mutable reference to one byte may never coexist).
+pub(crate) fn overlap(a: *const u8, a_len: usize, b: *const u8, b_len: usize) -> bool {
+    let (a0, b0) = (a as usize, b as usize);
+    a_len != 0 && b_len != 0 && a0 < b0.saturating_add(b_len) && b0 < a0.saturating_add(a_len)
 }
 
 /// The `get`/`init`/`deinit` helpers of an opaque C type of `$bytes` bytes
@@ -82,6 +84,7 @@ macro_rules! opaque {
             /// # Safety
             /// When `p` is not NULL it points to a block that is either
             /// initialised by this type's init call or holds no magic word.
+            #[allow(dead_code)]
             pub(crate) unsafe fn get<'a>(p: *mut Self) -> Result<&'a mut $inner, crate::WsStatus> {
                 if p.is_null() {
                     return Err(crate::WsStatus::NullPointer);
@@ -94,6 +97,27 @@ macro_rules! opaque {
                 // SAFETY: the magic word says init wrote an `$inner` at
                 // `body`, which is big and aligned enough (asserted above).
                 Ok(unsafe { &mut *block.body.as_mut_ptr().cast::<$inner>() })
+            }
+
+            /// The value inside an initialised block, to read.
+            ///
+            /// # Safety
+            /// As `get`, and no `&mut` to the block lives meanwhile.
+            #[allow(dead_code)]
+            pub(crate) unsafe fn get_ref<'a>(
+                p: *const Self,
+            ) -> Result<&'a $inner, crate::WsStatus> {
+                if p.is_null() {
+                    return Err(crate::WsStatus::NullPointer);
+                }
+                // SAFETY: non-NULL and aligned (the type is), per the contract.
+                let block = unsafe { &*p };
+                if block.magic != Self::MAGIC {
+                    return Err(crate::WsStatus::State);
+                }
+                // SAFETY: the magic word says init wrote an `$inner` at
+                // `body`, which is big and aligned enough (asserted above).
+                Ok(unsafe { &*block.body.as_ptr().cast::<$inner>() })
             }
 
             /// Moves `v` into the block without reading it (it may be

@@ -21,8 +21,8 @@ const _: () = assert!(WS_MESH_OVERHEAD == MESH_OVERHEAD);
 /// shared secret).
 #[repr(C)]
 pub struct WsMeshKey {
-    magic: u64,
-    body: [u64; WS_MESH_KEY_WORDS],
+    pub(crate) magic: u64,
+    pub(crate) body: [u64; WS_MESH_KEY_WORDS],
 }
 
 opaque!(WsMeshKey, MeshKey, WS_MESH_KEY_BYTES, 0x7773_6d65_7368_6b79);
@@ -93,10 +93,14 @@ pub unsafe extern "C" fn ws_mesh_seal(
     out_cap: usize,
     out_len: *mut usize,
 ) -> WsStatus {
-    // SAFETY: per the contract above (the key is only read).
+    if overlap(plaintext, plaintext_len, out, out_cap) {
+        return WsStatus::InvalidInput;
+    }
+    // SAFETY: per the contract above (the key is only read); `plaintext`
+    // and `out` do not overlap (checked above).
     let (k, pt, out) = unsafe {
         match (
-            WsMeshKey::get(key.cast_mut()),
+            WsMeshKey::get_ref(key),
             bytes(plaintext, plaintext_len),
             bytes_mut(out, out_cap),
         ) {
@@ -104,9 +108,6 @@ pub unsafe extern "C" fn ws_mesh_seal(
             (k, p, o) => return first_error([k.err(), p.err(), o.err(), None]),
         }
     };
-    if overlap(pt, out) {
-        return WsStatus::InvalidInput;
-    }
     let Some(mut rng) = CallbackRng::new(fill_random, rng_ctx) else {
         return WsStatus::NullPointer;
     };
@@ -141,7 +142,7 @@ pub unsafe extern "C" fn ws_mesh_open_in_place(
     plaintext_len: *mut usize,
 ) -> WsStatus {
     // SAFETY: per the contract above.
-    match unsafe { (WsMeshKey::get(key.cast_mut()), bytes_mut(frame, len)) } {
+    match unsafe { (WsMeshKey::get_ref(key), bytes_mut(frame, len)) } {
         (Ok(k), Ok(f)) => match k.open_in_place(f) {
             Ok(pt) => {
                 let n = pt.len();

@@ -31,8 +31,8 @@ type Engine = PkcEngine<PkcSecret, &'static mut [Slot<PkcSecret>]>;
 /// memory given to `ws_pkc_engine_init`, which must outlive the engine).
 #[repr(C)]
 pub struct WsPkcEngine {
-    magic: u64,
-    body: [u64; WS_PKC_ENGINE_WORDS],
+    pub(crate) magic: u64,
+    pub(crate) body: [u64; WS_PKC_ENGINE_WORDS],
 }
 
 opaque!(
@@ -148,7 +148,11 @@ pub unsafe extern "C" fn ws_pkc_seal(
     out_cap: usize,
     out_len: *mut usize,
 ) -> WsStatus {
-    // SAFETY: each pointer per the contract above.
+    if overlap(plaintext, plaintext_len, out, out_cap) {
+        return WsStatus::InvalidInput;
+    }
+    // SAFETY: each pointer per the contract above; `plaintext` and `out`
+    // do not overlap (checked above).
     let (e, peer, pt, out) = unsafe {
         match (
             WsPkcEngine::get(engine),
@@ -160,9 +164,6 @@ pub unsafe extern "C" fn ws_pkc_seal(
             (e, p, pt, o) => return first_error([e.err(), p.err(), pt.err(), o.err()]),
         }
     };
-    if overlap(pt, out) {
-        return WsStatus::InvalidInput;
-    }
     let Some(mut rng) = CallbackRng::new(fill_random, rng_ctx) else {
         return WsStatus::NullPointer;
     };
@@ -208,7 +209,11 @@ pub unsafe extern "C" fn ws_pkc_open(
     out_cap: usize,
     out_len: *mut usize,
 ) -> WsStatus {
-    // SAFETY: each pointer per the contract above.
+    if overlap(payload, payload_len, out, out_cap) {
+        return WsStatus::InvalidInput;
+    }
+    // SAFETY: each pointer per the contract above; `payload` and `out` do
+    // not overlap (checked above).
     let (e, peer, payload, out) = unsafe {
         match (
             WsPkcEngine::get(engine),
@@ -220,9 +225,6 @@ pub unsafe extern "C" fn ws_pkc_open(
             (e, p, pl, o) => return first_error([e.err(), p.err(), pl.err(), o.err()]),
         }
     };
-    if overlap(payload, out) {
-        return WsStatus::InvalidInput;
-    }
     let packet = PkcPacket {
         peer_public: peer,
         from,
