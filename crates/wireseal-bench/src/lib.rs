@@ -9,6 +9,7 @@
 
 mod aescrypt;
 mod bip324;
+mod embedded;
 mod meshtastic;
 mod meshtastic_curves;
 mod meshtastic_gateway;
@@ -235,6 +236,12 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "python",
         run: python::run,
+    },
+    // The test firmware on an emulated Cortex-M4 (a `skipped:` row without
+    // QEMU or the thumbv7em target).
+    Section {
+        name: "embedded",
+        run: embedded::run,
     },
 ];
 

@@ -126,7 +126,7 @@ fn write_atomic(path: &std::path::Path, text: &str) -> Result<(), Skip> {
 }
 
 /// The last non-blank line of a program's output (its error, usually).
-fn last_line(b: &[u8]) -> String {
+pub(crate) fn last_line(b: &[u8]) -> String {
     let s = String::from_utf8_lossy(b);
     s.lines()
         .rev()
