@@ -127,6 +127,18 @@ pub fn run() {
                 e.seal_with_rng_into(now, &mut rng, packet, black_box(&pt), &mut out)
             }),
         );
+        let forget = cost(|| e.invalidate_peer(black_box(&their)));
+        row(
+            "pkc seal 200 B uncached (library, miss, 16-slot cache)",
+            net(
+                cost(|| {
+                    now += 1;
+                    e.invalidate_peer(&their);
+                    e.seal_with_rng_into(now, &mut rng, packet, black_box(&pt), &mut out)
+                }),
+                forget,
+            ),
+        );
         let absent = [0x55u8; 32];
         row(
             "cache lookup, 16 slots, constant time (library)",
