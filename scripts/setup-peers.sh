@@ -55,12 +55,23 @@ fi
 # Debian puts mosquitto in /usr/sbin, which a non-root PATH may lack.
 [ -x /usr/sbin/mosquitto ] && case ":$PATH:" in *:/usr/sbin:*) ;; *) export PATH="$PATH:/usr/sbin" ;; esac
 
-# --- Rust target of the emulated Cortex-M4F -------------------------------------
-if command -v rustup >/dev/null 2>&1 \
-  && ! rustup target list --installed 2>/dev/null | grep -qx thumbv7em-none-eabihf; then
-  setup_say "rustup target add thumbv7em-none-eabihf"
-  rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 \
-    || setup_warn "could not add the thumbv7em-none-eabihf target: the emulator tests will fail"
+# --- Rust targets of the portable core, and Miri ----------------------------------
+# thumbv7em-none-eabihf: the emulated Cortex-M4F; wasm32-unknown-unknown: the
+# WebAssembly build check; a nightly toolchain with Miri for the C ABI's
+# unsafe code.
+if command -v rustup >/dev/null 2>&1; then
+  for t in thumbv7em-none-eabihf wasm32-unknown-unknown; do
+    if ! rustup target list --installed 2>/dev/null | grep -qx "$t"; then
+      setup_say "rustup target add $t"
+      rustup target add "$t" >/dev/null 2>&1 \
+        || setup_warn "could not add the $t target: the portable-core tests will fail"
+    fi
+  done
+  if ! cargo +nightly miri --version >/dev/null 2>&1; then
+    setup_say "rustup toolchain install nightly with miri"
+    rustup toolchain install nightly --profile minimal --component miri,rust-src >/dev/null 2>&1 \
+      || setup_warn "could not install nightly with miri: the C ABI's Miri run will fail"
+  fi
 fi
 
 # --- Go >= 1.24.6 for lightning-onion (interop/sphinx) -------------------------
