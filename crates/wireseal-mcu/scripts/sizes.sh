@@ -24,7 +24,7 @@ flash() { "$size_tool" -B "$1" | awk 'NR==2 {print $1 + $2}'; }
 ram() { "$size_tool" -B "$1" | awk 'NR==2 {print $2 + $3}'; }
 base=$(flash "$dir/size-empty")
 printf '%-20s %10s %12s %10s\n' part "flash B" "over empty" "static RAM"
-for b in empty pkc channel pkc-channel peat xeddsa-verify; do
+for b in empty pkc channel pkc-channel peat peat-sessions xeddsa-verify; do
   f=$(flash "$dir/size-$b")
   printf '%-20s %10d %12d %10d\n' "$b" "$f" $((f - base)) "$(ram "$dir/size-$b")"
 done

@@ -96,3 +96,23 @@ pub fn xeddsa_verify(signature: &[u8; 64]) -> bool {
     VerifyingKey::from_x25519(&black_box([9u8; 32]))
         .is_ok_and(|k| k.verify(&fields, signature).is_ok())
 }
+
+/// peat per-peer E2EE: key exchange into the fixed session table, a frame
+/// sealed and opened.
+pub fn peat_sessions(frame: &mut [u8; 128]) -> usize {
+    use wireseal::peat::{KeyExchangeOutcome, PeerSessions};
+    let Ok(own) = StaticSecret::from_bytes(&black_box([0x40; 32])) else {
+        return 0;
+    };
+    let mut s = PeerSessions::new(black_box(1), own);
+    let mut kx = [0u8; wireseal::peat::KEY_EXCHANGE_LEN];
+    kx.copy_from_slice(&black_box(s.key_exchange_frame()));
+    let Ok(KeyExchangeOutcome::Established { peer, .. }) = s.handle_key_exchange(black_box(2), &kx)
+    else {
+        return 0;
+    };
+    let n = s
+        .seal_with_rng_into(3, &mut RegisterRng, peer, &black_box([2u8; 64]), frame)
+        .unwrap_or(0);
+    s.open_in_place(4, &mut frame[..n]).map_or(0, |p| p.len())
+}

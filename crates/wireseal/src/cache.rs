@@ -39,7 +39,7 @@
 //! Cortex-M4) for an expanded AES-256-CCM key, most of it the `aes` crate's
 //! round keys. Slot numbers are 16-bit: at most [`MAX_CAPACITY`] slots.
 
-#[cfg(wireseal_cache_index)]
+#[cfg(wireseal_hash_index)]
 use std::collections::HashMap;
 use zeroize::ZeroizeOnDrop;
 
@@ -47,7 +47,7 @@ use zeroize::ZeroizeOnDrop;
 /// holds more than `capacity` keys, so even keys ground to collide cost at
 /// most a scan of `capacity` entries; SipHash's extra strength buys nothing
 /// here and costs a third of a cached Meshtastic open.
-#[cfg(wireseal_cache_index)]
+#[cfg(wireseal_hash_index)]
 type IndexHasher = ahash::RandomState;
 
 /// Default number of slots (the firmware proposal's size).
@@ -123,7 +123,7 @@ where
 {
     own: [u8; PK],
     slots: S,
-    #[cfg(wireseal_cache_index)]
+    #[cfg(wireseal_hash_index)]
     index: HashMap<[u8; PK], u16, IndexHasher>,
     /// Live entries.
     len: usize,
@@ -167,7 +167,7 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
     /// with use.
     pub fn heap_bytes(&self) -> usize {
         let slots = self.capacity() * Self::BYTES_PER_SLOT;
-        #[cfg(wireseal_cache_index)]
+        #[cfg(wireseal_hash_index)]
         let index = {
             // The index keeps at most 7/8 of its buckets full; its buckets
             // are a power of two, each with one control byte, plus one group
@@ -181,7 +181,7 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
             let entry = core::mem::size_of::<([u8; PK], u16)>();
             buckets * (entry + 1) + 16
         };
-        #[cfg(not(wireseal_cache_index))]
+        #[cfg(not(wireseal_hash_index))]
         let index = 0;
         slots + index
     }
@@ -212,7 +212,7 @@ impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> SharedSecretCache
         let mut c = Self {
             own: *own_public,
             slots,
-            #[cfg(wireseal_cache_index)]
+            #[cfg(wireseal_hash_index)]
             // Twice the slots: the table then never holds more than half its
             // room, so when deleted entries use up its growth allowance it
             // rehashes in place instead of reallocating.
@@ -287,7 +287,7 @@ impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> SharedSecretCache
             s.prev = NIL;
             s.next = if i + 1 < n { i as u16 + 1 } else { NIL };
         }
-        #[cfg(wireseal_cache_index)]
+        #[cfg(wireseal_hash_index)]
         self.index.clear();
         self.len = 0;
         self.head = NIL;
@@ -390,7 +390,7 @@ impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> SharedSecretCache
     }
 
     /// The slot holding `peer`, if any.
-    #[cfg(wireseal_cache_index)]
+    #[cfg(wireseal_hash_index)]
     #[inline]
     fn find(&self, peer: &[u8; PK]) -> Option<u16> {
         self.index.get(peer).copied()
@@ -399,7 +399,7 @@ impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> SharedSecretCache
     /// The slot holding `peer`, if any: every slot's whole key is compared,
     /// four bytes at a time, and the match is selected without a branch on
     /// key bytes, so the time depends only on the capacity.
-    #[cfg(not(wireseal_cache_index))]
+    #[cfg(not(wireseal_hash_index))]
     #[inline]
     fn find(&self, peer: &[u8; PK]) -> Option<u16> {
         use subtle::{ConditionallySelectable, ConstantTimeEq};
@@ -449,7 +449,7 @@ impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> SharedSecretCache
             i
         } else {
             let lru = self.tail;
-            #[cfg(wireseal_cache_index)]
+            #[cfg(wireseal_hash_index)]
             {
                 let old_peer = self.slots.as_ref()[usize::from(lru)].peer;
                 self.index.remove(&old_peer);
@@ -465,7 +465,7 @@ impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> SharedSecretCache
         s.value = Some(value);
         s.inserted_at = now;
         self.push_front(i);
-        #[cfg(wireseal_cache_index)]
+        #[cfg(wireseal_hash_index)]
         self.index.insert(*peer, i);
         self.len += 1;
         i
@@ -475,7 +475,7 @@ impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> SharedSecretCache
     /// wipes it and puts it on the free list.
     fn release(&mut self, i: u16) {
         self.unlink(i);
-        #[cfg(wireseal_cache_index)]
+        #[cfg(wireseal_hash_index)]
         {
             let peer = self.slots.as_ref()[usize::from(i)].peer;
             self.index.remove(&peer);

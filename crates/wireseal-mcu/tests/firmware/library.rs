@@ -38,6 +38,7 @@ pub fn run() {
     header();
     peat_mesh();
     xeddsa();
+    crate::library_peat::run();
 }
 
 fn pkc_vector<K: PkcKeyForm>(name: &'static str) {

@@ -7,6 +7,7 @@
 mod kat;
 mod kat_peat_xeddsa;
 mod library;
+mod library_peat;
 mod measure;
 mod vectors;
 

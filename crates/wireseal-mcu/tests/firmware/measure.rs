@@ -14,7 +14,9 @@ use wireseal::keys::StaticSecret;
 use wireseal::meshtastic::pkc::{OVERHEAD, SLOT_BYTES_EXPANDED, SLOT_BYTES_SECRET};
 use wireseal::meshtastic::xeddsa::{SignedFields, SigningKey, VerifyingKey};
 use wireseal::meshtastic::{ChannelKey, PkcEngine, PkcKey, PkcKeyForm, PkcPacket, PkcSecret};
-use wireseal::peat::{MeshId, MeshKey};
+use wireseal::peat::{
+    MeshId, MeshKey, PeerSessions, CORE_MAX_SESSIONS, CORE_NONCE_HISTORY, PEER_OVERHEAD,
+};
 use wireseal_mcu::harness::group;
 use wireseal_mcu::{cost, hprintln, Cost};
 
@@ -181,6 +183,32 @@ pub fn run() {
         }),
     );
 
+    // peat per-peer: frames over an established session in the fixed table,
+    // and re-establishing a session (its X25519 result cached).
+    let (mut pa, mut pb) = crate::library_peat::pair(8);
+    let mut pframe = [0u8; DOC + PEER_OVERHEAD];
+    let mut pnow = 10;
+    row(
+        "peat per-peer seal + open 633 B (library, fixed table)",
+        cost(|| {
+            pnow += 1;
+            let n = pa
+                .seal_with_rng_into(pnow, &mut rng, 0x2222, black_box(&doc), &mut pframe)
+                .ok()?;
+            pb.open_in_place(pnow, &mut pframe[..n])
+                .ok()
+                .map(|p| p.len())
+        }),
+    );
+    let kx = pa.key_exchange_frame();
+    row(
+        "peat key exchange, shared secret cached (library)",
+        cost(|| {
+            pb.remove(0x1111);
+            pb.handle_key_exchange(pnow, black_box(&kx)).is_ok()
+        }),
+    );
+
     // XEdDSA verify of a Meshtastic packet signature.
     let signer = StaticSecret::generate_with_rng(&mut rng);
     let fields = SignedFields {
@@ -208,6 +236,12 @@ pub fn run() {
         "ram     cache slot: {} B with the 32-byte key, {} B with the expanded key",
         SLOT_BYTES_SECRET,
         SLOT_BYTES_EXPANDED
+    );
+    hprintln!(
+        "ram     peat sessions: {} B for a table of {} sessions, {} nonces each",
+        core::mem::size_of::<PeerSessions>(),
+        CORE_MAX_SESSIONS,
+        CORE_NONCE_HISTORY
     );
     let ratio10 = |cached: Cost| uncached.instructions * 10 / cached.instructions.max(1);
     for (slot, c) in [("32-byte key", cached), ("expanded-key", cached_ccm)] {

@@ -56,18 +56,15 @@ mod genesis;
 mod key_exchange;
 mod mesh;
 mod mesh_id;
-#[cfg(feature = "std")]
 mod nonce_history;
-#[cfg(feature = "std")]
 mod peer_crypto;
 mod peer_frame;
 pub mod policy;
 #[cfg(feature = "std")]
 mod receive;
-#[cfg(feature = "std")]
 mod session;
-#[cfg(feature = "std")]
 mod sessions;
+mod table;
 
 #[cfg(feature = "std")]
 pub use batch::seal_batch_len;
@@ -83,22 +80,22 @@ pub use mesh::derive_key_bytes;
 pub use mesh::MeshSealer;
 pub use mesh::{opened_len, sealed_len, MeshKey, MESH_HEADER_LEN, MESH_HKDF_INFO, MESH_OVERHEAD};
 pub use mesh_id::{MeshId, MESH_ID_MAX_LEN};
-#[cfg(feature = "std")]
+pub use nonce_history::CORE_NONCE_HISTORY;
+#[cfg(feature = "alloc")]
 pub use peer_crypto::PeerMessage;
 pub use peer_frame::{
     peer_opened_len, peer_sealed_len, PeerHeader, PEER_HEADER_LEN, PEER_OVERHEAD,
 };
 #[cfg(feature = "std")]
 pub use receive::{classify, Classifier, FrameKind, Mode, Received, Receiver};
-#[cfg(all(feature = "hazmat", feature = "std"))]
+#[cfg(feature = "hazmat")]
 pub use session::session_key_bytes;
-#[cfg(feature = "std")]
 pub use session::{SessionInfo, SessionState};
-#[cfg(feature = "std")]
 pub use sessions::{
     KeyExchangeOutcome, PeerSessions, DEFAULT_MAX_SESSIONS, DEFAULT_NONCE_HISTORY,
     DEFAULT_SESSION_TTL_MS, MIN_NONCE_HISTORY, PEER_HKDF_INFO,
 };
+pub use table::CORE_MAX_SESSIONS;
 
 /// First byte of a mesh-wide encrypted document.
 pub const MESH_MARKER: u8 = 0xAE;

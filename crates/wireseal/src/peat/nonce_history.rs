@@ -7,7 +7,9 @@
 //! on the wire), so replay detection rests on this history alone.
 //!
 //! A ring buffer remembers the insertion order (the oldest nonce is forgotten
-//! first) and a hash set answers "seen?" in O(1). Both grow with use up to
+//! first); on `std` builds a hash set answers "seen?" in O(1), elsewhere a
+//! scan of the ring does (the `no_std` core keeps at most
+//! [`CORE_NONCE_HISTORY`] nonces per session, in the session itself). Both grow with use up to
 //! the capacity, so an idle session costs almost nothing. Memory at full
 //! capacity `c` (a power of two): the ring holds `12·c` bytes; the set
 //! (hashbrown: a 12-byte key plus one control byte per bucket) has `2c`
@@ -23,13 +25,26 @@
 //! attacker-chosen nonces go through a randomly keyed hash.
 
 use crate::primitives::chacha20poly1305::NONCE_LEN;
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+#[cfg(wireseal_hash_index)]
 use std::collections::HashSet;
 
 type Nonce = [u8; NONCE_LEN];
 
+/// Nonces a session remembers at most in builds without an allocator (the
+/// history lives inside the session: 12 bytes per nonce).
+pub const CORE_NONCE_HISTORY: usize = 64;
+
 /// A bounded set of recently accepted nonces that forgets the oldest first.
 pub(crate) struct NonceHistory {
+    #[cfg(feature = "alloc")]
     ring: Vec<Nonce>,
+    #[cfg(not(feature = "alloc"))]
+    ring: [Nonce; CORE_NONCE_HISTORY],
+    /// Nonces in the ring.
+    filled: usize,
+    #[cfg(wireseal_hash_index)]
     set: HashSet<Nonce, ahash::RandomState>,
     /// Once the ring is full: the slot of the oldest nonce (next overwritten).
     oldest: usize,
@@ -37,10 +52,18 @@ pub(crate) struct NonceHistory {
 }
 
 impl NonceHistory {
-    /// An empty history that remembers up to `capacity` nonces (at least 1).
+    /// An empty history that remembers up to `capacity` nonces (at least 1;
+    /// at most [`CORE_NONCE_HISTORY`] without an allocator).
     pub(crate) fn new(capacity: usize) -> Self {
+        #[cfg(not(feature = "alloc"))]
+        let capacity = capacity.min(CORE_NONCE_HISTORY);
         Self {
+            #[cfg(feature = "alloc")]
             ring: Vec::new(),
+            #[cfg(not(feature = "alloc"))]
+            ring: [[0; NONCE_LEN]; CORE_NONCE_HISTORY],
+            filled: 0,
+            #[cfg(wireseal_hash_index)]
             set: HashSet::with_hasher(ahash::RandomState::new()),
             oldest: 0,
             capacity: capacity.max(1),
@@ -49,27 +72,44 @@ impl NonceHistory {
 
     /// Whether `nonce` is remembered.
     pub(crate) fn contains(&self, nonce: &Nonce) -> bool {
-        self.set.contains(nonce)
+        #[cfg(wireseal_hash_index)]
+        return self.set.contains(nonce);
+        #[cfg(not(wireseal_hash_index))]
+        return self.ring[..self.filled].contains(nonce);
     }
 
     /// Remembers `nonce`, forgetting the oldest one when full. A nonce
     /// already remembered is left where it is (callers check first).
     pub(crate) fn insert(&mut self, nonce: Nonce) {
+        #[cfg(wireseal_hash_index)]
         if !self.set.insert(nonce) {
             return;
         }
-        if self.ring.len() < self.capacity {
-            self.ring.push(nonce);
+        #[cfg(not(wireseal_hash_index))]
+        if self.contains(&nonce) {
             return;
         }
-        let old = std::mem::replace(&mut self.ring[self.oldest], nonce);
+        if self.filled < self.capacity {
+            #[cfg(feature = "alloc")]
+            self.ring.push(nonce);
+            #[cfg(not(feature = "alloc"))]
+            {
+                self.ring[self.filled] = nonce;
+            }
+            self.filled += 1;
+            return;
+        }
+        let old = core::mem::replace(&mut self.ring[self.oldest], nonce);
+        #[cfg(wireseal_hash_index)]
         self.set.remove(&old);
+        #[cfg(not(wireseal_hash_index))]
+        let _ = old;
         self.oldest = (self.oldest + 1) % self.capacity;
     }
 
     /// Number of nonces remembered.
     pub(crate) fn len(&self) -> usize {
-        self.ring.len()
+        self.filled
     }
 }
 
@@ -100,6 +140,7 @@ mod tests {
         assert!((0..3).all(|i| !h.contains(&n(i))));
         assert!((3..6).all(|i| h.contains(&n(i))));
         assert_eq!(h.len(), 3);
+        #[cfg(wireseal_hash_index)]
         assert_eq!(h.set.len(), 3);
     }
 
@@ -108,7 +149,9 @@ mod tests {
         let mut h = NonceHistory::new(2);
         h.insert(n(1));
         h.insert(n(1));
-        assert_eq!((h.len(), h.set.len()), (1, 1));
+        assert_eq!(h.len(), 1);
+        #[cfg(wireseal_hash_index)]
+        assert_eq!(h.set.len(), 1);
         h.insert(n(2));
         h.insert(n(3));
         assert!(!h.contains(&n(1)) && h.contains(&n(2)) && h.contains(&n(3)));
@@ -119,6 +162,7 @@ mod tests {
         let mut h = NonceHistory::new(64);
         for i in 0..10_000u32 {
             h.insert(n(i));
+            #[cfg(wireseal_hash_index)]
             assert_eq!(h.set.len(), h.len());
         }
         assert_eq!(h.len(), 64);

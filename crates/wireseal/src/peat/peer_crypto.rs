@@ -4,12 +4,15 @@
 use super::nonce_history::NonceHistory;
 use super::peer_frame::{peer_sealed_len, PeerHeader, PEER_HEADER_LEN};
 use super::session::{Session, SessionState};
-use super::sessions::PeerSessions;
+use super::sessions::{PeerSessions, Table};
 use super::Error;
-use crate::primitives::chacha20poly1305::ChaChaKey;
-use std::collections::HashMap;
+use crate::entropy::{CryptoRng, RngCore};
+use crate::primitives::chacha20poly1305::{ChaChaKey, NONCE_LEN};
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
 
 /// A message opened from a per-peer frame.
+#[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PeerMessage {
     /// The sending node.
@@ -32,12 +35,7 @@ struct Live<'s> {
 }
 
 /// The session with `peer` if it is established and not expired at `now`.
-fn live(
-    sessions: &mut HashMap<u32, Session>,
-    timeout: u64,
-    now: u64,
-    peer: u32,
-) -> Result<Live<'_>, Error> {
+fn live(sessions: &mut Table, timeout: u64, now: u64, peer: u32) -> Result<Live<'_>, Error> {
     let s = sessions.get_mut(&peer).ok_or(Error::NoSession { peer })?;
     if s.expired(now, timeout) && s.state == SessionState::Established {
         return Err(Error::SessionExpired { peer });
@@ -73,6 +71,7 @@ impl PeerSessions {
     /// [`Error::SessionExpired`] when it timed out;
     /// [`Error::Exhausted`] when the outbound counter is at
     /// `u64::MAX`. Nothing moves on any error.
+    #[cfg(feature = "std")]
     pub fn seal_into(
         &mut self,
         now: u64,
@@ -80,12 +79,70 @@ impl PeerSessions {
         plaintext: &[u8],
         out: &mut [u8],
     ) -> Result<usize, Error> {
+        let nonces = &mut self.nonces;
+        seal(
+            &mut self.sessions,
+            self.node_id,
+            self.timeout,
+            now,
+            peer,
+            plaintext,
+            out,
+            &mut || nonces.take(),
+        )
+    }
+
+    /// [`Self::seal_into`] with the nonce drawn from the caller's CSPRNG
+    /// `rng` (firmware: the RNG peripheral).
+    ///
+    /// # Errors
+    /// As [`Self::seal_into`].
+    #[inline]
+    pub fn seal_with_rng_into<R: RngCore + CryptoRng>(
+        &mut self,
+        now: u64,
+        rng: &mut R,
+        peer: u32,
+        plaintext: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
+        seal(
+            &mut self.sessions,
+            self.node_id,
+            self.timeout,
+            now,
+            peer,
+            plaintext,
+            out,
+            &mut || {
+                let mut n = [0u8; NONCE_LEN];
+                rng.fill_bytes(&mut n);
+                n
+            },
+        )
+    }
+}
+
+/// Seals `plaintext` from `sender` for `peer` over their live session; the
+/// nonce is drawn (`draw`) only once every check has passed.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn seal(
+    sessions: &mut Table,
+    sender: u32,
+    timeout: u64,
+    now: u64,
+    peer: u32,
+    plaintext: &[u8],
+    out: &mut [u8],
+    draw: &mut dyn FnMut() -> [u8; NONCE_LEN],
+) -> Result<usize, Error> {
+    {
         let n = peer_sealed_len(plaintext.len());
         let Some(out) = out.get_mut(..n) else {
             return Err(Error::BufferTooSmall { required: n });
         };
-        let sender = self.node_id;
-        let s = live(&mut self.sessions, self.timeout, now, peer)?;
+        let s = live(sessions, timeout, now, peer)?;
         if *s.outbound == u64::MAX {
             return Err(Error::Exhausted);
         }
@@ -93,7 +150,7 @@ impl PeerSessions {
             recipient: peer,
             sender,
             counter: *s.outbound,
-            nonce: self.nonces.take(),
+            nonce: draw(),
         };
         let (head, rest) = out.split_at_mut(PEER_HEADER_LEN);
         header.write(head);
@@ -105,11 +162,14 @@ impl PeerSessions {
         *s.last_activity = now;
         Ok(n)
     }
+}
 
+impl PeerSessions {
     /// Seals `plaintext` for `peer` at time `now` (ms) into a new frame.
     ///
     /// # Errors
     /// As [`PeerSessions::seal_into`] (never `BufferTooSmall`).
+    #[cfg(feature = "std")]
     pub fn seal_to_vec(&mut self, now: u64, peer: u32, plaintext: &[u8]) -> Result<Vec<u8>, Error> {
         let mut out = vec![0u8; peer_sealed_len(plaintext.len())];
         self.seal_into(now, peer, plaintext, &mut out)?;
@@ -149,6 +209,7 @@ impl PeerSessions {
     /// a per-peer frame; [`Error::NotForUs`]; [`Error::NoSession`] or
     /// [`Error::SessionExpired`]; [`Error::Replay`]; [`Error::Auth`] when the
     /// tag does not verify.
+    #[inline]
     pub fn open_in_place<'a>(
         &mut self,
         now: u64,
@@ -180,6 +241,7 @@ impl PeerSessions {
     ///
     /// # Errors
     /// As [`PeerSessions::open_in_place`].
+    #[cfg(feature = "alloc")]
     pub fn open_to_vec(&mut self, now: u64, frame: &[u8]) -> Result<PeerMessage, Error> {
         let h = PeerHeader::parse(frame)?;
         let mut buf = frame.to_vec();

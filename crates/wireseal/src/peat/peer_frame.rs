@@ -71,7 +71,6 @@ impl PeerHeader {
     }
 
     /// Writes the 30-byte header into `out[..30]` (`out` must be that long).
-    #[cfg(feature = "std")]
     pub(crate) fn write(&self, out: &mut [u8]) {
         out[0] = PEER_MARKER;
         out[1] = 0;

@@ -6,21 +6,32 @@ use super::key_exchange::{KeyExchange, KEY_EXCHANGE_LEN};
 use super::session::{session_key_bytes, Session, SessionInfo, SessionState};
 use super::Error;
 use crate::cache::SharedSecretCache;
+#[cfg(feature = "std")]
 use crate::entropy::NonceSource;
 use crate::primitives::chacha20poly1305::ChaChaKey;
 use crate::primitives::x25519::StaticSecret;
 use crate::secret::Secret;
-use std::collections::HashMap;
+
+/// The session table: a hash map on `std`, an ordered map with an
+/// allocator, a fixed array without one (`table.rs`).
+#[cfg(feature = "std")]
+pub(super) type Table = std::collections::HashMap<u32, Session>;
+#[cfg(all(feature = "alloc", not(feature = "std")))]
+pub(super) type Table = alloc::collections::BTreeMap<u32, Session>;
+#[cfg(not(feature = "alloc"))]
+pub(super) type Table = super::table::FixedTable;
 
 /// HKDF info string of per-peer session keys.
 pub const PEER_HKDF_INFO: &[u8] = b"PEAT-peer-e2ee-v1";
 /// Default idle time after which a session is refused (30 minutes, as
 /// peat-btle's session timeout).
 pub const DEFAULT_SESSION_TTL_MS: u64 = 30 * 60 * 1000;
-/// Default cap on sessions (16, as peat-btle).
+/// Default cap on sessions (16, as peat-btle; without an allocator also the
+/// most the fixed table holds, [`super::CORE_MAX_SESSIONS`]).
 pub const DEFAULT_MAX_SESSIONS: usize = 16;
 /// Default number of verified nonces remembered per session for replay
-/// detection (about 256 KiB per busy session).
+/// detection (about 256 KiB per busy session; without an allocator the
+/// history holds at most [`super::CORE_NONCE_HISTORY`]).
 pub const DEFAULT_NONCE_HISTORY: usize = 4096;
 /// Smallest nonce history [`PeerSessions::with_nonce_history`] accepts.
 pub const MIN_NONCE_HISTORY: usize = 64;
@@ -105,8 +116,9 @@ pub enum KeyExchangeOutcome {
 pub struct PeerSessions {
     pub(super) node_id: u32,
     identity: StaticSecret,
-    pub(super) sessions: HashMap<u32, Session>,
+    pub(super) sessions: Table,
     shared: SharedSecretCache<Secret<32>, 32>,
+    #[cfg(feature = "std")]
     pub(super) nonces: NonceSource,
     max_sessions: usize,
     pub(super) timeout: u64,
@@ -128,12 +140,17 @@ impl core::fmt::Debug for PeerSessions {
 impl PeerSessions {
     /// Sessions of node `node_id` with the long-lived X25519 key `identity`.
     pub fn new(node_id: u32, identity: StaticSecret) -> Self {
+        #[cfg(feature = "alloc")]
         let shared = SharedSecretCache::new(identity.public_key(), crate::cache::DEFAULT_CAPACITY);
+        #[cfg(not(feature = "alloc"))]
+        let shared =
+            SharedSecretCache::with_slots(identity.public_key(), crate::cache::Slot::array());
         Self {
             node_id,
             identity,
-            sessions: HashMap::new(),
+            sessions: Table::new(),
             shared,
+            #[cfg(feature = "std")]
             nonces: NonceSource::new(),
             max_sessions: DEFAULT_MAX_SESSIONS,
             timeout: DEFAULT_SESSION_TTL_MS,
@@ -155,8 +172,11 @@ impl PeerSessions {
         self.nonce_history
     }
 
-    /// Caps the number of sessions (at least 1).
+    /// Caps the number of sessions (at least 1; without an allocator at
+    /// most [`super::CORE_MAX_SESSIONS`]).
     pub fn with_max_sessions(mut self, max: usize) -> Self {
+        #[cfg(not(feature = "alloc"))]
+        let max = max.min(super::CORE_MAX_SESSIONS);
         self.max_sessions = max.max(1);
         self
     }
@@ -314,18 +334,47 @@ impl PeerSessions {
 
     /// Removes every session idle at `now` (ms) for longer than the timeout;
     /// returns their peers.
-    pub fn cleanup_expired(&mut self, now: u64) -> Vec<u32> {
-        let timeout = self.timeout;
-        let gone: Vec<u32> = self
-            .sessions
-            .iter()
-            .filter(|(_, s)| s.expired(now, timeout))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in &gone {
-            self.sessions.remove(id);
-        }
+    #[cfg(feature = "alloc")]
+    pub fn cleanup_expired(&mut self, now: u64) -> alloc::vec::Vec<u32> {
+        let mut gone = alloc::vec::Vec::new();
+        self.remove_expired_with(now, |peer| gone.push(peer));
         gone
+    }
+
+    /// Removes every session idle at `now` (ms) for longer than the timeout;
+    /// returns how many there were.
+    pub fn remove_expired(&mut self, now: u64) -> usize {
+        let mut n = 0;
+        self.remove_expired_with(now, |_| n += 1);
+        n
+    }
+
+    /// Removes the expired sessions, up to 16 per pass over the table (no
+    /// allocation), telling `gone` each peer.
+    fn remove_expired_with(&mut self, now: u64, mut gone: impl FnMut(u32)) {
+        let timeout = self.timeout;
+        loop {
+            let mut batch = [0u32; 16];
+            let mut n = 0;
+            for (id, _) in self
+                .sessions
+                .iter()
+                .filter(|(_, s)| s.expired(now, timeout))
+            {
+                batch[n] = *id;
+                n += 1;
+                if n == batch.len() {
+                    break;
+                }
+            }
+            for id in &batch[..n] {
+                self.sessions.remove(id);
+                gone(*id);
+            }
+            if n < batch.len() {
+                return;
+            }
+        }
     }
 
     /// Whether [`PeerSessions::make_room`] would find a slot (pure check).
@@ -343,7 +392,7 @@ impl PeerSessions {
         if self.sessions.len() < self.max_sessions {
             return Ok(());
         }
-        self.cleanup_expired(now);
+        self.remove_expired(now);
         while self.sessions.len() >= self.max_sessions {
             let victim = [SessionState::Closed, SessionState::AwaitingPeerKey]
                 .iter()

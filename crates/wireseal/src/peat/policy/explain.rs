@@ -64,7 +64,7 @@ pub fn explain(policy: &Policy, data: DataType, link: Link, cond: Conditions) ->
         data,
         link,
         conditions: cond,
-        adaptive: policy.adaptive.clone(),
+        adaptive: policy.adaptive,
         always_encrypt: policy.always_encrypt.clone(),
         decision: decide(policy, data, link, cond),
     }

@@ -42,7 +42,7 @@ pub use explain::{explain, Explanation, Field, EXPLANATION_FIELDS};
 
 use super::Error;
 #[cfg(feature = "alloc")]
-use alloc::{vec, vec::Vec};
+use alloc::vec::Vec;
 
 /// How a single message is protected, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -111,7 +111,7 @@ pub enum Override {
 }
 
 /// The adaptive rule: when to drop to plain, and what never drops.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Adaptive {
     /// Lower to plain when the battery is below this percentage.
     pub battery_below_percent: u8,
@@ -158,6 +158,84 @@ fn check_rate(r: f64) -> Result<f64, Error> {
     Ok(r)
 }
 
+/// The classification peat-btle's analysis proposes: counters and
+/// heartbeats plain; location, chat and emergencies mesh-wide; sensitive
+/// chat per-peer (application types: [`Policy::unlisted`], mesh-wide).
+pub const DEFAULT_CLASSES: [(DataType, Protection); 6] = [
+    (DataType::Counter, Protection::Plain),
+    (DataType::Heartbeat, Protection::Plain),
+    (DataType::Location, Protection::MeshWide),
+    (DataType::Chat, Protection::MeshWide),
+    (DataType::Emergency, Protection::MeshWide),
+    (DataType::SensitiveChat, Protection::PeerE2ee),
+];
+
+/// The types no rule may lower below mesh-wide by default.
+pub const DEFAULT_ALWAYS_ENCRYPT: [DataType; 2] = [DataType::Emergency, DataType::SensitiveChat];
+
+/// A policy's rules over borrowed tables: what [`decide`] reads. A
+/// [`Policy`] lends one ([`Policy::rules`]); firmware without an allocator
+/// builds one over static tables ([`PolicyRules::new`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PolicyRules<'a> {
+    /// The overall level.
+    pub level: Level,
+    /// Classification used at [`Level::Selective`] (first match wins).
+    pub classes: &'a [(DataType, Protection)],
+    /// Protection of a type the classification does not list.
+    pub unlisted: Protection,
+    /// Override for a trusted local link.
+    pub trusted_local: Override,
+    /// Override for a known peer.
+    pub known_peer: Override,
+    /// Override for an untrusted relay.
+    pub untrusted_relay: Override,
+    /// The adaptive rule, if enabled.
+    pub adaptive: Option<Adaptive>,
+    /// Types no rule may lower below `max(MeshWide, classification)`.
+    pub always_encrypt: &'a [DataType],
+}
+
+impl PolicyRules<'static> {
+    /// The rules of [`Policy::new`]: `level` with the default
+    /// classification and link rules, no adaptive rule, and emergencies and
+    /// sensitive chat always encrypted.
+    pub const fn new(level: Level) -> Self {
+        Self {
+            level,
+            classes: &DEFAULT_CLASSES,
+            unlisted: Protection::MeshWide,
+            trusted_local: Override::AtMost(Protection::Plain),
+            known_peer: Override::Keep,
+            untrusted_relay: Override::AtLeast(Protection::PeerE2ee),
+            adaptive: None,
+            always_encrypt: &DEFAULT_ALWAYS_ENCRYPT,
+        }
+    }
+}
+
+impl PolicyRules<'_> {
+    /// The classification of `t` (or [`PolicyRules::unlisted`]).
+    pub fn classify(&self, t: DataType) -> Protection {
+        self.classes
+            .iter()
+            .find(|(d, _)| *d == t)
+            .map_or(self.unlisted, |(_, p)| *p)
+    }
+
+    /// [`decide`] under these rules.
+    pub fn decide(&self, data: DataType, link: Link, cond: Conditions) -> Decision {
+        decide_rules(self, data, link, cond)
+    }
+
+    /// [`required_floor`] under these rules.
+    pub fn required_floor(&self, data: DataType, link: Link) -> Protection {
+        let low = self.decide(data, link, LOWEST_POWER).protection;
+        let full = self.decide(data, link, Conditions::FULL_POWER).protection;
+        low.min(full)
+    }
+}
+
 /// The whole policy, as data.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq)]
@@ -186,28 +264,36 @@ impl Policy {
     /// heartbeats plain; location, chat and emergencies mesh-wide; sensitive
     /// chat per-peer; application types mesh-wide.
     pub fn default_classes() -> Vec<(DataType, Protection)> {
-        vec![
-            (DataType::Counter, Protection::Plain),
-            (DataType::Heartbeat, Protection::Plain),
-            (DataType::Location, Protection::MeshWide),
-            (DataType::Chat, Protection::MeshWide),
-            (DataType::Emergency, Protection::MeshWide),
-            (DataType::SensitiveChat, Protection::PeerE2ee),
-        ]
+        DEFAULT_CLASSES.to_vec()
     }
 
     /// A policy at `level` with the default classification and link rules,
     /// no adaptive rule, and emergencies and sensitive chat always encrypted.
     pub fn new(level: Level) -> Self {
+        let r = PolicyRules::new(level);
         Self {
             level,
-            classes: Self::default_classes(),
-            unlisted: Protection::MeshWide,
-            trusted_local: Override::AtMost(Protection::Plain),
-            known_peer: Override::Keep,
-            untrusted_relay: Override::AtLeast(Protection::PeerE2ee),
-            adaptive: None,
-            always_encrypt: vec![DataType::Emergency, DataType::SensitiveChat],
+            classes: r.classes.to_vec(),
+            unlisted: r.unlisted,
+            trusted_local: r.trusted_local,
+            known_peer: r.known_peer,
+            untrusted_relay: r.untrusted_relay,
+            adaptive: r.adaptive,
+            always_encrypt: r.always_encrypt.to_vec(),
+        }
+    }
+
+    /// The rules, borrowed.
+    pub fn rules(&self) -> PolicyRules<'_> {
+        PolicyRules {
+            level: self.level,
+            classes: &self.classes,
+            unlisted: self.unlisted,
+            trusted_local: self.trusted_local,
+            known_peer: self.known_peer,
+            untrusted_relay: self.untrusted_relay,
+            adaptive: self.adaptive,
+            always_encrypt: &self.always_encrypt,
         }
     }
 
@@ -224,10 +310,7 @@ impl Policy {
 
     /// The classification of `t` (or [`Policy::unlisted`]).
     pub fn classify(&self, t: DataType) -> Protection {
-        self.classes
-            .iter()
-            .find(|(d, _)| *d == t)
-            .map_or(self.unlisted, |(_, p)| *p)
+        self.rules().classify(t)
     }
 }
 
@@ -305,6 +388,16 @@ pub struct Decision {
 /// that lacks the keys for the result must not send the message plain.
 #[cfg(feature = "alloc")]
 pub fn decide(policy: &Policy, data: DataType, link: Link, cond: Conditions) -> Decision {
+    decide_rules(&policy.rules(), data, link, cond)
+}
+
+/// The four steps of [`decide`], once, over borrowed rules.
+fn decide_rules(
+    policy: &PolicyRules<'_>,
+    data: DataType,
+    link: Link,
+    cond: Conditions,
+) -> Decision {
     let class = policy.classify(data);
     let base = match policy.level {
         Level::None => Protection::Plain,
@@ -356,7 +449,6 @@ pub fn decide(policy: &Policy, data: DataType, link: Link, cond: Conditions) -> 
 
 /// The conditions under which the adaptive rule fires whenever it can fire
 /// at all: empty battery, the fastest finite update rate.
-#[cfg(feature = "alloc")]
 const LOWEST_POWER: Conditions = Conditions {
     battery_percent: 0,
     update_rate_hz: f64::MAX,
@@ -371,9 +463,7 @@ const LOWEST_POWER: Conditions = Conditions {
 /// where it stays off if it ever can covers every outcome.
 #[cfg(feature = "alloc")]
 pub fn required_floor(policy: &Policy, data: DataType, link: Link) -> Protection {
-    let low = decide(policy, data, link, LOWEST_POWER).protection;
-    let full = decide(policy, data, link, Conditions::FULL_POWER).protection;
-    low.min(full)
+    policy.rules().required_floor(data, link)
 }
 
 /// Whether a receiver in `mode` accepts a message that arrived with

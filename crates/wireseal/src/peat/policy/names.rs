@@ -5,9 +5,9 @@
 //! `Display`. The command line, Python, JSON and the docs all use these.
 
 use super::{DataType, Level, Link, Override, Protection, Rule};
-use crate::peat::Error;
 #[cfg(feature = "std")]
-use crate::peat::{Mode, SessionState};
+use crate::peat::Mode;
+use crate::peat::{Error, SessionState};
 use core::fmt;
 use core::str::FromStr;
 
@@ -91,7 +91,6 @@ names!(Mode, "receive mode", [
     Permissive => "permissive",
 ]);
 
-#[cfg(feature = "std")]
 names!(SessionState, "session state", [
     AwaitingPeerKey => "awaiting-peer-key",
     Established => "established",
