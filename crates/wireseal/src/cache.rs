@@ -39,6 +39,9 @@
 //! Cortex-M4) for an expanded AES-256-CCM key, most of it the `aes` crate's
 //! round keys. Slot numbers are 16-bit: at most [`MAX_CAPACITY`] slots.
 
+mod slot;
+
+pub use slot::{DefaultSlots, Slot, SlotStorage};
 #[cfg(wireseal_hash_index)]
 use std::collections::HashMap;
 use zeroize::ZeroizeOnDrop;
@@ -56,7 +59,7 @@ pub const DEFAULT_CAPACITY: usize = 16;
 /// Most slots a cache can have (slot numbers are 16-bit).
 pub const MAX_CAPACITY: usize = NIL as usize;
 
-const NIL: u16 = u16::MAX;
+pub(crate) const NIL: u16 = u16::MAX;
 
 /// Counters reported by [`SharedSecretCache::stats`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -72,47 +75,6 @@ pub struct CacheStats {
     /// Whole-cache flushes caused by a change of our own key.
     pub flushes: u64,
 }
-
-/// One cache slot: a peer's whole key, its value, when it was inserted and
-/// its place in the least-recently-used order. The fields are private; make
-/// storage with [`Slot::EMPTY`] or [`Slot::array`].
-pub struct Slot<V, const PK: usize = 32> {
-    peer: [u8; PK],
-    value: Option<V>,
-    inserted_at: u64,
-    prev: u16,
-    next: u16,
-}
-
-impl<V, const PK: usize> Slot<V, PK> {
-    /// An empty slot.
-    pub const EMPTY: Self = Self {
-        peer: [0u8; PK],
-        value: None,
-        inserted_at: 0,
-        prev: NIL,
-        next: NIL,
-    };
-
-    /// `N` empty slots, for [`SharedSecretCache::with_slots`].
-    pub const fn array<const N: usize>() -> [Self; N] {
-        [const { Self::EMPTY }; N]
-    }
-}
-
-/// The default storage of a cache's slots: a boxed slice with an allocator,
-/// an inline array of [`DEFAULT_CAPACITY`] slots without one.
-#[cfg(feature = "alloc")]
-pub type DefaultSlots<V, const PK: usize = 32> = alloc::boxed::Box<[Slot<V, PK>]>;
-/// The default storage of a cache's slots: a boxed slice with an allocator,
-/// an inline array of [`DEFAULT_CAPACITY`] slots without one.
-#[cfg(not(feature = "alloc"))]
-pub type DefaultSlots<V, const PK: usize = 32> = [Slot<V, PK>; DEFAULT_CAPACITY];
-
-/// Storage a cache's slots can live in: a boxed slice, an array, or a
-/// borrowed slice of the caller's memory.
-pub trait SlotStorage<V, const PK: usize>: AsRef<[Slot<V, PK>]> + AsMut<[Slot<V, PK>]> {}
-impl<V, const PK: usize, S: AsRef<[Slot<V, PK>]> + AsMut<[Slot<V, PK>]>> SlotStorage<V, PK> for S {}
 
 /// A bounded, LRU, optionally expiring map from a peer's whole public key
 /// (`PK` bytes: 32 for X25519, 33 for compressed secp256k1) to a derived
@@ -396,32 +358,11 @@ impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> SharedSecretCache
         self.index.get(peer).copied()
     }
 
-    /// The slot holding `peer`, if any: every slot's whole key is compared,
-    /// four bytes at a time, and the match is selected without a branch on
-    /// key bytes, so the time depends only on the capacity.
+    /// The slot holding `peer`, if any (see [`slot::scan`]).
     #[cfg(not(wireseal_hash_index))]
     #[inline]
     fn find(&self, peer: &[u8; PK]) -> Option<u16> {
-        use subtle::{ConditionallySelectable, ConstantTimeEq};
-        let mut found = subtle::Choice::from(0);
-        let mut at = 0u16;
-        for (i, s) in self.slots.as_ref().iter().enumerate() {
-            let mut diff = 0u32;
-            let (a, b) = (s.peer.chunks_exact(4), peer.chunks_exact(4));
-            for (x, y) in a.clone().remainder().iter().zip(b.clone().remainder()) {
-                diff |= u32::from(x ^ y);
-            }
-            for (x, y) in a.zip(b) {
-                let x = u32::from_ne_bytes(x.try_into().expect("chunk of 4"));
-                let y = u32::from_ne_bytes(y.try_into().expect("chunk of 4"));
-                diff |= x ^ y;
-            }
-            // Occupancy is not secret; only the key comparison must not leak.
-            let hit = diff.ct_eq(&0) & subtle::Choice::from(u8::from(s.value.is_some()));
-            at.conditional_assign(&(i as u16), hit);
-            found |= hit;
-        }
-        bool::from(found).then_some(at)
+        slot::scan(self.slots.as_ref(), peer)
     }
 
     fn lookup(&mut self, now: u64, peer: &[u8; PK]) -> Option<u16> {
