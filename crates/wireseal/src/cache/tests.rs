@@ -201,3 +201,32 @@ fn large_capacity_churn_keeps_invariants() {
     assert_eq!(s.misses, 2560);
     assert_eq!(s.evictions, 2560 - 64);
 }
+
+#[test]
+fn borrowed_slots_are_wiped_when_the_cache_drops() {
+    let drops = Rc::new(Cell::new(0));
+    struct Counted(Rc<Cell<u32>>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.set(self.0.get() + 1);
+        }
+    }
+    #[derive(ZeroizeOnDrop)]
+    struct W(#[zeroize(skip)] Counted);
+    impl Zeroize for W {
+        fn zeroize(&mut self) {}
+    }
+    // The caller's memory (as the C ABI passes it), outliving the cache.
+    let mut slots: [Slot<W>; 3] = Slot::array();
+    {
+        let mut c = SharedSecretCache::with_slots(&[0u8; 32], &mut slots[..]);
+        assert_eq!(c.capacity(), 3);
+        for b in 1..=4 {
+            c.insert(0, &key(b), W(Counted(drops.clone())));
+        }
+        assert_eq!((c.len(), drops.get()), (3, 1), "one evicted");
+        assert!(c.get(0, &key(4)).is_some() && c.get(0, &key(1)).is_none());
+    }
+    assert_eq!(drops.get(), 4, "every value dropped with the cache");
+    assert!(slots.iter().all(|s| s.value.is_none()));
+}
