@@ -228,7 +228,7 @@ fn firmware_rows(run: &FirmwareRun) -> Vec<Row> {
     rows.extend(run.ram.iter().map(|r| {
         let row = Row::new(
             S,
-            format!("RAM per {} {}", r.what, r.variant),
+            format!("RAM of a {} {}", r.what, r.variant),
             "B",
             Better::Lower,
             r.bytes as f64,

@@ -152,7 +152,7 @@ fn rows_give_instructions_ms_at_64_mhz_and_the_firmware_figures() {
 
     let q = row(&rows, "pkc open uncached / cached (32-byte key slot)");
     assert_eq!((q.ours, q.baseline, q.ratio), (12.7, Some(32.0), None));
-    let ram = row(&rows, "RAM per cache slot with the 32-byte key");
+    let ram = row(&rows, "RAM of a cache slot with the 32-byte key");
     assert_eq!(
         (ram.ours, ram.baseline, ram.ratio),
         (72.0, Some(2400.0), None)

@@ -238,7 +238,7 @@ pub fn run() {
         SLOT_BYTES_EXPANDED
     );
     hprintln!(
-        "ram     peat sessions: {} B for a table of {} sessions, {} nonces each",
+        "ram     peat session table: {} B for {} sessions of {} nonces",
         core::mem::size_of::<PeerSessions>(),
         CORE_MAX_SESSIONS,
         CORE_NONCE_HISTORY
