@@ -10,21 +10,19 @@
 // Alignment of every block of caller memory (engine, slots, keys).
 #define WS_ALIGN 8
 
-// Bytes of a `ws_channel_key`.
-// 64-bit words after the magic word in a block of `WS_CHANNEL_KEY_BYTES`.
+// 64-bit words after the magic word in a `ws_channel_key`.
 #define WS_CHANNEL_KEY_WORDS ((WS_CHANNEL_KEY_BYTES / 8) - 1)
 
-// Bytes of the block.
+// Bytes of a `ws_channel_key` (the same on every target: a stable ABI).
 #define WS_CHANNEL_KEY_BYTES 64
 
 // Bytes of the over-the-air header.
 #define WS_HEADER_LEN 16
 
-// Bytes of a `ws_mesh_key`.
-// 64-bit words after the magic word in a block of `WS_MESH_KEY_BYTES`.
+// 64-bit words after the magic word in a `ws_mesh_key`.
 #define WS_MESH_KEY_WORDS ((WS_MESH_KEY_BYTES / 8) - 1)
 
-// Bytes of the block.
+// Bytes of a `ws_mesh_key` (the same on every target: a stable ABI).
 #define WS_MESH_KEY_BYTES 640
 
 // Bytes a mesh-wide frame adds to its document.
@@ -34,11 +32,10 @@
 // nonce).
 #define WS_MESH_HEADER_LEN 14
 
-// Bytes of a `ws_pkc_engine`.
-// 64-bit words after the magic word in a block of `WS_PKC_ENGINE_BYTES`.
+// 64-bit words after the magic word in a `ws_pkc_engine`.
 #define WS_PKC_ENGINE_WORDS ((WS_PKC_ENGINE_BYTES / 8) - 1)
 
-// Bytes of the block.
+// Bytes of a `ws_pkc_engine` (the same on every target: a stable ABI).
 #define WS_PKC_ENGINE_BYTES 512
 
 // Bytes of caller memory per cache slot (one peer's 32-byte key, the

@@ -8,10 +8,9 @@ use crate::WsStatus;
 use wireseal::meshtastic::xeddsa::{SignedFields, VerifyingKey};
 use wireseal::meshtastic::{ChannelKey, PacketHeader, HEADER_LEN};
 
-/// Bytes of a `ws_channel_key`.
-/// 64-bit words after the magic word in a block of `WS_CHANNEL_KEY_BYTES`.
+/// 64-bit words after the magic word in a `ws_channel_key`.
 pub const WS_CHANNEL_KEY_WORDS: usize = WS_CHANNEL_KEY_BYTES / 8 - 1;
-/// Bytes of the block.
+/// Bytes of a `ws_channel_key` (the same on every target: a stable ABI).
 pub const WS_CHANNEL_KEY_BYTES: usize = 64;
 /// Bytes of the over-the-air header.
 pub const WS_HEADER_LEN: usize = 16;

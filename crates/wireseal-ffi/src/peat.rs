@@ -7,10 +7,9 @@ use crate::WsStatus;
 use core::ffi::c_void;
 use wireseal::peat::{MeshId, MeshKey, MESH_HEADER_LEN, MESH_OVERHEAD};
 
-/// Bytes of a `ws_mesh_key`.
-/// 64-bit words after the magic word in a block of `WS_MESH_KEY_BYTES`.
+/// 64-bit words after the magic word in a `ws_mesh_key`.
 pub const WS_MESH_KEY_WORDS: usize = WS_MESH_KEY_BYTES / 8 - 1;
-/// Bytes of the block.
+/// Bytes of a `ws_mesh_key` (the same on every target: a stable ABI).
 pub const WS_MESH_KEY_BYTES: usize = 640;
 /// Bytes a mesh-wide frame adds to its document.
 pub const WS_MESH_OVERHEAD: usize = 30;

@@ -10,10 +10,9 @@ use wireseal::keys::StaticSecret;
 use wireseal::meshtastic::pkc::{sealed_len, OVERHEAD, SLOT_BYTES_SECRET};
 use wireseal::meshtastic::{PkcEngine, PkcPacket, PkcSecret};
 
-/// Bytes of a `ws_pkc_engine`.
-/// 64-bit words after the magic word in a block of `WS_PKC_ENGINE_BYTES`.
+/// 64-bit words after the magic word in a `ws_pkc_engine`.
 pub const WS_PKC_ENGINE_WORDS: usize = WS_PKC_ENGINE_BYTES / 8 - 1;
-/// Bytes of the block.
+/// Bytes of a `ws_pkc_engine` (the same on every target: a stable ABI).
 pub const WS_PKC_ENGINE_BYTES: usize = 512;
 /// Bytes of caller memory per cache slot (one peer's 32-byte key, the
 /// peer's public key and its bookkeeping); the slot memory's size is a
