@@ -33,6 +33,7 @@
 //! `app:7`, `always-encrypt`); [`explain`] gives a decision as the record
 //! the command line and Python print.
 
+mod decide;
 #[cfg(feature = "std")]
 mod explain;
 mod names;
@@ -43,6 +44,7 @@ pub use explain::{explain, Explanation, Field, EXPLANATION_FIELDS};
 use super::Error;
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
+use decide::{classify_in, decide_rules, floor_in};
 
 /// How a single message is protected, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -217,10 +219,7 @@ impl PolicyRules<'static> {
 impl PolicyRules<'_> {
     /// The classification of `t` (or [`PolicyRules::unlisted`]).
     pub fn classify(&self, t: DataType) -> Protection {
-        self.classes
-            .iter()
-            .find(|(d, _)| *d == t)
-            .map_or(self.unlisted, |(_, p)| *p)
+        classify_in(self, t)
     }
 
     /// [`decide`] under these rules.
@@ -230,9 +229,7 @@ impl PolicyRules<'_> {
 
     /// [`required_floor`] under these rules.
     pub fn required_floor(&self, data: DataType, link: Link) -> Protection {
-        let low = self.decide(data, link, LOWEST_POWER).protection;
-        let full = self.decide(data, link, Conditions::FULL_POWER).protection;
-        low.min(full)
+        floor_in(self, data, link)
     }
 }
 
@@ -310,7 +307,7 @@ impl Policy {
 
     /// The classification of `t` (or [`Policy::unlisted`]).
     pub fn classify(&self, t: DataType) -> Protection {
-        self.rules().classify(t)
+        classify_in(self, t)
     }
 }
 
@@ -388,71 +385,8 @@ pub struct Decision {
 /// that lacks the keys for the result must not send the message plain.
 #[cfg(feature = "alloc")]
 pub fn decide(policy: &Policy, data: DataType, link: Link, cond: Conditions) -> Decision {
-    decide_rules(&policy.rules(), data, link, cond)
+    decide_rules(policy, data, link, cond)
 }
-
-/// The four steps of [`decide`], once, over borrowed rules.
-fn decide_rules(
-    policy: &PolicyRules<'_>,
-    data: DataType,
-    link: Link,
-    cond: Conditions,
-) -> Decision {
-    let class = policy.classify(data);
-    let base = match policy.level {
-        Level::None => Protection::Plain,
-        Level::MeshWide => Protection::MeshWide,
-        Level::Selective => class,
-        Level::PeerE2ee => Protection::PeerE2ee,
-    };
-    let mut decided_by = Rule::Base;
-    let ov = match link {
-        Link::TrustedLocal => policy.trusted_local,
-        Link::KnownPeer => policy.known_peer,
-        Link::UntrustedRelay => policy.untrusted_relay,
-    };
-    let after_link = match ov {
-        Override::Keep => base,
-        Override::AtLeast(p) => base.max(p),
-        Override::AtMost(p) => base.min(p),
-    };
-    if after_link != base {
-        decided_by = Rule::Link;
-    }
-    let low_power = policy.adaptive.as_ref().is_some_and(|a| {
-        cond.battery_percent < a.battery_below_percent || cond.update_rate_hz > a.rate_above_hz
-    });
-    let after_adaptive = if low_power {
-        Protection::Plain
-    } else {
-        after_link
-    };
-    if after_adaptive != after_link {
-        decided_by = Rule::Adaptive;
-    }
-    let protection = if policy.always_encrypt.contains(&data) {
-        after_adaptive.max(class.max(Protection::MeshWide))
-    } else {
-        after_adaptive
-    };
-    if protection != after_adaptive {
-        decided_by = Rule::AlwaysEncrypt;
-    }
-    Decision {
-        protection,
-        base,
-        after_link,
-        after_adaptive,
-        decided_by,
-    }
-}
-
-/// The conditions under which the adaptive rule fires whenever it can fire
-/// at all: empty battery, the fastest finite update rate.
-const LOWEST_POWER: Conditions = Conditions {
-    battery_percent: 0,
-    update_rate_hz: f64::MAX,
-};
 
 /// The lowest protection [`decide`] could return for `data` sent over
 /// `link`, over every battery level (0–100 %) and every finite update rate
@@ -463,7 +397,7 @@ const LOWEST_POWER: Conditions = Conditions {
 /// where it stays off if it ever can covers every outcome.
 #[cfg(feature = "alloc")]
 pub fn required_floor(policy: &Policy, data: DataType, link: Link) -> Protection {
-    policy.rules().required_floor(data, link)
+    floor_in(policy, data, link)
 }
 
 /// Whether a receiver in `mode` accepts a message that arrived with
