@@ -24,18 +24,18 @@ impl<V, const PK: usize> Slot<V, PK> {
         next: NIL,
     };
 
-    /// `N` empty slots, for [`SharedSecretCache::with_slots`].
+    /// `N` empty slots, for [`super::SharedSecretCache::with_slots`].
     pub const fn array<const N: usize>() -> [Self; N] {
         [const { Self::EMPTY }; N]
     }
 }
 
 /// The default storage of a cache's slots: a boxed slice with an allocator,
-/// an inline array of [`DEFAULT_CAPACITY`] slots without one.
+/// an inline array of [`super::DEFAULT_CAPACITY`] slots without one.
 #[cfg(feature = "alloc")]
 pub type DefaultSlots<V, const PK: usize = 32> = alloc::boxed::Box<[Slot<V, PK>]>;
 /// The default storage of a cache's slots: a boxed slice with an allocator,
-/// an inline array of [`DEFAULT_CAPACITY`] slots without one.
+/// an inline array of [`super::DEFAULT_CAPACITY`] slots without one.
 #[cfg(not(feature = "alloc"))]
 pub type DefaultSlots<V, const PK: usize = 32> = [Slot<V, PK>; super::DEFAULT_CAPACITY];
 

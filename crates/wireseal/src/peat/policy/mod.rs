@@ -33,10 +33,10 @@
 //! `app:7`, `always-encrypt`); [`explain`] gives a decision as the record
 //! the command line and Python print.
 
-mod decide;
 #[cfg(feature = "std")]
 mod explain;
 mod names;
+mod rules;
 
 #[cfg(feature = "std")]
 pub use explain::{explain, Explanation, Field, EXPLANATION_FIELDS};
@@ -44,7 +44,7 @@ pub use explain::{explain, Explanation, Field, EXPLANATION_FIELDS};
 use super::Error;
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
-use decide::{classify_in, decide_rules, floor_in};
+use rules::{classify_in, decide_rules, floor_in};
 
 /// How a single message is protected, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
