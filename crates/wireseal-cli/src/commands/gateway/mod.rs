@@ -223,6 +223,20 @@ fn decode_one(
 }
 
 /// Whether `--max-packets` is reached.
+/// Reports the broker's answer to our subscription: from now on messages
+/// published to `filter` reach the gateway. A refused subscription ends the
+/// run (nothing would ever arrive).
+///
+/// # Errors
+/// When the broker refused the subscription.
+fn subscribed(granted: bool, filter: &str, qos: &str) -> Result<()> {
+    if !granted {
+        bail!("the broker refused the subscription to {filter}{qos}");
+    }
+    eprintln!("wireseal gateway: subscribed to {filter}{qos}");
+    Ok(())
+}
+
 fn enough(a: &Args, stats: &report::Stats) -> bool {
     a.max_packets.is_some_and(|m| {
         stats.get("packets") + stats.get("malformed") + stats.get("oversized") >= m
@@ -353,8 +367,9 @@ async fn drive(
                 backoff = Duration::from_millis(100);
                 retries.connected(&to);
                 client.subscribe(&filter, false)?;
-                eprintln!("wireseal gateway: connected to {to}, subscribed to {filter}");
+                eprintln!("wireseal gateway: connected to {to}");
             }
+            Ok(mqtt::Incoming::Subscribed { granted }) => subscribed(granted, &filter, "")?,
             Ok(mqtt::Incoming::Publish { topic, payload, .. }) => {
                 let now = start.elapsed().as_millis() as u64;
                 let decoded = decode_one(&mut decoder, &mut stats, &mut log, now, &topic, &payload);

@@ -107,6 +107,12 @@ pub enum Incoming {
         /// persistent session (the caller must acknowledge it), else `None`.
         ack: Option<Ack>,
     },
+    /// The broker answered a subscription: `granted` when it accepted every
+    /// filter (messages published from now on reach us).
+    Subscribed {
+        /// Whether every filter was accepted.
+        granted: bool,
+    },
     /// The disconnection asked by [`Client::disconnect`] was sent.
     Disconnected,
     /// Anything else (acks, pings).
@@ -194,6 +200,14 @@ impl Client {
                         payload: p.payload.to_vec(),
                     })
                 }
+                Ok(rumqttc::Event::Incoming(rumqttc::Packet::SubAck(s))) => {
+                    Ok(Incoming::Subscribed {
+                        granted: s
+                            .return_codes
+                            .iter()
+                            .all(|c| matches!(c, rumqttc::SubscribeReasonCode::Success(_))),
+                    })
+                }
                 Ok(rumqttc::Event::Outgoing(rumqttc::Outgoing::Disconnect)) => {
                     Ok(Incoming::Disconnected)
                 }
@@ -209,6 +223,13 @@ impl Client {
                         ack: (p.qos != v5::mqttbytes::QoS::AtMostOnce).then_some(Ack(p.pkid)),
                         topic: String::from_utf8_lossy(&p.topic).into_owned(),
                         payload: p.payload.to_vec(),
+                    })
+                }
+                Ok(v5::Event::Incoming(v5::mqttbytes::v5::Packet::SubAck(s))) => {
+                    Ok(Incoming::Subscribed {
+                        granted: s.return_codes.iter().all(|c| {
+                            matches!(c, v5::mqttbytes::v5::SubscribeReasonCode::Success(_))
+                        }),
                     })
                 }
                 Ok(v5::Event::Outgoing(rumqttc::Outgoing::Disconnect)) => {

@@ -136,7 +136,10 @@ pub(super) async fn drive(
                     backoff = Duration::from_millis(100);
                     retries.connected(&to);
                     client.subscribe(&filter, true)?;
-                    eprintln!("wireseal gateway: connected to {to}, subscribed to {filter} at QoS 1");
+                    eprintln!("wireseal gateway: connected to {to}");
+                }
+                Ok(mqtt::Incoming::Subscribed { granted }) => {
+                    super::subscribed(granted, &filter, " at QoS 1")?;
                 }
                 Ok(mqtt::Incoming::Publish { topic, payload, ack }) => {
                     let now = start.elapsed().as_millis() as u64;
