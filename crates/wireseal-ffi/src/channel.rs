@@ -2,7 +2,7 @@
 //! signature verification.
 
 use crate::memory::{array, bytes, bytes_mut, opaque, put};
-use crate::pkc::first_error;
+use crate::status::first_error;
 use crate::status::status;
 use crate::WsStatus;
 use wireseal::meshtastic::xeddsa::{SignedFields, VerifyingKey};

@@ -1,8 +1,8 @@
 //! peat-btle mesh-wide frames.
 
-use crate::memory::{array, bytes, bytes_mut, opaque, overlap, put};
-use crate::pkc::first_error;
+use crate::memory::{array, bytes, bytes_mut, opaque, overlap};
 use crate::rng::{CallbackRng, WsFillRandom};
+use crate::status::{first_error, written};
 use crate::WsStatus;
 use core::ffi::c_void;
 use wireseal::peat::{MeshId, MeshKey, MESH_HEADER_LEN, MESH_OVERHEAD};
@@ -110,18 +110,9 @@ pub unsafe extern "C" fn ws_mesh_seal(
     let Some(mut rng) = CallbackRng::new(fill_random, rng_ctx) else {
         return WsStatus::NullPointer;
     };
-    match k.seal_with_rng_into(&mut rng, pt, out) {
-        Ok(_) if rng.failed => {
-            out.fill(0);
-            WsStatus::RngFailed
-        }
-        Ok(n) => {
-            // SAFETY: NULL or a writable `size_t`.
-            unsafe { put(out_len, n) };
-            WsStatus::Ok
-        }
-        Err(e) => e.into(),
-    }
+    let sealed = k.seal_with_rng_into(&mut rng, pt, out);
+    // SAFETY: `out_len` is NULL or a writable `size_t`.
+    unsafe { written(rng.vouch(sealed, out), out_len) }
 }
 
 /// Verifies and decrypts the `len`-byte mesh-wide `frame` in place; the
@@ -142,15 +133,8 @@ pub unsafe extern "C" fn ws_mesh_open_in_place(
 ) -> WsStatus {
     // SAFETY: per the contract above.
     match unsafe { (WsMeshKey::get_ref(key), bytes_mut(frame, len)) } {
-        (Ok(k), Ok(f)) => match k.open_in_place(f) {
-            Ok(pt) => {
-                let n = pt.len();
-                // SAFETY: NULL or a writable `size_t`.
-                unsafe { put(plaintext_len, n) };
-                WsStatus::Ok
-            }
-            Err(e) => e.into(),
-        },
+        // SAFETY: `plaintext_len` is NULL or a writable `size_t`.
+        (Ok(k), Ok(f)) => unsafe { written(k.open_in_place(f).map(|pt| pt.len()), plaintext_len) },
         (k, f) => first_error([k.err(), f.err(), None, None]),
     }
 }

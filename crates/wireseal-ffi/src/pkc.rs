@@ -1,8 +1,9 @@
 //! Meshtastic PKC direct messages through an engine whose shared-secret
 //! cache lives in the caller's memory.
 
-use crate::memory::{array, bytes, bytes_mut, opaque, overlap, put};
+use crate::memory::{array, bytes, bytes_mut, opaque, overlap};
 use crate::rng::{CallbackRng, WsFillRandom};
+use crate::status::{first_error, written};
 use crate::WsStatus;
 use core::ffi::c_void;
 use wireseal::cache::{Slot, MAX_CAPACITY};
@@ -171,18 +172,9 @@ pub unsafe extern "C" fn ws_pkc_seal(
         from,
         id,
     };
-    match e.seal_with_rng_into(now, &mut rng, packet, pt, out) {
-        Ok(_) if rng.failed => {
-            out.fill(0);
-            WsStatus::RngFailed
-        }
-        Ok(n) => {
-            // SAFETY: `out_len` is NULL or a writable `size_t`.
-            unsafe { put(out_len, n) };
-            WsStatus::Ok
-        }
-        Err(err) => err.into(),
-    }
+    let sealed = e.seal_with_rng_into(now, &mut rng, packet, pt, out);
+    // SAFETY: `out_len` is NULL or a writable `size_t`.
+    unsafe { written(rng.vouch(sealed, out), out_len) }
 }
 
 /// Verifies and decrypts `payload` from the peer with public key
@@ -229,14 +221,8 @@ pub unsafe extern "C" fn ws_pkc_open(
         from,
         id,
     };
-    match e.open_into(now, packet, payload, out) {
-        Ok(n) => {
-            // SAFETY: `out_len` is NULL or a writable `size_t`.
-            unsafe { put(out_len, n) };
-            WsStatus::Ok
-        }
-        Err(err) => err.into(),
-    }
+    // SAFETY: `out_len` is NULL or a writable `size_t`.
+    unsafe { written(e.open_into(now, packet, payload, out), out_len) }
 }
 
 /// Forgets the cached key of `peer_public` (it announced a new key);
@@ -260,13 +246,4 @@ pub unsafe extern "C" fn ws_pkc_invalidate_peer(
         }
         (e, p) => first_error([e.err(), p.err(), None, None]),
     }
-}
-
-/// The first of several argument errors.
-pub(crate) fn first_error(errors: [Option<WsStatus>; 4]) -> WsStatus {
-    errors
-        .into_iter()
-        .flatten()
-        .next()
-        .unwrap_or(WsStatus::InvalidInput)
 }

@@ -1,5 +1,6 @@
 //! The caller's random-number callback as a `RngCore + CryptoRng`.
 
+use crate::WsStatus;
 use core::ffi::c_void;
 use wireseal::entropy::{CryptoRng, RngCore};
 
@@ -27,6 +28,24 @@ impl CallbackRng {
             ctx,
             failed: false,
         })
+    }
+}
+
+impl CallbackRng {
+    /// `sealed` unless the callback failed while it was drawn from: then
+    /// `out` is wiped and the result is `RNG_FAILED`.
+    pub(crate) fn vouch<E: Into<WsStatus>>(
+        &self,
+        sealed: Result<usize, E>,
+        out: &mut [u8],
+    ) -> Result<usize, WsStatus> {
+        match sealed {
+            Ok(_) if self.failed => {
+                out.fill(0);
+                Err(WsStatus::RngFailed)
+            }
+            r => r.map_err(Into::into),
+        }
     }
 }
 

@@ -107,6 +107,34 @@ pub(crate) fn status<E: Into<WsStatus>>(r: Result<(), E>) -> WsStatus {
     }
 }
 
+/// The status of a call that produced `n` bytes, writing `n` through
+/// `out_len` on success.
+///
+/// # Safety
+/// `out_len` is NULL or points to a writable `size_t`.
+pub(crate) unsafe fn written<E: Into<WsStatus>>(
+    r: Result<usize, E>,
+    out_len: *mut usize,
+) -> WsStatus {
+    match r {
+        Ok(n) => {
+            // SAFETY: forwarded contract.
+            unsafe { crate::memory::put(out_len, n) };
+            WsStatus::Ok
+        }
+        Err(e) => e.into(),
+    }
+}
+
+/// The first of several argument errors.
+pub(crate) fn first_error(errors: [Option<WsStatus>; 4]) -> WsStatus {
+    errors
+        .into_iter()
+        .flatten()
+        .next()
+        .unwrap_or(WsStatus::InvalidInput)
+}
+
 impl From<wireseal::meshtastic::Error> for WsStatus {
     fn from(e: wireseal::meshtastic::Error) -> Self {
         e.kind().into()

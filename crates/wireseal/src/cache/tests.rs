@@ -157,22 +157,28 @@ fn forged_prefix_keys_miss() {
     assert_eq!(c.get(0, &victim).map(|v| v.0), Some(42));
 }
 
+/// Counts its drops in a shared counter.
+struct Counted(Rc<Cell<u32>>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() + 1);
+    }
+}
+
+/// A cache value whose drops are counted.
+#[derive(ZeroizeOnDrop)]
+struct W(#[zeroize(skip)] Counted, [u8; 4]);
+
+impl Zeroize for W {
+    fn zeroize(&mut self) {
+        self.1.zeroize();
+    }
+}
+
 #[test]
 fn values_are_dropped_on_eviction_and_drop() {
     let drops = Rc::new(Cell::new(0));
-    struct Counted(Rc<Cell<u32>>);
-    impl Drop for Counted {
-        fn drop(&mut self) {
-            self.0.set(self.0.get() + 1);
-        }
-    }
-    #[derive(ZeroizeOnDrop)]
-    struct W(#[zeroize(skip)] Counted, [u8; 4]);
-    impl Zeroize for W {
-        fn zeroize(&mut self) {
-            self.1.zeroize();
-        }
-    }
     let mut c: SharedSecretCache<W> = SharedSecretCache::new(&[0u8; 32], 2);
     for b in 1..=3 {
         c.insert(0, &key(b), W(Counted(drops.clone()), [b; 4]));
@@ -205,24 +211,13 @@ fn large_capacity_churn_keeps_invariants() {
 #[test]
 fn borrowed_slots_are_wiped_when_the_cache_drops() {
     let drops = Rc::new(Cell::new(0));
-    struct Counted(Rc<Cell<u32>>);
-    impl Drop for Counted {
-        fn drop(&mut self) {
-            self.0.set(self.0.get() + 1);
-        }
-    }
-    #[derive(ZeroizeOnDrop)]
-    struct W(#[zeroize(skip)] Counted);
-    impl Zeroize for W {
-        fn zeroize(&mut self) {}
-    }
     // The caller's memory (as the C ABI passes it), outliving the cache.
     let mut slots: [Slot<W>; 3] = Slot::array();
     {
         let mut c = SharedSecretCache::with_slots(&[0u8; 32], &mut slots[..]);
         assert_eq!(c.capacity(), 3);
         for b in 1..=4 {
-            c.insert(0, &key(b), W(Counted(drops.clone())));
+            c.insert(0, &key(b), W(Counted(drops.clone()), [b; 4]));
         }
         assert_eq!((c.len(), drops.get()), (3, 1), "one evicted");
         assert!(c.get(0, &key(4)).is_some() && c.get(0, &key(1)).is_none());
