@@ -11,7 +11,6 @@ use crate::primitives::aes_ccm::Aes256Ccm8;
 use crate::primitives::sha::sha256;
 use crate::primitives::x25519::StaticSecret;
 use crate::secret::Secret;
-use zeroize::Zeroize;
 
 mod sealed {
     pub trait Sealed {}
@@ -68,11 +67,7 @@ impl PkcKey {
     /// [`Error::InvalidKey`] for a low-order peer key (all-zero shared
     /// secret).
     pub fn derive(own: &StaticSecret, peer_public: &[u8; 32]) -> Result<Self, Error> {
-        let shared = own.diffie_hellman(peer_public)?;
-        let mut key = sha256(shared.expose());
-        let k = Aes256Ccm8::new(&key);
-        key.zeroize();
-        Ok(Self(k))
+        Ok(Self(Aes256Ccm8::new(aes_key(own, peer_public)?.expose())))
     }
 }
 
@@ -103,8 +98,7 @@ impl PkcKeyForm for PkcKey {
 impl PkcKeyForm for PkcSecret {
     #[inline]
     fn derive(own: &StaticSecret, peer_public: &[u8; 32]) -> Result<Self, Error> {
-        let shared = own.diffie_hellman(peer_public)?;
-        Ok(Self(Secret::new(sha256(shared.expose()))))
+        aes_key(own, peer_public).map(Self)
     }
 
     #[inline]
@@ -130,6 +124,12 @@ impl PkcKeyForm for PkcSecret {
     fn open(&self, from: u32, id: u32, payload: &[u8], out: &mut [u8]) -> Result<(), Error> {
         open_with(&Aes256Ccm8::new(self.0.expose()), from, id, payload, out)
     }
+}
+
+/// The firmware's AES-256 key for a peer: SHA-256 of the raw X25519 output.
+fn aes_key(own: &StaticSecret, peer_public: &[u8; 32]) -> Result<Secret<32>, Error> {
+    let shared = own.diffie_hellman(peer_public)?;
+    Ok(Secret::new(sha256(shared.expose())))
 }
 
 #[inline]
