@@ -10,6 +10,8 @@ pub mod aes_ccm;
 pub mod aes_ctr;
 #[cfg(feature = "std")]
 pub mod blake3;
+#[cfg_attr(wireseal_aws_lc, allow(dead_code))]
+pub mod ccm;
 #[cfg(feature = "std")]
 pub mod chacha20;
 pub mod chacha20poly1305;
