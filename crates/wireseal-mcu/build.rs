@@ -25,6 +25,7 @@ fn main() {
     meshtastic(&repo_vectors, &mut code);
     wycheproof_x25519(&repo_vectors, &mut code);
     cavp_ccm(&repo_vectors, &mut code);
+    wycheproof_ccm(&repo_vectors, &mut code);
     wycheproof_chacha(&repo_vectors, &mut code);
     peat_mesh(&repo_vectors, &mut code);
     xeddsa_peer(&manifest.join("vectors"), &mut code);
@@ -233,6 +234,30 @@ fn aead_list(
 fn cavp_ccm(dir: &Path, code: &mut String) {
     let v = load(&dir.join("wycheproof/cavp_ccm_aes256_8_13.json"));
     aead_list(&v, "CAVP_CCM_AES256_8_13", 32, 104, 64, code);
+}
+
+/// Every Wycheproof AES-CCM case (all key sizes, nonce and tag lengths).
+fn wycheproof_ccm(dir: &Path, code: &mut String) {
+    let v = load(&dir.join("wycheproof/aes_ccm_test.json"));
+    code.push_str("pub static WYCHEPROOF_AES_CCM: &[CcmKat] = &[\n");
+    for g in v["testGroups"].as_array().expect("groups") {
+        for t in g["tests"].as_array().expect("tests") {
+            writeln!(
+                code,
+                "CcmKat {{ tc: {}, key: {}, nonce: {}, aad: {}, msg: {}, ct: {}, tag: {}, valid: {} }},",
+                t["tcId"],
+                bytes(s(t, "key")),
+                bytes(s(t, "iv")),
+                bytes(s(t, "aad")),
+                bytes(s(t, "msg")),
+                bytes(s(t, "ct")),
+                bytes(s(t, "tag")),
+                t["result"] == "valid",
+            )
+            .unwrap();
+        }
+    }
+    code.push_str("];\n");
 }
 
 fn wycheproof_chacha(dir: &Path, code: &mut String) {

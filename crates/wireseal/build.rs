@@ -3,28 +3,15 @@
 //! `wireseal_aws_lc` (the aws-lc-rs backend of X25519 and
 //! ChaCha20-Poly1305) and `wireseal_hash_index` (the hash indexes of the
 //! shared-secret cache and peat's nonce history). Otherwise the pure-Rust crates and the constant-time slot
-//! scan that `no_std` builds run, with `wireseal_x25519_m4` on the
-//! Cortex-M4 (`thumbv7em-none-eabi[hf]`): X25519 through `salty`'s
-//! assembly field arithmetic instead of curve25519-dalek.
+//! scan that `no_std` builds run.
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(wireseal_aws_lc)");
     println!("cargo::rustc-check-cfg=cfg(wireseal_hash_index)");
-    println!("cargo::rustc-check-cfg=cfg(wireseal_x25519_m4)");
     let std = std::env::var_os("CARGO_FEATURE_STD").is_some();
     let portable = std::env::var_os("CARGO_FEATURE_PORTABLE").is_some();
     if std && !portable {
         println!("cargo::rustc-cfg=wireseal_aws_lc");
         println!("cargo::rustc-cfg=wireseal_hash_index");
-    }
-    // The same targets as the `salty` dependency in Cargo.toml.
-    let target = std::env::var("TARGET").unwrap_or_default();
-    if !(std && !portable)
-        && matches!(
-            target.as_str(),
-            "thumbv7em-none-eabihf" | "thumbv7em-none-eabi"
-        )
-    {
-        println!("cargo::rustc-cfg=wireseal_x25519_m4");
     }
 }

@@ -1,11 +1,6 @@
 //! X25519 (RFC 7748): through aws-lc-rs on servers (17 µs here, against
-//! 37 µs for curve25519-dalek); in the portable backend (`no_std`, or the
-//! `portable` feature) through `salty`'s ladder over Björn Haase's
-//! Cortex-M4 assembly field arithmetic on `thumbv7em` (0.65 M instructions
-//! against curve25519-dalek's 1.31 M there), and through
-//! curve25519-dalek's Montgomery ladder everywhere else. All three run a
-//! fixed sequence of field operations whatever the scalar and the peer key
-//! (`docs/security.md`).
+//! 37 µs for curve25519-dalek), through curve25519-dalek's Montgomery ladder
+//! in the portable backend (`no_std`, or the `portable` feature).
 
 use crate::error::KeyError;
 use crate::secret::Secret;
@@ -51,40 +46,7 @@ mod backend {
     }
 }
 
-#[cfg(all(not(wireseal_aws_lc), wireseal_x25519_m4))]
-mod backend {
-    use crate::error::KeyError;
-    use crate::secret::Secret;
-
-    /// The Montgomery u-coordinate of the base point.
-    const BASE_U: [u8; 32] = {
-        let mut u = [0u8; 32];
-        u[0] = 9;
-        u
-    };
-
-    /// The scalar lives in the caller's [`Secret`]; nothing else to keep.
-    pub(super) struct Key;
-
-    impl Key {
-        pub(super) fn new(raw: &[u8; 32]) -> Result<(Self, [u8; 32]), KeyError> {
-            Ok((Self, salty::agreement::x25519(*raw, BASE_U)))
-        }
-
-        /// `salty::agreement::x25519` clamps the scalar, masks the peer's
-        /// top bit and reduces a non-canonical `u`, as RFC 7748 §5 requires.
-        #[inline]
-        pub(super) fn agree(
-            &self,
-            raw: &[u8; 32],
-            peer: &[u8; 32],
-        ) -> Result<Secret<32>, KeyError> {
-            Ok(Secret::new(salty::agreement::x25519(*raw, *peer)))
-        }
-    }
-}
-
-#[cfg(all(not(wireseal_aws_lc), not(wireseal_x25519_m4)))]
+#[cfg(not(wireseal_aws_lc))]
 mod backend {
     use crate::error::KeyError;
     use crate::secret::Secret;
