@@ -69,13 +69,17 @@ pub enum ErrorKind {
     Policy,
     /// An argument the caller gave is out of range or unusable.
     InvalidInput,
-    /// Reading or writing failed (drivers only; the sans-IO core has none).
+    /// Reading or writing failed (drivers), or the caller's random source
+    /// reported a failure (the core's `*_with_rng` calls).
     Io,
 }
 
 impl ErrorKind {
+    /// How many kinds there are.
+    pub const COUNT: usize = 15;
+
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 15] = [
+    pub const ALL: [ErrorKind; Self::COUNT] = [
         ErrorKind::Auth,
         ErrorKind::Truncated,
         ErrorKind::TooLong,
@@ -92,6 +96,30 @@ impl ErrorKind {
         ErrorKind::InvalidInput,
         ErrorKind::Io,
     ];
+
+    /// The kind's position in [`ErrorKind::ALL`]: a table of
+    /// [`ErrorKind::COUNT`] entries indexed by it covers every kind, so a
+    /// driver's mapping (the C ABI's status codes) needs no catch-all and
+    /// stops compiling when a kind is added.
+    pub const fn index(self) -> usize {
+        match self {
+            ErrorKind::Auth => 0,
+            ErrorKind::Truncated => 1,
+            ErrorKind::TooLong => 2,
+            ErrorKind::BufferTooSmall => 3,
+            ErrorKind::InvalidKey => 4,
+            ErrorKind::Replay => 5,
+            ErrorKind::Poisoned => 6,
+            ErrorKind::Exhausted => 7,
+            ErrorKind::Malformed => 8,
+            ErrorKind::Unsupported => 9,
+            ErrorKind::Limit => 10,
+            ErrorKind::State => 11,
+            ErrorKind::Policy => 12,
+            ErrorKind::InvalidInput => 13,
+            ErrorKind::Io => 14,
+        }
+    }
 
     /// The kind's stable name (`snake_case`), as the command line's JSON and
     /// the C ABI's documentation spell it.

@@ -45,6 +45,10 @@ crate::error::format_error! {
             /// Which field.
             field: &'static str,
         } => InvalidInput,
+        /// The caller's random source failed while a nonce was drawn
+        /// (nothing was sealed).
+        #[error("the random source failed")]
+        Rng => Io,
         /// A name that is not one of a setting's values (a signature
         /// policy).
         #[error("unknown {what} (expected one of: {expected})")]

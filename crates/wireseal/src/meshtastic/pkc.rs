@@ -252,7 +252,8 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
     /// CSPRNG `rng` (firmware: the RNG peripheral).
     ///
     /// # Errors
-    /// As [`Self::seal_into`].
+    /// As [`Self::seal_into`]; [`Error::Rng`] when `rng` fails
+    /// (`try_fill_bytes`), before anything is written.
     pub fn seal_with_rng_into<R: RngCore + CryptoRng>(
         &mut self,
         now: u64,
@@ -263,7 +264,7 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
     ) -> Result<usize, Error> {
         let n = check_seal_lengths(plaintext, out)?;
         let mut extra = [0u8; EXTRA_NONCE_LEN];
-        rng.fill_bytes(&mut extra);
+        rng.try_fill_bytes(&mut extra).map_err(|_| Error::Rng)?;
         let key = self.key(now, packet.peer_public)?;
         key.seal_into(packet.from, packet.id, plaintext, extra, &mut out[..n])
     }

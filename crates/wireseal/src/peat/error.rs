@@ -68,6 +68,10 @@ crate::error::format_error! {
             /// The configured cap.
             max: usize,
         } => Limit,
+        /// The caller's random source failed while a nonce was drawn
+        /// (nothing was sealed, no session state moved).
+        #[error("the random source failed")]
+        Rng => Io,
         /// The key-exchange frame names our own node id as its sender.
         #[error("key exchange claims our own node id")]
         OwnNodeId => Policy,
