@@ -42,6 +42,9 @@ compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || setup_missing+=(po
 command -v qemu-system-arm >/dev/null 2>&1 || setup_missing+=(qemu-system-arm)
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || setup_missing+=(gcc-arm-none-eabi)
 [ -d /usr/lib/arm-none-eabi/newlib ] || setup_missing+=(libnewlib-arm-none-eabi)
+# The C++ CryptoEngine's test (arm-none-eabi-g++ with newlib's C++ headers).
+compgen -G '/usr/include/newlib/c++/*/type_traits' >/dev/null \
+  || setup_missing+=(libstdc++-arm-none-eabi-newlib)
 if command -v python3 >/dev/null 2>&1; then
   python3 -c 'import ensurepip' >/dev/null 2>&1 || setup_missing+=(python3-venv)
   python3 -m pip --version >/dev/null 2>&1 || setup_missing+=(python3-pip)

@@ -59,6 +59,9 @@
 // Bytes a PKC payload adds to its plaintext (tag and extraNonce).
 #define WS_PKC_OVERHEAD 12
 
+// Largest plaintext a PKC payload carries (it fits one LoRa frame).
+#define WS_PKC_MAX_PLAINTEXT_LEN 227
+
 // The result of every call. `WS_STATUS_OK` is 0; the codes from 1 to 15
 // are the library's error kinds (the same failure has the same kind in
 // the Rust API, the command line's JSON and Python's exceptions).
@@ -370,6 +373,17 @@ ws_status ws_pkc_open(ws_pkc_engine *engine,
 // # Safety
 // As `ws_pkc_seal`.
 ws_status ws_pkc_invalidate_peer(ws_pkc_engine *engine, const uint8_t *peer_public);
+
+// Writes the X25519 public key of the 32-byte private key `private_key`
+// to `public_out` (32 bytes): a node's Meshtastic public key.
+//
+// # Errors
+// `NULL_POINTER`; `INVALID_INPUT` when the two overlap.
+//
+// # Safety
+// `private_key` points to 32 readable bytes, `public_out` to 32 writable
+// bytes.
+ws_status ws_x25519_public_key(const uint8_t *private_key, uint8_t *public_out);
 
 // The status's stable name (`"ok"`, `"auth"`, ...: the library's
 // `ErrorKind` names), a static NUL-terminated string.

@@ -26,6 +26,10 @@ pub const WS_PKC_ENGINE_BYTES: usize = 392;
 pub const WS_PKC_SLOT_BYTES: usize = 80;
 /// Bytes a PKC payload adds to its plaintext (tag and extraNonce).
 pub const WS_PKC_OVERHEAD: usize = 12;
+/// Largest plaintext a PKC payload carries (it fits one LoRa frame).
+pub const WS_PKC_MAX_PLAINTEXT_LEN: usize = 227;
+
+const _: () = assert!(WS_PKC_MAX_PLAINTEXT_LEN == wireseal::meshtastic::pkc::MAX_PLAINTEXT_LEN);
 
 const _: () = assert!(WS_PKC_SLOT_BYTES == SLOT_BYTES_SECRET);
 const _: () = assert!(WS_PKC_OVERHEAD == OVERHEAD);
@@ -274,5 +278,40 @@ pub unsafe extern "C" fn ws_pkc_invalidate_peer(
             WsStatus::Ok
         }
         (e, p) => first_error([e.err(), p.err(), None, None]),
+    }
+}
+
+/// Writes the X25519 public key of the 32-byte private key `private_key`
+/// to `public_out` (32 bytes): a node's Meshtastic public key.
+///
+/// # Errors
+/// `NULL_POINTER`; `INVALID_INPUT` when the two overlap.
+///
+/// # Safety
+/// `private_key` points to 32 readable bytes, `public_out` to 32 writable
+/// bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ws_x25519_public_key(
+    private_key: *const u8,
+    public_out: *mut u8,
+) -> WsStatus {
+    if private_key.is_null() || public_out.is_null() {
+        return WsStatus::NullPointer;
+    }
+    if let Err(e) = disjoint(&[Region(public_out, 32)], &[Region(private_key, 32)]) {
+        return e;
+    }
+    // SAFETY: non-NULL; the caller vouches for 32 readable bytes.
+    let raw = match unsafe { array::<32>(private_key) } {
+        Ok(k) => k,
+        Err(e) => return e,
+    };
+    match StaticSecret::from_bytes(raw) {
+        Ok(k) => {
+            // SAFETY: non-NULL; 32 writable bytes that overlap nothing read.
+            unsafe { public_out.cast::<[u8; 32]>().write(*k.public_key()) };
+            WsStatus::Ok
+        }
+        Err(_) => WsStatus::InvalidKey,
     }
 }
