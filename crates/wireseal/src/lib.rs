@@ -68,6 +68,19 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+/// The allocator's types by their prelude names, for modules that build
+/// with `alloc` only as well as with `std`.
+#[cfg(feature = "alloc")]
+#[allow(unused_imports)]
+pub(crate) mod prelude {
+    pub(crate) use alloc::borrow::ToOwned;
+    pub(crate) use alloc::boxed::Box;
+    pub(crate) use alloc::format;
+    pub(crate) use alloc::string::{String, ToString};
+    pub(crate) use alloc::vec;
+    pub(crate) use alloc::vec::Vec;
+}
+
 #[cfg(feature = "std")]
 pub mod aescrypt;
 #[cfg(feature = "std")]

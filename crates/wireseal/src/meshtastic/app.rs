@@ -2,6 +2,8 @@
 //! payloads of the ports this crate reads: text, position, node info and
 //! key verification.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
 use super::envelope::{self, KeyVerification, Position, User};
 
 /// Port numbers and their names, as `portnums.proto` spells them.

@@ -1,15 +1,21 @@
 //! The node table: public keys learned from the feed, first key pinned,
 //! and which nodes have proven that they sign.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
 use super::super::identity::Identity;
 use super::super::xeddsa::VerifyingKey;
 use super::outcome::KeyEvent;
-use std::collections::HashMap;
 
 /// The table's hasher: aHash with a random per-table seed (node numbers come
 /// from the feed, so the seed keeps them from being ground to collide),
 /// cheaper than SipHash on the decoder's per-packet lookups.
-type NodeHasher = ahash::RandomState;
+/// The nodes by number: a randomly seeded hash map on `std`, a B-tree with
+/// `alloc` only.
+#[cfg(feature = "std")]
+type Nodes = std::collections::HashMap<u32, NodeKey, ahash::RandomState>;
+#[cfg(not(feature = "std"))]
+type Nodes = alloc::collections::BTreeMap<u32, NodeKey>;
 
 /// Default number of nodes a table remembers.
 pub const DEFAULT_NODE_CAPACITY: usize = 65_536;
@@ -49,7 +55,7 @@ impl NodeKey {
 /// key would let a flood of made-up nodes unpin a real one).
 #[derive(Debug, Clone)]
 pub struct NodeTable {
-    nodes: HashMap<u32, NodeKey, NodeHasher>,
+    nodes: Nodes,
     capacity: usize,
 }
 
@@ -63,7 +69,7 @@ impl NodeTable {
     /// A table remembering at most `capacity` nodes.
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
-            nodes: HashMap::with_hasher(NodeHasher::new()),
+            nodes: Nodes::default(),
             capacity,
         }
     }

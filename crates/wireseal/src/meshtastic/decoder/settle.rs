@@ -2,6 +2,8 @@
 //! messages to our node, the signature policy, the node table and the
 //! replay window.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
 use super::{
     batch, identity, nodeinfo_key, verify, Checked, Decoded, Decoder, Decryption, KeyEvent, Parsed,
     Signature, Undecoded,
