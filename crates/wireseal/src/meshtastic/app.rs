@@ -2,9 +2,9 @@
 //! payloads of the ports this crate reads: text, position, node info and
 //! key verification.
 
+use super::envelope::{self, KeyVerification, Position, User};
 #[allow(unused_imports)]
 use crate::prelude::*;
-use super::envelope::{self, KeyVerification, Position, User};
 
 /// Port numbers and their names, as `portnums.proto` spells them.
 const NAMES: [(i32, &str); 40] = [

@@ -28,12 +28,12 @@
 //! still fit a LoRa frame with a signature added: a signer always signs
 //! such a packet, so someone else sent it.
 
-#[allow(unused_imports)]
-use crate::prelude::*;
 use super::envelope::Data;
 use super::header::{HEADER_LEN, MAX_FRAME_LEN};
 use super::xeddsa::SIGNATURE_LEN;
 use super::Error;
+#[allow(unused_imports)]
+use crate::prelude::*;
 
 /// Bytes a signature adds to an encoded `Data`: tag, length, 64 bytes
 /// (`XEDDSA_SIGNATURE_FIELD_BYTES`).

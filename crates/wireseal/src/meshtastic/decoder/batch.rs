@@ -14,8 +14,6 @@
 //! exactly what [`Decoder::decode`] returns for that envelope after the ones
 //! before it, and the decoder's state ends up the same.
 
-#[allow(unused_imports)]
-use crate::prelude::*;
 #[cfg(feature = "std")]
 use super::nodes::NodeTable;
 #[cfg(feature = "std")]
@@ -26,6 +24,8 @@ use crate::meshtastic::envelope::Data;
 #[cfg(feature = "std")]
 use crate::meshtastic::{envelope, MAX_PAYLOAD_LEN};
 use crate::meshtastic::{Error, PkcEngine, PkcPacket};
+#[allow(unused_imports)]
+use crate::prelude::*;
 use zeroize::Zeroize;
 
 /// A PKC payload opened in the parallel step.

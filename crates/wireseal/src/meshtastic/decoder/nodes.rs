@@ -1,11 +1,11 @@
 //! The node table: public keys learned from the feed, first key pinned,
 //! and which nodes have proven that they sign.
 
-#[allow(unused_imports)]
-use crate::prelude::*;
 use super::super::identity::Identity;
 use super::super::xeddsa::VerifyingKey;
 use super::outcome::KeyEvent;
+#[allow(unused_imports)]
+use crate::prelude::*;
 
 /// The table's hasher: aHash with a random per-table seed (node numbers come
 /// from the feed, so the seed keeps them from being ground to collide),

@@ -1,11 +1,11 @@
 //! What decoding one envelope tells the caller.
 
-#[allow(unused_imports)]
-use crate::prelude::*;
 use super::super::envelope::{Data, ADMIN_APP, KEY_VERIFICATION_APP, TEXT_MESSAGE_APP};
 use super::super::identity::Identity;
 use super::super::policy::Verdict;
 use super::super::Error;
+#[allow(unused_imports)]
+use crate::prelude::*;
 
 /// How the packet's `Data` was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,8 +2,6 @@
 //! messages to our node, the signature policy, the node table and the
 //! replay window.
 
-#[allow(unused_imports)]
-use crate::prelude::*;
 use super::{
     batch, identity, nodeinfo_key, verify, Checked, Decoded, Decoder, Decryption, KeyEvent, Parsed,
     Signature, Undecoded,
@@ -13,6 +11,8 @@ use crate::meshtastic::identity::node_number;
 use crate::meshtastic::policy::{signable_fits, Concern, SignaturePolicy, Verdict};
 use crate::meshtastic::xeddsa::{VerifyingKey, SIGNATURE_LEN};
 use crate::meshtastic::{PkcPacket, MAX_PAYLOAD_LEN};
+#[allow(unused_imports)]
+use crate::prelude::*;
 use zeroize::Zeroize;
 
 /// What the policy step decides for one decoded packet.
