@@ -30,6 +30,8 @@ mod rng;
 mod status;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_aliasing;
 
 pub use channel::*;
 pub use peat::*;

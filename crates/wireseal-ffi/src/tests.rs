@@ -9,22 +9,22 @@ use core::ffi::c_void;
 use core::ptr::{null, null_mut};
 
 /// vectors/meshtastic/vectors.json, pkc-decrypt-radio-frame.
-const OUR_PRIVATE: [u8; 32] = [
+pub(crate) const OUR_PRIVATE: [u8; 32] = [
     160, 3, 48, 99, 62, 99, 82, 47, 138, 77, 129, 236, 109, 157, 30, 102, 23, 246, 200, 255, 211,
     164, 198, 152, 34, 149, 55, 212, 78, 82, 34, 119,
 ];
-const SENDER_PUBLIC: [u8; 32] = [
+pub(crate) const SENDER_PUBLIC: [u8; 32] = [
     219, 24, 252, 80, 238, 164, 127, 0, 37, 28, 183, 132, 129, 154, 60, 245, 252, 54, 24, 130, 89,
     127, 88, 159, 13, 127, 248, 32, 232, 6, 68, 87,
 ];
-const FROM: u32 = 2345;
-const ID: u32 = 330_487_394;
-const PAYLOAD: [u8; 22] = [
+pub(crate) const FROM: u32 = 2345;
+pub(crate) const ID: u32 = 330_487_394;
+pub(crate) const PAYLOAD: [u8; 22] = [
     64, 223, 36, 171, 252, 195, 10, 23, 163, 217, 4, 103, 38, 9, 158, 121, 106, 28, 3, 106, 121, 43,
 ];
-const PLAINTEXT: [u8; 10] = [8, 1, 18, 4, 116, 101, 115, 116, 72, 0];
+pub(crate) const PLAINTEXT: [u8; 10] = [8, 1, 18, 4, 116, 101, 115, 116, 72, 0];
 /// The channel vector (default key, LongFast).
-const PSK: [u8; 16] = [
+pub(crate) const PSK: [u8; 16] = [
     212, 241, 187, 58, 32, 41, 7, 89, 240, 188, 255, 171, 207, 78, 105, 1,
 ];
 const CHANNEL_CT: [u8; 10] = [70, 242, 236, 208, 176, 42, 196, 207, 43, 229];
@@ -35,7 +35,7 @@ const PEAT_FRAME: [u8; 47] = [
     120, 38,
 ];
 
-unsafe extern "C" fn counter_rng(ctx: *mut c_void, buf: *mut u8, len: usize) -> i32 {
+pub(crate) unsafe extern "C" fn counter_rng(ctx: *mut c_void, buf: *mut u8, len: usize) -> i32 {
     // SAFETY: the tests pass a `u8` counter and a buffer of `len` bytes.
     let (c, buf) = unsafe {
         (
@@ -50,11 +50,11 @@ unsafe extern "C" fn counter_rng(ctx: *mut c_void, buf: *mut u8, len: usize) -> 
     0
 }
 
-unsafe extern "C" fn failing_rng(_: *mut c_void, _: *mut u8, _: usize) -> i32 {
+pub(crate) unsafe extern "C" fn failing_rng(_: *mut c_void, _: *mut u8, _: usize) -> i32 {
     -1
 }
 
-fn engine_with(slots: &mut [u64]) -> Box<WsPkcEngine> {
+pub(crate) fn engine_with(slots: &mut [u64]) -> Box<WsPkcEngine> {
     // Zeroed, as a C static is.
     let mut e = Box::new(WsPkcEngine {
         magic: 0,
@@ -415,139 +415,4 @@ fn mesh_vector_round_trip_and_refusals() {
         );
         ws_mesh_key_deinit(&mut *k);
     }
-}
-
-#[test]
-fn every_output_is_checked_against_every_other_argument() {
-    let mut slots = vec![0u64; 2 * WS_PKC_SLOT_BYTES / 8];
-    let mut e = engine_with(&mut slots);
-    let (mut ctx, mut buf, mut n) = (1u8, [0u8; 96], 0usize);
-    let p = buf.as_mut_ptr();
-    // SAFETY: every pointer is inside live memory of the length given; the
-    // calls must refuse each aliasing before touching it.
-    unsafe {
-        // The peer key inside the output.
-        let s = ws_pkc_seal(
-            &mut *e,
-            1,
-            Some(counter_rng),
-            (&raw mut ctx).cast(),
-            p.add(40),
-            7,
-            8,
-            PLAINTEXT.as_ptr(),
-            10,
-            p,
-            64,
-            &mut n,
-        );
-        assert_eq!(s, WsStatus::InvalidInput);
-        // The length out-parameter inside the output.
-        let s = ws_pkc_open(
-            &mut *e,
-            1,
-            SENDER_PUBLIC.as_ptr(),
-            FROM,
-            ID,
-            PAYLOAD.as_ptr(),
-            22,
-            p,
-            64,
-            p.add(8).cast(),
-        );
-        assert_eq!(s, WsStatus::InvalidInput);
-        // The output inside the engine block.
-        let ep: *mut WsPkcEngine = &mut *e;
-        let s = ws_pkc_open(
-            ep,
-            1,
-            SENDER_PUBLIC.as_ptr(),
-            FROM,
-            ID,
-            PAYLOAD.as_ptr(),
-            22,
-            ep.cast::<u8>().add(8),
-            16,
-            &mut n,
-        );
-        assert_eq!(s, WsStatus::InvalidInput);
-        assert_eq!(
-            ws_pkc_invalidate_peer(ep, ep.cast::<u8>().add(16)),
-            WsStatus::InvalidInput
-        );
-        // Slot memory overlapping the engine block it is given to.
-        let mut other = Box::new(WsPkcEngine {
-            magic: 0,
-            body: [0; WS_PKC_ENGINE_WORDS],
-        });
-        let op: *mut WsPkcEngine = &mut *other;
-        let s = ws_pkc_engine_init(
-            op,
-            OUR_PRIVATE.as_ptr(),
-            op.cast::<u8>().add(8),
-            WS_PKC_SLOT_BYTES,
-        );
-        assert_eq!(s, WsStatus::InvalidInput);
-        assert_eq!(other.magic, 0);
-        // A channel buffer over its own key.
-        let mut k = Box::new(WsChannelKey {
-            magic: 0,
-            body: [0; WS_CHANNEL_KEY_WORDS],
-        });
-        assert_eq!(ws_channel_key_init(&mut *k, PSK.as_ptr(), 16), WsStatus::Ok);
-        let kp: *mut WsChannelKey = &mut *k;
-        assert_eq!(
-            ws_channel_crypt(kp, 1, 2, kp.cast::<u8>().add(4), 8),
-            WsStatus::InvalidInput
-        );
-        // A header written over the frame it is parsed from.
-        let mut h = [0u8; 32];
-        let hp = h.as_mut_ptr();
-        assert_eq!(ws_header_parse(hp, 20, hp.cast()), WsStatus::InvalidInput);
-        ws_pkc_engine_deinit(&mut *e);
-    }
-}
-
-#[test]
-fn a_failing_rng_stops_the_seal_where_it_fails() {
-    let mut rng = rng::CallbackRng::new(Some(failing_rng), null_mut()).unwrap();
-    let mut b = [7u8; 4];
-    assert!(wireseal::entropy::RngCore::try_fill_bytes(&mut rng, &mut b).is_err());
-    assert!(rng.failed);
-    let mut k = Box::new(WsMeshKey {
-        magic: 0,
-        body: [0; WS_MESH_KEY_WORDS],
-    });
-    let (mut out, mut n) = ([0xffu8; 64], 99usize);
-    // SAFETY: live buffers of the lengths given.
-    unsafe {
-        assert_eq!(
-            ws_mesh_key_init(&mut *k, b"DEMO".as_ptr(), 4, [0x42u8; 32].as_ptr()),
-            WsStatus::Ok
-        );
-        let s = ws_mesh_seal(
-            &*k,
-            Some(failing_rng),
-            null_mut(),
-            b"doc".as_ptr(),
-            3,
-            out.as_mut_ptr(),
-            64,
-            &mut n,
-        );
-        assert_eq!((s, n), (WsStatus::RngFailed, 99), "no length reported");
-        ws_mesh_key_deinit(&mut *k);
-    }
-    assert!(out.iter().all(|&b| b == 0), "nothing sealed is released");
-}
-
-#[test]
-fn version_and_block_sizes() {
-    // SAFETY: a static NUL-terminated string.
-    let v = unsafe { core::ffi::CStr::from_ptr(ws_version()) };
-    assert_eq!(v.to_str(), Ok(env!("CARGO_PKG_VERSION")));
-    assert_eq!(core::mem::size_of::<WsPkcEngine>(), WS_PKC_ENGINE_BYTES);
-    assert_eq!(core::mem::size_of::<WsChannelKey>(), WS_CHANNEL_KEY_BYTES);
-    assert_eq!(core::mem::size_of::<WsMeshKey>(), WS_MESH_KEY_BYTES);
-    assert_eq!(core::mem::align_of::<WsPkcEngine>(), WS_ALIGN);
 }
