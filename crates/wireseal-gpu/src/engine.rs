@@ -28,7 +28,8 @@ pub enum Path {
 pub struct Report {
     /// Where it ran.
     pub path: Path,
-    /// Packets the batch asked for (seal) or wire bytes it held (open).
+    /// Packets the batch asked for (seal) or wire bytes it held (open), as
+    /// [`Engine::seal`] and [`Engine::open`] count them for the threshold.
     pub requested: usize,
     /// Packets the GPU sealed or opened and the jobs took.
     pub gpu_packets: usize,
@@ -101,6 +102,15 @@ impl Engine {
         self.config.min_gpu_batch = packets;
     }
 
+    /// The device's executor, or why there is none.
+    #[cfg_attr(not(feature = "bench"), allow(dead_code))]
+    pub(crate) fn executor(&mut self) -> Result<&mut dyn Executor, &Unavailable> {
+        match &mut self.device {
+            Ok(e) => Ok(e.as_mut()),
+            Err(why) => Err(why),
+        }
+    }
+
     fn limits(&self) -> Limits {
         let c = self.config.sane();
         Limits {
@@ -116,7 +126,9 @@ impl Engine {
     pub fn seal(&mut self, jobs: &mut [SealJob<'_>]) -> Report {
         let n = jobs.iter().map(|j| j.packets.len()).sum();
         let path = self.choose(n);
-        self.seal_on(jobs, path)
+        let mut r = self.seal_on(jobs, path);
+        r.requested = n;
+        r
     }
 
     /// Opens every job in place (each job's `result`, `opened`, wire bytes
@@ -141,16 +153,13 @@ impl Engine {
     }
 
     pub(crate) fn seal_on(&mut self, jobs: &mut [SealJob<'_>], path: Path) -> Report {
-        let requested = jobs.iter().map(|j| j.packets.len()).sum();
         if path == Path::Cpu || self.device.is_err() {
             cpu::seal_all(jobs);
-            return Report::cpu(requested);
+            return Report::cpu(0);
         }
         let lim = self.limits();
         let mut work = SealWork::new(jobs, lim);
-        let mut r = self.run(&mut work);
-        r.requested = requested;
-        r
+        self.run(&mut work)
     }
 
     pub(crate) fn open_on(&mut self, jobs: &mut [OpenJob<'_>], path: Path) -> Report {

@@ -44,6 +44,8 @@
 //! sessions. docs/bip324.md describes the design, the state export and the
 //! fallback threshold.
 
+#[cfg(feature = "bench")]
+mod bench;
 mod config;
 mod cpu;
 mod cuda;

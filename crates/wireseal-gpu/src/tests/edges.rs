@@ -214,6 +214,19 @@ fn small_batches_run_on_the_cpu_and_large_ones_on_the_gpu() {
     let (wires, _) = seal_both(&mut engine, &mut ours, &mut theirs, &tiny);
     let r = open_both(&mut engine, &mut ours, &mut theirs, &wires);
     assert_eq!((r.path, r.gpu_packets), (Path::Cpu, 0));
+    // One job alone takes the calling thread's path; a cut packet and a
+    // flipped bit end it as the library's batch ends it.
+    for damage in 0..3 {
+        let one = [case(&mut rng, &[3, 70, 9])];
+        let (mut wires, _) = seal_both(&mut engine, &mut ours[..1], &mut theirs[..1], &one);
+        match damage {
+            1 => wires[0].truncate(50),
+            2 => wires[0][30] ^= 4,
+            _ => {}
+        }
+        let r = open_both(&mut engine, &mut ours[..1], &mut theirs[..1], &wires);
+        assert_eq!(r.path, Path::Cpu);
+    }
     let cpu = Engine::cpu_only(Config::default());
     assert!(cpu.device().is_err());
 }
