@@ -251,6 +251,24 @@ impl Cuda {
         Ok(())
     }
 
+    /// Queues the copy of the slot's filled buffer to the device, with
+    /// scratch for the chunk's parts.
+    fn copy_in(&mut self, slot: usize, r: &Regions, d: &Descriptors) -> Result<(), DeviceError> {
+        self.ensure_partials(slot, d.tasks.len())?;
+        let total = r.total();
+        let s = &mut self.slots[slot];
+        let input = s
+            .input
+            .as_ref()
+            .expect("filled by input")
+            .as_slice()
+            .map_err(driver)?;
+        let dev = s.dev.as_mut().expect("allocated by input");
+        s.stream
+            .memcpy_htod(&input[..total], &mut dev.slice_mut(..total))
+            .map_err(driver)
+    }
+
     fn ensure_partials(&mut self, slot: usize, tasks: usize) -> Result<(), DeviceError> {
         let s = &mut self.slots[slot];
         let need = (tasks.max(1) * PARTIAL).next_power_of_two();
@@ -310,21 +328,7 @@ impl Executor for Cuda {
         d: &Descriptors,
         task_bytes: u32,
     ) -> Result<(), DeviceError> {
-        self.ensure_partials(slot, d.tasks.len())?;
-        let total = r.total();
-        {
-            let s = &mut self.slots[slot];
-            let input = s
-                .input
-                .as_ref()
-                .expect("filled by input")
-                .as_slice()
-                .map_err(driver)?;
-            let dev = s.dev.as_mut().expect("allocated by input");
-            s.stream
-                .memcpy_htod(&input[..total], &mut dev.slice_mut(..total))
-                .map_err(driver)?;
-        }
+        self.copy_in(slot, r, d)?;
         self.launch(slot, open, r, d, task_bytes)?;
         let s = &mut self.slots[slot];
         let out = s
@@ -368,20 +372,11 @@ impl Executor for Cuda {
         task_bytes: u32,
         runs: usize,
     ) -> Result<f64, DeviceError> {
-        self.ensure_partials(slot, d.tasks.len())?;
+        self.copy_in(slot, r, d)?;
         let total = r.total();
         {
             let s = &mut self.slots[slot];
-            let input = s
-                .input
-                .as_ref()
-                .expect("filled by input")
-                .as_slice()
-                .map_err(driver)?;
             let dev = s.dev.as_mut().expect("allocated by input");
-            s.stream
-                .memcpy_htod(&input[..total], &mut dev.slice_mut(..total))
-                .map_err(driver)?;
             if s.pristine.as_ref().is_none_or(|p| p.len() < total) {
                 // SAFETY: filled by the copy below before it is read.
                 s.pristine = Some(unsafe { s.stream.alloc::<u8>(dev.len()) }.map_err(driver)?);

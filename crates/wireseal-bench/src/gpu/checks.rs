@@ -2,7 +2,9 @@
 //! the library, the threshold's calibration, the kernels alone, the CPU
 //! fallback on one packet, and the host side of the GPU path.
 
-use super::measure::{lanes, median, open, seal, wire_bytes, Lane, Traffic, Via};
+use super::measure::{
+    lanes, median, open, open_jobs, seal, seal_jobs, wire_bytes, Lane, Traffic, Via,
+};
 use super::S;
 use crate::{Better, Ctx, Row};
 use std::time::Instant;
@@ -53,17 +55,7 @@ fn check_against_library(gpu: &mut Engine) -> Result<Row, Box<Row>> {
         w[k] ^= 0x40;
     }
     let mut opened: Vec<Vec<OpenedRange>> = vec![Vec::new(); wires.len()];
-    let mut jobs: Vec<OpenJob<'_>> = ls
-        .iter_mut()
-        .zip(wires.iter_mut())
-        .zip(opened.iter_mut())
-        .map(|((l, wire), opened)| OpenJob {
-            receiver: &mut l.rx,
-            wire,
-            opened,
-            result: Ok(0),
-        })
-        .collect();
+    let mut jobs = open_jobs(&mut ls, &mut wires, &mut opened);
     let r = gpu.open_on_gpu(&mut jobs);
     for (i, j) in jobs.iter().enumerate() {
         let want = if i % 2 == 0 {
@@ -148,19 +140,7 @@ pub(super) fn kernels(
     runs: usize,
 ) -> Result<(f64, f64), String> {
     let mut outs = vec![Vec::new(); t.lanes()];
-    let mut jobs: Vec<SealJob<'_>> = seal_lanes
-        .iter_mut()
-        .zip(&t.per_lane)
-        .zip(&t.contents)
-        .zip(outs.iter_mut())
-        .map(|(((l, packets), contents), out)| SealJob {
-            sender: &mut l.tx,
-            contents,
-            packets,
-            out,
-            result: Ok(0),
-        })
-        .collect();
+    let mut jobs = seal_jobs(seal_lanes, t, &mut outs);
     let s = gpu
         .kernel_seconds_seal(&mut jobs, runs)
         .map_err(|e| e.to_string())?;
@@ -168,17 +148,7 @@ pub(super) fn kernels(
     let mut wires = vec![Vec::new(); t.lanes()];
     seal(gpu, Via::Gpu, open_lanes, t, &mut wires)?;
     let mut opened: Vec<Vec<OpenedRange>> = vec![Vec::new(); t.lanes()];
-    let mut jobs: Vec<OpenJob<'_>> = open_lanes
-        .iter_mut()
-        .zip(wires.iter_mut())
-        .zip(opened.iter_mut())
-        .map(|((l, wire), opened)| OpenJob {
-            receiver: &mut l.rx,
-            wire,
-            opened,
-            result: Ok(0),
-        })
-        .collect();
+    let mut jobs = open_jobs(open_lanes, &mut wires, &mut opened);
     let o = gpu
         .kernel_seconds_open(&mut jobs, runs)
         .map_err(|e| e.to_string())?;

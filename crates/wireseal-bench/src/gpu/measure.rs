@@ -108,19 +108,7 @@ pub(super) fn seal(
     outs: &mut [Vec<u8>],
 ) -> Result<f64, String> {
     outs.iter_mut().for_each(Vec::clear);
-    let mut jobs: Vec<SealJob<'_>> = lanes
-        .iter_mut()
-        .zip(&t.per_lane)
-        .zip(&t.contents)
-        .zip(outs.iter_mut())
-        .map(|(((l, packets), contents), out)| SealJob {
-            sender: &mut l.tx,
-            contents,
-            packets,
-            out,
-            result: Ok(0),
-        })
-        .collect();
+    let mut jobs = seal_jobs(lanes, t, outs);
     let start = Instant::now();
     let r = match via {
         Via::Gpu => engine.seal_on_gpu(&mut jobs),
@@ -148,17 +136,7 @@ pub(super) fn open(
     verify: bool,
 ) -> Result<f64, String> {
     let mut opened: Vec<Vec<OpenedRange>> = vec![Vec::new(); wires.len()];
-    let mut jobs: Vec<OpenJob<'_>> = lanes
-        .iter_mut()
-        .zip(wires.iter_mut())
-        .zip(opened.iter_mut())
-        .map(|((l, wire), opened)| OpenJob {
-            receiver: &mut l.rx,
-            wire,
-            opened,
-            result: Ok(0),
-        })
-        .collect();
+    let mut jobs = open_jobs(lanes, wires, &mut opened);
     let start = Instant::now();
     let r = match via {
         Via::Gpu => engine.open_on_gpu(&mut jobs),
@@ -185,6 +163,46 @@ pub(super) fn open(
         }
     }
     Ok(secs)
+}
+
+/// One seal job per lane of `t`, appending to `outs`.
+pub(super) fn seal_jobs<'a>(
+    lanes: &'a mut [Lane],
+    t: &'a Traffic,
+    outs: &'a mut [Vec<u8>],
+) -> Vec<SealJob<'a>> {
+    lanes
+        .iter_mut()
+        .zip(&t.per_lane)
+        .zip(&t.contents)
+        .zip(outs.iter_mut())
+        .map(|(((l, packets), contents), out)| SealJob {
+            sender: &mut l.tx,
+            contents,
+            packets,
+            out,
+            result: Ok(0),
+        })
+        .collect()
+}
+
+/// One open job per wire, on the lanes' receivers.
+pub(super) fn open_jobs<'a>(
+    lanes: &'a mut [Lane],
+    wires: &'a mut [Vec<u8>],
+    opened: &'a mut [Vec<OpenedRange>],
+) -> Vec<OpenJob<'a>> {
+    lanes
+        .iter_mut()
+        .zip(wires.iter_mut())
+        .zip(opened.iter_mut())
+        .map(|((l, wire), opened)| OpenJob {
+            receiver: &mut l.rx,
+            wire,
+            opened,
+            result: Ok(0),
+        })
+        .collect()
 }
 
 /// Wire bytes of a batch's packets.
