@@ -10,6 +10,7 @@
 mod aescrypt;
 mod bip324;
 mod embedded;
+mod gpu;
 mod meshtastic;
 mod meshtastic_curves;
 mod meshtastic_gateway;
@@ -236,6 +237,12 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "python",
         run: python::run,
+    },
+    // BIP324 on a CUDA GPU against the library on all cores (a `skipped:`
+    // row for the GPU figures without a device).
+    Section {
+        name: "gpu",
+        run: gpu::run,
     },
     // The test firmware on an emulated Cortex-M4 (a `skipped:` row without
     // QEMU or the thumbv7em target).

@@ -45,7 +45,7 @@ macro_rules! theirs {
 
 /// One full in-memory handshake, both sides, with the given keys; returns
 /// (initiator, responder) sessions.
-fn our_handshake(ka: EllSwiftKeypair, kb: EllSwiftKeypair) -> (Session, Session) {
+pub(crate) fn our_handshake(ka: EllSwiftKeypair, kb: EllSwiftKeypair) -> (Session, Session) {
     let net = Network::MAINNET;
     let (mut a_out, mut b_out) = (Vec::with_capacity(256), Vec::with_capacity(256));
     let a = Handshake::initiator(net, ka, b"")

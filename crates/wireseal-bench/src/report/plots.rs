@@ -219,6 +219,72 @@ pub const PLOTS: &[PlotSpec] = &[
         caption: "The same runs as throughput, against the bip324 crate one packet at a time.",
     },
     PlotSpec {
+        id: "gpu-seal",
+        section: "gpu",
+        title: "BIP324 on the GPU: packets sealed per second vs batch size",
+        x_label: "packets per batch",
+        x_axis: Axis::Log,
+        y_label: "packets/s",
+        y_axis: Axis::Log,
+        references: GPU_REFERENCES,
+        caption: "Byte-compatible BIP324 seal (FSChaCha20 lengths, FSChaCha20Poly1305, rekeys, \
+                  decoys) end to end from host memory to host memory, on several streams and one, \
+                  and the kernels alone, against the library on all cores in the same run.",
+    },
+    PlotSpec {
+        id: "gpu-open",
+        section: "gpu",
+        title: "BIP324 on the GPU: packets opened per second vs batch size",
+        x_label: "packets per batch",
+        x_axis: Axis::Log,
+        y_label: "packets/s",
+        y_axis: Axis::Log,
+        references: GPU_REFERENCES,
+        caption: "The same for opening: every tag checked before anything is released, packets \
+                  found by the length cipher on the host first.",
+    },
+    PlotSpec {
+        id: "gpu-latency",
+        section: "gpu",
+        title: "BIP324 on the GPU: time per packet vs batch size",
+        x_label: "packets per batch",
+        x_axis: Axis::Log,
+        y_label: "µs per packet",
+        y_axis: Axis::Log,
+        references: &[
+            Reference::Point {
+                label: "reference: 1 packet 17.6 µs (not BIP324)",
+                x: 1.0,
+                y: 17.6,
+            },
+            Reference::Point {
+                label: "reference: 64 packets 0.5 µs/packet (not BIP324)",
+                x: 64.0,
+                y: 0.5,
+            },
+            Reference::Line {
+                label: "reference: 63 ns/packet at 1024+ (kernel-only, not BIP324)",
+                y: 0.063,
+            },
+        ],
+        caption: "End to end, copies included: a GPU round trip costs tens of microseconds, which \
+                  large batches spread; below the measured threshold the engine uses the CPU.",
+    },
+    PlotSpec {
+        id: "gpu-goodput",
+        section: "gpu",
+        title: "BIP324 on the GPU: goodput vs batch size",
+        x_label: "packets per batch",
+        x_axis: Axis::Log,
+        y_label: "MB/s of contents",
+        y_axis: Axis::Log,
+        references: &[Reference::Line {
+            label: "reference: 3.2-3.6 GB/s end to end (not BIP324)",
+            y: 3400.0,
+        }],
+        caption: "Contents bytes of the mixed profile sealed or opened per second, end to end.",
+    },
+    PlotSpec {
         id: "sphinx-build",
         section: "sphinx",
         title: "Sphinx: onion build time vs hops",
@@ -267,5 +333,23 @@ pub const PLOTS: &[PlotSpec] = &[
             "The backup scenario: encrypting every file of a directory with the command line, \
                   against pyAesCrypt, the copy without encryption at the same durability, and the \
                   floor (the copy plus AES-CBC and HMAC divided over the cores).",
+    },
+];
+
+/// The reference system's GPU figures: a ChaCha20-Poly1305 kernel that is
+/// not BIP324 (no length cipher, no rekeying, no header byte, keys without
+/// the network magic), timed without transfers.
+const GPU_REFERENCES: &[Reference] = &[
+    Reference::Line {
+        label: "reference: 21.37M pkt/s tuned, RTX 5060 Ti (kernel-only, not BIP324)",
+        y: 21_370_000.0,
+    },
+    Reference::Line {
+        label: "reference: 12.8M pkt/s at 128K batches (kernel-only, not BIP324)",
+        y: 12_800_000.0,
+    },
+    Reference::Line {
+        label: "reference: 715K pkt/s on one CPU core (not BIP324)",
+        y: 715_000.0,
     },
 ];

@@ -60,5 +60,18 @@ crate::error::format_error! {
         /// A role name other than `initiator` or `responder`.
         #[error("unknown role: initiator or responder")]
         UnknownRole => InvalidInput,
+        /// An exported direction state ([`super::state::DirectionState`])
+        /// in a version of the byte form this library does not know.
+        #[error("exported session state version {version} is not supported (this library \
+                 reads version {})", super::state::STATE_VERSION)]
+        StateVersion {
+            /// The version found.
+            version: u8,
+        } => Unsupported,
+        /// An exported direction state whose message index is not below
+        /// [`super::REKEY_INTERVAL`].
+        #[error("exported session state is invalid: a message index is not below the rekey \
+                 interval")]
+        InvalidState => Malformed,
     }
 }

@@ -26,6 +26,9 @@
 //! * [`KeyPool`]: pre-generated ElligatorSwift keys, each encoded with
 //!   fresh auxiliary randomness (never the all-zero input that makes
 //!   encodings recognisable).
+//! * [`state`]: one direction's keys and positions, exported in a
+//!   versioned form for batch engines outside the library (a GPU), and
+//!   moved forward by what they sealed or opened.
 //! * [`batch`]: many sessions' packets across cores, on the caller's
 //!   [`crate::batch::Batch`]; [`traffic`]: the mixed test-traffic profile
 //!   the command line and the bench send.
@@ -92,6 +95,7 @@ mod keys;
 mod packet;
 mod pool;
 mod session;
+pub mod state;
 mod stream;
 #[cfg(feature = "tokio")]
 pub mod tokio;
