@@ -23,7 +23,18 @@
 //! it wraps with attribution data, without it, or garbles the packet, and
 //! bytes XORed into the attribution data, or none at all. LDK's origin and
 //! `failure::unwrap_attributed` must report the same hold times and the
-//! same failing node (or none).
+//! same failing node (or none). LDK's nodes draw their randomness (the
+//! session key among it) from a stream reseeded from each input, always a
+//! valid secret key, so an input replays alone as it ran.
+//!
+//! Built with `cfg(fuzzing)` (a `cargo fuzz` run without
+//! `--no-cfg-fuzzing`), LDK replaces its ChaCha20 with a stub that leaves
+//! bytes as they are. The target then sees that (LDK's own randomness is all
+//! zero), hands LDK's peel the routing area in the clear under an HMAC over
+//! it, and expects the next onion LDK forwards to be wireseal's with the
+//! refilled tail left zero (wireseal's is the `rho` stream, checked too).
+//! The attribution part needs LDK's real streams and is skipped, said once
+//! on stderr.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use lightning::bitcoin::secp256k1::{PublicKey as LdkPublicKey, Secp256k1};
@@ -32,7 +43,7 @@ use lightning::ln::msgs::{OnionPacket, UpdateAddHTLC};
 use lightning::ln::onion_payment::peel_payment_onion;
 use lightning::ln::onion_utils::LocalHTLCFailureReason as Reason;
 use lightning::ln::types::ChannelId;
-use lightning::sign::KeysManager;
+use lightning::sign::{EntropySource, KeysManager};
 use lightning::types::payment::PaymentHash;
 use lightning::util::logger::{Logger, Record};
 use std::cell::RefCell;
@@ -40,7 +51,7 @@ use std::sync::OnceLock;
 use wireseal::hazmat::chacha20::KeyStream;
 use wireseal::hazmat::sha::hmac_sha256;
 use wireseal::keys::PrivateKey;
-use wireseal::sphinx::{keys, Error, Onion, Peeled, PAYMENT_AREA};
+use wireseal::sphinx::{bigsize, keys, Error, Onion, Peeled, PAYMENT_AREA};
 
 const HEIGHT: u32 = 800_000;
 const PAYMENT_HASH: [u8; 32] = [5; 32];
@@ -54,6 +65,8 @@ impl Logger for NoLog {
 
 struct Setup {
     ldk: KeysManager,
+    /// LDK was built with `cfg(fuzzing)`: its ChaCha20 is a stub.
+    stubbed: bool,
     secp: Secp256k1<lightning::bitcoin::secp256k1::All>,
     node: PrivateKey,
     /// The sender's ephemeral key (compressed) and its secret with the node.
@@ -66,6 +79,15 @@ fn setup() -> &'static Setup {
     static S: OnceLock<Setup> = OnceLock::new();
     S.get_or_init(|| {
         let ldk = KeysManager::new(&[1; 32], 1, 0, true);
+        // Real ChaCha20 never gives 32 zero bytes from a key; LDK's stub does.
+        let stubbed = ldk.get_secure_random_bytes() == [0; 32];
+        if stubbed {
+            eprintln!(
+                "sphinx_ldk_differential: LDK was built with cfg(fuzzing) (its ChaCha20 is a stub): \
+                 onions go to LDK in the clear, the attribution part is skipped; \
+                 build with --no-cfg-fuzzing for the whole differential"
+            );
+        }
         let node = PrivateKey::from_bytes(&ldk.get_node_secret_key().secret_bytes()).unwrap();
         let session = PrivateKey::from_bytes(&[0x21; 32]).unwrap();
         let (first, secrets) =
@@ -73,6 +95,7 @@ fn setup() -> &'static Setup {
         let ss = secrets.hop(1).unwrap().expose();
         Setup {
             ldk,
+            stubbed,
             secp: Secp256k1::new(),
             node,
             ephemeral: first.serialize(),
@@ -82,12 +105,16 @@ fn setup() -> &'static Setup {
     })
 }
 
-/// The 1366-byte onion whose routing area decrypts to `plain` (zero padded).
-fn onion(s: &Setup, plain: &[u8]) -> Vec<u8> {
+/// The 1366-byte onion whose routing area decrypts to `plain` (zero
+/// padded); with `clear`, the area is left unencrypted (what LDK's stubbed
+/// ChaCha20 decrypts to `plain`).
+fn onion(s: &Setup, plain: &[u8], clear: bool) -> Vec<u8> {
     let mut area = vec![0u8; PAYMENT_AREA];
     let n = plain.len().min(PAYMENT_AREA);
     area[..n].copy_from_slice(&plain[..n]);
-    KeyStream::new(&s.rho, 0).xor(&mut area);
+    if !clear {
+        KeyStream::new(&s.rho, 0).xor(&mut area);
+    }
     let mac = hmac_sha256(&s.mu, &[&area, &PAYMENT_HASH]);
     let mut packet = vec![0u8];
     packet.extend_from_slice(&s.ephemeral);
@@ -161,6 +188,9 @@ impl Bytes<'_> {
 /// The attribution part: both origins decode one return trip.
 fn attribution(input: &[u8]) {
     use wireseal::sphinx::{failure, AttributionData, HopSecrets};
+    if setup().stubbed {
+        return;
+    }
     let mut b = Bytes(input);
     let n = 2 + b.u8() as usize % 19;
     let failing = 1 + b.u8() as usize % n;
@@ -176,6 +206,7 @@ fn attribution(input: &[u8]) {
     NET.with(|net| {
         let mut net = net.borrow_mut();
         let net = net.get_or_insert_with(sphinx_ldk_net::Net::new);
+        net.reseed(input);
         let (secret1, _) = net.forwarder();
         let node1 = PrivateKey::from_bytes(&secret1).unwrap();
         let mut ours = None;
@@ -268,19 +299,22 @@ fuzz_target!(|data: &[u8]| {
         0 => (&[][..], rest),
         _ => rest.split_at(rest.len().min(34)),
     };
-    let mut packet = onion(s, plain);
-    match mode % 4 {
-        1 => packet[0] = tweak.first().copied().unwrap_or(1),
-        2 if tweak.len() >= 3 && tweak[2] != 0 => {
-            let at = u16::from_le_bytes([tweak[0], tweak[1]]) as usize % packet.len();
-            packet[at] ^= tweak[2];
+    let mut packet = onion(s, plain, false);
+    let mut for_ldk = onion(s, plain, s.stubbed);
+    for p in [&mut packet, &mut for_ldk] {
+        match mode % 4 {
+            1 => p[0] = tweak.first().copied().unwrap_or(1),
+            2 if tweak.len() >= 3 && tweak[2] != 0 => {
+                let at = u16::from_le_bytes([tweak[0], tweak[1]]) as usize % p.len();
+                p[at] ^= tweak[2];
+            }
+            3 if tweak.len() >= 33 => p[1..34].copy_from_slice(&tweak[..33]),
+            _ => {}
         }
-        3 if tweak.len() >= 33 => packet[1..34].copy_from_slice(&tweak[..33]),
-        _ => {}
     }
 
     let ours = Onion::parse(&packet).and_then(|o| o.peel(&s.node, &PAYMENT_HASH));
-    let theirs = ldk_peel(s, &packet);
+    let theirs = ldk_peel(s, &for_ldk);
     let packet_level = |r: &Reason| {
         matches!(
             r,
@@ -296,10 +330,25 @@ fuzz_target!(|data: &[u8]| {
         }
         (Ok(_), Err(r)) => assert!(!packet_level(r), "wireseal peeled; LDK: {r:?}"),
         (
-            Ok(Peeled::Forward { next, .. }),
+            Ok(Peeled::Forward { next, payload, .. }),
             Ok(PendingHTLCRouting::Forward { onion_packet, .. }),
         ) => {
-            assert_eq!(next.to_vec(), ldk_bytes(onion_packet), "next onions differ")
+            let (ours, theirs) = (next.to_vec(), ldk_bytes(onion_packet));
+            if s.stubbed {
+                // The frame (length, payload, HMAC) shifted out; LDK's stub
+                // leaves the refilled tail zero, ours is the rho stream past
+                // the area.
+                let shift = bigsize::len(payload.len() as u64) + payload.len() + 32;
+                let (keep, end) = (34 + PAYMENT_AREA - shift, 34 + PAYMENT_AREA);
+                assert_eq!(ours[..keep], theirs[..keep], "next onions differ");
+                assert_eq!(ours[end..], theirs[end..], "next HMACs differ");
+                assert!(theirs[keep..end].iter().all(|b| *b == 0), "LDK's stub tail");
+                let mut stream = vec![0u8; PAYMENT_AREA + shift];
+                KeyStream::new(&s.rho, 0).xor(&mut stream);
+                assert_eq!(ours[keep..end], stream[PAYMENT_AREA..], "our refilled tail");
+            } else {
+                assert_eq!(ours, theirs, "next onions differ");
+            }
         }
         (
             Ok(Peeled::Final { .. }),
