@@ -196,11 +196,7 @@ fn peel(
     intro: usize,
     n: usize,
 ) -> HopSecrets {
-    let mut bytes = vec![pkt.version];
-    bytes.extend_from_slice(&pkt.public_key.unwrap().serialize());
-    bytes.extend_from_slice(&pkt.hop_data);
-    bytes.extend_from_slice(&pkt.hmac);
-    let mut onion = Some(Onion::parse(&bytes).unwrap());
+    let mut onion = Some(Onion::parse(&net::onion_bytes(pkt)).unwrap());
     let (mut secrets, mut path_key): (Vec<SharedSecret>, Option<PublicKey>) = (Vec::new(), None);
     for (i, node) in nodes.iter().enumerate().take(n + 1).skip(1) {
         let key = net::node_key(node);

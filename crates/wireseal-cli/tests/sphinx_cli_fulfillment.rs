@@ -11,38 +11,7 @@ use wireseal::sphinx::{blinding, failure, keys, Attribution, Incoming, Onion};
 mod support;
 
 use support::s;
-use support::sphinx::{ok, vec_file};
-
-fn json_ok(args: &[&str]) -> Value {
-    let mut a = args.to_vec();
-    a.push("--json");
-    serde_json::from_str(&ok(&a)).unwrap()
-}
-
-/// Each hop of `onion-test.json` (the route of the attribution vectors):
-/// its node key and the ephemeral key it saw.
-fn hops() -> Vec<(String, String)> {
-    let o = vec_file("onion-test.json");
-    let ad = s(&o["generate"]["associated_data"]);
-    let mut cur = s(&o["onion"]).to_string();
-    let mut out = Vec::new();
-    for k in o["decode"].as_array().unwrap() {
-        let p = json_ok(&[
-            "sphinx",
-            "peel",
-            "--key",
-            s(k),
-            "--associated-data",
-            ad,
-            &cur,
-        ]);
-        out.push((s(k).to_string(), s(&p["ephemeral_key"]).to_string()));
-        if let Some(n) = p["next_onion"].as_str() {
-            cur = n.to_string();
-        }
-    }
-    out
-}
+use support::sphinx::{json_ok, onion_test_ephemeral_keys, onion_test_hops, origin_args, vec_file};
 
 /// `(payload, attribution data)` per node of the text vectors, node 4 first.
 fn vector_steps() -> Vec<(String, String)> {
@@ -62,7 +31,7 @@ fn vector_steps() -> Vec<(String, String)> {
 fn fulfillment_payload_vectors_through_the_cli() {
     let v = vec_file("attributable-error-test.json");
     let hold = |node: usize| (v["htlc_hold_time"][4 - node].as_u64().unwrap() * 100).to_string();
-    let hops = hops();
+    let hops = onion_test_ephemeral_keys();
     let steps = vector_steps();
     // Node 4 seals the vector's record (type 65537, 070809).
     let (k, e) = &hops[4];
@@ -111,16 +80,7 @@ fn fulfillment_payload_vectors_through_the_cli() {
             "node {node}"
         );
     }
-    let mut args = vec![
-        "sphinx",
-        "fulfill",
-        "unwrap",
-        "--session-key",
-        s(&v["session_key"]),
-    ];
-    for h in v["hops"].as_array().unwrap() {
-        args.extend(["--peer-key", s(&h["pubkey"])]);
-    }
+    let args = origin_args("fulfill", &v);
     let (p, a) = (
         s(&out["fulfillment_payload"]).to_string(),
         s(&out["attribution_data"]).to_string(),
@@ -293,7 +253,7 @@ fn blinded_hops_add_no_attribution_and_the_origin_reads_to_bob() {
 
 #[test]
 fn return_packets_over_32_kib_are_truncated() {
-    let hops = hops();
+    let hops = onion_test_ephemeral_keys();
     let (k, e) = &hops[1];
     let long = "ab".repeat(33_000);
     let out = json_ok(&[
@@ -325,27 +285,14 @@ fn return_packets_over_32_kib_are_truncated() {
 fn malformed_names_what_a_final_node_could_not_peel() {
     let o = vec_file("onion-test.json");
     let ad = s(&o["generate"]["associated_data"]);
-    let keys = o["decode"].as_array().unwrap();
-    // The onion reaching the final node (node 4), with one byte changed.
-    let mut cur = s(&o["onion"]).to_string();
-    for k in &keys[..4] {
-        let p = json_ok(&[
-            "sphinx",
-            "peel",
-            "--key",
-            s(k),
-            "--associated-data",
-            ad,
-            &cur,
-        ]);
-        cur = s(&p["next_onion"]).to_string();
-    }
+    // The onion reaching the final node (node 4), then with one byte changed.
+    let (key, cur, _) = onion_test_hops().pop().unwrap();
     let intact = json_ok(&[
         "sphinx",
         "error",
         "malformed",
         "--key",
-        s(&keys[4]),
+        &key,
         "--associated-data",
         ad,
         &cur,
@@ -360,15 +307,14 @@ fn malformed_names_what_a_final_node_could_not_peel() {
         "error",
         "malformed",
         "--key",
-        s(&keys[4]),
+        &key,
         "--associated-data",
         ad,
         &changed,
     ]);
     assert_eq!(got["failure_code"], 0xc005);
     assert_eq!(got["failure"], "invalid_onion_hmac");
-    let node =
-        PrivateKey::from_bytes(&hex::decode(s(&keys[4])).unwrap().try_into().unwrap()).unwrap();
+    let node = PrivateKey::from_bytes(&hex::decode(&key).unwrap().try_into().unwrap()).unwrap();
     let lib =
         wireseal::sphinx::malformed::Malformed::reply_for(&bytes, &node, &hex::decode(ad).unwrap())
             .unwrap()
