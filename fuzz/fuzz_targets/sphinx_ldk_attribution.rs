@@ -14,8 +14,9 @@
 //! alone as it ran.
 //!
 //! Each input is a whole payment through LDK's nodes (onion, commitment
-//! dance, failure), a hundred times the cost of an onion peel, so this is
-//! its own target beside `sphinx_ldk_differential`.
+//! dance, failure), about 40 times the cost of an onion peel, so this is its
+//! own target beside `sphinx_ldk_differential`. A new network replaces the
+//! old one every [`PAYMENTS_PER_NET`] payments, which bounds its memory.
 //!
 //! It needs LDK's real ChaCha20: built with `cfg(fuzzing)` (a `cargo fuzz`
 //! run without `--no-cfg-fuzzing`), LDK's is a stub that leaves bytes as they
@@ -52,8 +53,13 @@ mod sphinx_ldk_net;
 #[allow(dead_code)]
 mod sphinx_ldk_node;
 
+/// Payments a network carries before the target builds a new one: LDK's
+/// nodes keep per-commitment state for as long as a channel lives, so one
+/// network for every input would grow without bound.
+const PAYMENTS_PER_NET: u32 = 2048;
+
 thread_local! {
-    static NET: RefCell<Option<sphinx_ldk_net::Net>> = const { RefCell::new(None) };
+    static NET: RefCell<Option<(sphinx_ldk_net::Net, u32)>> = const { RefCell::new(None) };
 }
 
 /// The hops after LDK's node 1: wireseal's keys.
@@ -92,7 +98,14 @@ fn attribution(input: &[u8]) {
     let fake_pubs: Vec<[u8; 33]> = fake.iter().map(|k| k.public_key().serialize()).collect();
     NET.with(|net| {
         let mut net = net.borrow_mut();
-        let net = net.get_or_insert_with(sphinx_ldk_net::Net::new);
+        if net
+            .as_ref()
+            .is_none_or(|(_, used)| *used >= PAYMENTS_PER_NET)
+        {
+            *net = Some((sphinx_ldk_net::Net::new(), 0));
+        }
+        let (net, used) = net.as_mut().unwrap();
+        *used += 1;
         net.reseed(input);
         let (secret1, _) = net.forwarder();
         let node1 = PrivateKey::from_bytes(&secret1).unwrap();

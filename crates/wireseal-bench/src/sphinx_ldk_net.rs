@@ -12,7 +12,7 @@
 //!   includes LDK's bookkeeping of each HTLC, so it bounds the wrap from
 //!   above).
 //!
-//! The components are leaked: a bench run builds one network.
+//! Dropping the network frees its nodes.
 
 use super::sphinx_ldk_node::{open, ready, Node};
 use lightning::bitcoin::block::{Header, Version as BlockVersion};
@@ -175,7 +175,7 @@ impl Net {
             txdata: txs,
         };
         for x in &n {
-            Listen::block_connected(x.cm, &block, 1);
+            Listen::block_connected(&x.cm, &block, 1);
         }
         ready(&n[0], &n[1]);
         ready(&n[1], &n[2]);

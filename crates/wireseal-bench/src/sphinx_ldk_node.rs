@@ -2,8 +2,8 @@
 //! a logger that drops everything, monitors that persist nothing, no
 //! router (routes are given), and the channel set-up between two nodes
 //! (open, fund, `channel_ready`). [`super::sphinx_ldk_net`] builds its
-//! network from them. Components are leaked: a bench run builds one
-//! network.
+//! network from them. A node owns its components: dropping a network frees
+//! them (a fuzz target builds one network after another).
 //!
 //! A node's randomness (session keys, onion padding seeds, channel ids) is
 //! [`Entropy`], not its `KeysManager`'s: SHA-256 of a seed the caller may
@@ -34,6 +34,7 @@ use lightning::util::logger::{Logger, Record};
 use lightning::util::persist::MonitorName;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::sync::Mutex;
 
 /// Drops every log record.
@@ -121,7 +122,7 @@ pub(crate) type Monitor = ChainMonitor<
     &'static Fees,
     &'static NoLog,
     &'static NoPersist,
-    &'static KeysManager,
+    Arc<KeysManager>,
 >;
 /// A node's randomness: `SHA-256(seed || counter)`, the counter moving on
 /// until the hash is a valid secp256k1 secret key (every use LDK makes of
@@ -164,11 +165,11 @@ impl EntropySource for Entropy {
 
 /// A node's channel manager.
 pub(crate) type Manager = ChannelManager<
-    &'static Monitor,
+    Arc<Monitor>,
     &'static NoBroadcast,
-    &'static Entropy,
-    &'static KeysManager,
-    &'static KeysManager,
+    Arc<Entropy>,
+    Arc<KeysManager>,
+    Arc<KeysManager>,
     &'static Fees,
     &'static NoRouter,
     &'static NullMessageRouter,
@@ -178,9 +179,9 @@ pub(crate) type Manager = ChannelManager<
 /// An LDK node, its keys, and the messages it has for peers not yet
 /// taken.
 pub struct Node {
-    pub(crate) cm: &'static Manager,
-    keys: &'static KeysManager,
-    entropy: &'static Entropy,
+    pub(crate) cm: Manager,
+    keys: Arc<KeysManager>,
+    entropy: Arc<Entropy>,
     pub(crate) id: PublicKey,
     outbox: RefCell<Vec<MessageSendEvent>>,
 }
@@ -189,40 +190,39 @@ impl Node {
     /// A node whose keys derive from `[seed; 32]`.
     pub(crate) fn new(seed: u8) -> Self {
         let network = Network::Regtest;
-        let keys: &'static KeysManager =
-            Box::leak(Box::new(KeysManager::new(&[seed; 32], 42, 42, true)));
-        let entropy: &'static Entropy = Box::leak(Box::new(Entropy::new([seed; 32])));
-        let monitor: &'static Monitor = Box::leak(Box::new(ChainMonitor::new(
+        let keys = Arc::new(KeysManager::new(&[seed; 32], 42, 42, true));
+        let entropy = Arc::new(Entropy::new([seed; 32]));
+        let monitor = Arc::new(ChainMonitor::new(
             Some(&FILTER),
             &BROADCAST,
             &LOG,
             &FEES,
             &PERSIST,
-            keys,
+            Arc::clone(&keys),
             keys.get_peer_storage_key(),
-        )));
+        ));
         let mut config = UserConfig::default();
         config.channel_handshake_config.minimum_depth = 1;
         config.channel_config.max_dust_htlc_exposure =
             MaxDustHTLCExposure::FeeRateMultiplier(50_000_000 / 253);
         config.accept_forwards_to_priv_channels = true;
-        let cm: &'static Manager = Box::leak(Box::new(ChannelManager::new(
+        let cm = ChannelManager::new(
             &FEES,
             monitor,
             &BROADCAST,
             &ROUTER,
             &MESSAGES,
             &LOG,
-            entropy,
-            keys,
-            keys,
+            Arc::clone(&entropy),
+            Arc::clone(&keys),
+            Arc::clone(&keys),
             config,
             ChainParameters {
                 network,
                 best_block: BestBlock::from_network(network),
             },
             42,
-        )));
+        );
         let id = cm.get_our_node_id();
         Self {
             cm,
