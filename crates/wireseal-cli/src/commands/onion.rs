@@ -9,13 +9,14 @@
 //! `wireseal::sphinx`.
 
 mod failure;
+mod fulfill;
 
 use crate::util::input::{data, InFormat};
 use crate::util::{hex_arg, output, secret_hex, secret_source, KeySource};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
 use wireseal::keys::{PrivateKey, PublicKey};
-use wireseal::sphinx::{self, blinding, keys, Area, Hop, Onion, Padding, Peeled, Route};
+use wireseal::sphinx::{self, blinding, keys, Area, Hop, Incoming, Onion, Padding, Peeled, Route};
 
 /// `wireseal sphinx ...`.
 #[derive(Debug, clap::Args)]
@@ -66,12 +67,14 @@ enum Cmd {
         /// The onion (1366 or 32834 bytes): hex, or `-` for stdin.
         onion: String,
     },
-    /// Failure packets (`update_fail_htlc`), with attribution data.
+    /// Failure packets (`update_fail_htlc`), with attribution data, and the
+    /// `update_fail_malformed_htlc` reply to an onion that does not peel.
     #[command(subcommand)]
     Error(failure::ErrorCmd),
-    /// Hold times of fulfilled HTLCs (`update_fulfill_htlc` attribution data).
+    /// What comes back with `update_fulfill_htlc`: hold times (attribution
+    /// data) and the final node's `fulfillment_payload`.
     #[command(subcommand)]
-    Fulfill(failure::FulfillCmd),
+    Fulfill(fulfill::FulfillCmd),
 }
 
 /// The onion a hop received, for the shared secret its failure or fulfill
@@ -101,10 +104,22 @@ impl Received {
         }
     }
 
-    /// This hop's shared secret with the onion's sender.
-    fn shared_secret(&self, key: &KeySource) -> Result<sphinx::SharedSecret> {
+    /// This hop's shared secret with the onion's sender and how its HTLC
+    /// arrived: with `path_key`
+    /// (the `update_add_htlc`'s), the hop is inside a blinded path and its
+    /// secret comes from its blinded key.
+    fn hop(
+        &self,
+        key: &KeySource,
+        path_key: Option<&str>,
+    ) -> Result<(sphinx::SharedSecret, Incoming)> {
         let node = node_key(key)?;
-        Ok(keys::shared_secret(&node, &self.ephemeral()?))
+        let unblinded = unblind(&node, path_key)?;
+        let key = unblinded.as_ref().map_or(&node, |u| u.blinded_privkey());
+        Ok((
+            keys::shared_secret(key, &self.ephemeral()?),
+            Incoming::from_path_key(path_key),
+        ))
     }
 }
 
@@ -134,7 +149,8 @@ struct Origin {
     /// The session key the onion was built with.
     #[command(flatten)]
     session_key: SessionKeySource,
-    /// Node public keys of the route, in order (repeat, one per hop).
+    /// Node public keys of the route, in order (repeat, one per hop; the
+    /// blinded node ids of a blinded path's hops).
     #[arg(
         long = "peer-key",
         alias = "hop-pubkey",
@@ -142,6 +158,11 @@ struct Origin {
         required = true
     )]
     hops: Vec<String>,
+    /// How many of the last hops are inside a blinded path (after its
+    /// introduction node): they add no attribution data, which is then read
+    /// up to the introduction node.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    blinded_hops: usize,
 }
 
 impl Origin {
@@ -155,6 +176,9 @@ impl Origin {
             .map(|(i, h)| public_key(h, &format!("--peer-key #{}", i + 1)))
             .collect::<Result<Vec<_>>>()?;
         let (_, secrets) = keys::session_secrets(&session, pubs.iter().copied())?;
+        let secrets = secrets
+            .with_blinded_tail(self.blinded_hops)
+            .context("--blinded-hops")?;
         Ok((pubs, secrets))
     }
 }
@@ -163,6 +187,14 @@ impl Origin {
 fn private_key(s: &str, what: &str) -> Result<PrivateKey> {
     let b = secret_hex::<32>(s, what)?;
     PrivateKey::from_bytes(&b).map_err(|_| anyhow!("{what}: not a valid secp256k1 private key"))
+}
+
+/// What a hop inside a blinded path derives from its `--path-key`, if given
+/// (its blinded key peels the onion).
+fn unblind(node: &PrivateKey, path_key: Option<&str>) -> Result<Option<blinding::Unblinded>> {
+    path_key
+        .map(|pk| Ok(blinding::unblind(node, &public_key(pk, "--path-key")?)?))
+        .transpose()
 }
 
 /// Our node key, secp256k1.
@@ -234,10 +266,7 @@ pub fn run(a: Args) -> Result<()> {
             let onion =
                 Onion::parse_message(&data(&onion, "ONION", in_format)?).context("bad onion")?;
             let ephemeral = hex::encode(onion.ephemeral_key().serialize());
-            let unblinded = match path_key {
-                Some(pk) => Some(blinding::unblind(&node, &public_key(&pk, "--path-key")?)?),
-                None => None,
-            };
+            let unblinded = unblind(&node, path_key.as_deref())?;
             let key = unblinded
                 .as_ref()
                 .map(|u| u.blinded_privkey())
@@ -255,7 +284,7 @@ pub fn run(a: Args) -> Result<()> {
             ]);
         }
         Cmd::Error(e) => failure::run_error(e)?,
-        Cmd::Fulfill(f) => failure::run_fulfill(f)?,
+        Cmd::Fulfill(f) => fulfill::run(f)?,
     }
     Ok(())
 }

@@ -1,41 +1,54 @@
-//! `wireseal sphinx error create|wrap|unwrap` and `sphinx fulfill
-//! wrap|unwrap`: failure packets and hold times with BOLT #4 attribution
-//! data. Every rule (hold-time units, shifts, HMACs, the hop to blame) is
-//! `wireseal::sphinx`'s; this file parses, calls and prints.
+//! `wireseal sphinx error create|wrap|unwrap|malformed`: failure packets
+//! with BOLT #4 attribution data, and the reply to an onion that does not
+//! peel. Every rule (hold-time units, shifts, HMACs, the 32 KiB limit, who
+//! adds attribution data, the hop to blame) is `wireseal::sphinx`'s; this
+//! file parses, calls and prints.
 
-use super::{Origin, Received};
+use super::{node_key, unblind, Origin, Received};
 use crate::util::input::{data, InFormat};
-use crate::util::{output, parse_u64, KeySource};
+use crate::util::{hex_arg, output, parse_u64, KeySource};
 use anyhow::{Context, Result};
 use serde_json::Value;
 use wireseal::keys::PublicKey;
 use wireseal::sphinx::attribution::UNKNOWN_HOLD_TIME_MS;
-use wireseal::sphinx::{failure, fulfill, AttributionData};
+use wireseal::sphinx::malformed::Malformed;
+use wireseal::sphinx::{failure, AttributionData};
 
 #[derive(Debug, clap::Subcommand)]
 pub(super) enum ErrorCmd {
     /// At the failing hop: create the failure packet; prints `packet` and
-    /// `attribution-data`.
+    /// `attribution-data` (none from a hop inside a blinded path).
     Create {
         /// The failing hop's node private key.
         #[command(flatten)]
         key: KeySource,
         #[command(flatten)]
         received: Received,
+        /// The `path_key` that came with the HTLC (`update_add_htlc`): this
+        /// hop is inside a blinded path, peels with its blinded key and adds
+        /// no attribution data.
+        #[arg(long, value_name = "HEX")]
+        path_key: Option<String>,
         /// The failure message (failure code and data), hex.
         #[arg(long, value_name = "HEX")]
         message: String,
         #[command(flatten)]
         hold: Hold,
     },
-    /// At an intermediate hop: add this hop's layer to the packet and to its
-    /// attribution data; prints `packet` and `attribution-data`.
+    /// At an intermediate hop: add this hop's layer to the packet (its
+    /// first 32,768 bytes when longer) and to its attribution data; prints
+    /// `packet` and `attribution-data` (none from a hop inside a blinded
+    /// path).
     Wrap {
         /// This hop's node private key.
         #[command(flatten)]
         key: KeySource,
         #[command(flatten)]
         received: Received,
+        /// The `path_key` that came with the HTLC: this hop is inside a
+        /// blinded path and neither adds nor passes on attribution data.
+        #[arg(long, value_name = "HEX")]
+        path_key: Option<String>,
         #[command(flatten)]
         hold: Hold,
         /// The attribution data that came with the packet (920 bytes, hex or
@@ -59,35 +72,23 @@ pub(super) enum ErrorCmd {
         /// The failure packet: hex, or `-` for stdin.
         packet: String,
     },
-}
-
-#[derive(Debug, clap::Subcommand)]
-pub(super) enum FulfillCmd {
-    /// At the recipient or an intermediate hop: add this hop's hold time and
-    /// HMACs; prints `attribution-data`.
-    Wrap {
+    /// At a hop (forwarding or final) whose onion does not peel: the
+    /// `update_fail_malformed_htlc` reply; prints `failure_code`, `failure`
+    /// (`invalid_onion_version`, `invalid_onion_hmac`, `invalid_onion_key`),
+    /// `sha256_of_onion` and `message` (the failure message the hop before
+    /// passes to `error create`), all null when the onion's HMAC verifies.
+    Malformed {
         /// This hop's node private key.
         #[command(flatten)]
         key: KeySource,
-        #[command(flatten)]
-        received: Received,
-        /// How long this hop held the HTLC, in milliseconds (sent in units
-        /// of 100 ms, rounded down).
-        #[arg(long, value_name = "MS", default_value_t = UNKNOWN_HOLD_TIME_MS, value_parser = parse_u64)]
-        hold_time_ms: u64,
-        /// The attribution data from downstream (920 bytes, hex or `-`);
-        /// none at the recipient.
+        /// Associated data the onion commits to.
+        #[arg(long, value_name = "HEX", default_value = "")]
+        associated_data: String,
+        /// The `path_key` that came with the HTLC (peel with the blinded key).
         #[arg(long, value_name = "HEX")]
-        attribution_data: Option<String>,
-    },
-    /// At the origin: the hold times; prints `hold-times-ms`, `attribution`
-    /// and `blamed-hop` when it breaks.
-    Unwrap {
-        #[command(flatten)]
-        origin: Origin,
-        /// The attribution data of `update_fulfill_htlc` (hex or `-`).
-        #[arg(long, value_name = "HEX")]
-        attribution_data: Option<String>,
+        path_key: Option<String>,
+        /// The onion as received (1366 or 32834 bytes): hex, or `-` for stdin.
+        onion: String,
     },
 }
 
@@ -104,12 +105,12 @@ pub(super) struct Hold {
     no_attribution: bool,
 }
 
-fn attribution_in(arg: Option<&str>) -> Result<Option<Vec<u8>>> {
+pub(super) fn attribution_in(arg: Option<&str>) -> Result<Option<Vec<u8>>> {
     arg.map(|a| data(a, "--attribution-data", InFormat::Hex))
         .transpose()
 }
 
-fn block(arg: Option<&str>) -> Result<AttributionData> {
+pub(super) fn block(arg: Option<&str>) -> Result<AttributionData> {
     match attribution_in(arg)? {
         Some(b) => AttributionData::from_slice(&b).context("--attribution-data"),
         None => Ok(AttributionData::new()),
@@ -124,7 +125,7 @@ fn print_packet(packet: &[u8], attribution: Option<&AttributionData>) {
     output::fields(&fields);
 }
 
-fn hold_times(ms: &[u64]) -> Value {
+pub(super) fn hold_times(ms: &[u64]) -> Value {
     Value::Array(ms.iter().map(|m| (*m).into()).collect())
 }
 
@@ -139,39 +140,83 @@ pub(super) fn run_error(e: ErrorCmd) -> Result<()> {
         ErrorCmd::Create {
             key,
             received,
+            path_key,
             message,
             hold,
         } => {
-            let ss = received.shared_secret(&key)?;
+            let (ss, incoming) = received.hop(&key, path_key.as_deref())?;
             let msg = crate::util::hex_arg(&message, "--message")?;
             if hold.no_attribution {
                 let p = failure::create_to_vec(&ss, &msg)
                     .context("cannot create the failure packet")?;
                 print_packet(&p, None);
             } else {
-                let (p, a) = failure::create_attributed_to_vec(&ss, &msg, hold.hold_time_ms)
+                let (p, a) = failure::create_at(&ss, incoming, &msg, hold.hold_time_ms)
                     .context("cannot create the failure packet")?;
-                print_packet(&p, Some(&a));
+                print_packet(&p, a.as_ref());
             }
         }
         ErrorCmd::Wrap {
             key,
             received,
+            path_key,
             hold,
             attribution_data,
             packet,
         } => {
             let mut p = data(&packet, "PACKET", InFormat::Hex)?;
-            let ss = received.shared_secret(&key)?;
+            let (ss, incoming) = received.hop(&key, path_key.as_deref())?;
             if hold.no_attribution {
-                failure::wrap_in_place(&ss, &mut p).context("PACKET")?;
-                print_packet(&p, None);
+                let sent = failure::wrap_in_place(&ss, &mut p).context("PACKET")?;
+                print_packet(sent, None);
             } else {
-                let mut a = block(attribution_data.as_deref())?;
-                failure::wrap_attributed_in_place(&ss, hold.hold_time_ms, &mut p, &mut a)
-                    .context("PACKET")?;
-                print_packet(&p, Some(&a));
+                let mut a = attribution_data
+                    .is_some()
+                    .then(|| block(attribution_data.as_deref()))
+                    .transpose()?;
+                let sent =
+                    failure::relay_in_place(&ss, incoming, hold.hold_time_ms, &mut p, &mut a)
+                        .context("PACKET")?;
+                print_packet(sent, a.as_ref());
             }
+        }
+        ErrorCmd::Malformed {
+            key,
+            associated_data,
+            path_key,
+            onion,
+        } => {
+            let node = node_key(&key)?;
+            let ad = hex_arg(&associated_data, "--associated-data")?;
+            let onion = data(&onion, "ONION", InFormat::Hex)?;
+            let unblinded = unblind(&node, path_key.as_deref())?;
+            let k = unblinded.as_ref().map_or(&node, |u| u.blinded_privkey());
+            let reply = Malformed::reply_for(&onion, k, &ad).context("ONION")?;
+            let m = reply.map(|m| (m, m.failure_message()));
+            output::fields(&[
+                (
+                    "failure_code",
+                    m.as_ref()
+                        .map_or(Value::Null, |(m, _)| m.failure_code.into()),
+                ),
+                (
+                    "failure",
+                    m.as_ref()
+                        .and_then(|(m, _)| m.reason())
+                        .map_or(Value::Null, |r| r.name().into()),
+                ),
+                (
+                    "sha256_of_onion",
+                    m.as_ref()
+                        .map_or(Value::Null, |(m, _)| hex::encode(m.sha256_of_onion).into()),
+                ),
+                (
+                    "message",
+                    m.as_ref()
+                        .and_then(|(_, msg)| msg.as_ref().ok())
+                        .map_or(Value::Null, |msg| hex::encode(msg).into()),
+                ),
+            ]);
         }
         ErrorCmd::Unwrap {
             origin,
@@ -199,40 +244,6 @@ pub(super) fn run_error(e: ErrorCmd) -> Result<()> {
                 ("attribution", u.attribution.to_string().into()),
             ];
             if let Some(b) = u.blamed_hop {
-                fields.push(("blamed_hop", b.into()));
-            }
-            output::fields(&fields);
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn run_fulfill(f: FulfillCmd) -> Result<()> {
-    match f {
-        FulfillCmd::Wrap {
-            key,
-            received,
-            hold_time_ms,
-            attribution_data,
-        } => {
-            let mut a = block(attribution_data.as_deref())?;
-            let ss = received.shared_secret(&key)?;
-            fulfill::wrap(&ss, hold_time_ms, &mut a);
-            output::fields(&[("attribution_data", hex::encode(a.as_bytes()).into())]);
-        }
-        FulfillCmd::Unwrap {
-            origin,
-            attribution_data,
-        } => {
-            let (_, secrets) = origin.secrets()?;
-            let a = attribution_in(attribution_data.as_deref())?;
-            let h =
-                fulfill::unwrap(&secrets, a.as_deref()).context("cannot read the hold times")?;
-            let mut fields = vec![
-                ("hold_times_ms", hold_times(&h.hold_times_ms)),
-                ("attribution", h.attribution.to_string().into()),
-            ];
-            if let Some(b) = h.blamed_hop {
                 fields.push(("blamed_hop", b.into()));
             }
             output::fields(&fields);
