@@ -43,8 +43,14 @@
 //!   allocator: the portable core for firmware (see below).
 //! - `alloc` (implied by `std`): on `no_std`, adds the `*_to_vec` entry
 //!   points, channel PSK text and the Meshtastic envelopes.
-//! - `portable` (off by default): the pure-Rust backend on `std` too, so the
-//!   host test suite runs every vector through the code firmware runs.
+//!
+//! Features only add. The crypto backend is not a feature: a `std` build
+//! runs aws-lc-rs unless the final build asks for the pure-Rust backend with
+//! `WIRESEAL_BACKEND=portable` in its environment or
+//! `RUSTFLAGS='--cfg wireseal_backend="portable"'` (the way curve25519-dalek
+//! selects its backends), so no dependency can switch it for another crate.
+//! The host test suite uses it to run every vector through the code firmware
+//! runs.
 //!
 //! # The portable core
 //!

@@ -14,11 +14,11 @@ use std::hint::black_box;
 use std::time::Instant;
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{open_job, seal_job, OpenJob, OpenedRange, SealJob};
-use wireseal::bip324::traffic::mixed_sizes;
 use wireseal::bip324::{
     GarbageRead, Handshake, KeyRead, Network, Next, PacketType, Session, VersionRead,
 };
 use wireseal::keys::EllSwiftKeypair;
+use wireseal_io::traffic::mixed_sizes;
 
 const S: &str = "bip324";
 /// The peer's name, or why it is missing.

@@ -9,9 +9,9 @@ use super::S;
 use crate::{Better, Ctx, Row};
 use std::time::Instant;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
-use wireseal::bip324::traffic::mixed_sizes;
 use wireseal::bip324::{Error, Next, PacketType};
 use wireseal_gpu::{Config, Engine, Outgoing, SealJob, DEFAULT_MIN_GPU_BATCH};
+use wireseal_io::traffic::mixed_sizes;
 
 /// Before any figure: packets the GPU sealed open in the library (contents
 /// and types checked), and packets the library sealed open on the GPU,

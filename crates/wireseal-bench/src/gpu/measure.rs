@@ -5,10 +5,10 @@
 use crate::bip324::our_handshake;
 use std::time::Instant;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
-use wireseal::bip324::traffic::mixed_sizes;
 use wireseal::bip324::{PacketReceiver, PacketSender, PacketType, OVERHEAD};
 use wireseal::keys::EllSwiftKeypair;
 use wireseal_gpu::{Engine, Outgoing, Report, SealJob};
+use wireseal_io::traffic::mixed_sizes;
 
 /// Most sessions a batch spreads over.
 pub(super) const MAX_LANES: usize = 1024;

@@ -66,7 +66,7 @@ pub(crate) fn sizes(rng: &mut StdRng, n: usize) -> Vec<u32> {
         0, 1, 15, 16, 31, 32, 33, 47, 62, 63, 64, 65, 127, 128, 129, 510, 511, 512, 513, 1023,
         1024, 4095, 4096, 9000,
     ];
-    let profile = wireseal::bip324::traffic::mixed_sizes(rng.next_u64(), n);
+    let profile = wireseal_io::traffic::mixed_sizes(rng.next_u64(), n);
     profile
         .into_iter()
         .map(|s| {

@@ -208,13 +208,6 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
         &self.cache
     }
 
-    /// The source of extraNonces; call [`NonceSource::discard`] on it in a
-    /// child process after `fork` (see [`NonceSource`]).
-    #[cfg(feature = "std")]
-    pub fn nonces_mut(&mut self) -> &mut NonceSource {
-        &mut self.nonces
-    }
-
     #[cfg(feature = "std")]
     pub(super) fn own(&self) -> &StaticSecret {
         &self.own

@@ -218,11 +218,6 @@ impl MeshSealer {
         &self.key
     }
 
-    /// The nonce supply (call [`NonceSource::discard`] after a `fork`).
-    pub fn nonces_mut(&mut self) -> &mut NonceSource {
-        &mut self.nonces
-    }
-
     /// Seals `plaintext` with a fresh random nonce into
     /// `out[..sealed_len(plaintext.len())]`; returns that length.
     ///

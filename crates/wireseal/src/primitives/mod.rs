@@ -29,3 +29,13 @@ pub mod secp256k1;
 pub mod sha;
 pub mod x25519;
 pub mod xeddsa;
+
+/// The backend this build runs for X25519 and ChaCha20-Poly1305: `"aws-lc"`
+/// on `std` builds, `"portable"` (curve25519-dalek, RustCrypto) without
+/// `std` or when the final build chose it (see the crate's features).
+#[cfg_attr(not(feature = "hazmat"), allow(dead_code))]
+pub const BACKEND: &str = if cfg!(wireseal_aws_lc) {
+    "aws-lc"
+} else {
+    "portable"
+};

@@ -2,7 +2,7 @@
 //! files, one (`IN [OUT]`) or many at once (`IN... --out-dir DIR`).
 //!
 //! Outputs never destroy anything. A regular-file OUT is written through
-//! the library's [`PartialFile`](wireseal::aescrypt::io::PartialFile): a
+//! the library's [`PartialFile`](wireseal_io::PartialFile): a
 //! partial file next to it (`.wireseal-partial-PID-*`, mode 0600, locked),
 //! fsynced and renamed into place only when everything succeeded; an
 //! existing one is replaced only with `--force`, and a symlink's target is

@@ -1,5 +1,5 @@
 //! Files of `wireseal aescrypt`: the input, outputs written through the
-//! library's partial files ([`wireseal::aescrypt::io::PartialFile`]) and
+//! library's partial files ([`wireseal_io::PartialFile`]) and
 //! moved into place on success, outputs written as they are (stdout, a
 //! FIFO, a device), and the private temporary file that holds unverified
 //! plaintext on its way to stdout.
@@ -10,8 +10,9 @@ use anyhow::{anyhow, Context, Result};
 use std::fs::File;
 use std::io::{self, Read, Seek, Write};
 use std::path::Path;
-use wireseal::aescrypt::io::{Error as IoError, PartialFile, Replace};
+use wireseal::aescrypt::io::Error as IoError;
 use wireseal::aescrypt::ProvisionalSink;
+use wireseal_io::{PartialFile, Replace};
 use zeroize::Zeroizing;
 
 /// Starts the partial file for OUT (`path`, which exists when

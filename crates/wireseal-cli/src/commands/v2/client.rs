@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use wireseal::bip324::tokio::{handshake, Error};
-use wireseal::bip324::traffic::{contents, mixed_sizes};
 use wireseal::bip324::{Error as P, KeyPool, Network, PacketType, Role, Stage};
+use wireseal_io::traffic::{contents, mixed_sizes};
 
 /// The sender writes its queued packets once they pass this many bytes.
 const SEND_AT: usize = 32 * 1024;

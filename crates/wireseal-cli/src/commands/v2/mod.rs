@@ -3,7 +3,7 @@
 //!
 //! `listen ADDR --echo` accepts connections as responder and echoes every
 //! non-decoy packet; `connect ADDR --count N` sends N packets of the
-//! library's mixed test-traffic profile (`wireseal::bip324::traffic`) and
+//! library's mixed test-traffic profile (`wireseal_io::traffic`) and
 //! checks every echo. Both sides need the same `--magic`; a peer on another
 //! known network is named as such by the handshake on both sides.
 //!

@@ -1,15 +1,14 @@
-//! `aescrypt::io::PartialFile`, the output every driver writes through:
+//! `wireseal_io::PartialFile`, the output every driver writes through:
 //! written beside the target, moved into place only by `persist`, never
 //! replacing what it must not, and the partial files of killed runs
 //! cleaned up by the next run into the same folder.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
-use wireseal::aescrypt::io::{
-    clean_up_leftovers, decrypt_into_sink, PartialFile, Replace, PARTIAL_PREFIX,
-};
+use wireseal::aescrypt::io::decrypt_into_sink;
 use wireseal::aescrypt::{encrypt_to_vec, EncryptOptions, Error, Limits};
 use wireseal::batch::Batch;
+use wireseal_io::{clean_up_leftovers, PartialFile, Replace, PARTIAL_PREFIX};
 
 fn partials(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)

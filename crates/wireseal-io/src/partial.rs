@@ -6,12 +6,12 @@
 //! name, `.wireseal-partial-PID-RANDOM` in the target's folder, mode 0600,
 //! locked (`flock`) by its writer for as long as the writer lives.
 
-use super::super::sink::ProvisionalSink;
-use super::Error;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use wireseal::aescrypt::io::Error;
+use wireseal::aescrypt::ProvisionalSink;
 
 /// The name every partial file starts with.
 pub const PARTIAL_PREFIX: &str = ".wireseal-partial-";
@@ -231,7 +231,7 @@ fn create_in(dir: &Path) -> io::Result<(File, PathBuf)> {
     std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
     let pid = std::process::id();
     loop {
-        let r: [u8; 6] = crate::entropy::random_array();
+        let r: [u8; 6] = wireseal::entropy::random_array();
         let hex: String = r.iter().map(|b| format!("{b:02x}")).collect();
         let path = dir.join(format!("{PARTIAL_PREFIX}{pid}-{hex}"));
         match opts.open(&path) {

@@ -2,11 +2,10 @@
 //! contents that a sender and a checker can both regenerate from a seed.
 //!
 //! `wireseal bip324 connect` sends it and checks every echo, and `wireseal
-//! bench` measures it, so the two speak of the same traffic. It lives in
-//! the library because both need it and the command line must not depend
-//! on the bench; it is also what a user can point at their own v2 peer to
-//! test it. It is test traffic, not a protocol rule: nothing in the
-//! transport depends on it.
+//! bench` measures it, so the two speak of the same traffic; it is also what
+//! a user can point at their own v2 peer to test it. It is test traffic, not
+//! a protocol rule: nothing in the transport depends on it, so it lives
+//! beside the library, not in it.
 //!
 //! The size mix, [`mixed_sizes`]: 40 % of packets carry 1–32 bytes, 30 %
 //! 33–128, 20 % 129–512, 10 % 513–4096 (about 323 bytes on average),
