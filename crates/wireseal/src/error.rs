@@ -35,9 +35,11 @@ pub enum KeyError {
 
 /// What kind of failure an error is, the same in every format and driver.
 ///
-/// Every format `Error` has a `kind()` method. The first eight kinds are the
+/// Every format `Error` has a `kind()` method. The first four kinds are the
 /// variants every format's `Error` has, under the same name; the rest group
-/// a format's own variants.
+/// a format's own variants (a format has a variant of a kind only where one
+/// of its calls can return it: `InvalidKey`, `Replay`, `Poisoned` and
+/// `Exhausted` are variants of those names where they occur).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -150,11 +152,13 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// Declares a format module's `Error`: the variants every format shares,
-/// then the module's own, each own variant followed by `=> Kind` (an
-/// [`ErrorKind`] variant). Generates the enum (`Debug`, `Clone`,
-/// `PartialEq`, `Eq`, `thiserror::Error`, `#[non_exhaustive]`), its
-/// `kind()` method, and `From<AeadError>` / `From<KeyError>`.
+/// Declares a format module's `Error`: the variants every format shares
+/// (`Auth`, `Truncated`, `TooLong`, `BufferTooSmall`), then the module's
+/// own, each followed by `=> Kind` (an [`ErrorKind`] variant); a module
+/// lists only variants one of its calls can return. Generates the enum
+/// (`Debug`, `Clone`, `PartialEq`, `Eq`, `thiserror::Error`,
+/// `#[non_exhaustive]`), its `kind()` method, `From<AeadError>`, and, after
+/// a trailing `impl From<KeyError> => Variant;`, `From<KeyError>`.
 ///
 /// ```ignore
 /// crate::error::format_error! {
@@ -176,6 +180,7 @@ macro_rules! format_error {
                 $variant:ident $( ( $($tuple:tt)* ) )? $( { $($field:tt)* } )? => $kind:ident
             ),* $(,)?
         }
+        $( impl From<KeyError> => $key_variant:ident; )?
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -207,19 +212,6 @@ macro_rules! format_error {
                 /// Bytes the call needs.
                 required: usize,
             },
-            /// A key is malformed, weak (low order, all-zero shared secret)
-            /// or of the wrong length.
-            #[error("invalid or weak key")]
-            InvalidKey,
-            /// The packet, frame or onion was accepted before.
-            #[error("replayed: already accepted once")]
-            Replay,
-            /// An earlier failure poisoned this state; start again.
-            #[error("poisoned by an earlier failure")]
-            Poisoned,
-            /// A counter or key-usage limit is used up; re-key.
-            #[error("counter exhausted; re-key")]
-            Exhausted,
             $(
                 $(#[$vmeta])*
                 $variant $( ( $($tuple)* ) )? $( { $($field)* } )?,
@@ -235,10 +227,6 @@ macro_rules! format_error {
                     Error::Truncated { .. } => K::Truncated,
                     Error::TooLong { .. } => K::TooLong,
                     Error::BufferTooSmall { .. } => K::BufferTooSmall,
-                    Error::InvalidKey => K::InvalidKey,
-                    Error::Replay => K::Replay,
-                    Error::Poisoned => K::Poisoned,
-                    Error::Exhausted => K::Exhausted,
                     $( Error::$variant { .. } => K::$kind, )*
                 }
             }
@@ -250,11 +238,13 @@ macro_rules! format_error {
             }
         }
 
-        impl From<$crate::error::KeyError> for Error {
-            fn from(_: $crate::error::KeyError) -> Self {
-                Error::InvalidKey
+        $(
+            impl From<$crate::error::KeyError> for Error {
+                fn from(_: $crate::error::KeyError) -> Self {
+                    Error::$key_variant
+                }
             }
-        }
+        )?
     };
 }
 pub(crate) use format_error;

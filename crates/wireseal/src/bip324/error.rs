@@ -20,6 +20,16 @@ crate::error::format_error! {
     /// was rejected.
     #[derive(Copy)]
     pub enum Error {
+        /// A key is malformed, weak (low order, all-zero shared secret)
+        /// or of the wrong length.
+        #[error("invalid or weak key")]
+        InvalidKey => InvalidKey,
+        /// An earlier failure poisoned this state; start again.
+        #[error("poisoned by an earlier failure")]
+        Poisoned => Poisoned,
+        /// A counter or key-usage limit is used up; re-key.
+        #[error("counter exhausted; re-key")]
+        Exhausted => Exhausted,
         /// The peer sent more than 4095 bytes of garbage without its terminator.
         #[error("no garbage terminator within 4095 bytes of garbage (the peer is not v2, or \
                  uses another network magic)")]
@@ -74,4 +84,5 @@ crate::error::format_error! {
                  interval")]
         InvalidState => Malformed,
     }
+    impl From<KeyError> => InvalidKey;
 }

@@ -5,6 +5,13 @@ crate::error::format_error! {
     /// deliberately opaque.
     #[derive(Copy)]
     pub enum Error {
+        /// A key is malformed, weak (low order, all-zero shared secret)
+        /// or of the wrong length.
+        #[error("invalid or weak key")]
+        InvalidKey => InvalidKey,
+        /// The packet, frame or onion was accepted before.
+        #[error("replayed: already accepted once")]
+        Replay => Replay,
         /// A channel pre-shared key longer than a channel holds (32 bytes).
         #[error("invalid channel PSK length {len} (at most 32 bytes: 0 = no encryption, 1 = default-key index, 16 = AES-128, 32 = AES-256)")]
         InvalidPsk {
@@ -59,4 +66,5 @@ crate::error::format_error! {
             expected: &'static str,
         } => InvalidInput,
     }
+    impl From<KeyError> => InvalidKey;
 }

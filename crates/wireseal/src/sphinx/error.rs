@@ -12,6 +12,13 @@ crate::error::format_error! {
     /// the payload area.
     #[derive(Copy)]
     pub enum Error {
+        /// A key is malformed, weak (low order, all-zero shared secret)
+        /// or of the wrong length.
+        #[error("invalid or weak key")]
+        InvalidKey => InvalidKey,
+        /// The packet, frame or onion was accepted before.
+        #[error("replayed: already accepted once")]
+        Replay => Replay,
         /// An onion message is neither of the two sizes BOLT #4 recommends
         /// ([`super::PAYMENT_ONION_LEN`], [`super::MESSAGE_ONION_LEN_LARGE`]).
         #[error("onion message packets are 1366 or 32834 bytes, got {len}")]
@@ -74,4 +81,5 @@ crate::error::format_error! {
         #[error("the fulfillment payload's records hold a padding record (type 1); padding is added when sealing")]
         PaddingGiven => InvalidInput,
     }
+    impl From<KeyError> => InvalidKey;
 }
