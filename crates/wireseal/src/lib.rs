@@ -107,6 +107,11 @@ pub mod secret;
 pub mod sphinx;
 mod visibility;
 
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExamples;
+
 /// Raw primitive wrappers (AES, ChaCha20, X25519, secp256k1, HKDF, ...).
 ///
 /// # Warning
