@@ -57,6 +57,11 @@ pub struct PlotSpec {
     pub caption: &'static str,
 }
 
+/// What every "all cores vs 1 core" plot shows.
+const BATCH_CAPTION: &str =
+    "The same batch calls on one thread and on every core: small batches stay on the calling \
+     thread (waking the others would cost more than it saves), large ones spread over the cores.";
+
 /// Every plot, in report order.
 pub const PLOTS: &[PlotSpec] = &[
     PlotSpec {
@@ -102,6 +107,28 @@ pub const PLOTS: &[PlotSpec] = &[
             "What each capacity costs in memory, beside the firmware pull request's own figure.",
     },
     PlotSpec {
+        id: "meshtastic-batch",
+        section: "meshtastic",
+        title: "Meshtastic PKC batch open: all cores vs 1 core",
+        x_label: "items per batch call",
+        x_axis: Axis::Log,
+        y_label: "packets/s",
+        y_axis: Axis::Log,
+        references: &[],
+        caption: BATCH_CAPTION,
+    },
+    PlotSpec {
+        id: "gateway-batch",
+        section: "meshtastic",
+        title: "Gateway decode_batch: all cores vs 1 core",
+        x_label: "items per batch call",
+        x_axis: Axis::Log,
+        y_label: "packets/s",
+        y_axis: Axis::Log,
+        references: &[],
+        caption: BATCH_CAPTION,
+    },
+    PlotSpec {
         id: "peat-docs",
         section: "peat",
         title: "peat-btle: documents per second by document size",
@@ -134,6 +161,17 @@ pub const PLOTS: &[PlotSpec] = &[
         caption:
             "Mesh-wide ChaCha20-Poly1305 seal and open, one core and all cores, against sending \
                   the same documents unencrypted.",
+    },
+    PlotSpec {
+        id: "peat-batch",
+        section: "peat",
+        title: "peat-btle batch seal + open: all cores vs 1 core",
+        x_label: "items per batch call",
+        x_axis: Axis::Log,
+        y_label: "documents/s",
+        y_axis: Axis::Log,
+        references: &[],
+        caption: BATCH_CAPTION,
     },
     PlotSpec {
         id: "bip324-latency",
@@ -184,6 +222,17 @@ pub const PLOTS: &[PlotSpec] = &[
         caption: "The same runs as throughput, against the bip324 crate one packet at a time.",
     },
     PlotSpec {
+        id: "bip324-batch",
+        section: "bip324",
+        title: "BIP324 batch seal + open: all cores vs 1 core",
+        x_label: "items per batch call",
+        x_axis: Axis::Log,
+        y_label: "packets/s",
+        y_axis: Axis::Log,
+        references: &[],
+        caption: BATCH_CAPTION,
+    },
+    PlotSpec {
         id: "sphinx-build",
         section: "sphinx",
         title: "Sphinx: onion build time vs hops",
@@ -206,6 +255,17 @@ pub const PLOTS: &[PlotSpec] = &[
         y_axis: Axis::Linear,
         references: &[],
         caption: "Every hop peels once: one ECDH and one blinding per hop, against the peers.",
+    },
+    PlotSpec {
+        id: "sphinx-batch",
+        section: "sphinx",
+        title: "Sphinx peel_batch: all cores vs 1 core",
+        x_label: "items per batch call",
+        x_axis: Axis::Log,
+        y_label: "onions/s",
+        y_axis: Axis::Log,
+        references: &[],
+        caption: BATCH_CAPTION,
     },
     PlotSpec {
         id: "aescrypt-size",
