@@ -3,8 +3,8 @@
 //!
 //! A call works alone on the calling thread first and times itself after
 //! its 1st, 8th, 64th, ... chunk. From the time per chunk so far it predicts
-//! how long the chunks left would take alone; it hands them to all of the
-//! batch's threads only when that time divided over the threads saves at
+//! how long the chunks left would take alone, and how long taken in rounds by
+//! all of the batch's threads; it hands them out only when that saves at
 //! least twice what a fan-out costs ([`FanOutCost`]). Below that
 //! break-even the call finishes alone and wakes nobody, so no batch size is
 //! slower on all cores than on one (a fan-out that cannot pay for itself is
@@ -17,8 +17,10 @@
 //! returns only after every thread of the batch has run). A smoothed value
 //! is kept per thread pool: on a quiet machine with idle cores a few
 //! microseconds, on a VM whose idle vCPUs sleep in the host tens, and with
-//! more runnable threads than cores a scheduler slice. The clock decides
-//! only where work runs; the results are those of one thread.
+//! more runnable threads than cores a scheduler slice. Calls that stay alone
+//! only because of an estimate raised by such load lower it again, so the
+//! pool tries a fan-out after a few dozen of them. The clock decides only
+//! where work runs; the results are those of one thread.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -87,16 +89,28 @@ impl FanOutCost {
             .store(next.clamp(MIN_NS, MAX_NS), Ordering::Relaxed);
     }
 
-    /// Whether work predicted to take `alone` on one thread should be spread
-    /// over `threads`: when what dividing it saves, `alone - alone /
-    /// threads`, is at least [`MARGIN`] times the cost of a fan-out.
-    pub(crate) fn worth_spreading(&self, alone: Duration, threads: usize) -> bool {
-        let t = threads as u128;
-        if t < 2 {
-            return false;
+    /// Whether work predicted to take `alone` on one thread and `spread` on
+    /// all of them should be spread: when what spreading saves, `alone -
+    /// spread`, is at least [`MARGIN`] times the cost of a fan-out.
+    ///
+    /// An estimate above [`INITIAL_NS`] is only ever raised by slow
+    /// fan-outs, and a call that stays alone measures nothing; so a call
+    /// that would have spread at [`INITIAL_NS`] but stays alone lowers the
+    /// estimate by a sixteenth toward it, and after a burst of load the pool
+    /// tries a fan-out again within a few dozen such calls.
+    pub(crate) fn worth_spreading(&self, alone: Duration, spread: Duration) -> bool {
+        let saving = alone.saturating_sub(spread).as_nanos();
+        let cur = self.nanos();
+        if MARGIN * u128::from(cur) <= saving {
+            return true;
         }
-        // MARGIN * cost <= alone * (t - 1) / t, multiplied through by t.
-        MARGIN * u128::from(self.nanos()) * t <= alone.as_nanos().saturating_mul(t - 1)
+        if cur > INITIAL_NS && MARGIN * u128::from(INITIAL_NS) <= saving {
+            let lower = (cur - cur / 16).max(INITIAL_NS);
+            let _ = self
+                .nanos
+                .compare_exchange(cur, lower, Ordering::Relaxed, Ordering::Relaxed);
+        }
+        false
     }
 }
 
@@ -135,9 +149,15 @@ impl Alone {
         if left < 2 {
             return false;
         }
+        if threads < 2 {
+            return false;
+        }
+        // Chunks are not split: the threads take `left` chunks in rounds.
         let per_chunk = self.start.elapsed() / u32::try_from(done).unwrap_or(u32::MAX);
         let alone = per_chunk.saturating_mul(u32::try_from(left).unwrap_or(u32::MAX));
-        cost.worth_spreading(alone, threads)
+        let rounds = left.div_ceil(threads);
+        let spread = per_chunk.saturating_mul(u32::try_from(rounds).unwrap_or(u32::MAX));
+        cost.worth_spreading(alone, spread)
     }
 }
 
@@ -191,15 +211,31 @@ mod tests {
 
     #[test]
     fn break_even_counts_the_fan_out() {
+        let us = Duration::from_micros;
         let c = FanOutCost::new(10_000);
-        // Two threads save half: spread when alone / 2 >= 2 x 10 µs.
-        assert!(!c.worth_spreading(Duration::from_nanos(39_999), 2));
-        assert!(c.worth_spreading(Duration::from_micros(40), 2));
-        assert!(!c.worth_spreading(Duration::from_secs(1), 1));
-        assert!(!c.worth_spreading(Duration::from_secs(1), 0));
-        // Four threads save three quarters: alone * 3 / 4 >= 20 µs.
-        assert!(c.worth_spreading(Duration::from_nanos(26_667), 4));
-        assert!(!c.worth_spreading(Duration::from_nanos(26_666), 4));
+        // Spread when it saves at least 2 x 10 µs.
+        assert!(!c.worth_spreading(us(40), Duration::from_nanos(20_001)));
+        assert!(c.worth_spreading(us(40), us(20)));
+        assert!(!c.worth_spreading(us(20), us(40)));
+        assert_eq!(c.nanos(), 10_000, "at or below the initial cost: kept");
+    }
+
+    #[test]
+    fn a_high_estimate_decays_while_calls_stay_alone() {
+        let us = Duration::from_micros;
+        let c = FanOutCost::new(INITIAL_NS * 8);
+        // Saves 2 x the initial cost: alone at 8 x, and the estimate drops.
+        assert!(!c.worth_spreading(us(80), us(40)));
+        assert_eq!(c.nanos(), INITIAL_NS * 8 - INITIAL_NS / 2);
+        // Too small to spread even at the initial cost: no change.
+        assert!(!c.worth_spreading(us(20), us(10)));
+        assert_eq!(c.nanos(), INITIAL_NS * 8 - INITIAL_NS / 2);
+        let mut calls = 0;
+        while !c.worth_spreading(us(80), us(40)) {
+            calls += 1;
+        }
+        assert!(calls < 40, "{calls} calls before spreading again");
+        assert_eq!(c.nanos(), INITIAL_NS);
     }
 
     #[test]
@@ -226,7 +262,7 @@ mod tests {
         let always = FanOutCost::new(MIN_NS);
         let mut a = Alone::start();
         std::thread::sleep(Duration::from_millis(2));
-        // 2 ms per chunk, 4 ms left: not worth a 20 ms fan-out.
+        // 2 ms per chunk, 4 ms left (2 ms spread): not worth a 20 ms fan-out.
         assert!(!a.spread_now(1, 3, 2, &never));
         // Next check at 8: nothing before it.
         assert!(!a.spread_now(2, 100, 2, &always));
@@ -236,6 +272,12 @@ mod tests {
         let mut b = Alone::start();
         std::thread::sleep(Duration::from_millis(2));
         assert!(!b.spread_now(1, 2, 2, &always), "one chunk left");
+        let mut c = Alone::start();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(!c.spread_now(1, 100, 1, &always), "one thread");
+        let mut d = Alone::start();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(d.spread_now(1, 100, 2, &always), "two threads");
     }
 
     #[test]
