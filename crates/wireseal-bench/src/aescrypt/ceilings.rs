@@ -30,12 +30,15 @@ pub(super) struct Fastest {
     pub(super) name: String,
 }
 
+/// A named implementation: one timed call, in seconds.
+type Candidate<'a> = (&'a str, &'a mut dyn FnMut() -> Result<f64, Skip>);
+
 /// Medians (MB/s) of each candidate, sampled in turn `n` times; a candidate
 /// that fails is dropped with its reason.
 fn round_robin(
     n: usize,
     size: usize,
-    candidates: &mut [(&str, &mut dyn FnMut() -> Result<f64, Skip>)],
+    candidates: &mut [Candidate<'_>],
 ) -> Vec<(String, Result<f64, Skip>)> {
     let mut times: Vec<Result<Vec<f64>, Skip>> = candidates.iter().map(|_| Ok(vec![])).collect();
     for _ in 0..n.max(3) {
@@ -190,7 +193,7 @@ pub(super) fn rows(
                 Better::Higher,
                 ours,
                 format!("{name} (same run)"),
-                theirs.as_ref().copied().map_err(|e| e),
+                theirs.as_ref().copied(),
             ));
         }
     };

@@ -1,7 +1,7 @@
 //! AES Crypt: bulk encrypt / decrypt next to a plain copy, the raw
 //! primitives on every implementation kept ([`ceilings`]) and pyAesCrypt
 //! (alternately, in the Python worker), many small v2 files, and per-file IV
-//! + key generation; then the Python package against the library path
+//! and key generation; then the Python package against the library path
 //! ([`python_rows`]), throughput by file size ([`sizes`]) and the backup
 //! scenario ([`backup`]).
 
