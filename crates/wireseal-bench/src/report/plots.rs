@@ -62,6 +62,26 @@ const BATCH_CAPTION: &str =
     "The same batch calls on one thread and on every core: small batches stay on the calling \
      thread (waking the others would cost more than it saves), large ones spread over the cores.";
 
+/// An "all cores vs 1 core" plot: items per second against the batch size.
+const fn batch_plot(
+    id: &'static str,
+    section: &'static str,
+    title: &'static str,
+    y_label: &'static str,
+) -> PlotSpec {
+    PlotSpec {
+        id,
+        section,
+        title,
+        x_label: "items per batch call",
+        x_axis: Axis::Log,
+        y_label,
+        y_axis: Axis::Log,
+        references: &[],
+        caption: BATCH_CAPTION,
+    }
+}
+
 /// Every plot, in report order.
 pub const PLOTS: &[PlotSpec] = &[
     PlotSpec {
@@ -106,28 +126,18 @@ pub const PLOTS: &[PlotSpec] = &[
         caption:
             "What each capacity costs in memory, beside the firmware pull request's own figure.",
     },
-    PlotSpec {
-        id: "meshtastic-batch",
-        section: "meshtastic",
-        title: "Meshtastic PKC batch open: all cores vs 1 core",
-        x_label: "items per batch call",
-        x_axis: Axis::Log,
-        y_label: "packets/s",
-        y_axis: Axis::Log,
-        references: &[],
-        caption: BATCH_CAPTION,
-    },
-    PlotSpec {
-        id: "gateway-batch",
-        section: "meshtastic",
-        title: "Gateway decode_batch: all cores vs 1 core",
-        x_label: "items per batch call",
-        x_axis: Axis::Log,
-        y_label: "packets/s",
-        y_axis: Axis::Log,
-        references: &[],
-        caption: BATCH_CAPTION,
-    },
+    batch_plot(
+        "meshtastic-batch",
+        "meshtastic",
+        "Meshtastic PKC batch open: all cores vs 1 core",
+        "packets/s",
+    ),
+    batch_plot(
+        "gateway-batch",
+        "meshtastic",
+        "Gateway decode_batch: all cores vs 1 core",
+        "packets/s",
+    ),
     PlotSpec {
         id: "peat-docs",
         section: "peat",
@@ -162,17 +172,12 @@ pub const PLOTS: &[PlotSpec] = &[
             "Mesh-wide ChaCha20-Poly1305 seal and open, one core and all cores, against sending \
                   the same documents unencrypted.",
     },
-    PlotSpec {
-        id: "peat-batch",
-        section: "peat",
-        title: "peat-btle batch seal + open: all cores vs 1 core",
-        x_label: "items per batch call",
-        x_axis: Axis::Log,
-        y_label: "documents/s",
-        y_axis: Axis::Log,
-        references: &[],
-        caption: BATCH_CAPTION,
-    },
+    batch_plot(
+        "peat-batch",
+        "peat",
+        "peat-btle batch seal + open: all cores vs 1 core",
+        "documents/s",
+    ),
     PlotSpec {
         id: "bip324-latency",
         section: "bip324",
@@ -221,17 +226,12 @@ pub const PLOTS: &[PlotSpec] = &[
         ],
         caption: "The same runs as throughput, against the bip324 crate one packet at a time.",
     },
-    PlotSpec {
-        id: "bip324-batch",
-        section: "bip324",
-        title: "BIP324 batch seal + open: all cores vs 1 core",
-        x_label: "items per batch call",
-        x_axis: Axis::Log,
-        y_label: "packets/s",
-        y_axis: Axis::Log,
-        references: &[],
-        caption: BATCH_CAPTION,
-    },
+    batch_plot(
+        "bip324-batch",
+        "bip324",
+        "BIP324 batch seal + open: all cores vs 1 core",
+        "packets/s",
+    ),
     PlotSpec {
         id: "sphinx-build",
         section: "sphinx",
@@ -256,17 +256,12 @@ pub const PLOTS: &[PlotSpec] = &[
         references: &[],
         caption: "Every hop peels once: one ECDH and one blinding per hop, against the peers.",
     },
-    PlotSpec {
-        id: "sphinx-batch",
-        section: "sphinx",
-        title: "Sphinx peel_batch: all cores vs 1 core",
-        x_label: "items per batch call",
-        x_axis: Axis::Log,
-        y_label: "onions/s",
-        y_axis: Axis::Log,
-        references: &[],
-        caption: BATCH_CAPTION,
-    },
+    batch_plot(
+        "sphinx-batch",
+        "sphinx",
+        "Sphinx peel_batch: all cores vs 1 core",
+        "onions/s",
+    ),
     PlotSpec {
         id: "aescrypt-size",
         section: "aescrypt",
