@@ -8,6 +8,7 @@
 //! missing keeps our figure and says why with [`Row::skipped()`].
 
 mod aescrypt;
+mod batch_scaling;
 mod bip324;
 mod embedded;
 mod gpu;
@@ -218,13 +219,30 @@ pub const SECTIONS: &[Section] = &[
         name: "meshtastic",
         run: meshtastic_gateway::run,
     },
+    // Every format's batch API, all cores against one (`batch_scaling`).
+    Section {
+        name: "meshtastic",
+        run: batch_scaling::meshtastic,
+    },
+    Section {
+        name: "meshtastic",
+        run: batch_scaling::gateway,
+    },
     Section {
         name: "peat",
         run: peat::run,
     },
     Section {
+        name: "peat",
+        run: batch_scaling::peat,
+    },
+    Section {
         name: "bip324",
         run: bip324::run,
+    },
+    Section {
+        name: "bip324",
+        run: bip324::batch_scaling,
     },
     Section {
         name: "aescrypt",
@@ -233,6 +251,10 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "sphinx",
         run: sphinx::run,
+    },
+    Section {
+        name: "sphinx",
+        run: batch_scaling::sphinx,
     },
     Section {
         name: "python",

@@ -57,6 +57,31 @@ pub struct PlotSpec {
     pub caption: &'static str,
 }
 
+/// What every "all cores vs 1 core" plot shows.
+const BATCH_CAPTION: &str =
+    "The same batch calls on one thread and on every core: small batches stay on the calling \
+     thread (waking the others would cost more than it saves), large ones spread over the cores.";
+
+/// An "all cores vs 1 core" plot: items per second against the batch size.
+const fn batch_plot(
+    id: &'static str,
+    section: &'static str,
+    title: &'static str,
+    y_label: &'static str,
+) -> PlotSpec {
+    PlotSpec {
+        id,
+        section,
+        title,
+        x_label: "items per batch call",
+        x_axis: Axis::Log,
+        y_label,
+        y_axis: Axis::Log,
+        references: &[],
+        caption: BATCH_CAPTION,
+    }
+}
+
 /// Every plot, in report order.
 pub const PLOTS: &[PlotSpec] = &[
     PlotSpec {
@@ -101,6 +126,18 @@ pub const PLOTS: &[PlotSpec] = &[
         caption:
             "What each capacity costs in memory, beside the firmware pull request's own figure.",
     },
+    batch_plot(
+        "meshtastic-batch",
+        "meshtastic",
+        "Meshtastic PKC batch open: all cores vs 1 core",
+        "packets/s",
+    ),
+    batch_plot(
+        "gateway-batch",
+        "meshtastic",
+        "Gateway decode_batch: all cores vs 1 core",
+        "packets/s",
+    ),
     PlotSpec {
         id: "peat-docs",
         section: "peat",
@@ -135,6 +172,12 @@ pub const PLOTS: &[PlotSpec] = &[
             "Mesh-wide ChaCha20-Poly1305 seal and open, one core and all cores, against sending \
                   the same documents unencrypted.",
     },
+    batch_plot(
+        "peat-batch",
+        "peat",
+        "peat-btle batch seal + open: all cores vs 1 core",
+        "documents/s",
+    ),
     PlotSpec {
         id: "embedded-ops",
         section: "embedded",
@@ -218,6 +261,12 @@ pub const PLOTS: &[PlotSpec] = &[
         ],
         caption: "The same runs as throughput, against the bip324 crate one packet at a time.",
     },
+    batch_plot(
+        "bip324-batch",
+        "bip324",
+        "BIP324 batch seal + open: all cores vs 1 core",
+        "packets/s",
+    ),
     PlotSpec {
         id: "gpu-seal",
         section: "gpu",
@@ -308,6 +357,12 @@ pub const PLOTS: &[PlotSpec] = &[
         references: &[],
         caption: "Every hop peels once: one ECDH and one blinding per hop, against the peers.",
     },
+    batch_plot(
+        "sphinx-batch",
+        "sphinx",
+        "Sphinx peel_batch: all cores vs 1 core",
+        "onions/s",
+    ),
     PlotSpec {
         id: "aescrypt-size",
         section: "aescrypt",
