@@ -5,7 +5,7 @@
 use super::our_handshake;
 use crate::{batch_scaling, Ctx, Row};
 use wireseal::bip324::batch::{open_batch_into, seal_batch_into, OpenJob, OpenedRange, SealJob};
-use wireseal::bip324::traffic::mixed_sizes;
+use wireseal_io::traffic::mixed_sizes;
 use wireseal::bip324::Session;
 use wireseal::keys::EllSwiftKeypair;
 
