@@ -127,7 +127,7 @@ fi
 # 2. The bench section.
 say "wireseal bench --section gpu"
 report=$(mktemp -d)
-timeout 270 "$bin/wireseal-bench" --section gpu --json "$OUT/gpu.json" --report "$report/report" \
+timeout 270 "$bin/wireseal-bench" --section gpu --rows "$OUT/gpu.json" --report "$report/report" \
   >"$OUT/bench.log" 2>&1
 bench=$?
 [ -d "$report/report" ] && tar czf "$OUT/report.tar.gz" -C "$report" report

@@ -288,8 +288,8 @@ pub fn section_names() -> Vec<&'static str> {
 /// Where `run` writes besides the table.
 #[derive(Debug, Clone, Default)]
 pub struct Outputs {
-    /// `--json FILE`: the rows as a JSON array.
-    pub json: Option<std::path::PathBuf>,
+    /// `--rows FILE`: the rows as a JSON array.
+    pub rows: Option<std::path::PathBuf>,
     /// `--report DIR`: the HTML page, one SVG per plot, and the rows.
     pub report: Option<std::path::PathBuf>,
     /// The command line, as the report states it.
@@ -327,7 +327,7 @@ pub fn run(ctx: &Ctx, only: &[String], outputs: &Outputs) -> anyhow::Result<()> 
             rows.push(r);
         }
     }
-    if let Some(path) = &outputs.json {
+    if let Some(path) = &outputs.rows {
         let text = serde_json::to_string_pretty(&rows)?;
         std::fs::write(path, text + "\n")
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;

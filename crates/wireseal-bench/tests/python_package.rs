@@ -55,7 +55,7 @@ fn python_package_tests_pass_and_the_bench_measures_every_python_row() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("rows.json");
     let out = Command::new(env!("CARGO_BIN_EXE_wireseal-bench"))
-        .args(["--section", "python", "--json"])
+        .args(["--section", "python", "--rows"])
         .arg(&json)
         .env("WIRESEAL_PYTHON", &py)
         .output()

@@ -76,7 +76,8 @@ fn main() -> ExitCode {
 }
 
 /// Whether `--json` was asked for on a command line that did not parse:
-/// anywhere before a `--`, except after `bench`, whose `--json` names a file.
+/// anywhere before a `--`, except after `bench`, whose arguments are the
+/// bench's own.
 fn json_requested(argv: &[OsString]) -> bool {
     argv.iter()
         .skip(1)
