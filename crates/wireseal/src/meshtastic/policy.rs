@@ -70,12 +70,6 @@ impl SignaturePolicy {
     }
 }
 
-impl core::fmt::Display for SignaturePolicy {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 impl core::str::FromStr for SignaturePolicy {
     type Err = Error;
 
@@ -127,12 +121,6 @@ impl Concern {
             Concern::Downgrade => "downgrade",
             Concern::PlainAdmin => "plain-admin",
         }
-    }
-}
-
-impl core::fmt::Display for Concern {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -96,15 +96,16 @@ struct Channels {
     list: Vec<Channel>,
     /// Channel hash → indices into `list`, in configuration order.
     by_hash: Vec<Vec<usize>>,
-    /// Our node number, when a node key is configured.
-    our_node: Option<u32>,
+    /// Our nodes' numbers, one per node key, in the order of the engines.
+    our_nodes: Vec<u32>,
 }
 
 /// Decodes envelopes of one MQTT feed; see the [module docs](self).
 #[derive(Debug)]
 pub struct Decoder {
     channels: Channels,
-    pkc: Option<PkcEngine>,
+    /// One engine per node of ours, in the order of `channels.our_nodes`.
+    engines: Vec<PkcEngine>,
     nodes: NodeTable,
     replay: Option<ReplayWindow>,
     policy: SignaturePolicy,
@@ -120,8 +121,9 @@ impl Default for Decoder {
 #[derive(Debug)]
 struct Parsed {
     head: Decoded,
-    /// A PKC ciphertext to our node and the key the packet announces.
-    pkc: Option<(Vec<u8>, Option<[u8; 32]>)>,
+    /// A PKC ciphertext to one of our nodes (the index of its engine) and
+    /// the key the packet announces.
+    pkc: Option<(usize, Vec<u8>, Option<[u8; 32]>)>,
     /// That ciphertext opened ahead by a batch, not yet settled.
     ahead: Option<Box<batch::Ahead>>,
     /// The key a NodeInfo in the clear or on a channel announces.
@@ -147,7 +149,7 @@ impl Decoder {
                 by_hash: vec![Vec::new(); 256],
                 ..Channels::default()
             },
-            pkc: None,
+            engines: Vec::new(),
             nodes: NodeTable::default(),
             replay: None,
             policy: SignaturePolicy::default(),
@@ -182,24 +184,54 @@ impl Decoder {
 
     /// Our node: its number and key, for PKC direct messages addressed to it.
     /// The engine caches up to [`DEFAULT_PKC_PEERS`] senders; our own key is
-    /// pinned in the node table.
+    /// pinned in the node table. Several nodes may be ours
+    /// ([`Decoder::add_node`]); this adds one.
     ///
     /// # Errors
     /// [`Error::UnclampedKey`] as [`PkcEngine::new`].
-    pub fn with_node(self, node: u32, own: StaticSecret) -> Result<Self, Error> {
-        Ok(self.with_node_engine(node, PkcEngine::with_capacity(own, DEFAULT_PKC_PEERS)?))
+    pub fn with_node(mut self, node: u32, own: StaticSecret) -> Result<Self, Error> {
+        self.add_node(node, own)?;
+        Ok(self)
+    }
+
+    /// Adds a node of ours: PKC direct messages to `node` are opened with
+    /// `own` through a cache of its own (up to [`DEFAULT_PKC_PEERS`]
+    /// senders). A node already ours gets the new key. `node` is the
+    /// operator's number for the key, or [`node_number`] of its public key
+    /// (the number firmware 2.8 derives).
+    ///
+    /// # Errors
+    /// [`Error::UnclampedKey`] as [`PkcEngine::new`].
+    pub fn add_node(&mut self, node: u32, own: StaticSecret) -> Result<(), Error> {
+        self.add_node_engine(node, PkcEngine::with_capacity(own, DEFAULT_PKC_PEERS)?);
+        Ok(())
     }
 
     /// [`Decoder::with_node`] with an engine configured by the caller (cache
     /// size, TTL). The engine's own replay window should be off: the
     /// decoder's ([`Decoder::with_replay_window`]) covers every packet.
     pub fn with_node_engine(mut self, node: u32, engine: PkcEngine) -> Self {
+        self.add_node_engine(node, engine);
+        self
+    }
+
+    /// [`Decoder::add_node`] with an engine configured by the caller.
+    pub fn add_node_engine(&mut self, node: u32, engine: PkcEngine) {
         let public = *engine.public_key();
         self.nodes.forget(node);
         self.nodes.offer(node, &public);
-        self.channels.our_node = Some(node);
-        self.pkc = Some(engine);
-        self
+        match self.channels.our_nodes.iter().position(|&n| n == node) {
+            Some(i) => self.engines[i] = engine,
+            None => {
+                self.channels.our_nodes.push(node);
+                self.engines.push(engine);
+            }
+        }
+    }
+
+    /// Our nodes' numbers, in the order they were added.
+    pub fn our_nodes(&self) -> &[u32] {
+        &self.channels.our_nodes
     }
 
     /// Refuses (sender, id) pairs already accepted.
@@ -235,9 +267,15 @@ impl Decoder {
         &mut self.nodes
     }
 
-    /// The PKC engine, for its cache counters.
+    /// The PKC engine of our first node, for its cache counters.
     pub fn pkc_engine(&self) -> Option<&PkcEngine> {
-        self.pkc.as_ref()
+        self.engines.first()
+    }
+
+    /// The PKC engine of our node `node`.
+    pub fn pkc_engine_for(&self, node: u32) -> Option<&PkcEngine> {
+        let i = self.channels.our_nodes.iter().position(|&n| n == node)?;
+        self.engines.get(i)
     }
 
     /// Decodes one envelope. `now` is in milliseconds on the caller's clock
@@ -292,11 +330,12 @@ fn parse(channels: &Channels, nodes: &NodeTable, env: ServiceEnvelope) -> Parsed
             claimed_signed: packet.xeddsa_signed,
         },
         data: None,
-        decryption: Decryption::No,
+        decryption: Decryption::None,
         signature: Signature::Absent,
         identity: None,
         verdict: None,
         key_event: None,
+        our_node: None,
         error: None,
     };
     let mut pkc = None;
@@ -306,22 +345,29 @@ fn parse(channels: &Channels, nodes: &NodeTable, env: ServiceEnvelope) -> Parsed
             head.decryption = Decryption::Plain;
         }
         PayloadVariant::Encrypted(ct) => {
-            let to_us = channels.our_node == Some(head.to);
+            let ours = channels.our_nodes.iter().position(|&n| n == head.to);
+            let offered = packet.public_key.as_slice().try_into().ok();
             if head.channel_id == PKI_CHANNEL_ID || packet.pki_encrypted {
-                match channels.our_node {
-                    None => head.error = Some(Undecoded::NoNodeKey),
-                    Some(_) if !to_us => head.error = Some(Undecoded::NotForUs),
-                    Some(_) => pkc = Some((ct, packet.public_key.as_slice().try_into().ok())),
+                match ours {
+                    None if channels.our_nodes.is_empty() => {
+                        head.error = Some(Undecoded::NoNodeKey)
+                    }
+                    None => head.error = Some(Undecoded::NotForUs),
+                    Some(i) => {
+                        head.our_node = Some(head.to);
+                        pkc = Some((i, ct, offered));
+                    }
                 }
-            } else if to_us
-                && head.channel_hash == 0
-                && !is_broadcast(head.to)
-                && ct.len() > OVERHEAD
-                && channels.by_hash[0].is_empty()
-            {
+            } else if let Some(i) = ours.filter(|_| {
+                head.channel_hash == 0
+                    && !is_broadcast(head.to)
+                    && ct.len() > OVERHEAD
+                    && channels.by_hash[0].is_empty()
+            }) {
                 // A direct message uplinked on a channel topic: the firmware
                 // tries PKC for hash 0 addressed to it.
-                pkc = Some((ct, packet.public_key.as_slice().try_into().ok()));
+                head.our_node = Some(head.to);
+                pkc = Some((i, ct, offered));
             } else {
                 match try_channels(channels, &head, &ct) {
                     Ok((i, data)) => {
