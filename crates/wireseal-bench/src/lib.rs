@@ -15,7 +15,6 @@ mod meshtastic_curves;
 mod meshtastic_gateway;
 mod meshtastic_gateway_broker;
 mod meshtastic_gateway_peer;
-mod meshtastic_gateway_pg;
 mod meshtastic_gateway_store;
 mod peat;
 mod peat_sizes;

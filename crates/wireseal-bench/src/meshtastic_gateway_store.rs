@@ -4,8 +4,9 @@
 //! three gateway ids, the copies a few hundred packets apart), published at
 //! QoS 1 to a local Mosquitto, taken by `wireseal meshtastic gateway` with
 //! `--store` into a fresh SQLite file and into a fresh PostgreSQL database
-//! ([`crate::meshtastic_gateway_pg`]), and the same messages as JSON lines
-//! (no store) in the same run, samples alternated. A figure is MQTT
+//! (the test kit's servers), with `--firmware-json` on (every decoded packet
+//! published back as the 2.7 firmware's JSON), and the same messages as JSON
+//! lines (no store) in the same run, samples alternated. A figure is MQTT
 //! messages per second from the first byte published to the gateway's exit
 //! after `--max-packets N`, every message committed and acknowledged; the
 //! gateway's summary must count every packet stored once and every
@@ -14,15 +15,17 @@
 //! which says where the time goes on a small machine.
 
 use super::meshtastic_gateway::{feed, Feed, OUR_NODE};
-use super::meshtastic_gateway_broker::{connect_packet, remaining_len, Broker, RunError};
-use super::meshtastic_gateway_pg::{cpu, peak_rss_kib, PgServer};
+use super::meshtastic_gateway_broker::{broker, RunError};
 use super::{Better, Ctx, Row};
 use crate::peers::{cache_dir, wireseal_bin, Skip};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use wireseal::meshtastic::envelope;
+use wireseal_testkit::mosquitto::Mosquitto;
+use wireseal_testkit::mqtt::{publish_packet, Publisher};
+use wireseal_testkit::postgres::PgServer;
+use wireseal_testkit::proc::{cpu, peak_rss_kib};
 
 const SECTION: &str = "meshtastic";
 const KEY_ENV: &str = "WIRESEAL_BENCH_GATEWAY_KEY";
@@ -54,12 +57,7 @@ fn traffic(f: &Feed) -> Traffic {
             Some((t, _)) => format!("{t}/{gw}"),
             None => topic.clone(),
         };
-        bytes.push(0x32);
-        remaining_len(&mut bytes, 2 + topic.len() + 2 + payload.len());
-        bytes.extend((topic.len() as u16).to_be_bytes());
-        bytes.extend(topic.as_bytes());
-        bytes.extend(((k % 65_535 + 1) as u16).to_be_bytes());
-        bytes.extend(payload);
+        publish_packet(&mut bytes, &topic, &payload, Some((k % 65_535 + 1) as u16));
     }
     Traffic {
         bytes,
@@ -88,25 +86,15 @@ struct Run {
 /// Publishes every message at QoS 1, reading the broker's acknowledgements
 /// on another thread.
 fn publish(port: u16, bytes: &[u8]) -> Result<std::thread::JoinHandle<()>, Skip> {
-    let err = |e: std::io::Error| Skip::new(format!("publishing to mosquitto: {e}"));
-    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(err)?;
-    s.set_nodelay(true).map_err(err)?;
-    s.write_all(&connect_packet("wireseal-bench-store-pub"))
-        .map_err(err)?;
-    let mut connack = [0u8; 4];
-    s.read_exact(&mut connack).map_err(err)?;
-    let mut r = s.try_clone().map_err(err)?;
-    let reader = std::thread::spawn(move || {
-        let mut sink = [0u8; 1 << 16];
-        while r.read(&mut sink).is_ok_and(|n| n > 0) {}
-    });
-    s.write_all(bytes).map_err(err)?;
-    let _ = s.write_all(&[0xe0, 0x00]);
+    let mut s = Publisher::connect(port, "wireseal-bench-store-pub").map_err(Skip::new)?;
+    let reader = s.drain().map_err(Skip::new)?;
+    s.write(bytes).map_err(Skip::new)?;
+    s.disconnect();
     Ok(reader)
 }
 
 fn one_run(
-    broker: &Broker,
+    broker: &Mosquitto,
     f: &Feed,
     t: &Traffic,
     sink: Sink,
@@ -118,7 +106,19 @@ fn one_run(
         .arg(format!("mqtt://127.0.0.1:{}", broker.port))
         .args(["--channel", "LongFast=AQ==", "--node"])
         .arg(format!("!{OUR_NODE:08x}"))
-        .args(["--key-env", KEY_ENV, "--max-packets"])
+        // The feed sends hundreds of packets per node per second: the flood
+        // guard runs with limits this synthetic feed stays under.
+        .args([
+            "--key-env",
+            KEY_ENV,
+            "--firmware-json",
+            "msh/US",
+            "--flood-rate",
+            "100000",
+            "--flood-burst",
+            "100000",
+            "--max-packets",
+        ])
         .arg(t.messages.to_string())
         .env(KEY_ENV, hex::encode(f.our.expose()))
         .stdout(Stdio::piped())
@@ -128,8 +128,8 @@ fn one_run(
         (Sink::Json, _) => None,
         (Sink::Sqlite, _) => Some(format!("sqlite:{}", db.display())),
         (Sink::Postgres, Some(pg)) => {
-            pg.fresh_db()?;
-            Some(pg.url())
+            pg.fresh_db("mesh").map_err(Skip::new)?;
+            Some(pg.socket_url("mesh"))
         }
         (Sink::Postgres, None) => return Err(Skip::new("no PostgreSQL server").into()),
     };
@@ -165,7 +165,7 @@ fn one_run(
             }
         }
         std::thread::sleep(Duration::from_millis(300));
-        let (b0, s0) = (cpu(broker.child.id(), false), pg.map(PgServer::cpu));
+        let (b0, s0) = (cpu(broker.pid(), false), pg.map(PgServer::cpu));
         let start = Instant::now();
         let reader = publish(broker.port, &t.bytes)?;
         let (mut g, mut peak) = (Duration::ZERO, 0);
@@ -182,7 +182,7 @@ fn one_run(
             std::thread::sleep(Duration::from_millis(10));
         };
         let secs = start.elapsed().as_secs_f64();
-        let broker_cpu = (cpu(broker.child.id(), false) - b0).as_secs_f64();
+        let broker_cpu = (cpu(broker.pid(), false) - b0).as_secs_f64();
         let server_cpu = match (s0, pg) {
             (Some(s0), Some(pg)) => pg.cpu().saturating_sub(s0).as_secs_f64(),
             _ => 0.0,
@@ -218,16 +218,20 @@ fn one_run(
         })
         .ok_or_else(|| RunError::Fail(format!("no summary from the gateway: {seen:?}")))?;
     let n = |k: &str| summary[k].as_u64().unwrap_or(0) as usize;
+    let store = |k: &str| summary["store"][k].as_u64().unwrap_or(0) as usize;
     let got = lines.join().unwrap_or(0);
-    let ok = match sink {
-        Sink::Json => got == t.messages && n("packets") == t.messages,
-        _ => {
-            n("stored_packets") == t.packets
-                && n("stored_receptions") == t.messages
-                && n("store_rejected") == 0
-                && n("packets") == t.messages
-        }
-    };
+    let fw = summary["output"]["firmware_json"].as_u64().unwrap_or(0) as usize
+        + summary["output"]["publish_dropped"].as_u64().unwrap_or(0) as usize;
+    let ok = n("packets") == t.messages
+        && fw == t.messages
+        && match sink {
+            Sink::Json => got == t.messages,
+            _ => {
+                store("packets") == t.packets
+                    && store("receptions") == t.messages
+                    && store("rejected") == 0
+            }
+        };
     match ok {
         true => Ok(run),
         false => Err(RunError::Fail(format!(
@@ -256,8 +260,8 @@ pub fn rows(ctx: &Ctx) -> Vec<Row> {
         }
     };
     let measured = (|| -> Result<_, RunError> {
-        let broker = Broker::start()?;
-        let pg = PgServer::start();
+        let broker = broker()?;
+        let pg = PgServer::start().map_err(Skip::new);
         let mut all: [Vec<Run>; 3] = Default::default();
         let mut pg_err = None;
         for k in 0..runs {

@@ -1,25 +1,15 @@
 //! The MQTT side of the gateway: one client over MQTT 3.1.1 or 5 (rumqttc),
 //! plain TCP or TLS (rustls, configured by [`super::tls`]).
 
-use anyhow::{bail, Context, Result};
-use rumqttc::tokio_rustls::rustls::ClientConfig;
+use crate::config::{ConfigError, MqttVersion as Version};
+use crate::mqtt_words::{describe_v3, describe_v5};
 use rumqttc::v5;
+use rustls::ClientConfig;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// MQTT protocol version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Version {
-    /// MQTT 3.1.1.
-    #[value(name = "3")]
-    V311,
-    /// MQTT 5.
-    #[value(name = "5")]
-    V5,
-}
-
 /// Where and how to connect.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoint {
     /// Host name or address.
     pub host: String,
@@ -30,28 +20,77 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// Parses `mqtt://HOST[:PORT]` (port 1883) or `mqtts://HOST[:PORT]` (8883).
-    pub fn parse(url: &str) -> Result<Self> {
+    /// Parses `mqtt://HOST[:PORT]` (port 1883) or `mqtts://HOST[:PORT]`
+    /// (8883); an IPv6 address in brackets (`mqtt://[::1]:1883`).
+    ///
+    /// # Errors
+    /// Another scheme, no host, a host that is not a name or an address
+    /// (`[::1` without its bracket, user info, a path), or a bad port.
+    pub fn parse(url: &str) -> Result<Self, ConfigError> {
+        // The URL is never repeated in a message: it may hold a password.
+        let bad = |why: String| ConfigError::new("broker", why);
+        if url.contains('@') {
+            return Err(bad(
+                "a user name or password in the URL: give them with --username and \
+                 --password-file (or --password-env)"
+                    .into(),
+            ));
+        }
         let (tls, rest) = if let Some(r) = url.strip_prefix("mqtts://") {
             (true, r)
         } else if let Some(r) = url.strip_prefix("mqtt://") {
             (false, r)
         } else {
-            bail!("--broker: expected mqtt://HOST:PORT or mqtts://HOST:PORT, got {url:?}");
+            return Err(bad(
+                "expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]".into()
+            ));
         };
-        let rest = rest.trim_end_matches('/');
-        let (host, port) = match rest.rsplit_once(':') {
-            Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (
-                h,
-                p.parse::<u16>()
-                    .with_context(|| format!("--broker: bad port {p:?}"))?,
-            ),
-            _ => (rest, if tls { 8883 } else { 1883 }),
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
+            let Some((h, after)) = v6.split_once(']') else {
+                return Err(bad("an IPv6 address without its closing ']'".into()));
+            };
+            if h.parse::<std::net::Ipv6Addr>().is_err() {
+                return Err(bad("the address in brackets is not an IPv6 address".into()));
+            }
+            match after {
+                "" => (h, None),
+                p if p.starts_with(':') => (h, Some(&p[1..])),
+                _ => return Err(bad("text after the address".into())),
+            }
+        } else {
+            match rest.split_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (rest, None),
+            }
         };
-        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let name_ok = |h: &str| {
+            !h.is_empty()
+                && h.len() <= 253
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b':'))
+        };
         if host.is_empty() {
-            bail!("--broker: no host in {url:?}");
+            return Err(bad("no host".into()));
         }
+        if !name_ok(host) {
+            return Err(bad(
+                "the host is not a name or an address (no path or brackets)".into(),
+            ));
+        }
+        let port = match port {
+            None => {
+                if tls {
+                    8883
+                } else {
+                    1883
+                }
+            }
+            Some(p) => match p.parse::<u16>() {
+                Ok(n) if n > 0 => n,
+                _ => return Err(bad("the port is not a number from 1 to 65535".into())),
+            },
+        };
         Ok(Self {
             host: host.to_owned(),
             port,
@@ -243,21 +282,24 @@ impl Client {
 
     /// Subscribes to `filter` (queued; sent by the next polls): at QoS 1 in
     /// a persistent session, else at QoS 0.
-    pub fn subscribe(&self, filter: &str, persistent: bool) -> Result<()> {
+    ///
+    /// # Errors
+    /// When the client's queue refuses the request.
+    pub fn subscribe(&self, filter: &str, persistent: bool) -> Result<(), String> {
         match self {
             Client::V3(c, _) => {
                 let q = match persistent {
                     true => rumqttc::QoS::AtLeastOnce,
                     false => rumqttc::QoS::AtMostOnce,
                 };
-                c.try_subscribe(filter, q)?
+                c.try_subscribe(filter, q).map_err(|e| e.to_string())?
             }
             Client::V5(c, _) => {
                 let q = match persistent {
                     true => v5::mqttbytes::QoS::AtLeastOnce,
                     false => v5::mqttbytes::QoS::AtMostOnce,
                 };
-                c.try_subscribe(filter, q)?
+                c.try_subscribe(filter, q).map_err(|e| e.to_string())?
             }
         }
         Ok(())
@@ -308,105 +350,9 @@ impl Client {
     }
 }
 
-/// An I/O failure in words (the OS message without Rust's debug text).
-fn describe_io(e: &std::io::Error) -> String {
-    use std::io::ErrorKind as K;
-    match e.kind() {
-        K::ConnectionRefused => "connection refused; is a broker listening there?".into(),
-        K::ConnectionReset | K::ConnectionAborted | K::UnexpectedEof | K::BrokenPipe => {
-            "the broker closed the connection".into()
-        }
-        K::TimedOut => "the connection timed out".into(),
-        K::NotFound => "the host name does not resolve".into(),
-        K::AddrNotAvailable => "the address is not available".into(),
-        _ => match e.get_ref() {
-            // A wrapped error (name resolution, TLS): its own message.
-            Some(inner) => inner.to_string(),
-            None => e.to_string(),
-        },
-    }
-}
-
-/// `CamelCase` (a return code's name) as lower-case words.
-fn words(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            out.push(' ');
-        }
-        out.extend(c.to_lowercase());
-    }
-    out
-}
-
-fn describe_tls(e: &rumqttc::TlsError) -> String {
-    match e {
-        rumqttc::TlsError::Io(io) => format!("TLS: {}", describe_io(io)),
-        other => format!("TLS: {other}"),
-    }
-}
-
-/// An MQTT 3.1.1 connection failure in words.
-fn describe_v3(e: &rumqttc::ConnectionError) -> String {
-    use rumqttc::{ConnectionError as E, StateError as S};
-    match e {
-        E::Io(io) | E::MqttState(S::Io(io)) => describe_io(io),
-        E::ConnectionRefused(code) => format!(
-            "the broker refused the connection: {}",
-            words(&format!("{code:?}"))
-        ),
-        E::NetworkTimeout => "the broker did not answer in time".into(),
-        E::FlushTimeout => "sending to the broker timed out".into(),
-        E::Tls(t) => describe_tls(t),
-        E::NotConnAck(_) => "the broker did not answer the connection request".into(),
-        E::MqttState(S::AwaitPingResp) => "the broker stopped answering pings".into(),
-        E::MqttState(other) => format!("MQTT protocol error: {other}"),
-        other => other.to_string(),
-    }
-}
-
-/// An MQTT 5 connection failure in words.
-fn describe_v5(e: &v5::ConnectionError) -> String {
-    use v5::{ConnectionError as E, StateError as S};
-    match e {
-        E::Io(io) | E::MqttState(S::Io(io)) => describe_io(io),
-        E::ConnectionRefused(code) => format!(
-            "the broker refused the connection: {}",
-            words(&format!("{code:?}"))
-        ),
-        E::Timeout(_) => "the broker did not answer in time".into(),
-        E::Tls(t) => describe_tls(t),
-        E::NotConnAck(_) => "the broker did not answer the connection request".into(),
-        E::MqttState(S::AwaitPingResp) => "the broker stopped answering pings".into(),
-        E::MqttState(other) => format!("MQTT protocol error: {other}"),
-        other => other.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn failures_in_words() {
-        use std::io::{Error, ErrorKind};
-        let aborted = Error::new(ErrorKind::ConnectionAborted, "connection closed by peer");
-        let v3 = rumqttc::ConnectionError::MqttState(rumqttc::StateError::Io(aborted));
-        let text = describe_v3(&v3);
-        assert_eq!(text, "the broker closed the connection");
-        let refused = rumqttc::ConnectionError::ConnectionRefused(
-            rumqttc::ConnectReturnCode::BadUserNamePassword,
-        );
-        assert_eq!(
-            describe_v3(&refused),
-            "the broker refused the connection: bad user name password"
-        );
-        let io = rumqttc::ConnectionError::Io(Error::from(ErrorKind::ConnectionRefused));
-        assert!(describe_v3(&io).starts_with("connection refused"));
-        for t in [text, describe_v3(&refused), describe_v3(&io)] {
-            assert!(!t.contains('{') && !t.contains("kind:"), "{t}");
-        }
-    }
 
     #[test]
     fn broker_urls() {
@@ -422,7 +368,22 @@ mod tests {
         );
         let e = Endpoint::parse("mqtt://[::1]:1884").unwrap();
         assert_eq!((e.host.as_str(), e.port), ("::1", 1884));
-        assert!(Endpoint::parse("http://x").is_err());
-        assert!(Endpoint::parse("mqtt://:1883").is_err());
+        let e = Endpoint::parse("mqtt://[::1]/").unwrap();
+        assert_eq!((e.host.as_str(), e.port), ("::1", 1883));
+        for bad in [
+            "http://x",
+            "mqtt://:1883",
+            "mqtt://[::1",
+            "mqtt://[nothost]:1",
+            "mqtt://user:pw@host",
+            "mqtt://host/path",
+            "mqtt://host:0",
+            "mqtt://host:99999",
+            "mqtt://ho st",
+            "mqtt://",
+        ] {
+            let e = Endpoint::parse(bad).unwrap_err();
+            assert_eq!(e.setting, "broker", "{bad}");
+        }
     }
 }

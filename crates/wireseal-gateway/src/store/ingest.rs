@@ -5,17 +5,33 @@ use super::{NodeUpdate, Reception, Record, StoredPacket};
 use wireseal::meshtastic::app::App;
 use wireseal::meshtastic::decoder::{Decoded, Decoder, Decryption};
 use wireseal::meshtastic::envelope::{NODEINFO_APP, TEXT_MESSAGE_APP};
+use wireseal::meshtastic::packet_key::PacketKey;
 
-/// The record of `d`, which came on `topic` and was taken from MQTT at
-/// `rx_time_ms` (Unix milliseconds, the gateway's clock).
-pub fn record(decoder: &Decoder, d: &Decoded, topic: &str, rx_time_ms: u64) -> Record {
+/// The ids of a packet as the store keeps them: the envelope's, or the
+/// library's fixed label for one that cannot be used as it is.
+#[derive(Debug, Clone, Copy)]
+pub struct Ids<'a> {
+    /// `ServiceEnvelope.channel_id`, or the label.
+    pub channel_id: &'a str,
+    /// `ServiceEnvelope.gateway_id`, or the label.
+    pub gateway_id: &'a str,
+}
+
+/// The record of `d`, keyed `key`, which came on `topic` and was taken from
+/// MQTT at `rx_time_ms` (Unix milliseconds, the gateway's clock).
+pub fn record(
+    decoder: &Decoder,
+    d: &Decoded,
+    key: PacketKey,
+    ids: Ids<'_>,
+    topic: &str,
+    rx_time_ms: u64,
+) -> Record {
     let r = &d.reception;
     let data = d.data.as_ref();
-    let (decryption, channel_name) = match d.decryption {
-        Decryption::Channel(i) => ("channel", decoder.channel_name(i).map(str::to_owned)),
-        Decryption::Pkc => ("pkc", None),
-        Decryption::Plain => ("plain", None),
-        Decryption::No => ("no", None),
+    let channel_name = match d.decryption {
+        Decryption::Channel(i) => decoder.channel_name(i).map(str::to_owned),
+        _ => None,
     };
     let node = data.filter(|x| x.portnum == NODEINFO_APP).and_then(|x| {
         match App::decode(x.portnum, &x.payload) {
@@ -32,10 +48,10 @@ pub fn record(decoder: &Decoder, d: &Decoded, topic: &str, rx_time_ms: u64) -> R
     Record {
         packet: StoredPacket {
             from: d.from,
-            id: d.id,
+            key: key.as_i64(),
             to: d.to,
-            channel_id: d.channel_id.clone(),
-            decryption: decryption.to_owned(),
+            channel_id: ids.channel_id.to_owned(),
+            decryption: d.decryption.as_str().to_owned(),
             channel_name,
             portnum: data.and_then(|x| u32::try_from(x.portnum).ok()),
             payload: data.map(|x| x.payload.clone()),
@@ -44,10 +60,11 @@ pub fn record(decoder: &Decoder, d: &Decoded, topic: &str, rx_time_ms: u64) -> R
                 .map(|x| x.payload.clone()),
             signature: d.signature.as_str().to_owned(),
             identity: d.identity.map(|i| i.as_str().to_owned()),
-            error: d.error.map(|e| e.reason().to_owned()),
+            error: d.error.map(|e| e.as_str().to_owned()),
+            our_node: d.our_node,
         },
         reception: Reception {
-            gateway_id: d.gateway_id.clone(),
+            gateway_id: ids.gateway_id.to_owned(),
             topic: topic.to_owned(),
             rx_time_ms,
             rx_time: (r.rx_time != 0).then_some(r.rx_time),

@@ -2,8 +2,9 @@
 //! reception of it, and what packets say about their senders, in SQLite
 //! (`sqlite:PATH`, compiled in) or PostgreSQL (`postgres://…`). One schema
 //! for both ([`schema`]), created and migrated by the gateway; duplicates
-//! across any number of gateways are dropped by the database's keys. See the
-//! Storage section of docs/gateway.md.
+//! across any number of gateways are dropped by the database's keys;
+//! retention removes old packets in small batches ([`Store::prune`]). See
+//! the Storage section of docs/gateway.md.
 //!
 //! [`Store::write_batch`] writes a batch in one transaction and reports what
 //! it committed; [`StoreWriter`] owns the bounded buffer between the MQTT
@@ -14,6 +15,7 @@
 pub mod ingest;
 mod plan;
 mod postgres;
+mod postgres_write;
 mod record;
 pub mod schema;
 mod sql;
@@ -25,10 +27,9 @@ mod tests;
 
 pub use postgres::{PgMethod, PgStore};
 pub use record::{NodeUpdate, Reception, Record, StoredPacket};
-#[cfg(test)]
-pub use record::{MAX_ID, MAX_NAME, MAX_PAYLOAD};
+pub use record::{MAX_ID, MAX_NAME, MAX_PAYLOAD, MAX_TEXT, MAX_TOPIC};
 pub use sqlite::{Durability, SqliteStore};
-pub use writer::{Event, StoreWriter, WriterConfig};
+pub use writer::{Event, Retention, StoreWriter, WriterConfig};
 
 use std::fmt;
 use std::path::PathBuf;
@@ -49,6 +50,10 @@ pub enum StoreError {
     /// The database's schema cannot be used: newer than this gateway's, or
     /// tables a migration cannot take over. Retrying will not help.
     Schema(String),
+    /// The database refused us in a way waiting will not mend: a file that
+    /// cannot be created or is not a database, a wrong password, a database
+    /// that does not exist.
+    Refused(String),
     /// The `--store` URL is not one the store understands.
     Url(String),
 }
@@ -66,6 +71,7 @@ impl fmt::Display for StoreError {
             StoreError::Unavailable(m) => write!(f, "database unavailable: {m}"),
             StoreError::Rejected(m) => write!(f, "database refused the row: {m}"),
             StoreError::Schema(m) => write!(f, "database schema: {m}"),
+            StoreError::Refused(m) => write!(f, "database refused: {m}"),
             StoreError::Url(m) => write!(f, "--store: {m}"),
         }
     }
@@ -202,7 +208,8 @@ impl Store {
     /// with [`Durability::Full`], PostgreSQL with [`PgMethod::default`].
     ///
     /// # Errors
-    /// [`StoreError::Unavailable`] when the file or server cannot be reached;
+    /// [`StoreError::Unavailable`] when the server cannot be reached or the
+    /// file is locked; [`StoreError::Refused`] when it refuses us for good;
     /// [`StoreError::Schema`] when its schema cannot be used.
     pub fn open(url: &StoreUrl) -> Result<Self, StoreError> {
         Ok(match url {
@@ -246,6 +253,20 @@ impl Store {
         let stored = (batch.len() - done.rejected.len()) as u64;
         done.duplicates = stored.saturating_sub(done.receptions);
         Ok(done)
+    }
+
+    /// Removes up to `limit` of the packets first seen before `cutoff_ms`,
+    /// oldest first, and their receptions, in one transaction; returns the
+    /// packets and receptions removed. The node tables stay.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the database cannot take it now.
+    pub fn prune(&mut self, cutoff_ms: u64, limit: usize) -> Result<(u64, u64), StoreError> {
+        let cutoff = i64::try_from(cutoff_ms).unwrap_or(i64::MAX);
+        match self {
+            Store::Sqlite(s) => s.prune(cutoff, limit),
+            Store::Postgres(s) => s.prune(cutoff, limit),
+        }
     }
 
     fn write_isolating(

@@ -1,5 +1,5 @@
 //! One batch of checked records as the rows each table receives: one packet
-//! per (`from`, `id`), one reception per key, one node row per sender, one
+//! per (`from`, key), one reception per key, one node row per sender, one
 //! key per (node, key). Rows are sorted by their table's key, so two gateways
 //! writing overlapping batches to one PostgreSQL lock rows in the same order
 //! and cannot deadlock each other.
@@ -123,7 +123,7 @@ mod tests {
             node: None,
         };
         r.packet.from = from;
-        r.packet.id = id;
+        r.packet.key = id.into();
         r.packet.portnum = portnum;
         r.reception.gateway_id = gw.into();
         r.reception.rx_time_ms = t;

@@ -16,14 +16,12 @@
 //! means its log is on disk.
 
 use super::plan::Plan;
+use super::postgres_write::write;
 use super::schema::{self, Dialect};
-use super::sql::{postgres as q, PACKET_COLUMNS, RECEPTION_COLUMNS};
+use super::sql::postgres as q;
 use super::{Counts, StoreError};
-use std::pin::pin;
 use std::time::Duration;
-use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::error::SqlState;
-use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
 /// How a batch's packets and receptions reach the server.
@@ -34,7 +32,6 @@ pub enum PgMethod {
     Unnest,
     /// Binary COPY into temporary staging tables, then `INSERT … SELECT …
     /// ON CONFLICT` from them (measured against unnest by the tests).
-    #[cfg_attr(not(test), allow(dead_code))]
     Copy,
 }
 
@@ -43,16 +40,18 @@ pub enum PgMethod {
 pub const CAREFUL_BATCHES: u32 = 100;
 
 /// The prepared statements of one connection.
-struct Statements {
-    packets: Statement,
-    receptions: Statement,
-    receptions_skip: Statement,
-    packets_from_stage: Statement,
-    receptions_from_stage: Statement,
-    receptions_from_stage_skip: Statement,
-    nodes: Statement,
-    keys: Statement,
-    conflicts: Statement,
+pub(super) struct Statements {
+    pub packets: Statement,
+    pub receptions: Statement,
+    pub receptions_skip: Statement,
+    pub packets_from_stage: Statement,
+    pub receptions_from_stage: Statement,
+    pub receptions_from_stage_skip: Statement,
+    pub nodes: Statement,
+    pub keys: Statement,
+    pub conflicts: Statement,
+    pub link: [Statement; 2],
+    pub prune: Statement,
 }
 
 /// A PostgreSQL database holding the store's schema.
@@ -76,15 +75,18 @@ impl std::fmt::Debug for PgStore {
 }
 
 /// A client error as the store's: the data refused (SQLSTATE classes 22,
-/// 23, 54) or the database unavailable (anything else: the batch is kept
-/// and written again later).
-fn classify(e: tokio_postgres::Error) -> StoreError {
+/// 23, 54), the server refusing us in a way waiting does not mend (a wrong
+/// password or user, 28; a database that does not exist, 3D), or the
+/// database unavailable (anything else: the batch is kept and written
+/// again later).
+pub(super) fn classify(e: tokio_postgres::Error) -> StoreError {
     match e.as_db_error() {
         Some(db) => {
             let code = db.code().code();
             let msg = format!("{} (SQLSTATE {code})", db.message());
             match &code[..2.min(code.len())] {
                 "22" | "23" | "54" => StoreError::Rejected(msg),
+                "28" | "3D" => StoreError::Refused(msg),
                 _ => StoreError::Unavailable(msg),
             }
         }
@@ -100,9 +102,10 @@ impl PgStore {
     /// prepares the statements.
     ///
     /// # Errors
-    /// [`StoreError::Unavailable`] when the server cannot be reached or
-    /// refuses the login; [`StoreError::Schema`] when the database holds a
-    /// newer schema or tables the migration cannot take over.
+    /// [`StoreError::Unavailable`] when the server cannot be reached;
+    /// [`StoreError::Refused`] when it refuses the login or has no such
+    /// database; [`StoreError::Schema`] when the database holds a newer
+    /// schema or tables the migration cannot take over.
     pub fn open(config: Config, method: PgMethod) -> Result<Self, StoreError> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -122,8 +125,7 @@ impl PgStore {
 
     /// Writes every batch with `ON CONFLICT` on receptions (the throughput
     /// measurement compares both ways).
-    #[cfg(test)]
-    pub(super) fn always_careful(&mut self) {
+    pub fn always_careful(&mut self) {
         self.careful = u32::MAX;
     }
 
@@ -217,6 +219,11 @@ async fn connect(config: &Config, target: i64) -> Result<(Client, Statements), S
         nodes: prep(q::nodes()).await?,
         keys: prep(q::KEYS.to_owned()).await?,
         conflicts: prep(q::conflicts()).await?,
+        link: {
+            let [a, b] = q::link();
+            [prep(a).await?, prep(b).await?]
+        },
+        prune: prep(q::PRUNE.to_owned()).await?,
     };
     Ok((client, st))
 }
@@ -264,232 +271,33 @@ pub(super) async fn migrate(client: &mut Client, target: i64) -> Result<(), Stor
     tx.commit().await.map_err(classify)
 }
 
-async fn write(
-    client: &mut Client,
-    st: &Statements,
-    plan: &Plan<'_, '_>,
-    method: PgMethod,
-    skip: bool,
-) -> Result<Counts, tokio_postgres::Error> {
-    let tx = client.transaction().await?;
-    let (receptions, receptions_from_stage) = match skip {
-        true => (&st.receptions_skip, &st.receptions_from_stage_skip),
-        false => (&st.receptions, &st.receptions_from_stage),
-    };
-    let p = &plan.packets;
-    let r = &plan.receptions;
-    let (a, b, n) = match method {
-        PgMethod::Unnest => {
-            let from: Vec<i64> = p.iter().map(|c| c.from).collect();
-            let id: Vec<i64> = p.iter().map(|c| c.id).collect();
-            let to: Vec<i64> = p.iter().map(|c| c.to).collect();
-            let channel_id: Vec<&str> = p.iter().map(|c| &*c.channel_id).collect();
-            let decryption: Vec<&str> = p.iter().map(|c| &*c.decryption).collect();
-            let channel_name: Vec<Option<&str>> =
-                p.iter().map(|c| c.channel_name.as_deref()).collect();
-            let portnum: Vec<Option<i64>> = p.iter().map(|c| c.portnum).collect();
-            let payload: Vec<Option<&[u8]>> = p.iter().map(|c| c.payload).collect();
-            let text: Vec<Option<&str>> = p.iter().map(|c| c.text.as_deref()).collect();
-            let signature: Vec<&str> = p.iter().map(|c| &*c.signature).collect();
-            let identity: Vec<Option<&str>> = p.iter().map(|c| c.identity.as_deref()).collect();
-            let error: Vec<Option<&str>> = p.iter().map(|c| c.error.as_deref()).collect();
-            let seen: Vec<i64> = p.iter().map(|c| c.rx_time_ms).collect();
-            let r_from: Vec<i64> = r.iter().map(|c| c.from).collect();
-            let r_id: Vec<i64> = r.iter().map(|c| c.id).collect();
-            let gateway: Vec<&str> = r.iter().map(|c| &*c.gateway_id).collect();
-            let relay: Vec<i64> = r.iter().map(|c| c.relay_node).collect();
-            let transport: Vec<i32> = r.iter().map(|c| c.transport).collect();
-            let topic: Vec<&str> = r.iter().map(|c| &*c.topic).collect();
-            let rx_ms: Vec<i64> = r.iter().map(|c| c.rx_time_ms).collect();
-            let rx: Vec<Option<i64>> = r.iter().map(|c| c.rx_time).collect();
-            let rssi: Vec<Option<i32>> = r.iter().map(|c| c.rssi).collect();
-            let snr: Vec<Option<f32>> = r.iter().map(|c| c.snr).collect();
-            let hop_start: Vec<Option<i64>> = r.iter().map(|c| c.hop_start).collect();
-            let hop_limit: Vec<Option<i64>> = r.iter().map(|c| c.hop_limit).collect();
-            let pp: [&(dyn ToSql + Sync); 13] = [
-                &from,
-                &id,
-                &to,
-                &channel_id,
-                &decryption,
-                &channel_name,
-                &portnum,
-                &payload,
-                &text,
-                &signature,
-                &identity,
-                &error,
-                &seen,
-            ];
-            let rp: [&(dyn ToSql + Sync); 12] = [
-                &r_from, &r_id, &gateway, &relay, &transport, &topic, &rx_ms, &rx, &rssi, &snr,
-                &hop_start, &hop_limit,
-            ];
-            tokio::join!(
-                tx.execute(&st.packets, &pp),
-                tx.execute(receptions, &rp),
-                write_nodes(&tx, st, plan),
-            )
+impl PgStore {
+    /// Removes up to `limit` of the packets first seen before `cutoff_ms`
+    /// (oldest first) and their receptions, in one statement; returns the
+    /// packets and receptions removed. Nodes stay.
+    pub(super) fn prune(&mut self, cutoff_ms: i64, limit: usize) -> Result<(u64, u64), StoreError> {
+        if self.conn.is_none() {
+            self.reconnect()?;
         }
-        PgMethod::Copy => {
-            copy_packets(&tx, plan).await?;
-            copy_receptions(&tx, plan).await?;
-            tokio::join!(
-                tx.execute(&st.packets_from_stage, &[]),
-                tx.execute(receptions_from_stage, &[]),
-                write_nodes(&tx, st, plan),
-            )
-        }
-    };
-    // In the order the server ran them (see `write_nodes`).
-    let (packets, receptions) = (a?, b?);
-    let counts = Counts {
-        packets,
-        receptions,
-        ..n?
-    };
-    tx.commit().await?;
-    Ok(counts)
-}
-
-/// The nodes, their keys and the recount of conflicting keys (statements
-/// queued in this order on the connection, so each sees the one before).
-async fn write_nodes(
-    tx: &tokio_postgres::Transaction<'_>,
-    st: &Statements,
-    plan: &Plan<'_, '_>,
-) -> Result<Counts, tokio_postgres::Error> {
-    let n = &plan.nodes;
-    let node: Vec<i64> = n.iter().map(|r| r.node).collect();
-    let key: Vec<Option<&[u8]>> = n.iter().map(|r| r.key.map(|k| &k[..])).collect();
-    let long: Vec<Option<&str>> = n
-        .iter()
-        .map(|r| r.info.and_then(|c| c.long_name.as_deref()))
-        .collect();
-    let short: Vec<Option<&str>> = n
-        .iter()
-        .map(|r| r.info.and_then(|c| c.short_name.as_deref()))
-        .collect();
-    let ident: Vec<Option<&str>> = n
-        .iter()
-        .map(|r| r.info.and_then(|c| c.node_identity.as_deref()))
-        .collect();
-    let first: Vec<i64> = n.iter().map(|r| r.first_seen_ms).collect();
-    let last: Vec<i64> = n.iter().map(|r| r.last_seen_ms).collect();
-    let k = &plan.keys;
-    let k_node: Vec<i64> = k.iter().map(|r| r.node).collect();
-    let k_key: Vec<&[u8]> = k.iter().map(|r| &r.key[..]).collect();
-    let k_seen: Vec<i64> = k.iter().map(|r| r.first_seen_ms).collect();
-    let mut recount = k_node.clone();
-    recount.dedup();
-    let np: [&(dyn ToSql + Sync); 7] = [&node, &key, &long, &short, &ident, &first, &last];
-    let kp: [&(dyn ToSql + Sync); 3] = [&k_node, &k_key, &k_seen];
-    let cp: [&(dyn ToSql + Sync); 1] = [&recount];
-    let nodes = tx.execute(&st.nodes, &np);
-    if k.is_empty() {
-        return Ok(Counts {
-            nodes: nodes.await?,
-            ..Counts::default()
+        let Self {
+            rt, conn, timeout, ..
+        } = self;
+        let Some((client, st)) = conn.as_mut() else {
+            return Err(StoreError::Unavailable("not connected".into()));
+        };
+        let r = rt.block_on(async {
+            let limit = limit as i64;
+            let args: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&cutoff_ms, &limit];
+            let q = client.query_one(&st.prune, &args);
+            match tokio::time::timeout(*timeout, q).await {
+                Ok(Ok(row)) => Ok((row.get::<_, i64>(0) as u64, row.get::<_, i64>(1) as u64)),
+                Ok(Err(e)) => Err(classify(e)),
+                Err(_) => Err(StoreError::Unavailable("no answer in time".into())),
+            }
         });
+        if matches!(r, Err(StoreError::Unavailable(_))) {
+            self.conn = None;
+        }
+        r
     }
-    let keys = tx.execute(&st.keys, &kp);
-    let conflicts = tx.execute(&st.conflicts, &cp);
-    let (nodes, keys, conflicts) = tokio::join!(nodes, keys, conflicts);
-    // In the order the server ran them: after a failed statement the later
-    // ones only say the transaction is aborted.
-    let counts = Counts {
-        nodes: nodes?,
-        keys: keys?,
-        ..Counts::default()
-    };
-    conflicts?;
-    Ok(counts)
-}
-
-async fn copy_packets(
-    tx: &tokio_postgres::Transaction<'_>,
-    plan: &Plan<'_, '_>,
-) -> Result<u64, tokio_postgres::Error> {
-    use Type as T;
-    let sink = tx.copy_in(&q::copy_packets()).await?;
-    let types = [
-        T::INT8,
-        T::INT8,
-        T::INT8,
-        T::TEXT,
-        T::TEXT,
-        T::TEXT,
-        T::INT8,
-        T::BYTEA,
-        T::TEXT,
-        T::TEXT,
-        T::TEXT,
-        T::TEXT,
-        T::INT8,
-    ];
-    debug_assert_eq!(types.len(), PACKET_COLUMNS.split(", ").count());
-    let mut w = pin!(BinaryCopyInWriter::new(sink, &types));
-    for c in &plan.packets {
-        w.as_mut()
-            .write(&[
-                &c.from,
-                &c.id,
-                &c.to,
-                &c.channel_id,
-                &c.decryption,
-                &c.channel_name,
-                &c.portnum,
-                &c.payload,
-                &c.text,
-                &c.signature,
-                &c.identity,
-                &c.error,
-                &c.rx_time_ms,
-            ])
-            .await?;
-    }
-    w.finish().await
-}
-
-async fn copy_receptions(
-    tx: &tokio_postgres::Transaction<'_>,
-    plan: &Plan<'_, '_>,
-) -> Result<u64, tokio_postgres::Error> {
-    use Type as T;
-    let sink = tx.copy_in(&q::copy_receptions()).await?;
-    let types = [
-        T::INT8,
-        T::INT8,
-        T::TEXT,
-        T::INT8,
-        T::INT4,
-        T::TEXT,
-        T::INT8,
-        T::INT8,
-        T::INT4,
-        T::FLOAT4,
-        T::INT8,
-        T::INT8,
-    ];
-    debug_assert_eq!(types.len(), RECEPTION_COLUMNS.split(", ").count());
-    let mut w = pin!(BinaryCopyInWriter::new(sink, &types));
-    for c in &plan.receptions {
-        w.as_mut()
-            .write(&[
-                &c.from,
-                &c.id,
-                &c.gateway_id,
-                &c.relay_node,
-                &c.transport,
-                &c.topic,
-                &c.rx_time_ms,
-                &c.rx_time,
-                &c.rssi,
-                &c.snr,
-                &c.hop_start,
-                &c.hop_limit,
-            ])
-            .await?;
-    }
-    w.finish().await
 }

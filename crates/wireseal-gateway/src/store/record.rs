@@ -22,7 +22,7 @@ pub const MAX_TOPIC: usize = 512;
 pub const MAX_ID: usize = 64;
 
 /// Everything stored for one decoded MQTT message: the packet (stored once
-/// per (`from`, `id`) whichever gateway brought it), this reception of it
+/// per (`from`, `key`) whichever gateway brought it), this reception of it
 /// (stored once per gateway, relay and transport), and what the packet says
 /// about its sender (merged into the `nodes` row of `packet.from`).
 #[derive(Debug, Clone, PartialEq)]
@@ -43,14 +43,17 @@ pub struct Record {
 pub struct StoredPacket {
     /// `MeshPacket.from`: the sender's node number.
     pub from: u32,
-    /// `MeshPacket.id`: the sender's packet id.
-    pub id: u32,
+    /// What makes copies of the packet one packet (the `packet_id` column):
+    /// `MeshPacket.id`, or for a packet without an id a negative key of its
+    /// content ([`PacketKey::as_i64`](wireseal::meshtastic::packet_key::PacketKey::as_i64)).
+    pub key: i64,
     /// `MeshPacket.to`: the destination (`0xffffffff` for broadcasts).
     pub to: u32,
     /// `ServiceEnvelope.channel_id`: the channel named by the envelope
     /// (`PKI` for direct messages).
     pub channel_id: String,
-    /// How the payload was read: `channel`, `pkc`, `plain` or `no`.
+    /// How the payload was read: `channel`, `pkc`, `plain` or `none`
+    /// ([`Decryption::as_str`](wireseal::meshtastic::decoder::Decryption::as_str)).
     pub decryption: String,
     /// The configured channel whose key opened it, for `decryption` `channel`.
     pub channel_name: Option<String>,
@@ -67,10 +70,12 @@ pub struct StoredPacket {
     pub identity: Option<String>,
     /// Why the packet was not decoded (the decoder's reason), if it was not.
     pub error: Option<String>,
+    /// Which of our nodes a direct message was for.
+    pub our_node: Option<u32>,
 }
 
 /// One row of `receptions`: one copy of a packet as one gateway heard it.
-/// Copies with the same (`from`, `id`, `gateway_id`, `relay_node`,
+/// Copies with the same (`from`, `key`, `gateway_id`, `relay_node`,
 /// `transport`) are one reception; the first one stored is kept.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Reception {
@@ -130,6 +135,7 @@ pub(super) struct Clean<'a> {
     pub signature: Cow<'a, str>,
     pub identity: Option<Cow<'a, str>>,
     pub error: Option<Cow<'a, str>>,
+    pub our_node: Option<i64>,
     pub gateway_id: Cow<'a, str>,
     pub topic: Cow<'a, str>,
     pub rx_time_ms: i64,
@@ -210,7 +216,7 @@ pub(super) fn check<'a>(index: usize, r: &'a Record, caps: &mut Caps) -> Result<
     Ok(Clean {
         index,
         from: p.from.into(),
-        id: p.id.into(),
+        id: p.key,
         to: p.to.into(),
         channel_id: caps.text(&p.channel_id, MAX_ID),
         decryption: caps.text(&p.decryption, MAX_ID),
@@ -221,6 +227,7 @@ pub(super) fn check<'a>(index: usize, r: &'a Record, caps: &mut Caps) -> Result<
         signature: caps.text(&p.signature, MAX_ID),
         identity: caps.opt_text(&p.identity, MAX_ID),
         error: caps.opt_text(&p.error, MAX_ID),
+        our_node: p.our_node.map(i64::from),
         gateway_id: caps.text(&x.gateway_id, MAX_ID),
         topic: caps.text(&x.topic, MAX_TOPIC),
         rx_time_ms,

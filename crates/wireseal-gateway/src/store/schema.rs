@@ -14,11 +14,16 @@
 //! - Version 2: signature and identity states and the decoder's error on
 //!   packets; receptions keyed by (packet, gateway, relay node, transport)
 //!   with the packet's own `rx_time`; node identity, `key_conflicts` and every
-//!   key announced (`node_keys`); indexes for packets by sender, destination,
-//!   channel and portnum, receptions by time and by gateway, nodes by last seen.
+//!   key announced (`node_keys`); indexes for packets by sender, channel and
+//!   portnum.
+//! - Version 3: packets without an id keyed by their content (a negative
+//!   `packet_id`; rows written before keep id 0); the node of ours a direct
+//!   message was for (`packets.our_node`); nodes renumbered by firmware 2.8
+//!   linked (`nodes.renumbered_from`, `nodes.renumbered_to`); the decryption
+//!   outcome `no` spelled `none`, as everywhere else; nodes by last seen.
 
 /// The version this gateway writes.
-pub const CURRENT: i64 = 2;
+pub const CURRENT: i64 = 3;
 
 /// Which database the statements are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,6 +134,14 @@ CREATE INDEX packets_by_channel ON packets (channel_id, first_seen_ms);
 CREATE INDEX packets_by_portnum ON packets (portnum, first_seen_ms);
 ";
 
+const V3: &str = "
+ALTER TABLE packets ADD COLUMN our_node BIGINT;
+ALTER TABLE nodes ADD COLUMN renumbered_from BIGINT;
+ALTER TABLE nodes ADD COLUMN renumbered_to BIGINT;
+UPDATE packets SET decryption = 'none' WHERE decryption = 'no';
+CREATE INDEX nodes_by_last_seen ON nodes (last_seen_ms);
+";
+
 /// The statements that take a database at version `to - 1` to `to` (without
 /// the `schema_version` row, which the caller adds as a parameter).
 pub(super) fn migration(d: Dialect, to: i64) -> String {
@@ -140,6 +153,7 @@ pub(super) fn migration(d: Dialect, to: i64) -> String {
         (1, _) => V1.to_owned(),
         (2, Dialect::Sqlite) => [V2_PACKETS_NODES, V2_RECEPTIONS_SQLITE, V2_INDEXES].concat(),
         (2, Dialect::Postgres) => [V2_PACKETS_NODES, V2_RECEPTIONS_POSTGRES, V2_INDEXES].concat(),
+        (3, _) => V3.to_owned(),
         _ => String::new(),
     };
     sql.replace("{BLOB}", blob).replace("{NODE}", node)

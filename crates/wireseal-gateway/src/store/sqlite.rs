@@ -25,7 +25,6 @@ pub enum Durability {
     Full,
     /// Sync at checkpoints only: a committed batch survives a killed
     /// process, not a power loss (measured against `Full` by the tests).
-    #[cfg_attr(not(test), allow(dead_code))]
     Normal,
 }
 
@@ -33,7 +32,6 @@ pub enum Durability {
 #[derive(Debug)]
 pub struct SqliteStore {
     conn: Connection,
-    #[cfg_attr(not(test), allow(dead_code))]
     path: PathBuf,
 }
 
@@ -55,9 +53,11 @@ impl SqliteStore {
     /// schema to the current version.
     ///
     /// # Errors
-    /// [`StoreError::Unavailable`] when the file cannot be opened or written;
-    /// [`StoreError::Schema`] when it holds a newer schema or another
-    /// program's tables.
+    /// [`StoreError::Unavailable`] when another process holds the database
+    /// locked; [`StoreError::Refused`] when the file cannot be created,
+    /// opened or written (a missing directory, permissions, not a
+    /// database); [`StoreError::Schema`] when it holds a newer schema or
+    /// another program's tables.
     pub fn open(path: &Path, durability: Durability) -> Result<Self, StoreError> {
         Self::open_at(path, durability, schema::CURRENT)
     }
@@ -69,8 +69,17 @@ impl SqliteStore {
         durability: Durability,
         version: i64,
     ) -> Result<Self, StoreError> {
-        let unavailable =
-            |e: rusqlite::Error| StoreError::Unavailable(format!("{}: {e}", path.display()));
+        let unavailable = |e: rusqlite::Error| {
+            let busy = matches!(
+                e.sqlite_error_code(),
+                Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+            );
+            let m = format!("{}: {e}", path.display());
+            match busy {
+                true => StoreError::Unavailable(m),
+                false => StoreError::Refused(m),
+            }
+        };
         let mut conn = Connection::open(path).map_err(unavailable)?;
         conn.busy_timeout(Duration::from_secs(5))
             .map_err(unavailable)?;
@@ -104,7 +113,6 @@ impl SqliteStore {
     }
 
     /// The database file.
-    #[cfg(test)]
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -141,6 +149,7 @@ impl SqliteStore {
                     c.signature,
                     c.identity,
                     c.error,
+                    c.our_node,
                     c.rx_time_ms,
                 ])? as u64;
             }
@@ -176,15 +185,53 @@ impl SqliteStore {
             }
             let mut keys = tx.prepare_cached(q::KEY)?;
             let mut recount = tx.prepare_cached(&q::conflicts())?;
+            let [link_to, link_from] = q::link();
+            let mut link_to = tx.prepare_cached(&link_to)?;
+            let mut link_from = tx.prepare_cached(&link_from)?;
             for k in &plan.keys {
                 if keys.execute(params![k.node, k.key, k.first_seen_ms])? > 0 {
                     n.keys += 1;
                     recount.execute(params![k.node])?;
+                    let crc = i64::from(wireseal::meshtastic::node_number(k.key));
+                    link_to.execute(params![crc, k.key])?;
+                    link_from.execute(params![crc, k.key])?;
                 }
             }
         }
         tx.commit()?;
         Ok(n)
+    }
+}
+
+impl SqliteStore {
+    /// Removes up to `limit` of the packets first seen before `cutoff_ms`
+    /// (oldest first) and their receptions, in one transaction; returns the
+    /// packets and receptions removed. Nodes stay.
+    pub(super) fn prune(&mut self, cutoff_ms: i64, limit: usize) -> Result<(u64, u64), StoreError> {
+        self.prune_inner(cutoff_ms, limit).map_err(classify)
+    }
+
+    fn prune_inner(&mut self, cutoff_ms: i64, limit: usize) -> Result<(u64, u64), rusqlite::Error> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let (mut packets, mut receptions) = (0u64, 0u64);
+        {
+            let mut pick = tx.prepare_cached(q::PRUNE_PICK)?;
+            let keys: Vec<(i64, i64)> = pick
+                .query_map(params![cutoff_ms, limit as i64], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?
+                .collect::<Result<_, _>>()?;
+            let mut del_r = tx.prepare_cached(q::PRUNE_RECEPTIONS)?;
+            let mut del_p = tx.prepare_cached(q::PRUNE_PACKET)?;
+            for (from, id) in keys {
+                receptions += del_r.execute(params![from, id])? as u64;
+                packets += del_p.execute(params![from, id])? as u64;
+            }
+        }
+        tx.commit()?;
+        Ok((packets, receptions))
     }
 }
 

@@ -3,20 +3,50 @@
 //! has nothing to store, with the token that acknowledges it) while
 //! [`StoreWriter::has_room`]; a thread of its own collects batches (up to
 //! [`WriterConfig::max_batch`] records, or what came within
-//! [`WriterConfig::linger`] of the first), writes them, and sends back
+//! [`WriterConfig::linger`] of the first), writes them, and reports
 //! [`Event::Committed`] with the tokens of the batch in the order they were
 //! pushed: those messages may now be acknowledged. While the database is
 //! unavailable the thread retries the same batch with a doubling wait and
 //! reports [`Event::Unavailable`]; the buffer fills, `has_room` turns false,
 //! and the loop stops reading from the broker until commits free room.
+//!
+//! With [`WriterConfig::retention`], the same thread removes packets older
+//! than the window in small batches between the writes (and while idle), so
+//! pruning never holds a write back for long; each removal is reported as
+//! [`Event::Pruned`].
+//!
+//! Events go to a callback the thread calls ([`StoreWriter::start`]).
 
 use super::{Committed, Record, Store, StoreError};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How old packets are removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// Packets first seen longer ago than this are removed.
+    pub window: Duration,
+    /// Packets removed per transaction at most.
+    pub batch: usize,
+    /// How long to wait after a removal that found nothing more to do.
+    pub idle: Duration,
+}
+
+impl Retention {
+    /// Keeps `window`: batches of 500 packets, checked every 10 s once
+    /// caught up.
+    pub fn keep(window: Duration) -> Self {
+        Self {
+            window,
+            batch: 500,
+            idle: Duration::from_secs(10),
+        }
+    }
+}
 
 /// How the writer batches and retries.
 #[derive(Debug, Clone)]
@@ -32,6 +62,8 @@ pub struct WriterConfig {
     pub retry_min: Duration,
     /// Longest wait between attempts.
     pub retry_max: Duration,
+    /// Old packets removed as the writer goes, when set.
+    pub retention: Option<Retention>,
 }
 
 impl Default for WriterConfig {
@@ -42,6 +74,7 @@ impl Default for WriterConfig {
             linger: Duration::from_millis(50),
             retry_min: Duration::from_millis(100),
             retry_max: Duration::from_secs(10),
+            retention: None,
         }
     }
 }
@@ -74,6 +107,13 @@ pub enum Event<T> {
         /// Messages still held.
         held: usize,
     },
+    /// Retention removed old packets.
+    Pruned {
+        /// Packets removed.
+        packets: u64,
+        /// Receptions removed.
+        receptions: u64,
+    },
     /// The writer stopped on an error retrying cannot mend; the messages it
     /// held stay unacknowledged (the broker delivers them again to the next
     /// session).
@@ -83,6 +123,8 @@ pub enum Event<T> {
         /// Messages left unacknowledged.
         held: usize,
     },
+    /// The writer committed everything after [`StoreWriter::close`] and ended.
+    Closed,
 }
 
 impl<T> fmt::Display for Event<T> {
@@ -111,11 +153,19 @@ impl<T> fmt::Display for Event<T> {
                 "database available again after {:.1} s; writing the {held} messages held",
                 after.as_secs_f64()
             ),
+            Event::Pruned {
+                packets,
+                receptions,
+            } => write!(
+                f,
+                "removed {packets} packets and {receptions} receptions past retention"
+            ),
             Event::Stopped { error, held } => write!(
                 f,
                 "store stopped: {error}; {held} messages left unacknowledged for the broker \
                  to deliver again"
             ),
+            Event::Closed => f.write_str("store closed"),
         }
     }
 }
@@ -130,50 +180,72 @@ pub struct Refused<T> {
     pub token: T,
 }
 
+/// What the writer thread shares with its handle.
+#[derive(Debug, Default)]
+struct Shared {
+    held: AtomicUsize,
+    stopped: AtomicBool,
+    abandon: AtomicBool,
+}
+
 /// The buffer, batching and retries between the MQTT loop and a [`Store`].
 #[derive(Debug)]
 pub struct StoreWriter<T> {
     tx: Option<mpsc::Sender<(Option<Record>, T)>>,
-    events: tokio::sync::mpsc::UnboundedReceiver<Event<T>>,
-    held: usize,
+    shared: Arc<Shared>,
     buffer: usize,
-    abandon: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
+/// Where the writer thread reports its events.
+pub type Notify<T> = Box<dyn FnMut(Event<T>) + Send>;
+
 impl<T: Send + 'static> StoreWriter<T> {
-    /// Starts the writer's thread on `store`.
+    /// Starts the writer's thread on `store`; it calls `notify` with each
+    /// event, in order.
     ///
     /// # Errors
     /// When the thread cannot be started.
-    pub fn start(store: Store, cfg: WriterConfig) -> std::io::Result<Self> {
+    pub fn start(store: Store, cfg: WriterConfig, notify: Notify<T>) -> std::io::Result<Self> {
         let (tx, rx) = mpsc::channel();
-        let (etx, events) = tokio::sync::mpsc::unbounded_channel();
-        let abandon = Arc::new(AtomicBool::new(false));
+        let shared = Arc::new(Shared::default());
         let buffer = cfg.buffer.max(1);
-        let a = abandon.clone();
+        let s = shared.clone();
         let thread = std::thread::Builder::new()
             .name("wireseal-store".into())
-            .spawn(move || run(store, cfg, rx, etx, a))?;
+            .spawn(move || run(store, cfg, rx, notify, s))?;
         Ok(Self {
             tx: Some(tx),
-            events,
-            held: 0,
+            shared,
             buffer,
-            abandon,
             thread: Some(thread),
         })
+    }
+
+    /// A writer whose events arrive on a channel (tests, simple callers).
+    ///
+    /// # Errors
+    /// When the thread cannot be started.
+    pub fn with_channel(
+        store: Store,
+        cfg: WriterConfig,
+    ) -> std::io::Result<(Self, mpsc::Receiver<Event<T>>)> {
+        let (etx, erx) = mpsc::channel();
+        let w = Self::start(store, cfg, Box::new(move |e| drop(etx.send(e))))?;
+        Ok((w, erx))
     }
 
     /// Whether [`StoreWriter::push`] will take another message. When false,
     /// stop reading from the broker until an [`Event::Committed`] frees room.
     pub fn has_room(&self) -> bool {
-        self.held < self.buffer && self.tx.is_some()
+        self.held() < self.buffer
+            && self.tx.is_some()
+            && !self.shared.stopped.load(Ordering::SeqCst)
     }
 
     /// Messages pushed and not yet handed back in an [`Event::Committed`].
     pub fn held(&self) -> usize {
-        self.held
+        self.shared.held.load(Ordering::SeqCst)
     }
 
     /// Queues one message: its record (`None` when it has nothing to store,
@@ -184,69 +256,21 @@ impl<T: Send + 'static> StoreWriter<T> {
     /// Gives the message back when the buffer is full or the writer closed.
     pub fn push(&mut self, record: Option<Record>, token: T) -> Result<(), Box<Refused<T>>> {
         let refused = |(record, token)| Box::new(Refused { record, token });
-        if self.held >= self.buffer {
+        if !self.has_room() {
             return Err(refused((record, token)));
         }
         let Some(tx) = &self.tx else {
             return Err(refused((record, token)));
         };
-        tx.send((record, token)).map_err(|e| refused(e.0))?;
-        self.held += 1;
-        Ok(())
-    }
-
-    fn account(&mut self, e: Event<T>) -> Event<T> {
-        match e {
-            Event::Committed { acks, summary } => {
-                self.held -= acks.len();
-                Event::Committed { acks, summary }
-            }
-            Event::Unavailable {
-                error, retry_in, ..
-            } => Event::Unavailable {
-                error,
-                held: self.held,
-                retry_in,
-            },
-            Event::Restored { after, .. } => Event::Restored {
-                after,
-                held: self.held,
-            },
-            Event::Stopped { error, .. } => {
-                self.tx = None;
-                Event::Stopped {
-                    error,
-                    held: self.held,
-                }
-            }
-        }
-    }
-
-    /// The next event; `None` once the writer has ended (after
-    /// [`StoreWriter::close`] and its last commit, or after
-    /// [`Event::Stopped`]). Cancel-safe: usable in `tokio::select!`.
-    pub async fn next_event(&mut self) -> Option<Event<T>> {
-        let e = self.events.recv().await?;
-        Some(self.account(e))
-    }
-
-    /// The next event if one is waiting.
-    #[cfg(test)]
-    pub fn try_next_event(&mut self) -> Option<Event<T>> {
-        let e = self.events.try_recv().ok()?;
-        Some(self.account(e))
-    }
-
-    /// The next event, waiting on this thread (not from inside an async
-    /// runtime).
-    #[cfg(test)]
-    pub fn blocking_next_event(&mut self) -> Option<Event<T>> {
-        let e = self.events.blocking_recv()?;
-        Some(self.account(e))
+        self.shared.held.fetch_add(1, Ordering::SeqCst);
+        tx.send((record, token)).map_err(|e| {
+            self.shared.held.fetch_sub(1, Ordering::SeqCst);
+            refused(e.0)
+        })
     }
 
     /// Takes no more messages: the writer commits what it holds (retrying
-    /// while the database is unavailable), reports it, and ends.
+    /// while the database is unavailable), reports it, then [`Event::Closed`].
     pub fn close(&mut self) {
         self.tx = None;
     }
@@ -255,7 +279,7 @@ impl<T: Send + 'static> StoreWriter<T> {
 impl<T> Drop for StoreWriter<T> {
     /// Stops retrying: what is held and not committed stays unacknowledged.
     fn drop(&mut self) {
-        self.abandon.store(true, Ordering::SeqCst);
+        self.shared.abandon.store(true, Ordering::SeqCst);
         self.tx = None;
         drop(self.thread.take());
     }
@@ -267,16 +291,6 @@ struct Batch<T> {
     records: Vec<Record>,
     owner: Vec<usize>,
     acks: Vec<T>,
-}
-
-impl<T> Default for Batch<T> {
-    fn default() -> Self {
-        Self {
-            records: Vec::new(),
-            owner: Vec::new(),
-            acks: Vec::new(),
-        }
-    }
 }
 
 impl<T> Batch<T> {
@@ -304,25 +318,83 @@ fn wait(d: Duration, abandon: &AtomicBool) -> bool {
     }
 }
 
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// When retention runs next, and one removal.
+struct Pruner {
+    retention: Retention,
+    next: Instant,
+}
+
+impl Pruner {
+    /// Removes one batch when due; reports it. A batch that came back full
+    /// makes the next one due at once, a short one waits `idle`.
+    fn maybe<T>(&mut self, store: &mut Store, notify: &mut Notify<T>) {
+        if Instant::now() < self.next {
+            return;
+        }
+        let cutoff = unix_ms().saturating_sub(self.retention.window.as_millis() as u64);
+        match store.prune(cutoff, self.retention.batch) {
+            Ok((packets, receptions)) => {
+                let more = packets as usize >= self.retention.batch;
+                self.next = match more {
+                    true => Instant::now(),
+                    false => Instant::now() + self.retention.idle,
+                };
+                if packets + receptions > 0 {
+                    notify(Event::Pruned {
+                        packets,
+                        receptions,
+                    });
+                }
+            }
+            // The write path reports an unavailable database; try later.
+            Err(_) => self.next = Instant::now() + self.retention.idle,
+        }
+    }
+}
+
 fn run<T>(
     mut store: Store,
     cfg: WriterConfig,
     rx: mpsc::Receiver<(Option<Record>, T)>,
-    events: tokio::sync::mpsc::UnboundedSender<Event<T>>,
-    abandon: Arc<AtomicBool>,
+    mut notify: Notify<T>,
+    shared: Arc<Shared>,
 ) {
     let max_batch = cfg.max_batch.max(1);
     let mut down_since: Option<Instant> = None;
+    let mut pruner = cfg.retention.map(|retention| Pruner {
+        retention,
+        next: Instant::now(),
+    });
     let mut closed = false;
     while !closed {
         let first = loop {
             match rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(m) => break m,
-                Err(mpsc::RecvTimeoutError::Timeout) if !abandon.load(Ordering::SeqCst) => {}
+                Err(mpsc::RecvTimeoutError::Timeout) if !shared.abandon.load(Ordering::SeqCst) => {
+                    if let Some(p) = &mut pruner {
+                        p.maybe(&mut store, &mut notify);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected)
+                    if !shared.abandon.load(Ordering::SeqCst) =>
+                {
+                    notify(Event::Closed);
+                    return;
+                }
                 Err(_) => return,
             }
         };
-        let mut b = Batch::default();
+        let mut b = Batch {
+            records: Vec::new(),
+            owner: Vec::new(),
+            acks: Vec::new(),
+        };
         b.add(first);
         let deadline = Instant::now() + cfg.linger;
         while b.acks.len() < max_batch {
@@ -355,30 +427,37 @@ fn run<T>(
                 }
                 Err(error) if error.is_retryable() => {
                     down_since.get_or_insert_with(Instant::now);
-                    let _ = events.send(Event::Unavailable {
+                    notify(Event::Unavailable {
                         error,
-                        held: 0,
+                        held: shared.held.load(Ordering::SeqCst),
                         retry_in: backoff,
                     });
-                    if !wait(backoff, &abandon) {
+                    if !wait(backoff, &shared.abandon) {
                         return;
                     }
                     backoff = (backoff * 2).min(cfg.retry_max);
                 }
                 Err(error) => {
-                    let _ = events.send(Event::Stopped { error, held: 0 });
+                    shared.stopped.store(true, Ordering::SeqCst);
+                    notify(Event::Stopped {
+                        error,
+                        held: shared.held.load(Ordering::SeqCst),
+                    });
                     return;
                 }
             }
         };
         if let Some(t) = down_since.take() {
-            let _ = events.send(Event::Restored {
+            notify(Event::Restored {
                 after: t.elapsed(),
-                held: 0,
+                held: shared.held.load(Ordering::SeqCst),
             });
         }
-        if events.send(Event::Committed { acks, summary }).is_err() {
-            return;
+        shared.held.fetch_sub(acks.len(), Ordering::SeqCst);
+        notify(Event::Committed { acks, summary });
+        if let Some(p) = &mut pruner {
+            p.maybe(&mut store, &mut notify);
         }
     }
+    notify(Event::Closed);
 }

@@ -3,7 +3,7 @@
 
 use super::probe::{node_text, packet_text, write, Probe};
 use super::*;
-use crate::commands::gateway::store::{Store, MAX_ID, MAX_NAME, MAX_PAYLOAD};
+use crate::store::{Store, MAX_ID, MAX_NAME, MAX_PAYLOAD};
 
 /// SQL-looking strings, invalid UTF-8, NUL and huge fields in one batch
 /// beside ordinary records: stored as text (capped), or the one record that

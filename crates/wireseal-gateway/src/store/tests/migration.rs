@@ -3,9 +3,9 @@
 
 use super::probe::Probe;
 use super::*;
-use crate::commands::gateway::store::Store;
+use crate::store::Store;
 
-fn write(store: &mut Store, batch: &[Record]) -> crate::commands::gateway::store::Committed {
+fn write(store: &mut Store, batch: &[Record]) -> crate::store::Committed {
     store.write_batch(batch).expect("batch committed")
 }
 
@@ -33,8 +33,8 @@ pub fn fill_v1(p: &mut dyn Probe) {
 /// After migrating [`fill_v1`]'s database: its rows kept, the new columns
 /// usable, the schema the same as a new database's (`fresh`).
 pub fn migrated_v1(store: &mut Store, p: &mut dyn Probe, fresh: &[String]) {
-    assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(2));
-    assert_eq!(p.count("SELECT count(*) FROM schema_version"), 2);
+    assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(3));
+    assert_eq!(p.count("SELECT count(*) FROM schema_version"), 3);
     assert_eq!(p.schema(), fresh, "migrated schema differs from a new one");
     assert_eq!(
         p.text("SELECT text FROM packets WHERE from_node = 7001")
@@ -87,5 +87,48 @@ pub fn migrated_v1(store: &mut Store, p: &mut dyn Probe, fresh: &[String]) {
     assert_eq!(
         p.int("SELECT last_seen_ms FROM nodes WHERE node = 7001"),
         Some(700)
+    );
+}
+
+/// After migrating the database the previous release wrote
+/// (`tests/data/store-v2.*`: `feed.py`'s traffic and three map reports of one
+/// node, which that release folded into one row): every row kept, the
+/// decryption outcome renamed, the schema the same as a new database's, and
+/// new map reports stored one row each beside the old one.
+pub fn migrated_release(store: &mut Store, p: &mut dyn Probe, fresh: &[String]) {
+    assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(3));
+    assert_eq!(p.schema(), fresh, "migrated schema differs from a new one");
+    assert_eq!(p.count("SELECT count(*) FROM packets"), 33);
+    assert_eq!(p.count("SELECT count(*) FROM receptions"), 33);
+    assert_eq!(p.count("SELECT count(*) FROM nodes"), 5);
+    assert_eq!(
+        p.count("SELECT count(*) FROM packets WHERE decryption = 'no'"),
+        0
+    );
+    assert_eq!(
+        p.count("SELECT count(*) FROM packets WHERE decryption = 'none'"),
+        8
+    );
+    assert_eq!(
+        p.count("SELECT count(*) FROM packets WHERE packet_id = 0 AND portnum = 73"),
+        1
+    );
+    let report = |key: i64, body: &str| {
+        let mut r = text(0x3003, 0, GW[0], 900, "");
+        r.packet.key = key;
+        r.packet.decryption = "plain".into();
+        r.packet.portnum = Some(73);
+        r.packet.payload = Some(body.as_bytes().to_vec());
+        r.packet.text = None;
+        r
+    };
+    let c = write(
+        store,
+        &[report(-11, "report four"), report(-12, "report five")],
+    );
+    assert_eq!((c.packets, c.receptions), (2, 2));
+    assert_eq!(
+        p.count("SELECT count(*) FROM packets WHERE from_node = 12291 AND portnum = 73"),
+        3
     );
 }

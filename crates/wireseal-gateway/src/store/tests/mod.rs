@@ -1,11 +1,10 @@
 //! The store's tests: SQLite files on disk and PostgreSQL servers the tests
-//! start and stop ([`pg_server`]). The scenarios are written once
+//! start and stop (the test kit's `PgServer`). The scenarios are written once
 //! ([`scenarios`]) and run against both; [`probe`] reads the tables back
 //! with each database's own client.
 
 mod hostile;
 mod migration;
-mod pg_server;
 mod pg_tests;
 mod probe;
 mod scenarios;
@@ -28,7 +27,7 @@ pub fn text(from: u32, id: u32, gw: &str, t: u64, msg: &str) -> Record {
     Record {
         packet: StoredPacket {
             from,
-            id,
+            key: id.into(),
             to: 0xffff_ffff,
             channel_id: "LongFast".into(),
             decryption: "channel".into(),
@@ -39,6 +38,7 @@ pub fn text(from: u32, id: u32, gw: &str, t: u64, msg: &str) -> Record {
             signature: "absent".into(),
             identity: None,
             error: None,
+            our_node: None,
         },
         reception: Reception {
             gateway_id: gw.into(),
@@ -106,6 +106,7 @@ pub fn kinds(gw: &str, t: u64) -> Vec<Record> {
     dm.packet.channel_id = "PKI".into();
     dm.packet.decryption = "pkc".into();
     dm.packet.channel_name = None;
+    dm.packet.our_node = Some(0x0a0b_0c0d);
     dm.node = Some(NodeUpdate {
         public_key: Some(key(4)),
         ..Default::default()
@@ -114,7 +115,7 @@ pub fn kinds(gw: &str, t: u64) -> Vec<Record> {
     let mut other = text(0x1005, 5, gw, t, "");
     other.packet.to = 0x0909_0909;
     other.packet.channel_id = "PKI".into();
-    other.packet.decryption = "no".into();
+    other.packet.decryption = "none".into();
     other.packet.channel_name = None;
     other.packet.portnum = None;
     other.packet.payload = None;
@@ -133,7 +134,7 @@ pub fn kinds(gw: &str, t: u64) -> Vec<Record> {
     v.push(plain);
     let mut unknown = text(0x1009, 9, gw, t, "");
     unknown.packet.channel_id = "Secret".into();
-    unknown.packet.decryption = "no".into();
+    unknown.packet.decryption = "none".into();
     unknown.packet.channel_name = None;
     unknown.packet.portnum = None;
     unknown.packet.payload = None;

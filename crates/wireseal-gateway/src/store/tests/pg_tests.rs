@@ -1,10 +1,10 @@
 //! The scenarios on a PostgreSQL server the test starts (one server, one
 //! database per scenario and method), over loopback TCP and the unix socket.
 
-use super::pg_server::PgServer;
 use super::probe::{PgProbe, Probe};
 use super::{hostile, migration, scenarios};
-use crate::commands::gateway::store::{postgres, PgMethod, PgStore, Store, StoreError, StoreUrl};
+use crate::store::{postgres, PgMethod, PgStore, Store, StoreError, StoreUrl};
+use wireseal_testkit::postgres::PgServer;
 
 fn open(url: &str, method: PgMethod) -> Store {
     let StoreUrl::Postgres(c) = url.parse().expect("a PostgreSQL URL") else {
@@ -19,7 +19,7 @@ type Scenario = fn(&mut Store, &mut dyn Probe);
 
 #[test]
 fn postgres_scenarios() {
-    let server = PgServer::start();
+    let server = PgServer::start().expect("a PostgreSQL server");
     let list: [(&str, Scenario); 6] = [
         ("every_kind_once", scenarios::every_kind_once),
         ("first_decoded_kept", scenarios::first_decoded_kept),
@@ -31,7 +31,7 @@ fn postgres_scenarios() {
     for (m, method) in [PgMethod::Unnest, PgMethod::Copy].into_iter().enumerate() {
         for (i, (name, run)) in list.iter().enumerate() {
             let db = format!("{name}_{m}");
-            server.create_db(&db);
+            server.create_db(&db).expect("createdb");
             let url = if (i + m) % 2 == 0 {
                 server.tcp_url(&db)
             } else {
@@ -42,7 +42,7 @@ fn postgres_scenarios() {
             run(&mut store, &mut probe);
         }
         let db = format!("concurrent_{m}");
-        server.create_db(&db);
+        server.create_db(&db).expect("createdb");
         let url = server.socket_url(&db);
         let mut probe = PgProbe::connect(&url);
         scenarios::concurrent_gateways(&|| open(&url, method), &mut probe);
@@ -51,8 +51,8 @@ fn postgres_scenarios() {
 
 #[test]
 fn postgres_migrates_from_empty_and_from_v1() {
-    let server = PgServer::start();
-    server.create_db("fresh");
+    let server = PgServer::start().expect("a PostgreSQL server");
+    server.create_db("fresh").expect("createdb");
     let _fresh_store = open(&server.tcp_url("fresh"), PgMethod::Unnest);
     let mut fresh = PgProbe::connect(&server.tcp_url("fresh"));
     let fresh_schema = fresh.schema();
@@ -64,10 +64,10 @@ fn postgres_migrates_from_empty_and_from_v1() {
     );
     assert_eq!(
         fresh.int("SELECT max(version) FROM schema_version"),
-        Some(2)
+        Some(3)
     );
 
-    server.create_db("old");
+    server.create_db("old").expect("createdb");
     let mut p = PgProbe::connect(&server.tcp_url("old"));
     {
         let (rt, client) = p.client();
@@ -80,9 +80,21 @@ fn postgres_migrates_from_empty_and_from_v1() {
     migration::migrated_v1(&mut store, &mut p, &fresh_schema);
     drop(store);
     let _again = open(&server.tcp_url("old"), PgMethod::Copy);
-    assert_eq!(p.count("SELECT count(*) FROM schema_version"), 2);
+    assert_eq!(p.count("SELECT count(*) FROM schema_version"), 3);
 
-    p.exec("INSERT INTO schema_version (version, applied_ms) VALUES (3, 0)");
+    server.create_db("release").expect("createdb");
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store-v2-postgres.sql");
+    server
+        .run_sql_file("release", &fixture)
+        .expect("load the previous release's database");
+    let mut r = PgProbe::connect(&server.tcp_url("release"));
+    assert_eq!(r.int("SELECT max(version) FROM schema_version"), Some(2));
+    let mut store = open(&server.socket_url("release"), PgMethod::Unnest);
+    migration::migrated_release(&mut store, &mut r, &fresh_schema);
+    drop(store);
+
+    p.exec("INSERT INTO schema_version (version, applied_ms) VALUES (4, 0)");
     let StoreUrl::Postgres(c) = server.tcp_url("old").parse().unwrap() else {
         unreachable!()
     };
@@ -94,7 +106,7 @@ fn postgres_migrates_from_empty_and_from_v1() {
 
 #[test]
 fn postgres_unreachable_is_unavailable() {
-    let server = PgServer::start();
+    let server = PgServer::start().expect("a PostgreSQL server");
     let url = server.tcp_url("postgres");
     drop(server);
     let StoreUrl::Postgres(c) = url.parse().unwrap() else {

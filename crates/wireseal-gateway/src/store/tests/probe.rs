@@ -1,7 +1,7 @@
 //! Reads the store's tables back through each database's own client, so the
 //! scenarios check what is stored, not what the store says it stored.
 
-use crate::commands::gateway::store::{Committed, Record, Store};
+use crate::store::{Committed, Record, Store};
 use std::path::Path;
 
 /// Writes one batch, which must commit.

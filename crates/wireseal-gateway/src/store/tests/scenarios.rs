@@ -3,7 +3,7 @@
 
 use super::probe::{node_text, packet_text, write, Probe};
 use super::*;
-use crate::commands::gateway::store::Store;
+use crate::store::Store;
 
 /// Every kind of record stored once, receptions from two gateways kept,
 /// the same receptions again dropped.
@@ -143,7 +143,7 @@ pub fn every_kind_once(store: &mut Store, p: &mut dyn Probe) {
 pub fn first_decoded_kept(store: &mut Store, p: &mut dyn Probe) {
     let undecoded = |from, id, gw: &str| {
         let mut r = text(from, id, gw, 100, "");
-        r.packet.decryption = "no".into();
+        r.packet.decryption = "none".into();
         r.packet.channel_name = None;
         r.packet.portnum = None;
         r.packet.payload = None;

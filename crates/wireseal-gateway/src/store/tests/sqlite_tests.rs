@@ -2,7 +2,7 @@
 
 use super::probe::{Probe, SqliteProbe};
 use super::{hostile, migration, scenarios};
-use crate::commands::gateway::store::{Durability, SqliteStore, Store, StoreError, StoreUrl};
+use crate::store::{Durability, SqliteStore, Store, StoreError, StoreUrl};
 use std::path::{Path, PathBuf};
 
 fn open() -> (tempfile::TempDir, PathBuf, Store, SqliteProbe) {
@@ -86,7 +86,7 @@ fn sqlite_migrates_from_empty_and_from_v1() {
     );
     assert_eq!(
         fresh.int("SELECT max(version) FROM schema_version"),
-        Some(2)
+        Some(3)
     );
 
     let dir = tempfile::tempdir().unwrap();
@@ -95,19 +95,33 @@ fn sqlite_migrates_from_empty_and_from_v1() {
     let mut p = SqliteProbe::open(&path);
     assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(1));
     migration::fill_v1(&mut p);
-    let mut store = Store::open(&StoreUrl::Sqlite(path.clone())).expect("migrate 1 -> 2");
+    let mut store = Store::open(&StoreUrl::Sqlite(path.clone())).expect("migrate 1 -> 3");
     migration::migrated_v1(&mut store, &mut p, &fresh_schema);
     drop(store);
     // Opening again changes nothing.
     let _again = Store::open(&StoreUrl::Sqlite(path)).unwrap();
-    assert_eq!(p.count("SELECT count(*) FROM schema_version"), 2);
+    assert_eq!(p.count("SELECT count(*) FROM schema_version"), 3);
+}
+
+#[test]
+fn sqlite_migrates_the_previous_releases_database() {
+    let (_d, _path, _s, mut fresh) = open();
+    let fresh_schema = fresh.schema();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("release.db");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store-v2.sqlite");
+    std::fs::copy(fixture, &path).unwrap();
+    let mut p = SqliteProbe::open(&path);
+    assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(2));
+    let mut store = Store::open(&StoreUrl::Sqlite(path)).expect("migrate 2 -> 3");
+    migration::migrated_release(&mut store, &mut p, &fresh_schema);
 }
 
 #[test]
 fn sqlite_newer_schema_refused() {
     let (_d, path, store, mut p) = open();
     drop(store);
-    p.exec("INSERT INTO schema_version (version, applied_ms) VALUES (3, 0)");
+    p.exec("INSERT INTO schema_version (version, applied_ms) VALUES (4, 0)");
     match Store::open(&StoreUrl::Sqlite(path)) {
         Err(StoreError::Schema(m)) => assert!(m.contains("newer"), "{m}"),
         other => panic!("expected a schema error, got {other:?}"),

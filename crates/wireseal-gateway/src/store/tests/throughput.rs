@@ -1,7 +1,7 @@
 //! Raw store throughput, run by hand (it prints figures and asserts none):
 //!
 //! ```sh
-//! cargo test --release -p wireseal-cli --bin wireseal store_throughput -- --ignored --nocapture
+//! cargo test --release -p wireseal-gateway --lib store_throughput -- --ignored --nocapture
 //! ```
 //!
 //! The feed is [`traffic`]: packets heard by 3 gateways each, so a third of
@@ -16,21 +16,15 @@
 //! rate that CPU time allows on one free core (on a busy machine the wall
 //! rate mostly measures the other work).
 
-use super::pg_server::PgServer;
 use super::*;
-use crate::commands::gateway::store::{
+use crate::store::{
     Durability, Event, PgMethod, PgStore, SqliteStore, Store, StoreUrl, StoreWriter, WriterConfig,
 };
 use std::time::{Duration, Instant};
+use wireseal_testkit::postgres::PgServer;
 
-/// CPU time of this process (all threads), from /proc (10 ms ticks).
 fn process_cpu() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let f: Vec<&str> = stat
-        .rsplit_once(") ")
-        .map_or(vec![], |r| r.1.split(' ').collect());
-    let t = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-    Duration::from_millis((t(11) + t(12)) * 10)
+    wireseal_testkit::proc::own_cpu()
 }
 
 struct Cost {
@@ -73,14 +67,14 @@ fn batches(store: &mut Store, feed: &[Record], batch: usize) {
 }
 
 fn through_writer(store: Store, feed: &[Record]) {
-    let mut w = StoreWriter::start(store, WriterConfig::default()).unwrap();
+    let (mut w, events) = StoreWriter::with_channel(store, WriterConfig::default()).unwrap();
     let mut it = feed.iter().cloned().peekable();
     let mut done = 0;
     while done < feed.len() {
         while w.has_room() && it.peek().is_some() {
             w.push(it.next(), ()).unwrap();
         }
-        if let Some(Event::Committed { acks, .. }) = w.blocking_next_event() {
+        if let Ok(Event::Committed { acks, .. }) = events.recv() {
             done += acks.len();
         }
     }
@@ -131,7 +125,7 @@ fn store_throughput() {
     if only.contains("sqlite") {
         return;
     }
-    let server = PgServer::start();
+    let server = PgServer::start().expect("a PostgreSQL server");
     let methods = [
         ("unnest", PgMethod::Unnest, false),
         ("unnest, ON CONFLICT on receptions", PgMethod::Unnest, true),
@@ -140,7 +134,7 @@ fn store_throughput() {
     for (name, m, careful) in methods {
         for &batch in &sizes {
             let db = format!("m{}_{batch}", name.len());
-            server.create_db(&db);
+            server.create_db(&db).expect("createdb");
             let StoreUrl::Postgres(c) = server.socket_url(&db).parse().unwrap() else {
                 unreachable!()
             };
@@ -154,7 +148,7 @@ fn store_throughput() {
             report(&format!("postgres {name}, batch {batch}"), n, packets, c);
         }
     }
-    server.create_db("writer");
+    server.create_db("writer").expect("createdb");
     let mut s = Store::open(&server.socket_url("writer").parse().unwrap()).unwrap();
     fill(&mut s);
     let c = measure(Some(&server), || through_writer(s, &feed));

@@ -2,13 +2,14 @@
 //! buffer's bound, rejected records located, and a PostgreSQL restart under
 //! load with nothing lost or duplicated.
 
-use super::pg_server::PgServer;
 use super::probe::{PgProbe, Probe, SqliteProbe};
 use super::*;
-use crate::commands::gateway::store::{Event, Store, StoreUrl, StoreWriter, WriterConfig};
+use crate::store::{Event, Store, StoreUrl, StoreWriter, WriterConfig};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::Duration;
+use wireseal_testkit::postgres::PgServer;
 
 /// What streaming a feed through a writer produced.
 #[derive(Debug, Default)]
@@ -26,7 +27,12 @@ struct Run {
 
 /// Pushes `feed` (token = position) as fast as the buffer allows, handles
 /// every event, closes, and drains to the end. `acked` follows the count.
-fn stream(w: &mut StoreWriter<usize>, feed: Vec<Option<Record>>, acked: &AtomicUsize) -> Run {
+fn stream(
+    w: &mut StoreWriter<usize>,
+    events: &Receiver<Event<usize>>,
+    feed: Vec<Option<Record>>,
+    acked: &AtomicUsize,
+) -> Run {
     let mut run = Run::default();
     let mut todo: std::collections::VecDeque<(usize, Option<Record>)> =
         feed.into_iter().enumerate().collect();
@@ -45,7 +51,7 @@ fn stream(w: &mut StoreWriter<usize>, feed: Vec<Option<Record>>, acked: &AtomicU
         } else {
             w.close();
         }
-        let Some(ev) = w.blocking_next_event() else {
+        let Ok(ev) = events.recv() else {
             break;
         };
         match ev {
@@ -64,17 +70,21 @@ fn stream(w: &mut StoreWriter<usize>, feed: Vec<Option<Record>>, acked: &AtomicU
                 run.down_for += after;
             }
             Event::Stopped { error, .. } => panic!("writer stopped: {error}"),
+            Event::Pruned { .. } => {}
+            Event::Closed => break,
         }
     }
     assert_eq!(w.held(), 0);
     run
 }
 
-fn sqlite_writer(cfg: WriterConfig) -> (tempfile::TempDir, StoreWriter<usize>, SqliteProbe) {
+type Writer = (StoreWriter<usize>, Receiver<Event<usize>>);
+
+fn sqlite_writer(cfg: WriterConfig) -> (tempfile::TempDir, Writer, SqliteProbe) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("w.db");
     let store = Store::open(&StoreUrl::Sqlite(path.clone())).unwrap();
-    let w = StoreWriter::start(store, cfg).unwrap();
+    let w = StoreWriter::with_channel(store, cfg).unwrap();
     (dir, w, SqliteProbe::open(&path))
 }
 
@@ -86,7 +96,7 @@ fn writer_acks_in_order_after_commit_within_its_buffer() {
         linger: Duration::from_millis(5),
         ..WriterConfig::default()
     };
-    let (_d, mut w, mut p) = sqlite_writer(cfg);
+    let (_d, (mut w, ev), mut p) = sqlite_writer(cfg);
     let mut feed: Vec<Option<Record>> = traffic(700, 3, 5_000).into_iter().map(Some).collect();
     for i in (0..feed.len()).step_by(10) {
         feed[i] = None;
@@ -96,7 +106,7 @@ fn writer_acks_in_order_after_commit_within_its_buffer() {
     feed[1001] = Some(late);
     let stored = feed.iter().flatten().count() - 1;
     let n = feed.len();
-    let run = stream(&mut w, feed, &AtomicUsize::new(0));
+    let run = stream(&mut w, &ev, feed, &AtomicUsize::new(0));
     assert_eq!(run.acks, (0..n).collect::<Vec<_>>());
     assert_eq!(run.rejected, [1001]);
     assert_eq!(run.most_held, 300);
@@ -109,9 +119,9 @@ fn writer_acks_in_order_after_commit_within_its_buffer() {
 
 #[test]
 fn writer_commits_a_lone_record_without_closing() {
-    let (_d, mut w, mut p) = sqlite_writer(WriterConfig::default());
+    let (_d, (mut w, ev), mut p) = sqlite_writer(WriterConfig::default());
     w.push(Some(text(1, 1, GW[0], 1, "alone")), 7).unwrap();
-    match w.blocking_next_event() {
+    match ev.recv().ok() {
         Some(Event::Committed { acks, summary }) => {
             assert_eq!(acks, [7]);
             assert_eq!(summary.receptions, 1);
@@ -120,13 +130,13 @@ fn writer_commits_a_lone_record_without_closing() {
     }
     assert_eq!(p.count("SELECT count(*) FROM packets"), 1);
     assert!(w.has_room());
-    assert!(w.try_next_event().is_none());
+    assert!(ev.try_recv().is_err());
 }
 
 #[test]
 fn postgres_restart_under_load_loses_and_duplicates_nothing() {
-    let mut server = PgServer::start();
-    server.create_db("load");
+    let mut server = PgServer::start().expect("a PostgreSQL server");
+    server.create_db("load").expect("createdb");
     let url = server.tcp_url("load");
     let store = Store::open(&url.parse().unwrap()).expect("open");
     let cfg = WriterConfig {
@@ -135,8 +145,9 @@ fn postgres_restart_under_load_loses_and_duplicates_nothing() {
         linger: Duration::from_millis(20),
         retry_min: Duration::from_millis(50),
         retry_max: Duration::from_millis(800),
+        retention: None,
     };
-    let mut w = StoreWriter::start(store, cfg).unwrap();
+    let (mut w, ev) = StoreWriter::with_channel(store, cfg).unwrap();
     let feed = traffic(15_000, 3, 9_000_000);
     let n = feed.len();
     let acked = Arc::new(AtomicUsize::new(0));
@@ -147,10 +158,10 @@ fn postgres_restart_under_load_loses_and_duplicates_nothing() {
         }
         server.crash();
         std::thread::sleep(Duration::from_millis(1_500));
-        server.run();
+        server.run().expect("restart postgres");
         server
     });
-    let run = stream(&mut w, feed.into_iter().map(Some).collect(), &acked);
+    let run = stream(&mut w, &ev, feed.into_iter().map(Some).collect(), &acked);
     let server = control.join().expect("server control");
     println!(
         "{n} messages through a restart: {} unavailable reports, restored after {:.1} s, \
