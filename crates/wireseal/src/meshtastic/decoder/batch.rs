@@ -105,10 +105,11 @@ impl Decoder {
         envelopes: &[&[u8]],
     ) -> Vec<Result<Decoded, Error>> {
         let (channels, nodes, engines) = (&self.channels, &self.nodes, &self.engines[..]);
+        let verified = &self.verified;
         // Boxed: the calling thread gathers the chunks' results, so each
         // result it moves is a pointer, not a whole packet.
         let mut parsed: Vec<Result<Box<Parsed>, Error>> = batch.map(envelopes, |b| {
-            let mut p = Box::new(parse(channels, nodes, envelope::decode(b)?));
+            let mut p = Box::new(parse(channels, nodes, verified, envelope::decode(b)?));
             open_ahead(engines, nodes, now, &mut p);
             Ok(p)
         });

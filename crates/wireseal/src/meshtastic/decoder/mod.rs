@@ -14,7 +14,9 @@
 //! 3. checks `Data.xeddsa_signature` ([`super::xeddsa`]) with the sender's
 //!    pinned key, or, for a signed NodeInfo from a node without one, with
 //!    the key it announces when that key hashes to the sender's number
-//!    ([`super::identity`]);
+//!    ([`super::identity`]); the last 4,096 results are kept, keyed by a
+//!    digest of the key and everything the check reads, so the copies of
+//!    one signed packet that several gateways uplink are verified once;
 //! 4. applies the signature policy ([`SignaturePolicy`], the firmware's
 //!    `packet_signature_policy`): [`Decoded::verdict`] says whether a node
 //!    with that policy accepts, flags or drops the packet;
@@ -63,6 +65,7 @@ mod batch;
 mod nodes;
 mod outcome;
 mod settle;
+mod verified;
 
 pub use nodes::{NodeKey, NodeTable, DEFAULT_NODE_CAPACITY};
 pub use outcome::{Control, Decoded, Decryption, KeyEvent, Reception, Signature, Undecoded};
@@ -109,6 +112,9 @@ pub struct Decoder {
     nodes: NodeTable,
     replay: Option<ReplayWindow>,
     policy: SignaturePolicy,
+    /// Signatures already verified (each copy of a signed packet that
+    /// another gateway uplinked is verified once).
+    verified: verified::Verified,
 }
 
 impl Default for Decoder {
@@ -138,6 +144,10 @@ struct Parsed {
 struct Checked {
     key: [u8; 32],
     valid: bool,
+    /// What the verification read ([`verified::digest`]).
+    digest: [u8; 32],
+    /// Whether it was verified now (not found among the results kept).
+    fresh: bool,
 }
 
 impl Decoder {
@@ -153,6 +163,7 @@ impl Decoder {
             nodes: NodeTable::default(),
             replay: None,
             policy: SignaturePolicy::default(),
+            verified: verified::Verified::default(),
         }
     }
 
@@ -300,7 +311,7 @@ impl Decoder {
     }
 
     fn decode_checked(&mut self, now: u64, env: ServiceEnvelope) -> Decoded {
-        let mut parsed = parse(&self.channels, &self.nodes, env);
+        let mut parsed = parse(&self.channels, &self.nodes, &self.verified, env);
         self.settle(now, &mut parsed);
         parsed.head
     }
@@ -308,7 +319,12 @@ impl Decoder {
 
 /// The stateless step: envelope, channel trial decryption, routing of PKC,
 /// and the signature against the key known now.
-fn parse(channels: &Channels, nodes: &NodeTable, env: ServiceEnvelope) -> Parsed {
+fn parse(
+    channels: &Channels,
+    nodes: &NodeTable,
+    verified: &verified::Verified,
+    env: ServiceEnvelope,
+) -> Parsed {
     let packet = env.packet.expect("envelope::check passed");
     let mut head = Decoded {
         from: packet.from,
@@ -390,7 +406,7 @@ fn parse(channels: &Channels, nodes: &NodeTable, env: ServiceEnvelope) -> Parsed
     if let Some(key) = nodeinfo {
         parsed.head.identity = Some(identity(&parsed.head, key));
     }
-    parsed.signature = check_ahead(nodes, &parsed);
+    parsed.signature = check_ahead(nodes, verified, &parsed);
     parsed
 }
 
@@ -404,8 +420,9 @@ fn identity(d: &Decoded, key: Option<[u8; 32]>) -> Identity {
 }
 
 /// Verifies a 64-byte signature with the sender's pinned key, or for a
-/// first NodeInfo with the announced key when it hashes to the sender.
-fn check_ahead(nodes: &NodeTable, p: &Parsed) -> Option<Checked> {
+/// first NodeInfo with the announced key when it hashes to the sender (the
+/// result kept for an earlier copy, if there is one).
+fn check_ahead(nodes: &NodeTable, verified: &verified::Verified, p: &Parsed) -> Option<Checked> {
     let d = &p.head;
     let data = d.data.as_ref()?;
     if data.xeddsa_signature.len() != SIGNATURE_LEN {
@@ -418,9 +435,16 @@ fn check_ahead(nodes: &NodeTable, p: &Parsed) -> Option<Checked> {
             (a, VerifyingKey::from_x25519(&a).ok())
         }
     };
+    let digest = verified::digest(&key, d.from, d.id, data);
+    let (valid, fresh) = match verified.get(&digest) {
+        Some(v) => (v, false),
+        None => (verify(vk, d.from, d.id, data), true),
+    };
     Some(Checked {
         key,
-        valid: verify(vk, d.from, d.id, data),
+        valid,
+        digest,
+        fresh,
     })
 }
 

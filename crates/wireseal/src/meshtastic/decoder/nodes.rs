@@ -176,9 +176,7 @@ impl NodeTable {
             if let Some(o) = self.nodes.get_mut(&other) {
                 o.renumbered_from = o.renumbered_from.filter(|&n| n != node);
                 o.renumbered_to = o.renumbered_to.filter(|&n| n != node);
-                if self.by_key.get(&o.public_key).is_none() {
-                    self.by_key.insert(o.public_key, other);
-                }
+                self.by_key.entry(o.public_key).or_insert(other);
             }
         }
         true

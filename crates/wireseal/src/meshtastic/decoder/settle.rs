@@ -35,6 +35,9 @@ impl Decoder {
         let Some(data) = d.data.take() else {
             return;
         };
+        if let Some(c) = parsed.signature.filter(|c| c.fresh) {
+            self.verified.insert(c.digest, c.valid);
+        }
         let j = self.judge(d, &data, announced, parsed.signature);
         d.data = Some(data);
         d.signature = j.signature;
