@@ -359,6 +359,8 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     rows.extend(peer::xeddsa_rows(ctx));
     rows.push(broker::end_to_end(ctx, &feed, mqtt_json_rate));
     rows.extend(super::meshtastic_gateway_store::rows(ctx));
+    rows.extend(super::meshtastic_gateway_guard::rows(ctx));
+    rows.extend(super::meshtastic_gateway_retention::rows(ctx));
     rows
 }
 

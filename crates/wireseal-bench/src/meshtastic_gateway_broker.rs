@@ -4,18 +4,17 @@
 //! publisher. The figure is packets per second from the first byte
 //! published to the gateway's exit after `--max-packets N` JSON lines.
 
-use super::meshtastic_gateway::{Feed, Kind, OUR_NODE, SENDERS};
+use super::meshtastic_gateway::{Feed, Kind, SENDERS};
 use super::{Better, Ctx, Row};
 use crate::peers::Skip;
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use wireseal_testkit::mosquitto::{Mosquitto, Settings};
 use wireseal_testkit::mqtt::{publish_packet, Publisher};
 
 const SECTION: &str = "meshtastic";
-const KEY_ENV: &str = "WIRESEAL_BENCH_GATEWAY_KEY";
 
 /// A Mosquitto for the bench: messages to a subscriber that lags are
 /// queued, not dropped, and up to 40,000 QoS 1 messages may be in flight to
@@ -44,22 +43,7 @@ impl From<Skip> for RunError {
 
 /// One run: start the gateway, publish `n` envelopes, wait for its exit.
 fn one_run(broker: &Mosquitto, feed: &Feed, n: usize) -> Result<f64, RunError> {
-    let mut gw = Command::new(crate::peers::wireseal_bin()?)
-        .args(["meshtastic", "gateway", "--broker"])
-        .arg(format!("mqtt://127.0.0.1:{}", broker.port))
-        .args(["--channel", "LongFast=AQ==", "--node"])
-        .arg(format!("!{OUR_NODE:08x}"))
-        .args([
-            "--key-env",
-            KEY_ENV,
-            "--flood-rate",
-            "100000",
-            "--flood-burst",
-            "100000",
-            "--max-packets",
-        ])
-        .arg(n.to_string())
-        .env(KEY_ENV, hex::encode(feed.our.expose()))
+    let mut gw = super::meshtastic_gateway_run::command(broker, feed, n)?
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

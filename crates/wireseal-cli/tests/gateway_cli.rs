@@ -9,12 +9,12 @@
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use wireseal::meshtastic::channel::ChannelKey;
 use wireseal::meshtastic::envelope::{self, Data, MeshPacket, PayloadVariant, ServiceEnvelope};
 use wireseal_testkit::db::Db;
+use wireseal_testkit::meshtastic::text_envelope;
 use wireseal_testkit::mosquitto::Mosquitto;
 use wireseal_testkit::mqtt::publish_qos1;
 use wireseal_testkit::postgres::PgServer;
@@ -151,35 +151,16 @@ fn settings_errors_fail_at_start() {
     }
 }
 
-/// The feed's text messages from a node of the test's, on LongFast.
+/// Text messages from ten nodes of the test's, on LongFast.
 fn texts(n: u32, gw: &str) -> Vec<(String, Vec<u8>)> {
-    let key = ChannelKey::from_psk(&[1]).unwrap();
     (0..n)
         .map(|i| {
-            let (from, id) = (0x3100_0000 + i % 10, 0x0200_0000 + i);
-            let data = Data {
-                portnum: envelope::TEXT_MESSAGE_APP,
-                payload: format!("line {i}").into_bytes(),
-                ..Default::default()
-            };
-            let body = key
-                .seal_to_vec(from, id, &envelope::encode_data(&data))
-                .unwrap();
-            let env = ServiceEnvelope {
-                packet: Some(MeshPacket {
-                    from,
-                    to: u32::MAX,
-                    id,
-                    channel: u32::from(key.hash("LongFast")),
-                    payload_variant: Some(PayloadVariant::Encrypted(body)),
-                    ..Default::default()
-                }),
-                channel_id: "LongFast".into(),
-                gateway_id: gw.into(),
-            };
-            (
-                format!("msh/EU_868/2/e/LongFast/{gw}"),
-                envelope::encode_to_vec(&env),
+            text_envelope(
+                0x3100_0000 + i % 10,
+                0x0200_0000 + i,
+                &format!("line {i}"),
+                gw,
+                0,
             )
         })
         .collect()
@@ -383,7 +364,7 @@ fn gateway_killed_under_load_resumes_its_session() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let db = Db::Sqlite(PathBuf::from(dir.path().join("mesh.db")));
+    let db = Db::Sqlite(dir.path().join("mesh.db"));
     let broker = Mosquitto::start().unwrap();
     let (msgs, packets, receptions) = load(10_000, 300);
     let args = storing(&broker, &db, "killed", dir.path());

@@ -159,8 +159,12 @@ pub struct Counters {
     pub republished: Count,
     /// Firmware JSON objects published (`--firmware-json`).
     pub firmware_json: Count,
-    /// Publications dropped because the client's queue was full.
+    /// Publications dropped because the output connection's queue was full.
     pub publish_dropped: Count,
+    /// Failures of the output connection (it reconnects by itself).
+    pub output_errors: Count,
+    /// Messages on the gateway's own output topics, ignored.
+    pub own_output: Count,
     /// Acknowledgements sent to the broker.
     pub acks: Count,
     /// Acknowledgements the client's queue refused.
@@ -211,6 +215,8 @@ impl Default for Counters {
             republished: Count::default(),
             firmware_json: Count::default(),
             publish_dropped: Count::default(),
+            output_errors: Count::default(),
+            own_output: Count::default(),
             acks: Count::default(),
             ack_dropped: Count::default(),
             acks_for_closed_connection: Count::default(),
@@ -283,6 +289,8 @@ impl Counters {
                 "republished": self.republished.get(),
                 "firmware_json": self.firmware_json.get(),
                 "publish_dropped": self.publish_dropped.get(),
+                "errors": self.output_errors.get(),
+                "own_output_ignored": self.own_output.get(),
             },
             "acks": {
                 "sent": self.acks.get(),
@@ -308,6 +316,7 @@ impl Counters {
 mod tests {
     use super::*;
     use wireseal::meshtastic::decoder::{Decryption, Signature, Undecoded};
+    use wireseal::meshtastic::policy::Concern;
     use wireseal::meshtastic::{Error, Identity, Verdict};
 
     /// Every name the library gives an outcome has its slot: the counters
@@ -350,7 +359,11 @@ mod tests {
         for i in [Identity::Matches, Identity::Mismatch, Identity::Legacy] {
             assert!(IDENTITY.contains(&i.as_str()));
         }
-        for v in [Verdict::Accept] {
+        for v in [
+            Verdict::Accept,
+            Verdict::Flag(Concern::Downgrade),
+            Verdict::Drop(Concern::Unsigned),
+        ] {
             assert!(POLICY.contains(&v.as_str()));
         }
         for k in [

@@ -27,13 +27,13 @@ fn unix_ms() -> u64 {
 
 /// What a sink borrows while it handles an item.
 struct Cx<'a> {
-    client: &'a mqtt::Client,
+    output: Option<&'a mqtt::Sender>,
     counters: &'a Counters,
 }
 
 impl Context for Cx<'_> {
     fn publish(&mut self, topic: &str, payload: Vec<u8>) -> bool {
-        self.client.publish(topic, payload)
+        self.output.is_some_and(|o| o.publish(topic, payload))
     }
 
     fn counters(&self) -> &Counters {
@@ -117,6 +117,21 @@ pub(crate) async fn run(gw: Gateway) -> Result<serde_json::Value, RunError> {
     } = gw;
     let persistent = p.mqtt.persistent.is_some();
     let mut client = mqtt::Client::new(&p.mqtt);
+    let (output, output_task) = match sinks.iter().any(|s| s.publishes()) {
+        true => {
+            let (sender, out) = mqtt::output(&p.mqtt);
+            (Some(sender), Some(tokio::spawn(mqtt::drive_output(out))))
+        }
+        false => (None, None),
+    };
+    // Messages on the gateway's own output topics come back on a broad
+    // subscription (`msh/#`): they are not the feed's.
+    let own: Vec<String> = p
+        .publish
+        .iter()
+        .map(|x| format!("{x}/"))
+        .chain(p.firmware_root.iter().map(|r| format!("{r}/2/json/")))
+        .collect();
     let broker = format!("{}:{}", p.mqtt.endpoint.host, p.mqtt.endpoint.port);
     let (ntx, mut nrx) = tokio::sync::mpsc::unbounded_channel::<Notice>();
     let durable: Vec<bool> = sinks.iter().map(|s| s.durable()).collect();
@@ -202,6 +217,12 @@ pub(crate) async fn run(gw: Gateway) -> Result<serde_json::Value, RunError> {
                     }
                     emit(&listeners, &mut log, Event::Subscribed { filter });
                 }
+                Ok(mqtt::Incoming::Publish { topic, ack, .. }) if own.iter().any(|o| topic.starts_with(o.as_str())) => {
+                    counters.own_output.bump();
+                    seq += 1;
+                    acks.queue.push_back((seq, ack.map(|a| (a, connection))));
+                    acks.release(&client, connection, &counters);
+                }
                 Ok(mqtt::Incoming::Publish { topic, payload, ack }) => {
                     counters.messages.bump();
                     seq += 1;
@@ -265,7 +286,7 @@ pub(crate) async fn run(gw: Gateway) -> Result<serde_json::Value, RunError> {
                         }
                     }
                     let item = Item { seq, topic: &topic, rx_time_ms: unix_ms(), packet };
-                    let mut cx = Cx { client: &client, counters: &counters };
+                    let mut cx = Cx { output: output.as_ref(), counters: &counters };
                     for (i, s) in sinks.iter_mut().enumerate() {
                         match s.handle(&item, &mut cx) {
                             Ok(Handled::Pending) if durable[i] => acks.pending[i].push_back(seq),
@@ -360,6 +381,14 @@ pub(crate) async fn run(gw: Gateway) -> Result<serde_json::Value, RunError> {
         let _ = s.flush();
     }
     drop(sinks);
+    if let (Some(o), Some(task)) = (&output, output_task) {
+        // What is queued goes out before the disconnection.
+        if o.disconnect() {
+            if let Ok(Ok(failures)) = tokio::time::timeout(Duration::from_secs(5), task).await {
+                counters.output_errors.add(failures);
+            }
+        }
+    }
     if failure.is_none() && client.disconnect() {
         // The acknowledgements queued go out before the disconnection.
         let end = Instant::now() + Duration::from_secs(5);

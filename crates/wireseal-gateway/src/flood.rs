@@ -194,13 +194,54 @@ impl FloodGuard {
     }
 }
 
+/// One simulated minute ([`loud_minute`]): what passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Minute {
+    /// Packets of the loud node that passed.
+    pub loud_passed: u64,
+    /// Its limit: `burst + 60 × rate`.
+    pub loud_limit: u64,
+    /// Copies the other nodes sent.
+    pub others_sent: u64,
+    /// Copies of theirs that passed.
+    pub others_passed: u64,
+}
+
+/// A minute of traffic through a guard with `limits`, on a simulated clock:
+/// one node (`0xbad`) sends 50 packets per second, and `others` nodes one
+/// packet every 10 s each, every one of theirs heard by three gateways.
+/// The scenario the tests and `wireseal bench` measure; the guard is
+/// returned for its report.
+pub fn loud_minute(limits: FloodLimits, others: u32) -> (Minute, FloodGuard) {
+    let mut g = FloodGuard::new(limits);
+    let mut m = Minute {
+        loud_passed: 0,
+        loud_limit: u64::from(limits.burst) + (limits.rate * 60.0) as u64,
+        others_sent: 0,
+        others_passed: 0,
+    };
+    for ms in (0..60_000u64).step_by(20) {
+        m.loud_passed += u64::from(g.admit(ms, 0xbad, ms as i64 + 1));
+        if ms % 10_000 < 20 {
+            for n in 0..others {
+                for _ in 0..3 {
+                    m.others_sent += 1;
+                    let passed = g.admit(ms + u64::from(n), 0x1000 + n, ms as i64 + 1);
+                    m.others_passed += u64::from(passed);
+                }
+            }
+        }
+    }
+    (m, g)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// One node at 50 messages per second for 60 s, beside 20 others at one
-    /// message every 10 s: the loud node gets its burst and its rate, no
-    /// more; every other message passes at once.
+    /// One node at 50 packets per second for 60 s, beside 20 others at one
+    /// packet every 10 s through three gateways: the loud node gets its
+    /// burst and its rate, no more; every other copy passes at once.
     #[test]
     fn a_loud_node_is_held_to_its_limit_and_the_others_pass() {
         let limits = FloodLimits {
@@ -208,26 +249,13 @@ mod tests {
             burst: 20,
             ..FloodLimits::default()
         };
-        let mut g = FloodGuard::new(limits);
-        let (mut loud_passed, mut others_sent, mut others_passed) = (0u64, 0u64, 0u64);
-        for ms in (0..60_000u64).step_by(20) {
-            loud_passed += u64::from(g.admit(ms, 0xbad, ms as i64 + 1));
-            if ms % 10_000 < 20 {
-                for n in 0..20 {
-                    // Each packet heard by three gateways.
-                    for _ in 0..3 {
-                        others_sent += 1;
-                        others_passed += u64::from(g.admit(ms, 0x1000 + n, ms as i64 + 1));
-                    }
-                }
-            }
-        }
-        let limit = 20 + (2.0 * 60.0) as u64;
-        assert!(loud_passed <= limit, "{loud_passed} > {limit}");
-        assert!(loud_passed >= limit - 2, "{loud_passed}");
-        assert_eq!(others_passed, others_sent);
+        let (m, mut g) = loud_minute(limits, 20);
+        assert_eq!(m.loud_limit, 140);
+        assert!(m.loud_passed <= m.loud_limit, "{m:?}");
+        assert!(m.loud_passed >= m.loud_limit - 2, "{m:?}");
+        assert_eq!(m.others_passed, m.others_sent);
         let r = g.report(60_000).expect("a report after a minute");
-        assert_eq!(r.refused, 3_000 - loud_passed);
+        assert_eq!(r.refused, 3_000 - m.loud_passed);
         assert_eq!((r.nodes, r.top[0].0), (1, 0xbad));
         assert_eq!(g.report(60_001), None, "once per interval");
     }

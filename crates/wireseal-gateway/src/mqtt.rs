@@ -181,9 +181,86 @@ fn requests(s: &Settings) -> usize {
     1024 + s.persistent.unwrap_or(0)
 }
 
+/// Publications the output connection queues at most (the rest are
+/// dropped and counted).
+pub const OUTPUT_QUEUE: usize = 16_384;
+
+/// The publishing side of a client: cheap to clone, usable while another
+/// task polls the connection.
+#[derive(Clone)]
+pub enum Sender {
+    /// MQTT 3.1.1.
+    V3(rumqttc::AsyncClient),
+    /// MQTT 5.
+    V5(v5::AsyncClient),
+}
+
+impl Sender {
+    /// Publishes `payload` on `topic` at QoS 0; false when the queue is full.
+    pub fn publish(&self, topic: &str, payload: Vec<u8>) -> bool {
+        match self {
+            Sender::V3(c) => c
+                .try_publish(topic, rumqttc::QoS::AtMostOnce, false, payload)
+                .is_ok(),
+            Sender::V5(c) => c
+                .try_publish(topic, v5::mqttbytes::QoS::AtMostOnce, false, payload)
+                .is_ok(),
+        }
+    }
+
+    /// Asks to disconnect after what is queued.
+    pub fn disconnect(&self) -> bool {
+        match self {
+            Sender::V3(c) => c.try_disconnect().is_ok(),
+            Sender::V5(c) => c.try_disconnect().is_ok(),
+        }
+    }
+}
+
+/// The connection the gateway publishes on (records and the firmware's
+/// JSON): a second client, clean session, QoS 0, client id `ID-out`, with a
+/// queue of [`OUTPUT_QUEUE`], polled by a task of its own, so publishing
+/// never waits behind the feed's reads (rumqttc serves one request per
+/// poll but reads ten messages) and never delays an acknowledgement.
+pub fn output(s: &Settings) -> (Sender, Client) {
+    let mut o = s.clone();
+    o.client_id = format!("{}-out", s.client_id);
+    o.persistent = None;
+    let c = Client::with_queue(&o, OUTPUT_QUEUE);
+    (c.sender(), c)
+}
+
+/// Polls the output connection until it is asked to disconnect, waiting a
+/// second after each failure; returns the failures.
+pub async fn drive_output(mut c: Client) -> u64 {
+    let mut failures = 0;
+    loop {
+        match c.poll().await {
+            Ok(Incoming::Disconnected) => return failures,
+            Ok(_) => {}
+            Err(_) => {
+                failures += 1;
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+}
+
 impl Client {
     /// A client; it connects on the first [`Client::poll`].
     pub fn new(s: &Settings) -> Self {
+        Self::with_queue(s, requests(s))
+    }
+
+    /// The publishing side of this client.
+    pub fn sender(&self) -> Sender {
+        match self {
+            Client::V3(c, _) => Sender::V3(c.clone()),
+            Client::V5(c, _) => Sender::V5(c.clone()),
+        }
+    }
+
+    fn with_queue(s: &Settings, queue: usize) -> Self {
         let e = &s.endpoint;
         match s.version {
             Version::V311 => {
@@ -196,7 +273,7 @@ impl Client {
                 if let Some((u, p)) = &s.credentials {
                     o.set_credentials(u, p);
                 }
-                let (c, l) = rumqttc::AsyncClient::new(o, requests(s));
+                let (c, l) = rumqttc::AsyncClient::new(o, queue);
                 Client::V3(c, Box::new(l))
             }
             Version::V5 => {
@@ -218,7 +295,7 @@ impl Client {
                 if let Some((u, p)) = &s.credentials {
                     o.set_credentials(u, p);
                 }
-                let (c, l) = v5::AsyncClient::new(o, requests(s));
+                let (c, l) = v5::AsyncClient::new(o, queue);
                 Client::V5(c, Box::new(l))
             }
         }
@@ -334,18 +411,6 @@ impl Client {
         match self {
             Client::V3(c, _) => c.try_disconnect().is_ok(),
             Client::V5(c, _) => c.try_disconnect().is_ok(),
-        }
-    }
-
-    /// Publishes `payload` on `topic` at QoS 0; false when the queue is full.
-    pub fn publish(&self, topic: &str, payload: Vec<u8>) -> bool {
-        match self {
-            Client::V3(c, _) => c
-                .try_publish(topic, rumqttc::QoS::AtMostOnce, false, payload)
-                .is_ok(),
-            Client::V5(c, _) => c
-                .try_publish(topic, v5::mqttbytes::QoS::AtMostOnce, false, payload)
-                .is_ok(),
         }
     }
 }

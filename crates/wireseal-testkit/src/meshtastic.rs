@@ -2,9 +2,45 @@
 //! and a hostile feed whose channel ids, gateway ids, topics and node names
 //! are chosen to break topics, logs and paths.
 
+use wireseal::meshtastic::channel::ChannelKey;
 use wireseal::meshtastic::envelope::{
     self, Data, MeshPacket, PayloadVariant, ServiceEnvelope, User,
 };
+
+/// A LongFast text message (`text`) from `from` with packet id `id`, as
+/// gateway `gw` heard it through relay `relay`: its topic and envelope.
+pub fn text_envelope(from: u32, id: u32, text: &str, gw: &str, relay: u32) -> (String, Vec<u8>) {
+    let key = ChannelKey::from_psk(&[1]).expect("the default key");
+    let data = Data {
+        portnum: envelope::TEXT_MESSAGE_APP,
+        payload: text.as_bytes().to_vec(),
+        ..Default::default()
+    };
+    let body = key
+        .seal_to_vec(from, id, &envelope::encode_data(&data))
+        .expect("a short payload");
+    let env = ServiceEnvelope {
+        packet: Some(MeshPacket {
+            from,
+            to: u32::MAX,
+            id,
+            channel: u32::from(key.hash("LongFast")),
+            payload_variant: Some(PayloadVariant::Encrypted(body)),
+            rx_time: 1_760_000_000 + id,
+            rx_rssi: -90,
+            hop_limit: 2,
+            hop_start: 3,
+            relay_node: relay,
+            ..Default::default()
+        }),
+        channel_id: "LongFast".into(),
+        gateway_id: gw.into(),
+    };
+    (
+        format!("msh/EU_868/2/e/LongFast/{gw}"),
+        envelope::encode_to_vec(&env),
+    )
+}
 
 /// A plain envelope carrying `data` from `from`, published by `gateway_id`.
 pub fn plain(from: u32, id: u32, channel_id: &str, gateway_id: &str, data: Data) -> Vec<u8> {
@@ -76,7 +112,7 @@ pub struct Rng(pub u64);
 
 impl Rng {
     /// The next value.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -85,7 +121,7 @@ impl Rng {
 
     /// One of `v`.
     pub fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
-        &v[(self.next() % v.len() as u64) as usize]
+        &v[(self.next_u64() % v.len() as u64) as usize]
     }
 }
 
@@ -98,7 +134,7 @@ pub fn hostile_feed(n: usize, nodes: u32, seed: u64) -> Vec<(String, Vec<u8>)> {
     let mut rng = Rng(seed | 1);
     (0..n)
         .map(|i| {
-            let from = 0x4000_0000 + (rng.next() % u64::from(nodes.max(1))) as u32;
+            let from = 0x4000_0000 + (rng.next_u64() % u64::from(nodes.max(1))) as u32;
             let name = rng.pick(&ids).clone();
             let data = match i % 3 {
                 0 => Data {

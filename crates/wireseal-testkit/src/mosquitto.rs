@@ -41,7 +41,7 @@ pub struct TlsListener {
 }
 
 /// How the broker is set up.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Settings {
     /// `max_inflight_messages`: QoS 1 messages in flight to one client at
     /// most (0: no limit).
@@ -51,16 +51,6 @@ pub struct Settings {
     /// Log connections and errors to `mosquitto.log` in the broker's
     /// directory ([`Mosquitto::log`]).
     pub log: bool,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            max_inflight: 0,
-            tls: None,
-            log: false,
-        }
-    }
 }
 
 /// A running broker.

@@ -43,6 +43,26 @@ pub fn publish_packet(out: &mut Vec<u8>, topic: &str, payload: &[u8], pkid: Opti
     out.extend(payload);
 }
 
+/// Reads one MQTT packet: its first byte and the rest (`None` at the end of
+/// the stream or on an error).
+fn read_packet(r: &mut impl Read) -> Option<(u8, Vec<u8>)> {
+    let mut head = [0u8; 1];
+    r.read_exact(&mut head).ok()?;
+    let (mut len, mut shift) = (0usize, 0);
+    let mut b = [0u8; 1];
+    loop {
+        r.read_exact(&mut b).ok()?;
+        len |= usize::from(b[0] & 0x7f) << shift;
+        shift += 7;
+        if b[0] & 0x80 == 0 {
+            break;
+        }
+    }
+    let mut rest = vec![0u8; len];
+    r.read_exact(&mut rest).ok()?;
+    Some((head[0], rest))
+}
+
 /// A connected publisher.
 pub struct Publisher {
     stream: TcpStream,
@@ -89,25 +109,11 @@ impl Publisher {
         Ok(std::thread::spawn(move || {
             let _ = r.set_read_timeout(Some(Duration::from_secs(120)));
             let mut acks = 0;
-            let mut head = [0u8; 1];
-            while acks < n && r.read_exact(&mut head).is_ok() {
-                let (mut len, mut shift) = (0usize, 0);
-                let mut b = [0u8; 1];
-                loop {
-                    if r.read_exact(&mut b).is_err() {
-                        return acks;
-                    }
-                    len |= usize::from(b[0] & 0x7f) << shift;
-                    shift += 7;
-                    if b[0] & 0x80 == 0 {
-                        break;
-                    }
-                }
-                let mut rest = vec![0u8; len];
-                if r.read_exact(&mut rest).is_err() {
-                    return acks;
-                }
-                acks += usize::from(head[0] == 0x40);
+            while acks < n {
+                let Some((head, _)) = read_packet(&mut r) else {
+                    break;
+                };
+                acks += usize::from(head == 0x40);
             }
             acks
         }))
@@ -135,11 +141,14 @@ impl Publisher {
     }
 }
 
+/// Messages received: (topic, payload).
+type Received = std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<u8>)>>>;
+
 /// A subscriber at QoS 0 that keeps every message it receives (topic and
 /// payload) until dropped.
 pub struct Subscriber {
     stream: TcpStream,
-    got: std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<u8>)>>>,
+    got: Received,
 }
 
 impl Subscriber {
@@ -166,25 +175,8 @@ impl Subscriber {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let g = got.clone();
         std::thread::spawn(move || {
-            let mut head = [0u8; 1];
-            while r.read_exact(&mut head).is_ok() {
-                let (mut len, mut shift) = (0usize, 0);
-                let mut b = [0u8; 1];
-                loop {
-                    if r.read_exact(&mut b).is_err() {
-                        return;
-                    }
-                    len |= usize::from(b[0] & 0x7f) << shift;
-                    shift += 7;
-                    if b[0] & 0x80 == 0 {
-                        break;
-                    }
-                }
-                let mut rest = vec![0u8; len];
-                if r.read_exact(&mut rest).is_err() {
-                    return;
-                }
-                match head[0] & 0xf0 {
+            while let Some((head, rest)) = read_packet(&mut r) {
+                match head & 0xf0 {
                     0x90 => drop(ready_tx.send(())),
                     0x30 if rest.len() >= 2 => {
                         let n = usize::from(u16::from_be_bytes([rest[0], rest[1]]));

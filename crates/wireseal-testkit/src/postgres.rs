@@ -252,18 +252,41 @@ impl PgServer {
         self.client("createdb", name)
     }
 
-    /// Drops database `name` if it exists and creates it again, empty.
+    /// Creates database `name` as a copy of database `template` (which no
+    /// one may be connected to).
     ///
     /// # Errors
-    /// The client programs' messages.
-    pub fn fresh_db(&self, name: &str) -> Result<(), Error> {
+    /// `createdb`'s message.
+    pub fn create_db_from(&self, name: &str, template: &str) -> Result<(), Error> {
+        let port = self.port.to_string();
+        let dir = self.socket_dir().to_owned();
+        self.ok("createdb", |c| {
+            c.arg("-h")
+                .arg(&dir)
+                .args(["-p", &port, "-U", "postgres", "-T", template, name])
+        })
+    }
+
+    /// Drops database `name` if it exists.
+    ///
+    /// # Errors
+    /// `dropdb`'s message.
+    pub fn drop_db(&self, name: &str) -> Result<(), Error> {
         let port = self.port.to_string();
         let dir = self.socket_dir().to_owned();
         self.ok("dropdb", |c| {
             c.arg("-h")
                 .arg(&dir)
                 .args(["-p", &port, "-U", "postgres", "--if-exists", name])
-        })?;
+        })
+    }
+
+    /// Drops database `name` if it exists and creates it again, empty.
+    ///
+    /// # Errors
+    /// The client programs' messages.
+    pub fn fresh_db(&self, name: &str) -> Result<(), Error> {
+        self.drop_db(name)?;
         self.create_db(name)
     }
 

@@ -99,6 +99,11 @@ pub fn g15(v: f64) -> String {
     if v == 0.0 {
         return if v.is_sign_negative() { "-0" } else { "0" }.into();
     }
+    // Whole numbers below 10^15 print as integers (the common case: ids,
+    // times, node numbers).
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        return (v as i64).to_string();
+    }
     // d.dddddddddddddde±X: 15 significant digits, correctly rounded.
     let sci = format!("{v:.14e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));

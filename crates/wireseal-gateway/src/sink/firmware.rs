@@ -34,6 +34,10 @@ impl Sink for FirmwareJson {
         "firmware-json"
     }
 
+    fn publishes(&self) -> bool {
+        true
+    }
+
     fn handle(&mut self, item: &Item<'_>, cx: &mut dyn Context) -> Result<Handled, SinkError> {
         let Some(p) = &item.packet else {
             return Ok(Handled::Done);

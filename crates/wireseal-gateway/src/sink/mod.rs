@@ -85,8 +85,10 @@ pub enum SinkError {
 
 /// What the gateway lends a sink while it handles an item.
 pub trait Context {
-    /// Publishes `payload` on `topic` at QoS 0 (not retained); false when
-    /// the client's queue is full (the message is dropped and counted).
+    /// Publishes `payload` on `topic` at QoS 0 (not retained) on the
+    /// gateway's output connection; false when its queue is full or the sink
+    /// did not say it [`publishes`](Sink::publishes) (the message is
+    /// dropped; count it).
     fn publish(&mut self, topic: &str, payload: Vec<u8>) -> bool;
 
     /// The gateway's counts.
@@ -101,6 +103,12 @@ pub trait Sink: Send {
     /// Whether it keeps what it is given: then the gateway acknowledges a
     /// message only after this sink committed it.
     fn durable(&self) -> bool {
+        false
+    }
+
+    /// Whether it publishes ([`Context::publish`]): then the gateway opens
+    /// its output connection.
+    fn publishes(&self) -> bool {
         false
     }
 

@@ -24,6 +24,10 @@ impl Sink for Republish {
         "publish"
     }
 
+    fn publishes(&self) -> bool {
+        true
+    }
+
     fn handle(&mut self, item: &Item<'_>, cx: &mut dyn Context) -> Result<Handled, SinkError> {
         let Some(p) = &item.packet else {
             return Ok(Handled::Done);

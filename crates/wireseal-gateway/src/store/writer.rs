@@ -11,9 +11,9 @@
 //! and the loop stops reading from the broker until commits free room.
 //!
 //! With [`WriterConfig::retention`], the same thread removes packets older
-//! than the window in small batches between the writes (and while idle), so
-//! pruning never holds a write back for long; each removal is reported as
-//! [`Event::Pruned`].
+//! than the window in small batches between the writes (at most a tenth of
+//! its time while records arrive) and while idle, so pruning never holds
+//! the writes back for long; each removal is reported as [`Event::Pruned`].
 //!
 //! Events go to a callback the thread calls ([`StoreWriter::start`]).
 
@@ -330,20 +330,29 @@ struct Pruner {
     next: Instant,
 }
 
+/// While records arrive, pruning takes at most this share of the writer's
+/// time (each removal is followed by a pause nine times as long).
+const PRUNE_SHARE: u32 = 10;
+
 impl Pruner {
-    /// Removes one batch when due; reports it. A batch that came back full
-    /// makes the next one due at once, a short one waits `idle`.
-    fn maybe<T>(&mut self, store: &mut Store, notify: &mut Notify<T>) {
-        if Instant::now() < self.next {
+    /// Removes one batch when due; reports it. While `busy` (records are
+    /// arriving) removals take at most a tenth of the thread's time; while
+    /// idle a batch that came back full makes the next one due at once. A
+    /// short batch waits `idle`.
+    fn maybe<T>(&mut self, store: &mut Store, notify: &mut Notify<T>, busy: bool) {
+        let start = Instant::now();
+        if start < self.next {
             return;
         }
         let cutoff = unix_ms().saturating_sub(self.retention.window.as_millis() as u64);
         match store.prune(cutoff, self.retention.batch) {
             Ok((packets, receptions)) => {
+                let took = start.elapsed();
                 let more = packets as usize >= self.retention.batch;
-                self.next = match more {
-                    true => Instant::now(),
-                    false => Instant::now() + self.retention.idle,
+                self.next = match (more, busy) {
+                    (false, _) => Instant::now() + self.retention.idle,
+                    (true, true) => Instant::now() + took * (PRUNE_SHARE - 1),
+                    (true, false) => Instant::now(),
                 };
                 if packets + receptions > 0 {
                     notify(Event::Pruned {
@@ -378,7 +387,7 @@ fn run<T>(
                 Ok(m) => break m,
                 Err(mpsc::RecvTimeoutError::Timeout) if !shared.abandon.load(Ordering::SeqCst) => {
                     if let Some(p) = &mut pruner {
-                        p.maybe(&mut store, &mut notify);
+                        p.maybe(&mut store, &mut notify, false);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected)
@@ -456,7 +465,7 @@ fn run<T>(
         shared.held.fetch_sub(acks.len(), Ordering::SeqCst);
         notify(Event::Committed { acks, summary });
         if let Some(p) = &mut pruner {
-            p.maybe(&mut store, &mut notify);
+            p.maybe(&mut store, &mut notify, true);
         }
     }
     notify(Event::Closed);

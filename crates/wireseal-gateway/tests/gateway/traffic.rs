@@ -2,44 +2,15 @@
 //! packets and receptions a store must then hold.
 
 use std::collections::BTreeSet;
-use wireseal::meshtastic::channel::ChannelKey;
-use wireseal::meshtastic::envelope::{self, Data, MeshPacket, PayloadVariant, ServiceEnvelope};
+use wireseal::meshtastic::envelope::{self, Data};
 use wireseal_testkit::db::Db;
 pub use wireseal_testkit::meshtastic::plain;
 
 /// A LongFast text message from `from` with packet id `id`, as gateway
 /// `gw` heard it through relay `relay`: its topic and envelope.
 pub fn text_envelope(from: u32, id: u32, gw: &str, relay: u32) -> (String, Vec<u8>) {
-    let key = ChannelKey::from_psk(&[1]).expect("the default key");
-    let data = Data {
-        portnum: envelope::TEXT_MESSAGE_APP,
-        payload: format!("message {id} from {from:08x}").into_bytes(),
-        ..Default::default()
-    };
-    let body = key
-        .seal_to_vec(from, id, &envelope::encode_data(&data))
-        .expect("a short payload");
-    let env = ServiceEnvelope {
-        packet: Some(MeshPacket {
-            from,
-            to: u32::MAX,
-            id,
-            channel: u32::from(key.hash("LongFast")),
-            payload_variant: Some(PayloadVariant::Encrypted(body)),
-            rx_time: 1_760_000_000 + id,
-            rx_rssi: -90,
-            hop_limit: 2,
-            hop_start: 3,
-            relay_node: relay,
-            ..Default::default()
-        }),
-        channel_id: "LongFast".into(),
-        gateway_id: gw.into(),
-    };
-    (
-        format!("msh/EU_868/2/e/LongFast/{gw}"),
-        envelope::encode_to_vec(&env),
-    )
+    let text = format!("message {id} from {from:08x}");
+    wireseal_testkit::meshtastic::text_envelope(from, id, &text, gw, relay)
 }
 
 /// A map report (`MAP_REPORT_APP`, id 0, in the clear, on `<root>/2/map/`)
