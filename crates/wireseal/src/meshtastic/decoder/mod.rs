@@ -78,10 +78,11 @@ use super::envelope::{self, Data, PayloadVariant, ServiceEnvelope, NODEINFO_APP,
 use super::identity::node_number;
 use super::pkc::{PkcEngine, OVERHEAD};
 use super::replay::ReplayWindow;
-use super::xeddsa::{SignedFields, VerifyingKey, SIGNATURE_LEN};
+use super::xeddsa::{VerifyingKey, SIGNATURE_LEN};
 use super::{Error, MAX_PAYLOAD_LEN};
 use crate::primitives::x25519::StaticSecret;
 use outcome::is_broadcast;
+use verified::verify;
 
 /// Peers whose PKC keys a decoder's engine caches by default.
 pub const DEFAULT_PKC_PEERS: usize = 1024;
@@ -448,15 +449,6 @@ fn check_ahead(nodes: &NodeTable, verified: &verified::Verified, p: &Parsed) -> 
     })
 }
 
-/// Whether `data`'s signature verifies with `vk` (`None`: a key with no
-/// Ed25519 counterpart, which verifies nothing).
-fn verify(vk: Option<VerifyingKey>, from: u32, id: u32, data: &Data) -> bool {
-    vk.is_some_and(|vk| {
-        vk.verify(&signed_fields(from, id, data), &data.xeddsa_signature)
-            .is_ok()
-    })
-}
-
 /// Tries the channels with the packet's hash, the one the envelope names first.
 fn try_channels(
     channels: &Channels,
@@ -496,13 +488,4 @@ fn nodeinfo_key(data: &Data) -> Option<Option<[u8; 32]>> {
     }
     let user = envelope::decode_user(&data.payload).ok()?;
     Some(user.public_key.as_slice().try_into().ok())
-}
-
-fn signed_fields(from: u32, id: u32, data: &Data) -> SignedFields<'_> {
-    SignedFields {
-        from,
-        id,
-        portnum: data.portnum as u32,
-        payload: &data.payload,
-    }
 }

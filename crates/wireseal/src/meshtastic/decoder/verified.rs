@@ -6,6 +6,7 @@
 //! are forgotten first.
 
 use super::super::envelope::Data;
+use super::super::xeddsa::{SignedFields, VerifyingKey};
 use crate::primitives::sha::sha256_parts;
 use alloc::collections::{BTreeMap, VecDeque};
 
@@ -32,6 +33,18 @@ pub(super) fn digest(key: &[u8; 32], from: u32, id: u32, data: &Data) -> [u8; 32
         &data.payload,
         &data.xeddsa_signature,
     ])
+}
+
+/// Whether `data`'s signature verifies with `vk` (`None`: a key with no
+/// Ed25519 counterpart, which verifies nothing).
+pub(super) fn verify(vk: Option<VerifyingKey>, from: u32, id: u32, data: &Data) -> bool {
+    let fields = SignedFields {
+        from,
+        id,
+        portnum: data.portnum as u32,
+        payload: &data.payload,
+    };
+    vk.is_some_and(|vk| vk.verify(&fields, &data.xeddsa_signature).is_ok())
 }
 
 impl Verified {
