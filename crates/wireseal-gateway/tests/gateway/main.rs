@@ -5,6 +5,7 @@
 mod config;
 mod feed;
 mod firmware_json;
+mod flood;
 mod hostile;
 mod map_reports;
 mod nodes;
