@@ -1,6 +1,6 @@
-//! Retention while ingesting: a store prefilled with old packets (first seen
-//! ten days ago; 100,000 in a quick run, 1,000,000 with `--full`), then the
-//! bench's traffic from three gateways taken by the gateway process with
+//! Retention while ingesting: a store prefilled with 1,000,000 old packets
+//! (first seen ten days ago), then the bench's traffic from three gateways
+//! taken by the gateway process with
 //! `--retain 1d` (pruning the old packets in small batches as it writes)
 //! and, in the same run, samples alternated, without `--retain` on a copy
 //! of the same prefilled store. Figure: messages per second with pruning
@@ -168,7 +168,7 @@ fn measure(
 
 /// The rows: SQLite and PostgreSQL.
 pub fn rows(ctx: &Ctx) -> Vec<Row> {
-    let old = if ctx.full { 1_000_000 } else { 100_000 };
+    let old = 1_000_000;
     let packets = if ctx.full { 100_000 } else { 20_000 };
     let runs = if ctx.full { 3 } else { 1 };
     let f = feed(packets, 31);
