@@ -53,8 +53,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! See docs/gateway.md for every setting, the JSON fields, the schema and
-//! the figures.
+//! See docs/gateway.md for every setting, the JSON fields and the figures,
+//! and docs/gateway-store.md for the schema.
 
 pub mod config;
 pub mod counters;

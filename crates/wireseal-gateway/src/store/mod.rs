@@ -4,7 +4,7 @@
 //! for both ([`schema`]), created and migrated by the gateway; duplicates
 //! across any number of gateways are dropped by the database's keys;
 //! retention removes old packets in small batches ([`Store::prune`]). See
-//! the Storage section of docs/gateway.md.
+//! docs/gateway-store.md.
 //!
 //! [`Store::write_batch`] writes a batch in one transaction and reports what
 //! it committed; [`StoreWriter`] owns the bounded buffer between the MQTT
