@@ -104,11 +104,18 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Run, RunError> {
     });
     let pid = gw.id();
     let (broker, pg) = (job.broker, job.pg);
-    let result = (|| {
+    let result = (|| -> Result<_, RunError> {
         let end = Instant::now() + Duration::from_secs(60);
         while !ready.exists() {
-            if gw.try_wait().ok().flatten().is_some() || Instant::now() > end {
-                return Err(Skip::new("the gateway did not subscribe"));
+            if let Some(st) = gw.try_wait().ok().flatten() {
+                return Err(RunError::Fail(format!(
+                    "the gateway exited with {st} before it subscribed"
+                )));
+            }
+            if Instant::now() > end {
+                return Err(RunError::Fail(
+                    "the gateway did not subscribe in 60 s".into(),
+                ));
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -122,7 +129,9 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Run, RunError> {
                 break st;
             }
             if Instant::now() > deadline {
-                return Err(Skip::new("the gateway did not finish within 600 s"));
+                return Err(RunError::Fail(
+                    "the gateway did not finish within 600 s".into(),
+                ));
             }
             g = g.max(cpu(pid, false));
             peak = peak.max(peak_rss_kib(pid).unwrap_or(0));
@@ -136,15 +145,23 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Run, RunError> {
         };
         let _ = reader.join();
         if !status.success() {
-            return Err(Skip::new(format!("the gateway exited with {status}")));
+            return Err(RunError::Fail(format!("the gateway exited with {status}")));
         }
         Ok((secs, g.as_secs_f64(), broker_cpu, server_cpu, peak))
     })();
     let _ = gw.kill();
     let _ = gw.wait();
     let _ = std::fs::remove_file(&ready);
-    let (secs, gateway_cpu, broker_cpu, server_cpu, peak_kib) = result?;
     let seen = log.join().unwrap_or_default();
+    let (secs, gateway_cpu, broker_cpu, server_cpu, peak_kib) = match result {
+        Ok(r) => r,
+        // The log's last lines say why.
+        Err(RunError::Fail(why)) => {
+            let tail = &seen[seen.len().saturating_sub(3)..];
+            return Err(RunError::Fail(format!("{why}: {tail:?}")));
+        }
+        Err(e) => return Err(e),
+    };
     let summary = seen
         .iter()
         .rev()
