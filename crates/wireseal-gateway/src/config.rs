@@ -1,7 +1,7 @@
 //! The gateway's settings: one set of names for the command line (`--name`)
 //! and the configuration file (`name = …` in TOML), checked once when the
-//! gateway is built ([`Config::check`]), so that a mistake stops it at start
-//! with the setting's name and the reason.
+//! gateway is built ([`Gateway::new`](crate::Gateway::new)), so that a
+//! mistake stops it at start with the setting's name and the reason.
 
 use serde::Deserialize;
 use std::path::PathBuf;

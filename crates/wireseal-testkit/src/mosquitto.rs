@@ -1,6 +1,6 @@
 //! A Mosquitto broker of the test's own: a plain, anonymous listener on a
 //! free loopback port, optionally a TLS listener with a fresh
-//! [`Pki`](crate::pki::Pki) and a password file; stopped when dropped.
+//! [`Pki`] and a password file; stopped when dropped.
 
 use super::net::{free_ports, wait_listening};
 use super::pki::Pki;

@@ -1,7 +1,7 @@
 //! The JSON object the 2.7 firmware published on MQTT for every packet it
 //! uplinked (`MeshPacketSerializer::JsonSerialize`, removed in 2.8), built
 //! from a decoded packet: the same keys, types and `type` strings, the
-//! payload per port as the firmware wrote it ([`payload`]), and the text
+//! payload per port as the firmware wrote it (`payload.rs`), and the text
 //! as its SimpleJSON library printed it ([`format`]). Home Assistant, Node-RED
 //! and Adafruit IO integrations were written against this object.
 //!
