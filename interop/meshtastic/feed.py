@@ -129,19 +129,19 @@ def make(args):
             # NodeInfo (unsigned) teaches the key; then signed, tampered and unsigned texts.
             u = mesh_pb2.User()
             u.id, u.long_name, u.short_name, u.public_key = f"!{frm:08x}", "Feed", "FD", pub(s)
-            channel("LongFast", b"\x01", frm, data_bytes(4, u.SerializeToString()), {"decrypted": "channel:LongFast", "portnum": 4})
+            channel("LongFast", b"\x01", frm, data_bytes(4, u.SerializeToString()), {"decryption": "channel", "channel_name": "LongFast", "portnum": 4})
             i = nid()
             t = f"signed by {frm:x}".encode()
-            channel("LongFast", b"\x01", frm, data_bytes(1, t, sign(s, frm, i, 1, t)), {"decrypted": "channel:LongFast", "signature": "valid", "text": t.decode()}, i)
+            channel("LongFast", b"\x01", frm, data_bytes(1, t, sign(s, frm, i, 1, t)), {"decryption": "channel", "channel_name": "LongFast", "signature": "valid", "text": t.decode()}, i)
             i = nid()
             bad = bytearray(sign(s, frm, i, 1, t))
             bad[7] ^= 1
-            channel("LongFast", b"\x01", frm, data_bytes(1, t, bytes(bad)), {"decrypted": "channel:LongFast", "signature": "invalid"}, i)
-            channel("LongFast", b"\x01", frm, data_bytes(1, b"unsigned"), {"decrypted": "channel:LongFast", "signature": "absent", "text": "unsigned"})
-            channel("Ops", chans[1][1], frm, data_bytes(1, b"ops a"), {"decrypted": "channel:Ops", "text": "ops a"})
-            channel("Ops", chans[2][1], frm, data_bytes(1, b"ops b"), {"decrypted": "channel:Ops", "text": "ops b"})
+            channel("LongFast", b"\x01", frm, data_bytes(1, t, bytes(bad)), {"decryption": "channel", "channel_name": "LongFast", "signature": "invalid"}, i)
+            channel("LongFast", b"\x01", frm, data_bytes(1, b"unsigned"), {"decryption": "channel", "channel_name": "LongFast", "signature": "absent", "text": "unsigned"})
+            channel("Ops", chans[1][1], frm, data_bytes(1, b"ops a"), {"decryption": "channel", "channel_name": "Ops", "text": "ops a"})
+            channel("Ops", chans[2][1], frm, data_bytes(1, b"ops b"), {"decryption": "channel", "channel_name": "Ops", "text": "ops b"})
             # PKC to our node (announcing the sender key) and to another node.
-            for to, expect in [(args.our_node, {"decrypted": "pkc", "text": "dm"}), (0x7777, {"decrypted": "no", "error": "pkc-not-for-us"})]:
+            for to, expect in [(args.our_node, {"decryption": "pkc", "text": "dm", "our_node": f"!{args.our_node:08x}"}), (0x7777, {"decryption": "none", "error": "pkc-not-for-us"})]:
                 i = nid()
                 p = mesh_pb2.MeshPacket()
                 setattr(p, "from", frm)

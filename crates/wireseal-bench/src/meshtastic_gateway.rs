@@ -6,7 +6,8 @@
 //! curve25519-dalek against aws-lc-rs, and the `wireseal meshtastic gateway`
 //! process end to end through a local Mosquitto
 //! ([`crate::meshtastic_gateway_broker`]), and into its SQLite and
-//! PostgreSQL stores ([`crate::meshtastic_gateway_store`]).
+//! PostgreSQL stores with the firmware's JSON published back
+//! ([`crate::meshtastic_gateway_store`]).
 //!
 //! The feed is made here with the library's encoder (envelope, AES-CTR, PKC,
 //! XEdDSA); the peer decodes it with the `meshtastic` package's own protobufs.
@@ -358,6 +359,8 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     rows.extend(peer::xeddsa_rows(ctx));
     rows.push(broker::end_to_end(ctx, &feed, mqtt_json_rate));
     rows.extend(super::meshtastic_gateway_store::rows(ctx));
+    rows.extend(super::meshtastic_gateway_guard::rows(ctx));
+    rows.extend(super::meshtastic_gateway_retention::rows(ctx));
     rows
 }
 

@@ -1,138 +1,30 @@
-//! The gateway end to end: a local Mosquitto on a free loopback port, the
-//! `wireseal meshtastic gateway` process subscribed to it, and the feed
-//! published at QoS 0 by a minimal MQTT 3.1.1 client written here. The
-//! figure is packets per second from the first byte published to the
-//! gateway's exit after `--max-packets N` JSON lines.
+//! The gateway end to end: a local Mosquitto on a free loopback port (the
+//! test kit's), the `wireseal meshtastic gateway` process subscribed to it,
+//! and the feed published at QoS 0 by the test kit's raw MQTT 3.1.1
+//! publisher. The figure is packets per second from the first byte
+//! published to the gateway's exit after `--max-packets N` JSON lines.
 
-use super::meshtastic_gateway::{Feed, Kind, OUR_NODE, SENDERS};
+use super::meshtastic_gateway::{Feed, Kind, SENDERS};
 use super::{Better, Ctx, Row};
-use crate::peers::{cache_dir, Skip};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use crate::peers::Skip;
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+use wireseal_testkit::mosquitto::{Mosquitto, Settings};
+use wireseal_testkit::mqtt::{publish_packet, Publisher};
 
 const SECTION: &str = "meshtastic";
-const KEY_ENV: &str = "WIRESEAL_BENCH_GATEWAY_KEY";
 
-/// The `mosquitto` program: on the PATH, else where Debian installs it.
-fn mosquitto() -> Result<PathBuf, Skip> {
-    let runs = |p: &Path| {
-        Command::new(p)
-            .arg("-h")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok()
-    };
-    [
-        PathBuf::from("mosquitto"),
-        PathBuf::from("/usr/sbin/mosquitto"),
-    ]
-    .into_iter()
-    .find(|p| runs(p))
-    .ok_or_else(|| Skip::new("mosquitto is not installed (apt-get install mosquitto)"))
-}
-
-/// A Mosquitto broker on a free loopback port; stopped and its directory
-/// removed when dropped.
-pub(crate) struct Broker {
-    pub(crate) port: u16,
-    pub(crate) child: Child,
-    dir: PathBuf,
-}
-
-impl Broker {
-    pub(crate) fn start() -> Result<Broker, Skip> {
-        let exe = mosquitto()?;
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| Skip::new(format!("no free loopback port: {e}")))?
-            .port();
-        let dir = cache_dir()?.join(format!("bench-mosquitto-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| Skip::new(format!("{}: {e}", dir.display())))?;
-        let conf = dir.join("mosquitto.conf");
-        // Messages to a subscriber that lags are queued, not dropped, and
-        // QoS 1 messages in flight to one are not limited in number.
-        let text = format!(
-            "listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n\
-             log_dest none\nmax_queued_messages 0\nmax_inflight_messages 40000\n"
-        );
-        std::fs::write(&conf, text).map_err(|e| Skip::new(format!("{}: {e}", conf.display())))?;
-        let child = Command::new(exe)
-            .arg("-c")
-            .arg(&conf)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| Skip::new(format!("mosquitto does not start: {e}")))?;
-        let b = Broker { port, child, dir };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if Instant::now() > deadline {
-                return Err(Skip::new(format!("mosquitto did not listen on {port}")));
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(b)
-    }
-}
-
-impl Drop for Broker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// An MQTT remaining-length field.
-pub(crate) fn remaining_len(out: &mut Vec<u8>, mut n: usize) {
-    loop {
-        let b = (n % 128) as u8;
-        n /= 128;
-        out.push(if n > 0 { b | 0x80 } else { b });
-        if n == 0 {
-            return;
-        }
-    }
-}
-
-/// CONNECT (MQTT 3.1.1, clean session, keep-alive 60 s).
-pub(crate) fn connect_packet(client_id: &str) -> Vec<u8> {
-    let mut body = b"\x00\x04MQTT\x04\x02\x00\x3c".to_vec();
-    body.extend((client_id.len() as u16).to_be_bytes());
-    body.extend(client_id.as_bytes());
-    let mut p = vec![0x10];
-    remaining_len(&mut p, body.len());
-    p.extend(body);
-    p
-}
-
-/// PUBLISH at QoS 0, appended to `out`.
-fn publish_packet(out: &mut Vec<u8>, topic: &str, payload: &[u8]) {
-    out.push(0x30);
-    remaining_len(out, 2 + topic.len() + payload.len());
-    out.extend((topic.len() as u16).to_be_bytes());
-    out.extend(topic.as_bytes());
-    out.extend(payload);
-}
-
-/// A connected publisher.
-fn publisher(port: u16) -> Result<TcpStream, Skip> {
-    let err = |e: std::io::Error| Skip::new(format!("publishing to mosquitto: {e}"));
-    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(err)?;
-    s.set_nodelay(true).map_err(err)?;
-    s.write_all(&connect_packet("wireseal-bench-pub"))
-        .map_err(err)?;
-    let mut connack = [0u8; 4];
-    s.read_exact(&mut connack).map_err(err)?;
-    if connack != [0x20, 0x02, 0x00, 0x00] {
-        return Err(Skip::new(format!("mosquitto refused: {connack:02x?}")));
-    }
-    Ok(s)
+/// A Mosquitto for the bench: messages to a subscriber that lags are
+/// queued, not dropped, and up to 40,000 QoS 1 messages may be in flight to
+/// one.
+pub(crate) fn broker() -> Result<Mosquitto, Skip> {
+    Mosquitto::start_with(Settings {
+        max_inflight: 40_000,
+        ..Settings::default()
+    })
+    .map_err(Skip::new)
 }
 
 /// Why a run gave no figure.
@@ -150,15 +42,8 @@ impl From<Skip> for RunError {
 }
 
 /// One run: start the gateway, publish `n` envelopes, wait for its exit.
-fn one_run(broker: &Broker, feed: &Feed, n: usize) -> Result<f64, RunError> {
-    let mut gw = Command::new(crate::peers::wireseal_bin()?)
-        .args(["meshtastic", "gateway", "--broker"])
-        .arg(format!("mqtt://127.0.0.1:{}", broker.port))
-        .args(["--channel", "LongFast=AQ==", "--node"])
-        .arg(format!("!{OUR_NODE:08x}"))
-        .args(["--key-env", KEY_ENV, "--max-packets"])
-        .arg(n.to_string())
-        .env(KEY_ENV, hex::encode(feed.our.expose()))
+fn one_run(broker: &Mosquitto, feed: &Feed, n: usize) -> Result<f64, RunError> {
+    let mut gw = super::meshtastic_gateway_run::command(broker, feed, n)?
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -194,12 +79,11 @@ fn one_run(broker: &Broker, feed: &Feed, n: usize) -> Result<f64, RunError> {
         std::thread::sleep(Duration::from_millis(300));
         let mut bytes = Vec::new();
         for (_, topic, env) in feed.envelopes.iter().cycle().take(n) {
-            publish_packet(&mut bytes, topic, env);
+            publish_packet(&mut bytes, topic, env, None);
         }
-        let mut s = publisher(broker.port)?;
+        let mut s = Publisher::connect(broker.port, "wireseal-bench-pub").map_err(Skip::new)?;
         let t = Instant::now();
-        s.write_all(&bytes)
-            .map_err(|e| Skip::new(format!("publishing: {e}")))?;
+        s.write(&bytes).map_err(Skip::new)?;
         let deadline = t + Duration::from_secs(120);
         loop {
             match gw.try_wait() {
@@ -215,7 +99,7 @@ fn one_run(broker: &Broker, feed: &Feed, n: usize) -> Result<f64, RunError> {
             }
         }
         let el = t.elapsed().as_secs_f64();
-        let _ = s.write_all(&[0xe0, 0x00]);
+        s.disconnect();
         Ok(el)
     })();
     let _ = gw.kill();
@@ -256,7 +140,7 @@ pub fn end_to_end(ctx: &Ctx, feed: &Feed, peer_rate: Option<f64>) -> Row {
     let runs = if ctx.full { 3 } else { 1 };
     let workload = format!("gw end to end via Mosquitto, mix x {n}");
     let baseline_name = "meshtastic-mqtt-json in process, channel only";
-    let measured = Broker::start().map_err(RunError::Skip).and_then(|b| {
+    let measured = broker().map_err(RunError::Skip).and_then(|b| {
         let mut v = (0..runs)
             .map(|_| one_run(&b, feed, n))
             .collect::<Result<Vec<f64>, RunError>>()?;
@@ -296,31 +180,5 @@ pub fn end_to_end(ctx: &Ctx, feed: &Feed, peer_rate: Option<f64>) -> Row {
             None,
         )
         .failed(why),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn remaining_length_is_mqtt_varint() {
-        let enc = |n| {
-            let mut v = Vec::new();
-            remaining_len(&mut v, n);
-            v
-        };
-        assert_eq!(enc(0), [0]);
-        assert_eq!(enc(127), [0x7f]);
-        assert_eq!(enc(128), [0x80, 0x01]);
-        assert_eq!(enc(16_383), [0xff, 0x7f]);
-        assert_eq!(enc(16_384), [0x80, 0x80, 0x01]);
-    }
-
-    #[test]
-    fn publish_packet_layout() {
-        let mut v = Vec::new();
-        publish_packet(&mut v, "a/b", b"xy");
-        assert_eq!(v, b"\x30\x07\x00\x03a/bxy");
     }
 }

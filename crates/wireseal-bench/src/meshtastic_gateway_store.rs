@@ -4,8 +4,9 @@
 //! three gateway ids, the copies a few hundred packets apart), published at
 //! QoS 1 to a local Mosquitto, taken by `wireseal meshtastic gateway` with
 //! `--store` into a fresh SQLite file and into a fresh PostgreSQL database
-//! ([`crate::meshtastic_gateway_pg`]), and the same messages as JSON lines
-//! (no store) in the same run, samples alternated. A figure is MQTT
+//! (the test kit's servers), with `--firmware-json` on (every decoded packet
+//! published back as the 2.7 firmware's JSON), and the same messages as JSON
+//! lines (no store) in the same run, samples alternated. A figure is MQTT
 //! messages per second from the first byte published to the gateway's exit
 //! after `--max-packets N`, every message committed and acknowledged; the
 //! gateway's summary must count every packet stored once and every
@@ -13,29 +14,28 @@
 //! time per message of the gateway, Mosquitto and the PostgreSQL server,
 //! which says where the time goes on a small machine.
 
-use super::meshtastic_gateway::{feed, Feed, OUR_NODE};
-use super::meshtastic_gateway_broker::{connect_packet, remaining_len, Broker, RunError};
-use super::meshtastic_gateway_pg::{cpu, peak_rss_kib, PgServer};
+use super::meshtastic_gateway::{feed, Feed};
+use super::meshtastic_gateway_broker::{broker, RunError};
+use super::meshtastic_gateway_run::{self as runner, Job, Run, SqliteFile};
 use super::{Better, Ctx, Row};
-use crate::peers::{cache_dir, wireseal_bin, Skip};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use crate::peers::Skip;
 use wireseal::meshtastic::envelope;
+use wireseal_testkit::mosquitto::Mosquitto;
+use wireseal_testkit::mqtt::publish_packet;
+use wireseal_testkit::postgres::PgServer;
 
 const SECTION: &str = "meshtastic";
-const KEY_ENV: &str = "WIRESEAL_BENCH_GATEWAY_KEY";
 const GATEWAYS: [(&str, usize); 3] = [("!b3c4d5e6", 0), ("!b3c4d5e7", 150), ("!b3c4d5e8", 400)];
 
 /// The feed as QoS 1 PUBLISH packets from three gateways.
-struct Traffic {
-    bytes: Vec<u8>,
-    messages: usize,
-    packets: usize,
+pub(crate) struct Traffic {
+    pub bytes: Vec<u8>,
+    pub messages: usize,
+    pub packets: usize,
 }
 
-fn traffic(f: &Feed) -> Traffic {
+/// Each envelope of `f` as three gateways heard it.
+pub(crate) fn traffic(f: &Feed) -> Traffic {
     let mut order: Vec<(usize, usize, usize)> = Vec::new();
     for i in 0..f.envelopes.len() {
         for (g, (_, lag)) in GATEWAYS.iter().enumerate() {
@@ -54,12 +54,7 @@ fn traffic(f: &Feed) -> Traffic {
             Some((t, _)) => format!("{t}/{gw}"),
             None => topic.clone(),
         };
-        bytes.push(0x32);
-        remaining_len(&mut bytes, 2 + topic.len() + 2 + payload.len());
-        bytes.extend((topic.len() as u16).to_be_bytes());
-        bytes.extend(topic.as_bytes());
-        bytes.extend(((k % 65_535 + 1) as u16).to_be_bytes());
-        bytes.extend(payload);
+        publish_packet(&mut bytes, &topic, &payload, Some((k % 65_535 + 1) as u16));
     }
     Traffic {
         bytes,
@@ -76,165 +71,65 @@ enum Sink {
     Postgres,
 }
 
-/// One run's figures.
-struct Run {
-    secs: f64,
-    gateway_cpu: f64,
-    broker_cpu: f64,
-    server_cpu: f64,
-    peak_kib: u64,
-}
-
-/// Publishes every message at QoS 1, reading the broker's acknowledgements
-/// on another thread.
-fn publish(port: u16, bytes: &[u8]) -> Result<std::thread::JoinHandle<()>, Skip> {
-    let err = |e: std::io::Error| Skip::new(format!("publishing to mosquitto: {e}"));
-    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(err)?;
-    s.set_nodelay(true).map_err(err)?;
-    s.write_all(&connect_packet("wireseal-bench-store-pub"))
-        .map_err(err)?;
-    let mut connack = [0u8; 4];
-    s.read_exact(&mut connack).map_err(err)?;
-    let mut r = s.try_clone().map_err(err)?;
-    let reader = std::thread::spawn(move || {
-        let mut sink = [0u8; 1 << 16];
-        while r.read(&mut sink).is_ok_and(|n| n > 0) {}
-    });
-    s.write_all(bytes).map_err(err)?;
-    let _ = s.write_all(&[0xe0, 0x00]);
-    Ok(reader)
+/// Whether the gateway's summary counts every message decoded, published
+/// as firmware JSON, and (with a store) every packet and reception stored.
+pub(crate) fn complete(r: &Run, t: &Traffic, stored: bool) -> Result<(), RunError> {
+    let s = &r.summary;
+    let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0) as usize;
+    let fw = n(&s["output"]["firmware_json"]) + n(&s["output"]["publish_dropped"]);
+    let ok = n(&s["packets"]) == t.messages
+        && fw == t.messages
+        && match stored {
+            false => r.lines == t.messages,
+            true => {
+                n(&s["store"]["packets"]) == t.packets
+                    && n(&s["store"]["receptions"]) == t.messages
+                    && n(&s["store"]["rejected"]) == 0
+            }
+        };
+    match ok {
+        true => Ok(()),
+        false => Err(RunError::Fail(format!(
+            "{} packets from {} messages: {} JSON lines, summary {s}",
+            t.packets, t.messages, r.lines
+        ))),
+    }
 }
 
 fn one_run(
-    broker: &Broker,
+    broker: &Mosquitto,
     f: &Feed,
     t: &Traffic,
     sink: Sink,
     pg: Option<&PgServer>,
     k: usize,
 ) -> Result<Run, RunError> {
-    let mut cmd = Command::new(wireseal_bin()?);
-    cmd.args(["meshtastic", "gateway", "--broker"])
-        .arg(format!("mqtt://127.0.0.1:{}", broker.port))
-        .args(["--channel", "LongFast=AQ==", "--node"])
-        .arg(format!("!{OUR_NODE:08x}"))
-        .args(["--key-env", KEY_ENV, "--max-packets"])
-        .arg(t.messages.to_string())
-        .env(KEY_ENV, hex::encode(f.our.expose()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let db = cache_dir()?.join(format!("bench-store-{}-{k}.db", std::process::id()));
+    let db = SqliteFile::new(&format!("store-{k}"))?;
+    let mut extra = vec!["--firmware-json".to_owned(), "msh/US".to_owned()];
     let url = match (sink, pg) {
         (Sink::Json, _) => None,
-        (Sink::Sqlite, _) => Some(format!("sqlite:{}", db.display())),
+        (Sink::Sqlite, _) => Some(db.url()),
         (Sink::Postgres, Some(pg)) => {
-            pg.fresh_db()?;
-            Some(pg.url())
+            pg.fresh_db("mesh").map_err(Skip::new)?;
+            Some(pg.socket_url("mesh"))
         }
         (Sink::Postgres, None) => return Err(Skip::new("no PostgreSQL server").into()),
     };
-    if let Some(u) = &url {
-        cmd.args(["--store", u, "--client-id"])
-            .arg(format!("wireseal-bench-{}-{k}", std::process::id()));
+    if let Some(u) = url {
+        extra.extend(["--store".into(), u, "--client-id".into()]);
+        extra.push(format!("wireseal-bench-{}-{k}", std::process::id()));
     }
-    let mut gw = cmd
-        .spawn()
-        .map_err(|e| Skip::new(format!("cannot start the gateway: {e}")))?;
-    let out = gw.stdout.take().expect("piped");
-    let lines = std::thread::spawn(move || BufReader::new(out).lines().count());
-    let err = gw.stderr.take().expect("piped");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(err).lines().map_while(Result::ok) {
-            let _ = tx.send(l);
-        }
-    });
-    let pid = gw.id();
-    let mut seen = Vec::new();
-    let result = (|| {
-        let ready = Instant::now() + Duration::from_secs(30);
-        loop {
-            match rx.recv_timeout(ready.saturating_duration_since(Instant::now())) {
-                Ok(l) if l.contains("subscribed") => break,
-                Ok(l) => seen.push(l),
-                Err(_) => {
-                    return Err(Skip::new(format!(
-                        "the gateway did not subscribe: {seen:?}"
-                    )))
-                }
-            }
-        }
-        std::thread::sleep(Duration::from_millis(300));
-        let (b0, s0) = (cpu(broker.child.id(), false), pg.map(PgServer::cpu));
-        let start = Instant::now();
-        let reader = publish(broker.port, &t.bytes)?;
-        let (mut g, mut peak) = (Duration::ZERO, 0);
-        let deadline = start + Duration::from_secs(600);
-        let status = loop {
-            if let Some(st) = gw.try_wait().map_err(|e| Skip::new(e.to_string()))? {
-                break st;
-            }
-            if Instant::now() > deadline {
-                return Err(Skip::new("the gateway did not finish within 600 s"));
-            }
-            g = g.max(cpu(pid, false));
-            peak = peak.max(peak_rss_kib(pid).unwrap_or(0));
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let secs = start.elapsed().as_secs_f64();
-        let broker_cpu = (cpu(broker.child.id(), false) - b0).as_secs_f64();
-        let server_cpu = match (s0, pg) {
-            (Some(s0), Some(pg)) => pg.cpu().saturating_sub(s0).as_secs_f64(),
-            _ => 0.0,
-        };
-        let _ = reader.join();
-        if !status.success() {
-            return Err(Skip::new(format!("the gateway exited with {status}")));
-        }
-        Ok(Run {
-            secs,
-            gateway_cpu: g.as_secs_f64(),
-            broker_cpu,
-            server_cpu,
-            peak_kib: peak,
-        })
-    })();
-    let _ = gw.kill();
-    let _ = gw.wait();
-    let _ = std::fs::remove_file(&db);
-    for ext in ["-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{ext}", db.display()));
-    }
-    let run = result?;
-    seen.extend(rx.try_iter());
-    let summary = seen
-        .iter()
-        .rev()
-        .find_map(|l| {
-            serde_json::from_str::<serde_json::Value>(l)
-                .ok()?
-                .get("summary")
-                .cloned()
-        })
-        .ok_or_else(|| RunError::Fail(format!("no summary from the gateway: {seen:?}")))?;
-    let n = |k: &str| summary[k].as_u64().unwrap_or(0) as usize;
-    let got = lines.join().unwrap_or(0);
-    let ok = match sink {
-        Sink::Json => got == t.messages && n("packets") == t.messages,
-        _ => {
-            n("stored_packets") == t.packets
-                && n("stored_receptions") == t.messages
-                && n("store_rejected") == 0
-                && n("packets") == t.messages
-        }
+    let job = Job {
+        broker,
+        feed: f,
+        bytes: &t.bytes,
+        messages: t.messages,
+        extra,
+        pg,
     };
-    match ok {
-        true => Ok(run),
-        false => Err(RunError::Fail(format!(
-            "{} packets from {} messages: {got} JSON lines, summary {summary}",
-            t.packets, t.messages
-        ))),
-    }
+    let r = runner::run(&job)?;
+    complete(&r, t, sink != Sink::Json)?;
+    Ok(r)
 }
 
 /// The rows: rates into SQLite and PostgreSQL beside JSON lines, peak RSS,
@@ -256,8 +151,8 @@ pub fn rows(ctx: &Ctx) -> Vec<Row> {
         }
     };
     let measured = (|| -> Result<_, RunError> {
-        let broker = Broker::start()?;
-        let pg = PgServer::start();
+        let broker = broker()?;
+        let pg = PgServer::start().map_err(Skip::new);
         let mut all: [Vec<Run>; 3] = Default::default();
         let mut pg_err = None;
         for k in 0..runs {
@@ -363,13 +258,25 @@ mod tests {
 
     /// `WIRESEAL_BIN=target/release/wireseal cargo test --release -p
     /// wireseal-bench --lib meshtastic_gateway_store -- --ignored
-    /// --nocapture` prints the rows (`WIRESEAL_BENCH_FULL=1`: the full run).
+    /// --nocapture` prints the store's rows (`WIRESEAL_BENCH_FULL=1`: the
+    /// full run; `WIRESEAL_BENCH_GW=store,guard,retention`: those groups).
     #[test]
     #[ignore = "a benchmark"]
     fn store_rows() {
-        let full = std::env::var_os("WIRESEAL_BENCH_FULL").is_some();
-        for r in rows(&Ctx { full }) {
-            println!("{r:?}");
+        let ctx = Ctx {
+            full: std::env::var_os("WIRESEAL_BENCH_FULL").is_some(),
+        };
+        let groups = std::env::var("WIRESEAL_BENCH_GW").unwrap_or_else(|_| "store".into());
+        for g in groups.split(',') {
+            let rows = match g {
+                "store" => rows(&ctx),
+                "guard" => super::super::meshtastic_gateway_guard::rows(&ctx),
+                "retention" => super::super::meshtastic_gateway_retention::rows(&ctx),
+                other => panic!("no group {other:?}: store, guard or retention"),
+            };
+            for r in rows {
+                println!("{r:?}");
+            }
         }
     }
 }

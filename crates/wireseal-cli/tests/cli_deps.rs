@@ -7,17 +7,13 @@
 use std::process::Command;
 
 fn tree(edges: &str) -> String {
+    tree_of("wireseal-cli", edges)
+}
+
+fn tree_of(package: &str, edges: &str) -> String {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
-        .args([
-            "tree",
-            "-p",
-            "wireseal-cli",
-            "-e",
-            edges,
-            "--prefix",
-            "none",
-        ])
+        .args(["tree", "-p", package, "-e", edges, "--prefix", "none"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("running cargo tree");
@@ -59,4 +55,27 @@ fn the_cli_turns_on_no_hazmat_feature() {
             "wireseal-cli turns on wireseal/{feature}:\n{t}"
         );
     }
+}
+
+/// One TLS stack: the gateway's MQTT client runs on rustls with the
+/// aws-lc-rs provider the library uses, never rustls' ring provider (the
+/// `ring` crate is still built, for an error type of rustls-webpki 0.102
+/// that rumqttc names; docs/crypto-choices.md).
+#[test]
+fn the_gateway_has_one_tls_provider() {
+    let t = tree_of("wireseal-gateway", "normal,features");
+    assert!(
+        t.contains("rustls feature \"aws_lc_rs\""),
+        "rustls without aws-lc-rs:\n{t}"
+    );
+    assert!(
+        !t.contains("rustls feature \"ring\""),
+        "rustls with its ring provider:\n{t}"
+    );
+    let versions: std::collections::BTreeSet<&str> = t
+        .lines()
+        .filter(|l| l.starts_with("rustls v"))
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert_eq!(versions.len(), 1, "one rustls: {versions:?}");
 }

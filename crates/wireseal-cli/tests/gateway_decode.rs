@@ -54,7 +54,9 @@ fn a_signed_nodeinfo_is_decoded_with_its_identity() {
     assert_eq!(r["from"], p["from"]);
     assert_eq!(r["portnum"], 4);
     assert_eq!(r["portnum_name"], "NODEINFO_APP");
-    assert_eq!(r["decrypted"], "channel:LongFast");
+    assert_eq!(r["decryption"], "channel");
+    assert_eq!(r["channel_name"], "LongFast");
+    assert_eq!(r["kind"], "nodeinfo");
     assert_eq!(r["signature"], "valid");
     assert_eq!(r["policy"], "accept");
     assert_eq!(r["identity"], "matches");
@@ -89,7 +91,7 @@ fn a_direct_message_to_our_node_and_raw_stdin() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r = record(&o);
     assert_eq!(
-        (r["decrypted"].as_str(), r["text"].as_str()),
+        (r["decryption"].as_str(), r["text"].as_str()),
         (Some("pkc"), Some("dm"))
     );
     // Without our key: the record says why, and the exit status fails.

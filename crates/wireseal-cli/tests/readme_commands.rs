@@ -3,11 +3,9 @@
 //! directory, with this build's `wireseal` first on `PATH`. Two changes are
 //! made for a test machine, both to addresses only: the BIP324 pair gets a
 //! free loopback port for `8333`, and the gateway's broker is a real
-//! Mosquitto started on a free port for `localhost:1883`.
+//! Mosquitto started on a free port for `localhost:1883` (the gateway is
+//! also given `--ready-file`, which says when it subscribed).
 
-mod gateway_support;
-
-use gateway_support::{missing_peer, skip_or_fail, Broker};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -101,8 +99,8 @@ fn the_readme_command_line_runs_as_written() {
 
 #[test]
 fn the_readme_gateway_runs_against_a_broker() {
-    if let Some(why) = missing_peer() {
-        return skip_or_fail(&why);
+    if !wireseal_testkit::peer_present(wireseal_testkit::feed::missing()) {
+        return;
     }
     let b = blocks();
     let dir = tempfile::tempdir().unwrap();
@@ -110,39 +108,25 @@ fn the_readme_gateway_runs_against_a_broker() {
         dir.path(),
         "wireseal keygen x25519 --out alice.key >/dev/null",
     );
-    let broker = Broker::start();
+    let broker = wireseal_testkit::mosquitto::Mosquitto::start().unwrap();
     let script = b[2].replace("localhost:1883", &format!("127.0.0.1:{}", broker.port));
     assert_ne!(script, b[2], "the gateway block names localhost:1883");
-    let mut child = bash(dir.path(), &format!("exec {script}"))
+    let mut child = bash(dir.path(), &format!("exec {script} --ready-file ready"))
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for l in std::io::BufReader::new(stderr)
-            .lines()
-            .map_while(Result::ok)
-        {
-            let _ = tx.send(l);
-        }
-    });
     let deadline = Instant::now() + Duration::from_secs(20);
-    let mut seen = Vec::new();
-    while !seen.iter().any(|l: &String| l.contains("subscribed")) {
-        let left = deadline
-            .checked_duration_since(Instant::now())
-            .unwrap_or_else(|| panic!("the gateway did not subscribe: {seen:?}"));
-        match rx.recv_timeout(left) {
-            Ok(l) => seen.push(l),
-            Err(_) => panic!("the gateway did not subscribe: {seen:?}"),
+    while !dir.path().join("ready").exists() {
+        if let Some(st) = child.try_wait().unwrap() {
+            panic!("the gateway exited before subscribing: {st}");
         }
+        assert!(Instant::now() < deadline, "the gateway did not subscribe");
+        std::thread::sleep(Duration::from_millis(20));
     }
     let _ = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status();
     let status = child.wait().unwrap();
-    assert!(status.success(), "gateway exit {status}: {seen:?}");
+    assert!(status.success(), "gateway exit {status}");
 }

@@ -8,6 +8,7 @@ use crate::errors;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyBytes, PyDict};
+use wireseal::meshtastic::app::PacketKind;
 use wireseal::meshtastic::decoder::{Decoded, Decryption};
 use wireseal::meshtastic::record::PacketRecord;
 use wireseal::meshtastic::{self as mt, ReplayWindow, SignaturePolicy};
@@ -38,14 +39,14 @@ fn decoded<'py>(py: Python<'py>, dec: &mt::Decoder, d: &Decoded) -> PyResult<Bou
     out.set_item("portnum", d.portnum())?;
     out.set_item("payload", d.payload().map(|p| PyBytes::new(py, p)))?;
     out.set_item("text", d.text())?;
-    let (how, channel) = match d.decryption {
-        Decryption::Channel(i) => ("channel", dec.channel_name(i)),
-        Decryption::Pkc => ("pkc", None),
-        Decryption::Plain => ("plain", None),
-        _ => ("none", None),
+    let channel = match d.decryption {
+        Decryption::Channel(i) => dec.channel_name(i),
+        _ => None,
     };
-    out.set_item("decryption", how)?;
+    out.set_item("kind", PacketKind::of(d.portnum()).as_str())?;
+    out.set_item("decryption", d.decryption.as_str())?;
     out.set_item("channel", channel)?;
+    out.set_item("our_node", d.our_node)?;
     out.set_item("signature", d.signature.as_str())?;
     out.set_item("policy", d.verdict.map(|v| v.as_str()))?;
     out.set_item(
@@ -55,7 +56,7 @@ fn decoded<'py>(py: Python<'py>, dec: &mt::Decoder, d: &Decoded) -> PyResult<Bou
     out.set_item("identity", d.identity.map(|i| i.as_str()))?;
     out.set_item("control", d.control().map(|c| c.as_str()))?;
     out.set_item("key_event", d.key_event.map(|e| e.as_str()))?;
-    out.set_item("error", d.error.as_ref().map(|e| e.reason()))?;
+    out.set_item("error", d.error.as_ref().map(|e| e.as_str()))?;
     Ok(out)
 }
 
@@ -79,8 +80,9 @@ impl EnvelopeDecoder {
         Ok(self.inner.add_channel_key(name, psk.key()?))
     }
 
-    /// Our node number and X25519 private key, for PKC messages to us;
-    /// `InvalidKeyError` for an unclamped key.
+    /// Adds a node of ours (its number and X25519 private key), for PKC
+    /// messages to it (several nodes may be ours; a node given again gets
+    /// the new key); `InvalidKeyError` for an unclamped key.
     fn set_node(&mut self, node: u32, private_key: &[u8]) -> PyResult<()> {
         let own = crate::meshtastic::static_secret(private_key)?;
         let engine = mt::PkcEngine::with_capacity(own, mt::decoder::DEFAULT_PKC_PEERS)

@@ -1,7 +1,7 @@
 """wireseal.meshtastic.EnvelopeDecoder on MQTT ServiceEnvelopes encoded
 here from the public protobuf schema (mqtt.proto, mesh.proto): channel and
 PKC packets, wrong keys, replays, batch equals one at a time."""
-
+import json
 import struct
 
 import wireseal
@@ -65,6 +65,33 @@ def test_channel_and_pkc():
     wrong = mt.EnvelopeDecoder()
     wrong.add_channel("LongFast", b"\x02" * 16)
     assert wrong.decode(0, channel_env(8, b"x"))["error"] in ("no-channel", "wrong-channel-key")
+
+
+def test_several_nodes_and_one_vocabulary_with_the_record():
+    """Direct messages to any node of ours open and say which; the dict and
+    the gateway's JSON record name every outcome alike."""
+    a, b, sender = mt.generate_private_key(), mt.generate_private_key(), mt.generate_private_key()
+    dec = mt.EnvelopeDecoder()
+    dec.add_channel("LongFast", b"\x01")
+    dec.set_node(0x42, a)
+    dec.set_node(0x43, b)
+    engine = mt.PkcEngine(sender)
+    for i, (node, key) in enumerate([(0x42, a), (0x43, b)]):
+        sealed = engine.seal(0, mt.public_key(key), 0x555, 20 + i, data(1, b"to %d" % node))
+        env = envelope(from_=0x555, to=node, id=20 + i, channel=0, encrypted=sealed,
+                       channel_id="PKI", public_key=mt.public_key(sender))
+        d = dec.decode(0, env)
+        assert (d["decryption"], d["our_node"], d["kind"]) == ("pkc", node, "text")
+    for env in [channel_env(30, b"x"), b"\x0a\x02\x18\x00"]:
+        for decoder in [dec, mt.EnvelopeDecoder()]:
+            try:
+                d = decoder.decode(0, env)
+            except wireseal.Error:
+                continue
+            r = json.loads(decoder.decode_record(0, env))
+            for k in ["decryption", "signature", "kind"]:
+                assert d[k] == r[k], (k, d, r)
+            assert d["error"] == r.get("error")
 
 
 def test_replay_and_batch():

@@ -289,7 +289,7 @@ fn decoder_walks_every_path() {
     );
     assert_eq!(
         (ok(8).decryption, ok(8).error),
-        (Decryption::No, Some(Undecoded::NotForUs))
+        (Decryption::None, Some(Undecoded::NotForUs))
     );
     assert_eq!(
         (ok(9).signature, ok(9).key_event),

@@ -64,6 +64,97 @@ pub fn portnum_by_name(name: &str) -> Option<i32> {
     NAMES.iter().find(|(_, n)| *n == name).map(|(p, _)| *p)
 }
 
+/// What a packet is, by its port: one name per kind for records, stores and
+/// counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PacketKind {
+    /// `TEXT_MESSAGE_APP`.
+    Text,
+    /// `POSITION_APP`.
+    Position,
+    /// `NODEINFO_APP`.
+    NodeInfo,
+    /// `ROUTING_APP`.
+    Routing,
+    /// `ADMIN_APP`.
+    Admin,
+    /// `WAYPOINT_APP`.
+    Waypoint,
+    /// `TELEMETRY_APP`.
+    Telemetry,
+    /// `TRACEROUTE_APP`.
+    Traceroute,
+    /// `NEIGHBORINFO_APP`.
+    NeighborInfo,
+    /// `MAP_REPORT_APP` (sent without a packet id).
+    MapReport,
+    /// `KEY_VERIFICATION_APP`.
+    KeyVerification,
+    /// Any other port.
+    Other,
+    /// Not decoded: the port is unknown.
+    Undecoded,
+}
+
+impl PacketKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [PacketKind; 13] = [
+        PacketKind::Text,
+        PacketKind::Position,
+        PacketKind::NodeInfo,
+        PacketKind::Routing,
+        PacketKind::Admin,
+        PacketKind::Waypoint,
+        PacketKind::Telemetry,
+        PacketKind::Traceroute,
+        PacketKind::NeighborInfo,
+        PacketKind::MapReport,
+        PacketKind::KeyVerification,
+        PacketKind::Other,
+        PacketKind::Undecoded,
+    ];
+
+    /// The kind of a packet of port `portnum` (`None`: not decoded).
+    pub const fn of(portnum: Option<i32>) -> Self {
+        match portnum {
+            None => PacketKind::Undecoded,
+            Some(envelope::TEXT_MESSAGE_APP) => PacketKind::Text,
+            Some(envelope::POSITION_APP) => PacketKind::Position,
+            Some(envelope::NODEINFO_APP) => PacketKind::NodeInfo,
+            Some(envelope::ROUTING_APP) => PacketKind::Routing,
+            Some(envelope::ADMIN_APP) => PacketKind::Admin,
+            Some(envelope::WAYPOINT_APP) => PacketKind::Waypoint,
+            Some(envelope::TELEMETRY_APP) => PacketKind::Telemetry,
+            Some(envelope::TRACEROUTE_APP) => PacketKind::Traceroute,
+            Some(envelope::NEIGHBORINFO_APP) => PacketKind::NeighborInfo,
+            Some(envelope::MAP_REPORT_APP) => PacketKind::MapReport,
+            Some(envelope::KEY_VERIFICATION_APP) => PacketKind::KeyVerification,
+            Some(_) => PacketKind::Other,
+        }
+    }
+
+    /// `"text"`, `"position"`, `"nodeinfo"`, `"routing"`, `"admin"`,
+    /// `"waypoint"`, `"telemetry"`, `"traceroute"`, `"neighborinfo"`,
+    /// `"map-report"`, `"key-verification"`, `"other"` or `"undecoded"`.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            PacketKind::Text => "text",
+            PacketKind::Position => "position",
+            PacketKind::NodeInfo => "nodeinfo",
+            PacketKind::Routing => "routing",
+            PacketKind::Admin => "admin",
+            PacketKind::Waypoint => "waypoint",
+            PacketKind::Telemetry => "telemetry",
+            PacketKind::Traceroute => "traceroute",
+            PacketKind::NeighborInfo => "neighborinfo",
+            PacketKind::MapReport => "map-report",
+            PacketKind::KeyVerification => "key-verification",
+            PacketKind::Other => "other",
+            PacketKind::Undecoded => "undecoded",
+        }
+    }
+}
+
 /// A payload this crate reads.
 #[derive(Debug, Clone, PartialEq)]
 pub enum App {

@@ -55,12 +55,6 @@ impl Identity {
     }
 }
 
-impl core::fmt::Display for Identity {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 impl core::str::FromStr for Identity {
     type Err = Error;
 

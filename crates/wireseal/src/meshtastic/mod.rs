@@ -15,6 +15,15 @@
 //!   JSON record of one decoded packet.
 //! - [`batch`]: opening many packets across cores on the caller's
 //!   [`Batch`](crate::batch::Batch).
+//! - [`NodeId`]: node numbers as `!%08x`; [`untrusted`]: the one check that
+//!   text from the feed can be a topic level, a log field or a file name;
+//!   `packet_key` (std): what makes two copies one packet, by id or by
+//!   content.
+//!
+//! Every outcome has one name, the same in records, stores, counters and
+//! Python: each enum's `as_str`, which its `Display` and (feature `serde`)
+//! `Serialize` write ([`decoder::Decryption`], [`decoder::Signature`],
+//! [`Identity`], [`app::PacketKind`], ...).
 //!
 //! Time is `now`, the caller's milliseconds, the first argument after the
 //! receiver.
@@ -67,6 +76,9 @@ pub mod envelope;
 mod error;
 pub mod header;
 pub mod identity;
+mod node_id;
+#[cfg(feature = "std")]
+pub mod packet_key;
 pub mod pkc;
 mod pkc_keys;
 #[cfg(feature = "alloc")]
@@ -75,6 +87,7 @@ pub mod policy;
 pub mod record;
 #[cfg(feature = "alloc")]
 pub mod replay;
+pub mod untrusted;
 pub mod xeddsa;
 
 #[cfg(feature = "std")]
@@ -85,8 +98,45 @@ pub use decoder::Decoder;
 pub use error::Error;
 pub use header::{PacketHeader, HEADER_LEN, MAX_PAYLOAD_LEN};
 pub use identity::{node_number, Identity};
+pub use node_id::NodeId;
 pub use pkc::{opened_len, sealed_len, PkcEngine, PkcKey, PkcKeyForm, PkcPacket, PkcSecret};
 #[cfg(feature = "alloc")]
 pub use policy::{SignaturePolicy, Verdict};
 #[cfg(feature = "alloc")]
 pub use replay::ReplayWindow;
+
+/// The name of the firmware's default channel (the `LongFast` modem preset,
+/// whose channel has no name of its own); its key is [`channel::DEFAULT_PSK`].
+pub const DEFAULT_CHANNEL_NAME: &str = "LongFast";
+
+/// `Display` and (feature `serde`) `Serialize` of an enum through its
+/// `as_str`, so that every driver writes the same name.
+macro_rules! named {
+    ($($t:ty),* $(,)?) => {$(
+        impl core::fmt::Display for $t {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    )*};
+}
+
+named!(Identity, untrusted::Unusable);
+#[cfg(feature = "std")]
+named!(
+    decoder::Decryption,
+    decoder::Signature,
+    decoder::Undecoded,
+    decoder::KeyEvent,
+    decoder::Control,
+    policy::SignaturePolicy,
+    policy::Verdict,
+    policy::Concern,
+    app::PacketKind,
+);

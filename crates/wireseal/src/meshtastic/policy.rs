@@ -72,12 +72,6 @@ impl SignaturePolicy {
     }
 }
 
-impl core::fmt::Display for SignaturePolicy {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 impl core::str::FromStr for SignaturePolicy {
     type Err = Error;
 
@@ -129,12 +123,6 @@ impl Concern {
             Concern::Downgrade => "downgrade",
             Concern::PlainAdmin => "plain-admin",
         }
-    }
-}
-
-impl core::fmt::Display for Concern {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

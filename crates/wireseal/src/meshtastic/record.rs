@@ -2,7 +2,7 @@
 //! `wireseal meshtastic gateway` prints per packet and `wireseal meshtastic
 //! decode` prints for one capture. The fields are documented in
 //! `docs/gateway.md`; absent values are left out, except `portnum`,
-//! `payload_hex` and `decrypted`, which every record has.
+//! `payload_hex`, `kind` and `decryption`, which every record has.
 //!
 //! ```
 //! use wireseal::meshtastic::decoder::Decoder;
@@ -28,9 +28,10 @@
 //! # Ok::<(), wireseal::meshtastic::Error>(())
 //! ```
 
-use super::app::{portnum_name, App};
+use super::app::{portnum_name, App, PacketKind};
 use super::decoder::{Decoded, Decoder, Decryption};
 use super::envelope::NODEINFO_APP;
+use super::NodeId;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// One packet's record: borrows the decoder (for channel names and the node
@@ -55,15 +56,6 @@ impl<'a> PacketRecord<'a> {
     /// Appends the record's JSON to `out` (no newline).
     pub fn write_json(&self, out: &mut Vec<u8>) {
         serde_json::to_writer(out, self).expect("writing to a vector cannot fail");
-    }
-}
-
-/// A value serialized through its `Display` (no allocation).
-struct Shown<T: core::fmt::Display>(T);
-
-impl<T: core::fmt::Display> Serialize for Shown<T> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&self.0)
     }
 }
 
@@ -110,16 +102,15 @@ impl Serialize for PacketRecord<'_> {
             m.serialize_entry("portnum_name", name)?;
         }
         m.serialize_entry("payload_hex", &d.payload().map(Hex))?;
-        match d.decryption {
-            Decryption::Channel(i) => {
-                let name = self.decoder.channel_name(i).unwrap_or("?");
-                m.serialize_entry("decrypted", &Shown(format_args!("channel:{name}")))?;
-            }
-            Decryption::Pkc => m.serialize_entry("decrypted", "pkc")?,
-            Decryption::Plain => m.serialize_entry("decrypted", "plain")?,
-            Decryption::No => m.serialize_entry("decrypted", "no")?,
+        m.serialize_entry("kind", &PacketKind::of(d.portnum()))?;
+        m.serialize_entry("decryption", &d.decryption)?;
+        if let Decryption::Channel(i) = d.decryption {
+            m.serialize_entry("channel_name", self.decoder.channel_name(i).unwrap_or("?"))?;
         }
-        m.serialize_entry("signature", d.signature.as_str())?;
+        if let Some(n) = d.our_node {
+            m.serialize_entry("our_node", &NodeId(n))?;
+        }
+        m.serialize_entry("signature", &d.signature)?;
         if let Some(v) = d.verdict {
             m.serialize_entry("policy", v.as_str())?;
             if let Some(c) = v.concern() {
@@ -148,8 +139,14 @@ impl Serialize for PacketRecord<'_> {
         }
         if d.key_event.is_some() || d.portnum() == Some(NODEINFO_APP) {
             if let Some(k) = self.decoder.nodes().get(d.from) {
-                m.serialize_entry("node_identity", k.identity(d.from).as_str())?;
+                m.serialize_entry("node_identity", &k.identity(d.from))?;
                 m.serialize_entry("node_signer", &k.signer)?;
+                if let Some(n) = k.renumbered_from {
+                    m.serialize_entry("renumbered_from", &NodeId(n))?;
+                }
+                if let Some(n) = k.renumbered_to {
+                    m.serialize_entry("renumbered_to", &NodeId(n))?;
+                }
             }
         }
         m.serialize_entry("rx_time", &r.rx_time)?;
@@ -168,7 +165,7 @@ impl Serialize for PacketRecord<'_> {
             m.serialize_entry("claimed_signed", &true)?;
         }
         if let Some(e) = d.error {
-            m.serialize_entry("error", e.reason())?;
+            m.serialize_entry("error", &e)?;
         }
         m.end()
     }

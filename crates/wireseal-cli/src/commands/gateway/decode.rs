@@ -2,7 +2,7 @@
 //! gateway publishes on MQTT) or bare `MeshPacket`, decoded with the given
 //! channels and node key, printed as the gateway's JSON record.
 
-use super::setup::DecoderArgs;
+use super::DecoderArgs;
 use crate::util::input::{data, InFormat};
 use anyhow::{bail, Context, Result};
 use wireseal::meshtastic::envelope::{self, ServiceEnvelope};
@@ -51,11 +51,16 @@ pub fn run(a: Args) -> Result<()> {
                 .context("capture: neither a ServiceEnvelope nor a MeshPacket (--as says which)")?,
         },
     };
-    let mut decoder = a.decoder.decoder()?;
+    let mut config = wireseal_gateway::Config::default();
+    a.decoder.apply(&mut config);
+    let (mut decoder, notes) = wireseal_gateway::setup::decoder(&config)?;
+    for n in notes {
+        eprintln!("wireseal: note: {n}");
+    }
     let d = decoder.decode_envelope(0, env).context("capture")?;
     println!("{}", PacketRecord::new(&decoder, &d).to_json());
     if let Some(e) = d.error {
-        bail!("the packet was not decoded: {}", e.reason());
+        bail!("the packet was not decoded: {e}");
     }
     if let Some(v) = d.verdict.filter(|v| v.is_drop()) {
         eprintln!(

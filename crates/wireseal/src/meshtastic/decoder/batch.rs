@@ -77,8 +77,11 @@ impl Ahead {
 /// Opens a parsed PKC payload with the key the node table (as the batch
 /// found it) or the packet names, if the engine has that key cached.
 #[cfg(feature = "std")]
-fn open_ahead(engine: &PkcEngine, nodes: &NodeTable, now: u64, parsed: &mut Parsed) {
-    let Some((ciphertext, offered)) = &parsed.pkc else {
+fn open_ahead(engines: &[PkcEngine], nodes: &NodeTable, now: u64, parsed: &mut Parsed) {
+    let Some((engine, ciphertext, offered)) = &parsed.pkc else {
+        return;
+    };
+    let Some(engine) = engines.get(*engine) else {
         return;
     };
     let key = match (nodes.get(parsed.head.from), offered) {
@@ -110,14 +113,13 @@ impl Decoder {
         batch: &Batch,
         envelopes: &[&[u8]],
     ) -> Vec<Result<Decoded, Error>> {
-        let (channels, nodes, engine) = (&self.channels, &self.nodes, self.pkc.as_ref());
+        let (channels, nodes, engines) = (&self.channels, &self.nodes, &self.engines[..]);
+        let verified = &self.verified;
         // Boxed: the calling thread gathers the chunks' results, so each
         // result it moves is a pointer, not a whole packet.
         let mut parsed: Vec<Result<Box<Parsed>, Error>> = batch.map(envelopes, |b| {
-            let mut p = Box::new(parse(channels, nodes, envelope::decode(b)?));
-            if let Some(engine) = engine {
-                open_ahead(engine, nodes, now, &mut p);
-            }
+            let mut p = Box::new(parse(channels, nodes, verified, envelope::decode(b)?));
+            open_ahead(engines, nodes, now, &mut p);
             Ok(p)
         });
         for p in parsed.iter_mut().flatten() {

@@ -14,7 +14,9 @@
 //! 3. checks `Data.xeddsa_signature` ([`super::xeddsa`]) with the sender's
 //!    pinned key, or, for a signed NodeInfo from a node without one, with
 //!    the key it announces when that key hashes to the sender's number
-//!    ([`super::identity`]);
+//!    ([`super::identity`]); the last 4,096 results are kept, keyed by a
+//!    digest of the key and everything the check reads, so the copies of
+//!    one signed packet that several gateways uplink are verified once;
 //! 4. applies the signature policy ([`SignaturePolicy`], the firmware's
 //!    `packet_signature_policy`): [`Decoded::verdict`] says whether a node
 //!    with that policy accepts, flags or drops the packet;
@@ -65,6 +67,7 @@ mod batch;
 mod nodes;
 mod outcome;
 mod settle;
+mod verified;
 
 pub use nodes::{NodeKey, NodeTable, DEFAULT_NODE_CAPACITY};
 pub use outcome::{Control, Decoded, Decryption, KeyEvent, Reception, Signature, Undecoded};
@@ -77,10 +80,11 @@ use super::envelope::{self, Data, PayloadVariant, ServiceEnvelope, NODEINFO_APP,
 use super::identity::node_number;
 use super::pkc::{PkcEngine, OVERHEAD};
 use super::replay::ReplayWindow;
-use super::xeddsa::{SignedFields, VerifyingKey, SIGNATURE_LEN};
+use super::xeddsa::{VerifyingKey, SIGNATURE_LEN};
 use super::{Error, MAX_PAYLOAD_LEN};
 use crate::primitives::x25519::StaticSecret;
 use outcome::is_broadcast;
+use verified::verify;
 
 /// Peers whose PKC keys a decoder's engine caches by default.
 pub const DEFAULT_PKC_PEERS: usize = 1024;
@@ -98,18 +102,22 @@ struct Channels {
     list: Vec<Channel>,
     /// Channel hash → indices into `list`, in configuration order.
     by_hash: Vec<Vec<usize>>,
-    /// Our node number, when a node key is configured.
-    our_node: Option<u32>,
+    /// Our nodes' numbers, one per node key, in the order of the engines.
+    our_nodes: Vec<u32>,
 }
 
 /// Decodes envelopes of one MQTT feed; see the [module docs](self).
 #[derive(Debug)]
 pub struct Decoder {
     channels: Channels,
-    pkc: Option<PkcEngine>,
+    /// One engine per node of ours, in the order of `channels.our_nodes`.
+    engines: Vec<PkcEngine>,
     nodes: NodeTable,
     replay: Option<ReplayWindow>,
     policy: SignaturePolicy,
+    /// Signatures already verified (each copy of a signed packet that
+    /// another gateway uplinked is verified once).
+    verified: verified::Verified,
 }
 
 impl Default for Decoder {
@@ -122,8 +130,9 @@ impl Default for Decoder {
 #[derive(Debug)]
 struct Parsed {
     head: Decoded,
-    /// A PKC ciphertext to our node and the key the packet announces.
-    pkc: Option<(Vec<u8>, Option<[u8; 32]>)>,
+    /// A PKC ciphertext to one of our nodes (the index of its engine) and
+    /// the key the packet announces.
+    pkc: Option<(usize, Vec<u8>, Option<[u8; 32]>)>,
     /// That ciphertext opened ahead by a batch, not yet settled.
     ahead: Option<Box<batch::Ahead>>,
     /// The key a NodeInfo in the clear or on a channel announces.
@@ -138,6 +147,10 @@ struct Parsed {
 struct Checked {
     key: [u8; 32],
     valid: bool,
+    /// What the verification read ([`verified::digest`]).
+    digest: [u8; 32],
+    /// Whether it was verified now (not found among the results kept).
+    fresh: bool,
 }
 
 impl Decoder {
@@ -149,10 +162,11 @@ impl Decoder {
                 by_hash: vec![Vec::new(); 256],
                 ..Channels::default()
             },
-            pkc: None,
+            engines: Vec::new(),
             nodes: NodeTable::default(),
             replay: None,
             policy: SignaturePolicy::default(),
+            verified: verified::Verified::default(),
         }
     }
 
@@ -184,24 +198,54 @@ impl Decoder {
 
     /// Our node: its number and key, for PKC direct messages addressed to it.
     /// The engine caches up to [`DEFAULT_PKC_PEERS`] senders; our own key is
-    /// pinned in the node table.
+    /// pinned in the node table. Several nodes may be ours
+    /// ([`Decoder::add_node`]); this adds one.
     ///
     /// # Errors
     /// [`Error::UnclampedKey`] as [`PkcEngine::new`].
-    pub fn with_node(self, node: u32, own: StaticSecret) -> Result<Self, Error> {
-        Ok(self.with_node_engine(node, PkcEngine::with_capacity(own, DEFAULT_PKC_PEERS)?))
+    pub fn with_node(mut self, node: u32, own: StaticSecret) -> Result<Self, Error> {
+        self.add_node(node, own)?;
+        Ok(self)
+    }
+
+    /// Adds a node of ours: PKC direct messages to `node` are opened with
+    /// `own` through a cache of its own (up to [`DEFAULT_PKC_PEERS`]
+    /// senders). A node already ours gets the new key. `node` is the
+    /// operator's number for the key, or [`node_number`] of its public key
+    /// (the number firmware 2.8 derives).
+    ///
+    /// # Errors
+    /// [`Error::UnclampedKey`] as [`PkcEngine::new`].
+    pub fn add_node(&mut self, node: u32, own: StaticSecret) -> Result<(), Error> {
+        self.add_node_engine(node, PkcEngine::with_capacity(own, DEFAULT_PKC_PEERS)?);
+        Ok(())
     }
 
     /// [`Decoder::with_node`] with an engine configured by the caller (cache
     /// size, TTL). The engine's own replay window should be off: the
     /// decoder's ([`Decoder::with_replay_window`]) covers every packet.
     pub fn with_node_engine(mut self, node: u32, engine: PkcEngine) -> Self {
+        self.add_node_engine(node, engine);
+        self
+    }
+
+    /// [`Decoder::add_node`] with an engine configured by the caller.
+    pub fn add_node_engine(&mut self, node: u32, engine: PkcEngine) {
         let public = *engine.public_key();
         self.nodes.forget(node);
         self.nodes.offer(node, &public);
-        self.channels.our_node = Some(node);
-        self.pkc = Some(engine);
-        self
+        match self.channels.our_nodes.iter().position(|&n| n == node) {
+            Some(i) => self.engines[i] = engine,
+            None => {
+                self.channels.our_nodes.push(node);
+                self.engines.push(engine);
+            }
+        }
+    }
+
+    /// Our nodes' numbers, in the order they were added.
+    pub fn our_nodes(&self) -> &[u32] {
+        &self.channels.our_nodes
     }
 
     /// Refuses (sender, id) pairs already accepted.
@@ -237,9 +281,15 @@ impl Decoder {
         &mut self.nodes
     }
 
-    /// The PKC engine, for its cache counters.
+    /// The PKC engine of our first node, for its cache counters.
     pub fn pkc_engine(&self) -> Option<&PkcEngine> {
-        self.pkc.as_ref()
+        self.engines.first()
+    }
+
+    /// The PKC engine of our node `node`.
+    pub fn pkc_engine_for(&self, node: u32) -> Option<&PkcEngine> {
+        let i = self.channels.our_nodes.iter().position(|&n| n == node)?;
+        self.engines.get(i)
     }
 
     /// Decodes one envelope. `now` is in milliseconds on the caller's clock
@@ -264,7 +314,7 @@ impl Decoder {
     }
 
     fn decode_checked(&mut self, now: u64, env: ServiceEnvelope) -> Decoded {
-        let mut parsed = parse(&self.channels, &self.nodes, env);
+        let mut parsed = parse(&self.channels, &self.nodes, &self.verified, env);
         self.settle(now, &mut parsed);
         parsed.head
     }
@@ -272,7 +322,12 @@ impl Decoder {
 
 /// The stateless step: envelope, channel trial decryption, routing of PKC,
 /// and the signature against the key known now.
-fn parse(channels: &Channels, nodes: &NodeTable, env: ServiceEnvelope) -> Parsed {
+fn parse(
+    channels: &Channels,
+    nodes: &NodeTable,
+    verified: &verified::Verified,
+    env: ServiceEnvelope,
+) -> Parsed {
     let packet = env.packet.expect("envelope::check passed");
     let mut head = Decoded {
         from: packet.from,
@@ -294,11 +349,12 @@ fn parse(channels: &Channels, nodes: &NodeTable, env: ServiceEnvelope) -> Parsed
             claimed_signed: packet.xeddsa_signed,
         },
         data: None,
-        decryption: Decryption::No,
+        decryption: Decryption::None,
         signature: Signature::Absent,
         identity: None,
         verdict: None,
         key_event: None,
+        our_node: None,
         error: None,
     };
     let mut pkc = None;
@@ -308,22 +364,29 @@ fn parse(channels: &Channels, nodes: &NodeTable, env: ServiceEnvelope) -> Parsed
             head.decryption = Decryption::Plain;
         }
         PayloadVariant::Encrypted(ct) => {
-            let to_us = channels.our_node == Some(head.to);
+            let ours = channels.our_nodes.iter().position(|&n| n == head.to);
+            let offered = packet.public_key.as_slice().try_into().ok();
             if head.channel_id == PKI_CHANNEL_ID || packet.pki_encrypted {
-                match channels.our_node {
-                    None => head.error = Some(Undecoded::NoNodeKey),
-                    Some(_) if !to_us => head.error = Some(Undecoded::NotForUs),
-                    Some(_) => pkc = Some((ct, packet.public_key.as_slice().try_into().ok())),
+                match ours {
+                    None if channels.our_nodes.is_empty() => {
+                        head.error = Some(Undecoded::NoNodeKey)
+                    }
+                    None => head.error = Some(Undecoded::NotForUs),
+                    Some(i) => {
+                        head.our_node = Some(head.to);
+                        pkc = Some((i, ct, offered));
+                    }
                 }
-            } else if to_us
-                && head.channel_hash == 0
-                && !is_broadcast(head.to)
-                && ct.len() > OVERHEAD
-                && channels.by_hash[0].is_empty()
-            {
+            } else if let Some(i) = ours.filter(|_| {
+                head.channel_hash == 0
+                    && !is_broadcast(head.to)
+                    && ct.len() > OVERHEAD
+                    && channels.by_hash[0].is_empty()
+            }) {
                 // A direct message uplinked on a channel topic: the firmware
                 // tries PKC for hash 0 addressed to it.
-                pkc = Some((ct, packet.public_key.as_slice().try_into().ok()));
+                head.our_node = Some(head.to);
+                pkc = Some((i, ct, offered));
             } else {
                 match try_channels(channels, &head, &ct) {
                     Ok((i, data)) => {
@@ -346,7 +409,7 @@ fn parse(channels: &Channels, nodes: &NodeTable, env: ServiceEnvelope) -> Parsed
     if let Some(key) = nodeinfo {
         parsed.head.identity = Some(identity(&parsed.head, key));
     }
-    parsed.signature = check_ahead(nodes, &parsed);
+    parsed.signature = check_ahead(nodes, verified, &parsed);
     parsed
 }
 
@@ -360,8 +423,9 @@ fn identity(d: &Decoded, key: Option<[u8; 32]>) -> Identity {
 }
 
 /// Verifies a 64-byte signature with the sender's pinned key, or for a
-/// first NodeInfo with the announced key when it hashes to the sender.
-fn check_ahead(nodes: &NodeTable, p: &Parsed) -> Option<Checked> {
+/// first NodeInfo with the announced key when it hashes to the sender (the
+/// result kept for an earlier copy, if there is one).
+fn check_ahead(nodes: &NodeTable, verified: &verified::Verified, p: &Parsed) -> Option<Checked> {
     let d = &p.head;
     let data = d.data.as_ref()?;
     if data.xeddsa_signature.len() != SIGNATURE_LEN {
@@ -374,18 +438,16 @@ fn check_ahead(nodes: &NodeTable, p: &Parsed) -> Option<Checked> {
             (a, VerifyingKey::from_x25519(&a).ok())
         }
     };
+    let digest = verified::digest(&key, d.from, d.id, data);
+    let (valid, fresh) = match verified.get(&digest) {
+        Some(v) => (v, false),
+        None => (verify(vk, d.from, d.id, data), true),
+    };
     Some(Checked {
         key,
-        valid: verify(vk, d.from, d.id, data),
-    })
-}
-
-/// Whether `data`'s signature verifies with `vk` (`None`: a key with no
-/// Ed25519 counterpart, which verifies nothing).
-fn verify(vk: Option<VerifyingKey>, from: u32, id: u32, data: &Data) -> bool {
-    vk.is_some_and(|vk| {
-        vk.verify(&signed_fields(from, id, data), &data.xeddsa_signature)
-            .is_ok()
+        valid,
+        digest,
+        fresh,
     })
 }
 
@@ -428,13 +490,4 @@ fn nodeinfo_key(data: &Data) -> Option<Option<[u8; 32]>> {
     }
     let user = envelope::decode_user(&data.payload).ok()?;
     Some(user.public_key.as_slice().try_into().ok())
-}
-
-fn signed_fields(from: u32, id: u32, data: &Data) -> SignedFields<'_> {
-    SignedFields {
-        from,
-        id,
-        portnum: data.portnum as u32,
-        payload: &data.payload,
-    }
 }

@@ -17,7 +17,20 @@ pub enum Decryption {
     /// The envelope carried the packet unencrypted.
     Plain,
     /// Not decrypted (see [`Decoded::error`]).
-    No,
+    None,
+}
+
+impl Decryption {
+    /// `"channel"`, `"pkc"`, `"plain"` or `"none"` (the channel's name, for
+    /// [`Decryption::Channel`], is [`Decoder::channel_name`](super::Decoder::channel_name)).
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            Decryption::Channel(_) => "channel",
+            Decryption::Pkc => "pkc",
+            Decryption::Plain => "plain",
+            Decryption::None => "none",
+        }
+    }
 }
 
 /// The outcome of checking `Data.xeddsa_signature`.
@@ -73,8 +86,11 @@ pub enum Undecoded {
 }
 
 impl Undecoded {
-    /// A short stable reason for logs and JSON output.
-    pub const fn reason(&self) -> &'static str {
+    /// `"no-channel"`, `"wrong-channel-key"`, `"pkc-not-for-us"`,
+    /// `"pkc-no-node-key"`, `"pkc-unknown-sender"`, `"auth-failed"`,
+    /// `"weak-key"`, `"malformed-data"`, `"truncated"`, `"too-long"`,
+    /// `"failed"` or `"replay"`.
+    pub const fn as_str(&self) -> &'static str {
         match self {
             Undecoded::NoChannel => "no-channel",
             Undecoded::WrongChannelKey => "wrong-channel-key",
@@ -114,15 +130,29 @@ pub enum KeyEvent {
         /// The node.
         node: u32,
     },
+    /// The key was pinned for `node`, and the same key is pinned under
+    /// another number: a node renumbered by firmware 2.8, which numbers a
+    /// node `crc32(public key)`. `from` is the older number, `to` the
+    /// `crc32` one; `node` is one of them. Both keep the key and are linked
+    /// in the node table ([`NodeKey::renumbered_from`](super::NodeKey::renumbered_from)).
+    Renumbered {
+        /// The node this packet came from.
+        node: u32,
+        /// The number the node had before.
+        from: u32,
+        /// The number it has now (`crc32` of the key).
+        to: u32,
+    },
 }
 
 impl KeyEvent {
-    /// `"learned"`, `"conflict"` or `"table-full"`.
+    /// `"learned"`, `"conflict"`, `"table-full"` or `"renumbered"`.
     pub const fn as_str(&self) -> &'static str {
         match self {
             KeyEvent::Learned { .. } => "learned",
             KeyEvent::Conflict { .. } => "conflict",
             KeyEvent::TableFull { .. } => "table-full",
+            KeyEvent::Renumbered { .. } => "renumbered",
         }
     }
 }
@@ -207,6 +237,8 @@ pub struct Decoded {
     pub verdict: Option<Verdict>,
     /// What the node table did with a key this packet announced.
     pub key_event: Option<KeyEvent>,
+    /// Which of our nodes a PKC direct message was addressed to.
+    pub our_node: Option<u32>,
     /// Why the packet was not decoded, when it was not.
     pub error: Option<Undecoded>,
 }

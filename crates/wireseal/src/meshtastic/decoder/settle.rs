@@ -27,8 +27,8 @@ impl Decoder {
     pub(super) fn settle(&mut self, now: u64, parsed: &mut Parsed) {
         let d = &mut parsed.head;
         let mut announced = parsed.announced;
-        if let Some((ciphertext, offered)) = parsed.pkc.take() {
-            self.open_pkc(now, d, &ciphertext, offered, parsed.ahead.take());
+        if let Some((engine, ciphertext, offered)) = parsed.pkc.take() {
+            self.open_pkc(now, engine, d, &ciphertext, offered, parsed.ahead.take());
             if let Some(key) = d.data.as_ref().and_then(nodeinfo_key) {
                 announced = key;
                 d.identity = Some(identity(d, key));
@@ -37,6 +37,9 @@ impl Decoder {
         let Some(data) = d.data.take() else {
             return;
         };
+        if let Some(c) = parsed.signature.filter(|c| c.fresh) {
+            self.verified.insert(c.digest, c.valid);
+        }
         let j = self.judge(d, &data, announced, parsed.signature);
         d.data = Some(data);
         d.signature = j.signature;
@@ -147,16 +150,17 @@ impl Decoder {
         }
     }
 
-    /// Opens a PKC direct message to our node.
+    /// Opens a PKC direct message to our node whose engine is `engine`.
     fn open_pkc(
         &mut self,
         now: u64,
+        engine: usize,
         d: &mut Decoded,
         ciphertext: &[u8],
         offered: Option<[u8; 32]>,
         ahead: Option<Box<batch::Ahead>>,
     ) {
-        let Some(engine) = &mut self.pkc else {
+        let Some(engine) = self.engines.get_mut(engine) else {
             d.error = Some(Undecoded::NoNodeKey);
             return;
         };

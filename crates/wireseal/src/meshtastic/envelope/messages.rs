@@ -170,6 +170,30 @@ pub struct Position {
     /// Fix time, seconds since the Unix epoch.
     #[prost(fixed32, tag = "4")]
     pub time: u32,
+    /// Time of the position estimate, seconds since the Unix epoch.
+    #[prost(fixed32, tag = "7")]
+    pub timestamp: u32,
+    /// Position dilution of precision, in 1/100 units.
+    #[prost(uint32, tag = "11")]
+    pub pdop: u32,
+    /// Horizontal dilution of precision, in 1/100 units.
+    #[prost(uint32, tag = "12")]
+    pub hdop: u32,
+    /// Vertical dilution of precision, in 1/100 units.
+    #[prost(uint32, tag = "13")]
+    pub vdop: u32,
+    /// Ground speed, m/s.
+    #[prost(uint32, optional, tag = "15")]
+    pub ground_speed: Option<u32>,
+    /// True heading, 1/100 degrees.
+    #[prost(uint32, optional, tag = "16")]
+    pub ground_track: Option<u32>,
+    /// Satellites in view.
+    #[prost(uint32, tag = "19")]
+    pub sats_in_view: u32,
+    /// Bits of latitude and longitude kept (position precision).
+    #[prost(uint32, tag = "23")]
+    pub precision_bits: u32,
 }
 
 /// `KeyVerification`: the payload of a key-verification packet (portnum 12).

@@ -27,9 +27,14 @@
 //! ```
 
 pub mod messages;
+pub mod payloads;
 
 pub use messages::{
     Data, KeyVerification, MeshPacket, PayloadVariant, Position, ServiceEnvelope, User,
+};
+pub use payloads::{
+    AirQualityMetrics, DeviceMetrics, EnvironmentMetrics, HardwareMessage, MapReport, Neighbor,
+    NeighborInfo, Paxcount, PowerMetrics, RouteDiscovery, Telemetry, TelemetryVariant, Waypoint,
 };
 
 use super::{Error, MAX_PAYLOAD_LEN};
@@ -54,8 +59,28 @@ pub const TEXT_MESSAGE_APP: i32 = 1;
 pub const POSITION_APP: i32 = 3;
 /// The `portnum` of NodeInfo packets (payload: [`User`]).
 pub const NODEINFO_APP: i32 = 4;
+/// The `portnum` of remote hardware (GPIO) packets (payload:
+/// [`HardwareMessage`]).
+pub const REMOTE_HARDWARE_APP: i32 = 2;
+/// The `portnum` of routing packets (acknowledgements and errors).
+pub const ROUTING_APP: i32 = 5;
 /// The `portnum` of remote administration packets (`AdminMessage`).
 pub const ADMIN_APP: i32 = 6;
+/// The `portnum` of waypoints (payload: [`Waypoint`]).
+pub const WAYPOINT_APP: i32 = 8;
+/// The `portnum` of detection-sensor alerts (payload: text).
+pub const DETECTION_SENSOR_APP: i32 = 10;
+/// The `portnum` of people counters (payload: [`Paxcount`]).
+pub const PAXCOUNTER_APP: i32 = 34;
+/// The `portnum` of telemetry (payload: [`Telemetry`]).
+pub const TELEMETRY_APP: i32 = 67;
+/// The `portnum` of traceroutes (payload: [`RouteDiscovery`]).
+pub const TRACEROUTE_APP: i32 = 70;
+/// The `portnum` of neighbour reports (payload: [`NeighborInfo`]).
+pub const NEIGHBORINFO_APP: i32 = 71;
+/// The `portnum` of map reports, sent on `<root>/2/map/` without a packet
+/// id (payload: [`MapReport`]).
+pub const MAP_REPORT_APP: i32 = 73;
 /// The `portnum` of the key-verification exchange (payload:
 /// [`KeyVerification`]).
 pub const KEY_VERIFICATION_APP: i32 = 12;
@@ -173,6 +198,25 @@ pub fn decode_key_verification(payload: &[u8]) -> Result<KeyVerification, Error>
     })
 }
 
+/// Parses an application payload of any message type this module declares
+/// (a [`Telemetry`], a [`Waypoint`], ...); `what` names it in the error.
+///
+/// # Errors
+/// [`Error::TooLong`] over [`MAX_DATA_LEN`]; [`Error::Malformed`] when the
+/// bytes are not such a message.
+pub fn decode_payload<M: Message + Default>(
+    payload: &[u8],
+    what: &'static str,
+) -> Result<M, Error> {
+    if payload.len() > MAX_DATA_LEN {
+        return Err(Error::TooLong {
+            len: payload.len(),
+            max: MAX_DATA_LEN,
+        });
+    }
+    M::decode(payload).map_err(|_| Error::Malformed { what })
+}
+
 /// Parses a bare `MeshPacket` (what a node logs or sends to its phone),
 /// with the checks [`decode`] applies to the packet inside an envelope.
 ///
@@ -224,6 +268,11 @@ pub fn encode_to_vec(env: &ServiceEnvelope) -> Vec<u8> {
 /// Encodes a `Data` message (the plaintext a channel or PKC packet carries).
 pub fn encode_data(data: &Data) -> Vec<u8> {
     data.encode_to_vec()
+}
+
+/// Encodes an application payload of any message type this module declares.
+pub fn encode_payload<M: Message>(payload: &M) -> Vec<u8> {
+    payload.encode_to_vec()
 }
 
 /// Encodes a `User` (the payload of a NodeInfo packet).

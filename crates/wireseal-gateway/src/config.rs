@@ -1,0 +1,268 @@
+//! The gateway's settings: one set of names for the command line (`--name`)
+//! and the configuration file (`name = …` in TOML), checked once when the
+//! gateway is built ([`Gateway::new`](crate::Gateway::new)), so that a
+//! mistake stops it at start with the setting's name and the reason.
+
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Why a setting cannot be used. Its `Display` is `--NAME: REASON`, the
+/// setting's name as the command line and the file spell it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--{setting}: {reason}")]
+pub struct ConfigError {
+    /// The setting (`broker`, `store`, `key-file`, ...).
+    pub setting: &'static str,
+    /// What is wrong with it (never a secret's value).
+    pub reason: String,
+}
+
+impl ConfigError {
+    /// An error of `setting`.
+    pub fn new(setting: &'static str, reason: impl Into<String>) -> Self {
+        Self {
+            setting,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// MQTT protocol version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MqttVersion {
+    /// MQTT 3.1.1.
+    #[default]
+    V311,
+    /// MQTT 5.
+    V5,
+}
+
+impl<'de> Deserialize<'de> for MqttVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            N(u8),
+            S(String),
+        }
+        match Either::deserialize(d)? {
+            Either::N(3) => Ok(MqttVersion::V311),
+            Either::N(5) => Ok(MqttVersion::V5),
+            Either::S(s) if s == "3" || s == "3.1.1" => Ok(MqttVersion::V311),
+            Either::S(s) if s == "5" => Ok(MqttVersion::V5),
+            _ => Err(serde::de::Error::custom("mqtt-version: 3 or 5")),
+        }
+    }
+}
+
+/// Every setting of the gateway. Field `foo_bar` is `--foo-bar` on the
+/// command line and `foo-bar` in the file; `None`, empty and `false` mean
+/// "not given" (the default applies). See docs/gateway.md for each.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct Config {
+    /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`.
+    pub broker: String,
+    /// PEM CA certificates to trust for `mqtts://`.
+    pub ca_file: Option<PathBuf>,
+    /// PEM client certificate chain.
+    pub client_cert: Option<PathBuf>,
+    /// PEM private key of the client certificate.
+    pub client_key: Option<PathBuf>,
+    /// MQTT 3.1.1 (default) or 5.
+    pub mqtt_version: Option<MqttVersion>,
+    /// The topic filter (default `msh/#`).
+    pub topic: Option<String>,
+    /// Subscribe as `$share/GROUP/<topic>`.
+    pub shared: Option<String>,
+    /// Republish each record under `PREFIX/<channel>/<!from>`.
+    pub publish: Option<String>,
+    /// Publish the firmware's JSON on `ROOT/2/json/<channel>/<!gateway>`.
+    pub firmware_json: Option<String>,
+    /// Channels as `NAME=PSK` (default `LongFast=AQ==`).
+    pub channel: Vec<String>,
+    /// Node keys as `FILE` or `NODE=FILE`.
+    pub key_file: Vec<String>,
+    /// A node key in this environment variable.
+    pub key_env: Option<String>,
+    /// A directory of node keys.
+    pub keys_dir: Option<PathBuf>,
+    /// The node number of the one key given (default: derived from it).
+    pub node: Option<String>,
+    /// `compatible` (default), `balanced` or `strict`.
+    pub signature_policy: Option<String>,
+    /// MQTT user name.
+    pub username: Option<String>,
+    /// MQTT user name from this environment variable.
+    pub username_env: Option<String>,
+    /// MQTT password from this file.
+    pub password_file: Option<PathBuf>,
+    /// MQTT password from this environment variable.
+    pub password_env: Option<String>,
+    /// Counts to the log every this many seconds.
+    pub stats: Option<u64>,
+    /// Refuse (sender, id) pairs already seen.
+    pub replay_window: bool,
+    /// Stop after this many messages.
+    pub max_packets: Option<u64>,
+    /// Give up after this many failed attempts to reach the broker.
+    pub max_retries: Option<u64>,
+    /// `sqlite:PATH`, a bare path, `postgres://…` or `postgresql://…`.
+    pub store: Option<String>,
+    /// Messages held unacknowledged at most (default 40,000).
+    pub store_buffer: Option<usize>,
+    /// JSON lines to standard output (default: when there is no store).
+    pub json: Option<bool>,
+    /// The MQTT client id (needed with a store).
+    pub client_id: Option<String>,
+    /// Keep packets this long (`30d`, `12h`, `90m`, `45s`); default: forever.
+    pub retain: Option<String>,
+    /// Copies of a packet without an id within this window are one packet
+    /// (default `10m`).
+    pub dedup_window: Option<String>,
+    /// Messages per second one node may send, on average (default 10; 0:
+    /// no limit).
+    pub flood_rate: Option<f64>,
+    /// Messages one node may send at once above its rate (default 100).
+    pub flood_burst: Option<u32>,
+}
+
+impl Config {
+    /// Reads a TOML file of settings.
+    ///
+    /// # Errors
+    /// The file cannot be read or is not a valid settings file (an unknown
+    /// name included).
+    pub fn from_file(path: &std::path::Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError::new("config", format!("{}: {e}", path.display())))?;
+        Self::from_toml(&text)
+            .map_err(|e| ConfigError::new("config", format!("{}: {}", path.display(), e.reason)))
+    }
+
+    /// Parses TOML settings.
+    ///
+    /// # Errors
+    /// Not valid TOML, an unknown setting or a value of the wrong type.
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        toml::from_str(text).map_err(|e| ConfigError::new("config", e.message().to_owned()))
+    }
+
+    /// These settings with every one given in `over` taking its place
+    /// (command-line flags over a file).
+    pub fn merged(self, over: Config) -> Config {
+        let pick_vec = |a: Vec<String>, b: Vec<String>| if b.is_empty() { a } else { b };
+        Config {
+            broker: if over.broker.is_empty() {
+                self.broker
+            } else {
+                over.broker
+            },
+            ca_file: over.ca_file.or(self.ca_file),
+            client_cert: over.client_cert.or(self.client_cert),
+            client_key: over.client_key.or(self.client_key),
+            mqtt_version: over.mqtt_version.or(self.mqtt_version),
+            topic: over.topic.or(self.topic),
+            shared: over.shared.or(self.shared),
+            publish: over.publish.or(self.publish),
+            firmware_json: over.firmware_json.or(self.firmware_json),
+            channel: pick_vec(self.channel, over.channel),
+            key_file: pick_vec(self.key_file, over.key_file),
+            key_env: over.key_env.or(self.key_env),
+            keys_dir: over.keys_dir.or(self.keys_dir),
+            node: over.node.or(self.node),
+            signature_policy: over.signature_policy.or(self.signature_policy),
+            username: over.username.or(self.username),
+            username_env: over.username_env.or(self.username_env),
+            password_file: over.password_file.or(self.password_file),
+            password_env: over.password_env.or(self.password_env),
+            stats: over.stats.or(self.stats),
+            replay_window: over.replay_window || self.replay_window,
+            max_packets: over.max_packets.or(self.max_packets),
+            max_retries: over.max_retries.or(self.max_retries),
+            store: over.store.or(self.store),
+            store_buffer: over.store_buffer.or(self.store_buffer),
+            json: over.json.or(self.json),
+            client_id: over.client_id.or(self.client_id),
+            retain: over.retain.or(self.retain),
+            dedup_window: over.dedup_window.or(self.dedup_window),
+            flood_rate: over.flood_rate.or(self.flood_rate),
+            flood_burst: over.flood_burst.or(self.flood_burst),
+        }
+    }
+}
+
+/// Parses a span of time: a number and a unit (`ms`, `s`, `m`, `h`, `d`),
+/// or a bare number of seconds.
+///
+/// # Errors
+/// Anything else, or a span over 100 years.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{text:?}: expected a number and a unit, e.g. 30d, 12h, 10m, 45s"))?;
+    let ms = match unit.trim() {
+        "ms" => 1,
+        "" | "s" => 1_000,
+        "m" | "min" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        u => return Err(format!("{text:?}: unknown unit {u:?} (ms, s, m, h or d)")),
+    };
+    let total = n
+        .checked_mul(ms)
+        .filter(|&v| v <= 100 * 365 * 86_400_000)
+        .ok_or_else(|| format!("{text:?}: too long"))?;
+    Ok(Duration::from_millis(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30d"), Ok(Duration::from_secs(30 * 86_400)));
+        assert_eq!(parse_duration("12h"), Ok(Duration::from_secs(12 * 3_600)));
+        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_duration("45"), Ok(Duration::from_secs(45)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        for bad in ["", "d", "-1d", "3w", "1.5h", "99999999999999d"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn file_names_are_the_flags_names() {
+        let c = Config::from_toml(
+            r#"
+            broker = "mqtt://127.0.0.1:1883"
+            mqtt-version = 5
+            channel = ["LongFast=AQ=="]
+            key-file = ["!0a0b0c0d=/etc/wireseal/node.key"]
+            store = "sqlite:/var/lib/wireseal/mesh.db"
+            client-id = "gw-1"
+            retain = "30d"
+            flood-rate = 2.5
+            firmware-json = "msh/US"
+            "#,
+        )
+        .unwrap();
+        assert_eq!(c.mqtt_version, Some(MqttVersion::V5));
+        assert_eq!(c.retain.as_deref(), Some("30d"));
+        assert_eq!(c.flood_rate, Some(2.5));
+        let e = Config::from_toml("brokr = \"x\"").unwrap_err();
+        assert!(e.reason.contains("brokr"), "{e}");
+        let over = Config {
+            client_id: Some("gw-2".into()),
+            ..Config::default()
+        };
+        let m = c.merged(over);
+        assert_eq!(m.client_id.as_deref(), Some("gw-2"));
+        assert_eq!(m.store.as_deref(), Some("sqlite:/var/lib/wireseal/mesh.db"));
+    }
+}

@@ -1,0 +1,390 @@
+//! The gateway's counts, in one struct of atomics that any thread may read
+//! while the gateway runs (a metrics exporter, an embedding program), named
+//! with the library's vocabulary: the outcome enums' `as_str` are the keys
+//! of [`Counters::snapshot`].
+
+use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use wireseal::meshtastic::app::PacketKind;
+use wireseal::meshtastic::decoder::{Decoded, KeyEvent};
+
+/// `Decryption::as_str` of every variant, in slot order.
+pub const DECRYPTION: [&str; 4] = ["channel", "pkc", "plain", "none"];
+/// `Signature::as_str` of every variant.
+pub const SIGNATURE: [&str; 5] = ["valid", "invalid", "malformed", "absent", "unknown-key"];
+/// `Undecoded::as_str` of every variant.
+pub const ERROR: [&str; 12] = [
+    "no-channel",
+    "wrong-channel-key",
+    "pkc-not-for-us",
+    "pkc-no-node-key",
+    "pkc-unknown-sender",
+    "auth-failed",
+    "weak-key",
+    "malformed-data",
+    "truncated",
+    "too-long",
+    "failed",
+    "replay",
+];
+/// `Identity::as_str` of every variant.
+pub const IDENTITY: [&str; 3] = ["matches", "mismatch", "legacy"];
+/// `Verdict::as_str` of every variant.
+pub const POLICY: [&str; 3] = ["accept", "flag", "drop"];
+/// `KeyEvent::as_str` of every variant.
+pub const KEY_EVENT: [&str; 4] = ["learned", "conflict", "table-full", "renumbered"];
+
+/// A set of counts named by `NAMES`.
+#[derive(Debug)]
+pub struct Named<const N: usize> {
+    names: &'static [&'static str; N],
+    slots: [AtomicU64; N],
+}
+
+impl<const N: usize> Named<N> {
+    const fn new(names: &'static [&'static str; N]) -> Self {
+        Self {
+            names,
+            slots: [const { AtomicU64::new(0) }; N],
+        }
+    }
+
+    /// Adds one to `name` (a name not in the set is not counted).
+    pub fn bump(&self, name: &str) {
+        if let Some(i) = self.names.iter().position(|n| *n == name) {
+            self.slots[i].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The count of `name`.
+    pub fn get(&self, name: &str) -> u64 {
+        self.names
+            .iter()
+            .position(|n| *n == name)
+            .map_or(0, |i| self.slots[i].load(Ordering::Relaxed))
+    }
+
+    /// Every (name, count).
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        self.names
+            .iter()
+            .zip(&self.slots)
+            .map(|(n, v)| (*n, v.load(Ordering::Relaxed)))
+    }
+
+    fn json(&self) -> Value {
+        Value::Object(
+            self.iter()
+                .map(|(n, v)| (n.to_owned(), json!(v)))
+                .collect::<Map<_, _>>(),
+        )
+    }
+}
+
+/// One count.
+#[derive(Debug, Default)]
+pub struct Count(AtomicU64);
+
+impl Count {
+    /// Adds `n`.
+    pub fn add(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Adds one.
+    pub fn bump(&self) {
+        self.add(1);
+    }
+
+    /// Sets the value (a level rather than a count).
+    pub fn set(&self, n: u64) {
+        self.0.store(n, Ordering::Relaxed);
+    }
+
+    /// The value.
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+static KIND_NAMES: [&str; 13] = {
+    let mut out = [""; 13];
+    let mut i = 0;
+    while i < 13 {
+        out[i] = PacketKind::ALL[i].as_str();
+        i += 1;
+    }
+    out
+};
+
+/// Everything the gateway counts.
+#[derive(Debug)]
+pub struct Counters {
+    /// MQTT messages taken from the broker.
+    pub messages: Count,
+    /// Messages whose envelope decoded (packets).
+    pub packets: Count,
+    /// Messages that are not envelopes.
+    pub malformed: Count,
+    /// Messages over the envelope's size limit.
+    pub oversized: Count,
+    /// Packets whose channel or gateway id cannot be used as it is (stored
+    /// and counted under the library's fixed label).
+    pub unusable_ids: Count,
+    /// Packets refused by the flood guard.
+    pub flood_refused: Count,
+    /// Packets per decryption outcome.
+    pub decryption: Named<4>,
+    /// Packets per signature outcome.
+    pub signature: Named<5>,
+    /// Packets per reason they were not decoded.
+    pub error: Named<12>,
+    /// Packets per kind.
+    pub kind: Named<13>,
+    /// NodeInfo packets per identity.
+    pub identity: Named<3>,
+    /// Decoded packets per signature-policy verdict.
+    pub policy: Named<3>,
+    /// Node-table events.
+    pub key_event: Named<4>,
+    /// Administration and key-verification packets.
+    pub control: Count,
+    /// Connections made to the broker.
+    pub connects: Count,
+    /// Failed attempts to reach the broker, and connections lost.
+    pub connection_errors: Count,
+    /// JSON lines written.
+    pub json_lines: Count,
+    /// Records republished (`--publish`).
+    pub republished: Count,
+    /// Firmware JSON objects published (`--firmware-json`).
+    pub firmware_json: Count,
+    /// Publications dropped because the output connection's queue was full.
+    pub publish_dropped: Count,
+    /// Failures of the output connection (it reconnects by itself).
+    pub output_errors: Count,
+    /// Messages on the gateway's own output topics, ignored.
+    pub own_output: Count,
+    /// Acknowledgements sent to the broker.
+    pub acks: Count,
+    /// Acknowledgements the client's queue refused.
+    pub ack_dropped: Count,
+    /// Acknowledgements due on a connection that had closed (the broker
+    /// sends those messages again).
+    pub acks_for_closed_connection: Count,
+    /// Messages taken and not yet acknowledged (a level).
+    pub held: Count,
+    /// Packet rows the store inserted or completed.
+    pub stored_packets: Count,
+    /// Reception rows the store inserted.
+    pub stored_receptions: Count,
+    /// Receptions already stored.
+    pub store_duplicates: Count,
+    /// Records the store refused.
+    pub store_rejected: Count,
+    /// Fields the store shortened or rewrote.
+    pub store_capped: Count,
+    /// Failed attempts to write to the store.
+    pub store_unavailable: Count,
+    /// Packets removed by retention.
+    pub pruned_packets: Count,
+    /// Receptions removed by retention.
+    pub pruned_receptions: Count,
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Self {
+            messages: Count::default(),
+            packets: Count::default(),
+            malformed: Count::default(),
+            oversized: Count::default(),
+            unusable_ids: Count::default(),
+            flood_refused: Count::default(),
+            decryption: Named::new(&DECRYPTION),
+            signature: Named::new(&SIGNATURE),
+            error: Named::new(&ERROR),
+            kind: Named::new(&KIND_NAMES),
+            identity: Named::new(&IDENTITY),
+            policy: Named::new(&POLICY),
+            key_event: Named::new(&KEY_EVENT),
+            control: Count::default(),
+            connects: Count::default(),
+            connection_errors: Count::default(),
+            json_lines: Count::default(),
+            republished: Count::default(),
+            firmware_json: Count::default(),
+            publish_dropped: Count::default(),
+            output_errors: Count::default(),
+            own_output: Count::default(),
+            acks: Count::default(),
+            ack_dropped: Count::default(),
+            acks_for_closed_connection: Count::default(),
+            held: Count::default(),
+            stored_packets: Count::default(),
+            stored_receptions: Count::default(),
+            store_duplicates: Count::default(),
+            store_rejected: Count::default(),
+            store_capped: Count::default(),
+            store_unavailable: Count::default(),
+            pruned_packets: Count::default(),
+            pruned_receptions: Count::default(),
+        }
+    }
+}
+
+impl Counters {
+    /// Counts the outcomes of a decoded packet.
+    pub fn record(&self, d: &Decoded) {
+        self.packets.bump();
+        self.decryption.bump(d.decryption.as_str());
+        self.signature.bump(d.signature.as_str());
+        self.kind.bump(PacketKind::of(d.portnum()).as_str());
+        if let Some(e) = d.error {
+            self.error.bump(e.as_str());
+        }
+        if let Some(v) = d.verdict {
+            self.policy.bump(v.as_str());
+        }
+        if let Some(i) = d.identity {
+            self.identity.bump(i.as_str());
+        }
+        if d.control().is_some() {
+            self.control.bump();
+        }
+        if let Some(e) = d.key_event {
+            self.key_event.bump(e.as_str());
+        }
+    }
+
+    /// Whether a key event is the learning of a key (a renumbered node
+    /// learns one too).
+    pub fn learned(e: &KeyEvent) -> bool {
+        matches!(e, KeyEvent::Learned { .. } | KeyEvent::Renumbered { .. })
+    }
+
+    /// Every count as one JSON object (what `--stats` and the summary print).
+    pub fn snapshot(&self) -> Value {
+        json!({
+            "messages": self.messages.get(),
+            "packets": self.packets.get(),
+            "malformed": self.malformed.get(),
+            "oversized": self.oversized.get(),
+            "unusable_ids": self.unusable_ids.get(),
+            "flood_refused": self.flood_refused.get(),
+            "decryption": self.decryption.json(),
+            "signature": self.signature.json(),
+            "error": self.error.json(),
+            "kind": self.kind.json(),
+            "identity": self.identity.json(),
+            "policy": self.policy.json(),
+            "key_event": self.key_event.json(),
+            "control": self.control.get(),
+            "connection": {
+                "connects": self.connects.get(),
+                "errors": self.connection_errors.get(),
+            },
+            "output": {
+                "json_lines": self.json_lines.get(),
+                "republished": self.republished.get(),
+                "firmware_json": self.firmware_json.get(),
+                "publish_dropped": self.publish_dropped.get(),
+                "errors": self.output_errors.get(),
+                "own_output_ignored": self.own_output.get(),
+            },
+            "acks": {
+                "sent": self.acks.get(),
+                "dropped": self.ack_dropped.get(),
+                "closed_connection": self.acks_for_closed_connection.get(),
+            },
+            "held": self.held.get(),
+            "store": {
+                "packets": self.stored_packets.get(),
+                "receptions": self.stored_receptions.get(),
+                "duplicates": self.store_duplicates.get(),
+                "rejected": self.store_rejected.get(),
+                "capped": self.store_capped.get(),
+                "unavailable": self.store_unavailable.get(),
+                "pruned_packets": self.pruned_packets.get(),
+                "pruned_receptions": self.pruned_receptions.get(),
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wireseal::meshtastic::decoder::{Decryption, Signature, Undecoded};
+    use wireseal::meshtastic::policy::Concern;
+    use wireseal::meshtastic::{Error, Identity, Verdict};
+
+    /// Every name the library gives an outcome has its slot: the counters
+    /// and the library agree.
+    #[test]
+    fn every_library_name_has_a_slot() {
+        for d in [
+            Decryption::Channel(0),
+            Decryption::Pkc,
+            Decryption::Plain,
+            Decryption::None,
+        ] {
+            assert!(DECRYPTION.contains(&d.as_str()), "{d}");
+        }
+        for s in [
+            Signature::Valid,
+            Signature::Invalid,
+            Signature::Malformed,
+            Signature::Absent,
+            Signature::UnknownKey,
+        ] {
+            assert!(SIGNATURE.contains(&s.as_str()), "{s}");
+        }
+        for e in [
+            Undecoded::NoChannel,
+            Undecoded::WrongChannelKey,
+            Undecoded::NotForUs,
+            Undecoded::NoNodeKey,
+            Undecoded::UnknownSender,
+            Undecoded::Failed(Error::Auth),
+            Undecoded::Failed(Error::InvalidKey),
+            Undecoded::Failed(Error::Malformed { what: "x" }),
+            Undecoded::Failed(Error::Truncated { len: 0, min: 1 }),
+            Undecoded::Failed(Error::TooLong { len: 2, max: 1 }),
+            Undecoded::Failed(Error::UnclampedKey),
+            Undecoded::Replay,
+        ] {
+            assert!(ERROR.contains(&e.as_str()), "{e}");
+        }
+        for i in [Identity::Matches, Identity::Mismatch, Identity::Legacy] {
+            assert!(IDENTITY.contains(&i.as_str()));
+        }
+        for v in [
+            Verdict::Accept,
+            Verdict::Flag(Concern::Downgrade),
+            Verdict::Drop(Concern::Unsigned),
+        ] {
+            assert!(POLICY.contains(&v.as_str()));
+        }
+        for k in [
+            KeyEvent::Learned { node: 1 },
+            KeyEvent::TableFull { node: 1 },
+            KeyEvent::Renumbered {
+                node: 1,
+                from: 1,
+                to: 2,
+            },
+            KeyEvent::Conflict {
+                node: 1,
+                pinned: [0; 32],
+                offered: [1; 32],
+            },
+        ] {
+            assert!(KEY_EVENT.contains(&k.as_str()));
+        }
+        assert_eq!(KIND_NAMES[0], "text");
+        let c = Counters::default();
+        c.signature.bump("valid");
+        assert_eq!(c.snapshot()["signature"]["valid"], 1);
+    }
+}

@@ -1,0 +1,454 @@
+//! [`Gateway`]: the settings checked and prepared, the sinks, the listeners,
+//! and [`Gateway::run`], which opens the store, connects and runs the one
+//! event loop ([`crate::event_loop`]) until it is stopped.
+
+use crate::config::{parse_duration, Config, ConfigError, MqttVersion};
+use crate::counters::Counters;
+use crate::event::Event;
+use crate::flood::FloodLimits;
+use crate::log::{Log, LogTarget};
+use crate::sink::{FirmwareJson, JsonLines, Republish, Sink, SinkError, StoreSink};
+use crate::store::{Retention, Store, StoreError, StoreUrl, WriterConfig};
+use crate::{keys, mqtt, setup, tls};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use wireseal::meshtastic::untrusted::safe_level;
+use wireseal::meshtastic::Decoder;
+
+/// Why the gateway stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A setting cannot be used.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// `max-retries` failed attempts to reach the broker in a row.
+    #[error(
+        "gave up after {attempts} failed attempt(s) to reach the broker at {broker}: {reason}"
+    )]
+    GaveUp {
+        /// `HOST:PORT`.
+        broker: String,
+        /// Attempts made.
+        attempts: u64,
+        /// The last reason.
+        reason: String,
+    },
+    /// The broker refused the subscription (nothing would ever arrive).
+    #[error("the broker refused the subscription to {0}")]
+    Subscription(String),
+    /// The store cannot be used (its schema, a refusal, a write error
+    /// retrying cannot mend).
+    #[error("store: {0}")]
+    Store(String),
+    /// A sink cannot go on.
+    #[error(transparent)]
+    Sink(#[from] SinkError),
+    /// The runtime or a thread could not start.
+    #[error("{0}")]
+    Io(String),
+}
+
+impl From<StoreError> for RunError {
+    fn from(e: StoreError) -> Self {
+        RunError::Store(e.to_string())
+    }
+}
+
+/// Stops a running gateway from any thread (a signal handler, a test).
+#[derive(Debug, Clone, Default)]
+pub struct Stop {
+    flag: Arc<AtomicBool>,
+    wake: Arc<tokio::sync::Notify>,
+}
+
+impl Stop {
+    /// Asks the gateway to stop: it reads no more, commits and acknowledges
+    /// what it holds, disconnects and returns its counts. Asked again while
+    /// the store is unavailable, it stops without waiting for it.
+    pub fn stop(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+
+    /// Whether a stop was asked.
+    pub fn requested(&self) -> bool {
+        self.flag.load(Ordering::SeqCst)
+    }
+
+    pub(crate) async fn wait(&self) {
+        self.wake.notified().await;
+    }
+}
+
+/// A listener of events.
+pub type Listener = Box<dyn Fn(&Event) + Send + Sync>;
+
+/// The settings ready to run.
+pub(crate) struct Prepared {
+    pub mqtt: mqtt::Settings,
+    pub filter: String,
+    pub decoder: Decoder,
+    pub store: Option<StoreUrl>,
+    pub writer: WriterConfig,
+    pub json: bool,
+    pub publish: Option<String>,
+    pub firmware_root: Option<String>,
+    pub stats: Option<Duration>,
+    pub max_packets: Option<u64>,
+    pub max_retries: Option<u64>,
+    pub dedup_window: Duration,
+    pub flood: FloodLimits,
+}
+
+/// The gateway: build it from settings, add sinks and listeners, run it.
+pub struct Gateway {
+    pub(crate) prepared: Prepared,
+    pub(crate) sinks: Vec<Box<dyn Sink>>,
+    pub(crate) listeners: Vec<Listener>,
+    pub(crate) counters: Arc<Counters>,
+    pub(crate) stop: Stop,
+    pub(crate) log: Log,
+    notes: Vec<String>,
+}
+
+/// Checks a topic prefix: levels without wildcards or control characters.
+fn prefix(setting: &'static str, p: &str) -> Result<String, ConfigError> {
+    let p = p.trim_end_matches('/');
+    if p.is_empty() || p.split('/').any(|l| safe_level(l).is_err()) {
+        return Err(ConfigError::new(
+            setting,
+            format!(
+                "{p:?}: topic levels without '+', '#', '$' at the start, or control characters"
+            ),
+        ));
+    }
+    Ok(p.to_owned())
+}
+
+fn credentials(c: &Config) -> Result<Option<(String, String)>, ConfigError> {
+    let user = match (&c.username, &c.username_env) {
+        (Some(u), _) => Some(u.clone()),
+        (None, Some(v)) => Some(
+            std::env::var(v)
+                .map_err(|_| ConfigError::new("username-env", format!("{v} is not set")))?,
+        ),
+        (None, None) => None,
+    };
+    let pass = keys::secret_text(
+        c.password_file.as_deref(),
+        c.password_env.as_deref(),
+        "password-file",
+    )?;
+    match (user, pass) {
+        (None, None) => Ok(None),
+        (Some(u), p) => Ok(Some((u, p.map(|p| p.to_string()).unwrap_or_default()))),
+        (None, Some(_)) => Err(ConfigError::new(
+            "password-file",
+            "an MQTT password needs --username or --username-env",
+        )),
+    }
+}
+
+/// The store's URL, checked: a SQLite file in a directory that exists.
+fn store_url(url: &str) -> Result<StoreUrl, ConfigError> {
+    let u: StoreUrl = url.parse().map_err(|e: StoreError| {
+        ConfigError::new(
+            "store",
+            e.to_string().trim_start_matches("--store: ").to_owned(),
+        )
+    })?;
+    if let StoreUrl::Sqlite(p) = &u {
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Err(ConfigError::new(
+                "store",
+                format!(
+                    "sqlite:{}: the directory {} does not exist",
+                    p.display(),
+                    dir.display()
+                ),
+            ));
+        }
+    }
+    Ok(u)
+}
+
+impl Gateway {
+    /// Checks `config` and prepares everything that can fail before the
+    /// first connection: the decoder (channels, keys), TLS files, the store's
+    /// URL, credentials.
+    ///
+    /// # Errors
+    /// The first setting that cannot be used, by name.
+    pub fn new(config: Config) -> Result<Self, ConfigError> {
+        let c = config;
+        if c.broker.is_empty() {
+            return Err(ConfigError::new(
+                "broker",
+                "required: mqtt://HOST[:PORT] or mqtts://HOST[:PORT]",
+            ));
+        }
+        let endpoint = mqtt::Endpoint::parse(&c.broker)?;
+        let files = tls::Files {
+            ca: c.ca_file.as_deref(),
+            client_cert: c.client_cert.as_deref(),
+            client_key: c.client_key.as_deref(),
+        };
+        let tls = match (endpoint.tls, files.any()) {
+            (true, _) => Some(tls::client_config(files)?),
+            (false, true) => {
+                return Err(ConfigError::new(
+                    "ca-file",
+                    "--ca-file, --client-cert and --client-key need an mqtts:// broker",
+                ))
+            }
+            (false, false) => None,
+        };
+        let topic = c.topic.clone().unwrap_or_else(|| "msh/#".into());
+        let filter = match &c.shared {
+            Some(g) if g.is_empty() || g.contains(['/', '+', '#']) => {
+                return Err(ConfigError::new(
+                    "shared",
+                    "a group name without '/', '+' or '#'",
+                ))
+            }
+            Some(g) => format!("$share/{g}/{topic}"),
+            None => topic,
+        };
+        let store = c.store.as_deref().map(store_url).transpose()?;
+        let client_id =
+            match (&c.client_id, &store) {
+                (Some(id), _) if id.is_empty() || id.len() > 256 => {
+                    return Err(ConfigError::new("client-id", "1 to 256 bytes"))
+                }
+                (Some(id), _) => id.clone(),
+                (None, Some(_)) => return Err(ConfigError::new(
+                    "store",
+                    "needs --client-id: the same id across restarts resumes the broker's session",
+                )),
+                (None, None) => format!(
+                    "wireseal-gw-{}-{:08x}",
+                    std::process::id(),
+                    u32::from_le_bytes(wireseal::entropy::random_array())
+                ),
+            };
+        let buffer = c.store_buffer.unwrap_or(40_000).max(1);
+        let retention = c
+            .retain
+            .as_deref()
+            .map(parse_duration)
+            .transpose()
+            .map_err(|e| ConfigError::new("retain", e))?
+            .map(Retention::keep);
+        if retention.is_some() && store.is_none() {
+            return Err(ConfigError::new("retain", "needs --store"));
+        }
+        let dedup_window = match c.dedup_window.as_deref() {
+            Some(t) => parse_duration(t).map_err(|e| ConfigError::new("dedup-window", e))?,
+            None => Duration::from_secs(600),
+        };
+        let rate = c.flood_rate.unwrap_or(10.0);
+        if !rate.is_finite() || rate < 0.0 {
+            return Err(ConfigError::new(
+                "flood-rate",
+                "a number of messages per second, 0 for no limit",
+            ));
+        }
+        let flood = FloodLimits {
+            rate,
+            burst: c.flood_burst.unwrap_or(100).max(1),
+            ..FloodLimits::default()
+        };
+        let (decoder, notes) = setup::decoder(&c)?;
+        let prepared = Prepared {
+            mqtt: mqtt::Settings {
+                endpoint,
+                version: c.mqtt_version.unwrap_or(MqttVersion::V311),
+                client_id,
+                credentials: credentials(&c)?,
+                max_packet: 1 << 20,
+                tls,
+                persistent: None,
+            },
+            filter,
+            decoder,
+            json: c.json.unwrap_or(store.is_none()),
+            store,
+            writer: WriterConfig {
+                buffer,
+                max_batch: buffer.min(WriterConfig::default().max_batch),
+                retention,
+                ..WriterConfig::default()
+            },
+            publish: c
+                .publish
+                .as_deref()
+                .map(|p| prefix("publish", p))
+                .transpose()?,
+            firmware_root: c
+                .firmware_json
+                .as_deref()
+                .map(|p| prefix("firmware-json", p))
+                .transpose()?,
+            stats: c.stats.map(|s| Duration::from_secs(s.max(1))),
+            max_packets: c.max_packets,
+            max_retries: c.max_retries,
+            dedup_window,
+            flood,
+        };
+        Ok(Self {
+            prepared,
+            sinks: Vec::new(),
+            listeners: Vec::new(),
+            counters: Arc::new(Counters::default()),
+            stop: Stop::default(),
+            log: Log::new(LogTarget::Stderr),
+            notes,
+        })
+    }
+
+    /// Adds a sink of the caller's (after the gateway's own).
+    pub fn add_sink(&mut self, sink: Box<dyn Sink>) {
+        self.sinks.push(sink);
+    }
+
+    /// Calls `f` with every event, on the gateway's thread (keep it short:
+    /// send it on a channel).
+    pub fn on_event(&mut self, f: impl Fn(&Event) + Send + Sync + 'static) {
+        self.listeners.push(Box::new(f));
+    }
+
+    /// The events on a channel.
+    pub fn events(&mut self) -> std::sync::mpsc::Receiver<Event> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let tx = std::sync::Mutex::new(tx);
+        self.on_event(move |e| {
+            if let Ok(tx) = tx.lock() {
+                let _ = tx.send(e.clone());
+            }
+        });
+        rx
+    }
+
+    /// Where the log goes (standard error by default).
+    pub fn log_to(&mut self, target: LogTarget) {
+        self.log = Log::new(target);
+    }
+
+    /// The handle that stops the gateway.
+    pub fn stop_handle(&self) -> Stop {
+        self.stop.clone()
+    }
+
+    /// The counts, readable while it runs.
+    pub fn counters(&self) -> Arc<Counters> {
+        self.counters.clone()
+    }
+
+    /// Sends `e` to the listeners and the log.
+    pub(crate) fn emit(&mut self, e: Event) {
+        for l in &self.listeners {
+            l(&e);
+        }
+        let kind = e.as_str();
+        match e {
+            Event::StoreUnavailable { .. } | Event::StoreRejected { .. } => {
+                self.log.line(kind, &e.to_string())
+            }
+            _ => self.log.always(&e.to_string()),
+        }
+    }
+
+    /// Runs until stopped ([`Stop`]), `max-packets` messages, `max-retries`
+    /// failed attempts, a fatal store error, or a closed output; returns the
+    /// counts (also printed to the log as `{"summary": …}`).
+    ///
+    /// # Errors
+    /// See [`RunError`].
+    pub fn run(mut self) -> Result<serde_json::Value, RunError> {
+        for n in std::mem::take(&mut self.notes) {
+            self.log.always(&format!("note: {n}"));
+        }
+        let store = match self.prepared.store.clone() {
+            Some(url) => match self.open_store(&url)? {
+                Some(s) => Some(s),
+                None => return Ok(self.summary()),
+            },
+            None => None,
+        };
+        let mut own: Vec<Box<dyn Sink>> = Vec::new();
+        if let Some(s) = store {
+            own.push(Box::new(StoreSink::new(
+                s,
+                self.prepared.writer.clone(),
+                self.counters.clone(),
+            )));
+        }
+        if self.prepared.json {
+            own.push(Box::new(JsonLines::stdout()));
+        }
+        if let Some(p) = self.prepared.publish.clone() {
+            own.push(Box::new(Republish::new(p)));
+        }
+        if let Some(r) = self.prepared.firmware_root.clone() {
+            own.push(Box::new(FirmwareJson::new(r)));
+        }
+        own.append(&mut self.sinks);
+        self.sinks = own;
+        if self.sinks.iter().any(|s| s.durable()) {
+            self.prepared.mqtt.persistent = Some(self.prepared.writer.buffer);
+        }
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| RunError::Io(format!("starting the runtime: {e}")))?;
+        rt.block_on(crate::event_loop::run(self))
+    }
+
+    /// Opens the store, waiting while it cannot be reached (and only then);
+    /// `None` when stopped meanwhile.
+    fn open_store(&mut self, url: &StoreUrl) -> Result<Option<Store>, RunError> {
+        let mut backoff = crate::retry::Backoff::default();
+        loop {
+            match Store::open(url) {
+                Ok(s) => {
+                    self.emit(Event::StoreOpened {
+                        store: url.to_string(),
+                    });
+                    return Ok(Some(s));
+                }
+                Err(e) if e.is_retryable() => {
+                    let f = backoff.failed();
+                    if f.notice {
+                        self.emit(Event::StoreWaiting {
+                            store: url.to_string(),
+                            reason: e.to_string(),
+                            retry_in: f.wait,
+                            failing_for: f.failing_for,
+                        });
+                    }
+                    let end = Instant::now() + f.wait;
+                    while Instant::now() < end {
+                        if self.stop.requested() {
+                            return Ok(None);
+                        }
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                }
+                Err(e) => return Err(RunError::Store(format!("{url}: {e}"))),
+            }
+        }
+    }
+
+    /// The counts, also written to the log as `{"summary": …}`.
+    pub(crate) fn summary(&mut self) -> serde_json::Value {
+        let s = self.counters.snapshot();
+        self.log
+            .raw(&serde_json::json!({ "summary": s }).to_string());
+        s
+    }
+}

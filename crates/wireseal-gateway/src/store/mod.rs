@@ -1,0 +1,308 @@
+//! The gateway's store (`--store URL`): every decoded packet once, every
+//! reception of it, and what packets say about their senders, in SQLite
+//! (`sqlite:PATH`, compiled in) or PostgreSQL (`postgres://…`). One schema
+//! for both ([`schema`]), created and migrated by the gateway; duplicates
+//! across any number of gateways are dropped by the database's keys;
+//! retention removes old packets in small batches ([`Store::prune`]). See
+//! docs/gateway-store.md.
+//!
+//! [`Store::write_batch`] writes a batch in one transaction and reports what
+//! it committed; [`StoreWriter`] owns the bounded buffer between the MQTT
+//! loop and the database, batches by count and time, retries while the
+//! database is away, and hands back the messages that may now be
+//! acknowledged.
+
+pub mod ingest;
+mod plan;
+mod postgres;
+mod postgres_write;
+mod record;
+pub mod schema;
+mod sql;
+mod sqlite;
+mod writer;
+
+#[cfg(test)]
+mod tests;
+
+pub use postgres::{PgMethod, PgStore};
+pub use record::{NodeUpdate, Reception, Record, StoredPacket};
+pub use record::{MAX_ID, MAX_NAME, MAX_PAYLOAD, MAX_TEXT, MAX_TOPIC};
+pub use sqlite::{Durability, SqliteStore};
+pub use writer::{Event, Retention, StoreWriter, WriterConfig};
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+/// Why a store operation did not complete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    /// The database cannot take the batch now: connection refused or lost,
+    /// server shutting down, disk full, locked, no answer in time. Nothing of
+    /// the batch is committed; write the same batch again later.
+    Unavailable(String),
+    /// The database refused the batch's data (a value or constraint it does
+    /// not accept). Nothing is committed. [`Store::write_batch`] never
+    /// returns this: it isolates the refused rows and reports them in
+    /// [`Committed::rejected`].
+    Rejected(String),
+    /// The database's schema cannot be used: newer than this gateway's, or
+    /// tables a migration cannot take over. Retrying will not help.
+    Schema(String),
+    /// The database refused us in a way waiting will not mend: a file that
+    /// cannot be created or is not a database, a wrong password, a database
+    /// that does not exist.
+    Refused(String),
+    /// The `--store` URL is not one the store understands.
+    Url(String),
+}
+
+impl StoreError {
+    /// Whether writing the same batch later may succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_))
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Unavailable(m) => write!(f, "database unavailable: {m}"),
+            StoreError::Rejected(m) => write!(f, "database refused the row: {m}"),
+            StoreError::Schema(m) => write!(f, "database schema: {m}"),
+            StoreError::Refused(m) => write!(f, "database refused: {m}"),
+            StoreError::Url(m) => write!(f, "--store: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// Rows written by one transaction.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    packets: u64,
+    receptions: u64,
+    nodes: u64,
+    keys: u64,
+}
+
+/// A record the store did not keep, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    /// Its position in the batch given to [`Store::write_batch`].
+    pub index: usize,
+    /// Why: the check it failed or the database's refusal.
+    pub reason: String,
+}
+
+/// What [`Store::write_batch`] committed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Committed {
+    /// Records in the batch.
+    pub records: usize,
+    /// Packet rows inserted, or completed with the first decoded content.
+    pub packets: u64,
+    /// Reception rows inserted.
+    pub receptions: u64,
+    /// Records whose reception was already stored (dropped as duplicates).
+    pub duplicates: u64,
+    /// Node rows inserted or updated.
+    pub nodes: u64,
+    /// (node, key) pairs seen for the first time.
+    pub keys: u64,
+    /// Fields shortened to their cap or rewritten to valid text.
+    pub capped: u64,
+    /// Records not stored, in batch order.
+    pub rejected: Vec<Rejected>,
+}
+
+/// Where the store is, from `--store URL`.
+#[derive(Clone)]
+pub enum StoreUrl {
+    /// `sqlite:PATH`, `sqlite://PATH` or a bare path: a SQLite file.
+    Sqlite(PathBuf),
+    /// `postgres://…` or `postgresql://…` (libpq's URL form; a unix socket
+    /// as `postgresql:///DB?host=/run/postgresql` or a percent-encoded
+    /// path in the host part).
+    Postgres(Box<tokio_postgres::Config>),
+}
+
+impl FromStr for StoreUrl {
+    type Err = StoreError;
+
+    fn from_str(s: &str) -> Result<Self, StoreError> {
+        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            let mut c = tokio_postgres::Config::from_str(s).map_err(|e| {
+                StoreError::Url(format!("not a PostgreSQL URL ({e}); the URL is not shown"))
+            })?;
+            if c.get_application_name().is_none() {
+                c.application_name("wireseal-gateway");
+            }
+            if c.get_connect_timeout().is_none() {
+                c.connect_timeout(std::time::Duration::from_secs(10));
+            }
+            return Ok(StoreUrl::Postgres(Box::new(c)));
+        }
+        let path = match s.strip_prefix("sqlite:") {
+            Some(rest) => rest.strip_prefix("//").unwrap_or(rest),
+            None if s.contains("://") => {
+                return Err(StoreError::Url(
+                    "expected sqlite:PATH, postgres://… or postgresql://…".into(),
+                ))
+            }
+            None => s,
+        };
+        if path.is_empty() {
+            return Err(StoreError::Url("sqlite: needs a file path".into()));
+        }
+        Ok(StoreUrl::Sqlite(path.into()))
+    }
+}
+
+impl fmt::Display for StoreUrl {
+    /// The store without secrets: the file, or the server, database and user.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreUrl::Sqlite(p) => write!(f, "sqlite:{}", p.display()),
+            StoreUrl::Postgres(c) => {
+                let hosts: Vec<String> = c
+                    .get_hosts()
+                    .iter()
+                    .map(|h| match h {
+                        tokio_postgres::config::Host::Tcp(h) => h.clone(),
+                        tokio_postgres::config::Host::Unix(p) => p.display().to_string(),
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "postgres database {:?} as {:?} on {} port {:?}",
+                    c.get_dbname().unwrap_or(""),
+                    c.get_user().unwrap_or(""),
+                    hosts.join(","),
+                    c.get_ports()
+                )
+            }
+        }
+    }
+}
+
+impl fmt::Debug for StoreUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StoreUrl({self})")
+    }
+}
+
+/// An open store.
+#[derive(Debug)]
+pub enum Store {
+    /// A SQLite file.
+    Sqlite(SqliteStore),
+    /// A PostgreSQL database.
+    Postgres(Box<PgStore>),
+}
+
+impl Store {
+    /// Opens the store at `url` (creating or migrating its schema): SQLite
+    /// with [`Durability::Full`], PostgreSQL with [`PgMethod::default`].
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the server cannot be reached or the
+    /// file is locked; [`StoreError::Refused`] when it refuses us for good;
+    /// [`StoreError::Schema`] when its schema cannot be used.
+    pub fn open(url: &StoreUrl) -> Result<Self, StoreError> {
+        Ok(match url {
+            StoreUrl::Sqlite(p) => Store::Sqlite(SqliteStore::open(p, Durability::default())?),
+            StoreUrl::Postgres(c) => {
+                Store::Postgres(Box::new(PgStore::open((**c).clone(), PgMethod::default())?))
+            }
+        })
+    }
+
+    /// Writes `batch`: checks every record (lengths capped, text made valid,
+    /// records that fail listed as rejected), then writes the rest in one
+    /// transaction. Rows the database refuses are isolated by writing halves
+    /// of the batch until each refused record stands alone; those are listed
+    /// in [`Committed::rejected`] and everything else is committed.
+    ///
+    /// Writing a batch again is harmless: the database's keys drop what is
+    /// already stored, so a batch whose commit was cut off may be retried.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the database cannot take it now
+    /// (retry later; parts of the batch may already be committed when
+    /// isolating refused rows); [`StoreError::Schema`] when the connection
+    /// was renewed onto a database whose schema cannot be used.
+    pub fn write_batch(&mut self, batch: &[Record]) -> Result<Committed, StoreError> {
+        let mut caps = record::Caps::default();
+        let mut done = Committed {
+            records: batch.len(),
+            ..Committed::default()
+        };
+        let mut rows = Vec::with_capacity(batch.len());
+        for (i, r) in batch.iter().enumerate() {
+            match record::check(i, r, &mut caps) {
+                Ok(c) => rows.push(c),
+                Err(reason) => done.rejected.push(Rejected { index: i, reason }),
+            }
+        }
+        done.capped = caps.0;
+        self.write_isolating(&rows, &mut done)?;
+        done.rejected.sort_by_key(|r| r.index);
+        let stored = (batch.len() - done.rejected.len()) as u64;
+        done.duplicates = stored.saturating_sub(done.receptions);
+        Ok(done)
+    }
+
+    /// Removes up to `limit` of the packets first seen before `cutoff_ms`,
+    /// oldest first, and their receptions, in one transaction; returns the
+    /// packets and receptions removed. The node tables stay.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the database cannot take it now.
+    pub fn prune(&mut self, cutoff_ms: u64, limit: usize) -> Result<(u64, u64), StoreError> {
+        let cutoff = i64::try_from(cutoff_ms).unwrap_or(i64::MAX);
+        match self {
+            Store::Sqlite(s) => s.prune(cutoff, limit),
+            Store::Postgres(s) => s.prune(cutoff, limit),
+        }
+    }
+
+    fn write_isolating(
+        &mut self,
+        rows: &[record::Clean],
+        done: &mut Committed,
+    ) -> Result<(), StoreError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let plan = plan::Plan::new(rows);
+        let r = match self {
+            Store::Sqlite(s) => s.write_plan(&plan),
+            Store::Postgres(s) => s.write_plan(&plan),
+        };
+        match r {
+            Ok(n) => {
+                done.packets += n.packets;
+                done.receptions += n.receptions;
+                done.nodes += n.nodes;
+                done.keys += n.keys;
+                Ok(())
+            }
+            Err(StoreError::Rejected(reason)) if rows.len() == 1 => {
+                done.rejected.push(Rejected {
+                    index: rows[0].index,
+                    reason,
+                });
+                Ok(())
+            }
+            Err(StoreError::Rejected(_)) => {
+                let (a, b) = rows.split_at(rows.len() / 2);
+                self.write_isolating(a, done)?;
+                self.write_isolating(b, done)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}

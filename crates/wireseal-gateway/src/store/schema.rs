@@ -1,0 +1,180 @@
+//! The store's schema, one for SQLite and PostgreSQL, as the migrations that
+//! build it: a new database is taken through every version in turn, so a
+//! fresh database and a migrated one have the same tables, columns and
+//! indexes. `schema_version` lists the versions applied.
+//!
+//! Integers from the protocol are stored as BIGINT (node numbers and ids are
+//! unsigned 32-bit; PostgreSQL's INTEGER is signed), times as BIGINT Unix
+//! milliseconds, keys and payloads as BLOB (BYTEA in PostgreSQL).
+//!
+//! - Version 1: packets keyed by (`from_node`, `packet_id`), receptions keyed
+//!   by (packet, `gateway_id`) (so two copies of one packet relayed by
+//!   different nodes to one gateway were one row), nodes with their names
+//!   and pinned key, and an index on recent packets.
+//! - Version 2: signature and identity states and the decoder's error on
+//!   packets; receptions keyed by (packet, gateway, relay node, transport)
+//!   with the packet's own `rx_time`; node identity, `key_conflicts` and every
+//!   key announced (`node_keys`); indexes for packets by sender, channel and
+//!   portnum.
+//! - Version 3: packets without an id keyed by their content (a negative
+//!   `packet_id`; rows written before keep id 0); the node of ours a direct
+//!   message was for (`packets.our_node`); nodes renumbered by firmware 2.8
+//!   linked (`nodes.renumbered_from`, `nodes.renumbered_to`); the decryption
+//!   outcome `no` spelled `none`, as everywhere else; nodes by last seen.
+
+/// The version this gateway writes.
+pub const CURRENT: i64 = 3;
+
+/// Which database the statements are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dialect {
+    /// SQLite.
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
+}
+
+const V1: &str = "
+CREATE TABLE schema_version (
+    version INTEGER NOT NULL PRIMARY KEY,
+    applied_ms BIGINT NOT NULL
+);
+CREATE TABLE packets (
+    from_node BIGINT NOT NULL,
+    packet_id BIGINT NOT NULL,
+    to_node BIGINT NOT NULL,
+    channel_id TEXT NOT NULL,
+    decryption TEXT NOT NULL,
+    portnum BIGINT,
+    payload {BLOB},
+    text TEXT,
+    first_seen_ms BIGINT NOT NULL,
+    CONSTRAINT packets_key PRIMARY KEY (from_node, packet_id)
+);
+CREATE TABLE receptions (
+    from_node BIGINT NOT NULL,
+    packet_id BIGINT NOT NULL,
+    gateway_id TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    rx_time_ms BIGINT NOT NULL,
+    rssi INTEGER,
+    snr REAL,
+    hop_start BIGINT,
+    hop_limit BIGINT,
+    CONSTRAINT receptions_key PRIMARY KEY (from_node, packet_id, gateway_id)
+);
+CREATE TABLE nodes (
+    node {NODE} NOT NULL PRIMARY KEY,
+    public_key {BLOB},
+    long_name TEXT,
+    short_name TEXT,
+    first_seen_ms BIGINT NOT NULL,
+    last_seen_ms BIGINT NOT NULL
+);
+CREATE INDEX packets_recent ON packets (first_seen_ms);
+";
+
+const V2_PACKETS_NODES: &str = "
+ALTER TABLE packets ADD COLUMN channel_name TEXT;
+ALTER TABLE packets ADD COLUMN signature TEXT;
+ALTER TABLE packets ADD COLUMN identity TEXT;
+ALTER TABLE packets ADD COLUMN error TEXT;
+ALTER TABLE nodes ADD COLUMN identity TEXT;
+ALTER TABLE nodes ADD COLUMN key_conflicts BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE node_keys (
+    node BIGINT NOT NULL,
+    public_key {BLOB} NOT NULL,
+    first_seen_ms BIGINT NOT NULL,
+    CONSTRAINT node_keys_key PRIMARY KEY (node, public_key)
+);
+INSERT INTO node_keys (node, public_key, first_seen_ms)
+    SELECT node, public_key, first_seen_ms FROM nodes WHERE public_key IS NOT NULL;
+";
+
+/// SQLite cannot change a table's key in place: the table is rebuilt with
+/// the same columns, in the order PostgreSQL's `ALTER TABLE` leaves them.
+const V2_RECEPTIONS_SQLITE: &str = "
+CREATE TABLE receptions_v2 (
+    from_node BIGINT NOT NULL,
+    packet_id BIGINT NOT NULL,
+    gateway_id TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    rx_time_ms BIGINT NOT NULL,
+    rssi INTEGER,
+    snr REAL,
+    hop_start BIGINT,
+    hop_limit BIGINT,
+    relay_node BIGINT NOT NULL DEFAULT 0,
+    transport INTEGER NOT NULL DEFAULT 0,
+    rx_time BIGINT,
+    CONSTRAINT receptions_key
+        PRIMARY KEY (from_node, packet_id, gateway_id, relay_node, transport)
+);
+INSERT INTO receptions_v2
+    (from_node, packet_id, gateway_id, topic, rx_time_ms, rssi, snr, hop_start, hop_limit)
+    SELECT from_node, packet_id, gateway_id, topic, rx_time_ms, rssi, snr, hop_start, hop_limit
+    FROM receptions;
+DROP TABLE receptions;
+ALTER TABLE receptions_v2 RENAME TO receptions;
+";
+
+const V2_RECEPTIONS_POSTGRES: &str = "
+ALTER TABLE receptions
+    ADD COLUMN relay_node BIGINT NOT NULL DEFAULT 0,
+    ADD COLUMN transport INTEGER NOT NULL DEFAULT 0,
+    ADD COLUMN rx_time BIGINT;
+ALTER TABLE receptions DROP CONSTRAINT receptions_key;
+ALTER TABLE receptions ADD CONSTRAINT receptions_key
+    PRIMARY KEY (from_node, packet_id, gateway_id, relay_node, transport);
+";
+
+const V2_INDEXES: &str = "
+CREATE INDEX packets_by_from ON packets (from_node, first_seen_ms);
+CREATE INDEX packets_by_channel ON packets (channel_id, first_seen_ms);
+CREATE INDEX packets_by_portnum ON packets (portnum, first_seen_ms);
+";
+
+const V3: &str = "
+ALTER TABLE packets ADD COLUMN our_node BIGINT;
+ALTER TABLE nodes ADD COLUMN renumbered_from BIGINT;
+ALTER TABLE nodes ADD COLUMN renumbered_to BIGINT;
+UPDATE packets SET decryption = 'none' WHERE decryption = 'no';
+CREATE INDEX nodes_by_last_seen ON nodes (last_seen_ms);
+";
+
+/// The statements that take a database at version `to - 1` to `to` (without
+/// the `schema_version` row, which the caller adds as a parameter).
+pub(super) fn migration(d: Dialect, to: i64) -> String {
+    let (blob, node) = match d {
+        Dialect::Sqlite => ("BLOB", "INTEGER"),
+        Dialect::Postgres => ("BYTEA", "BIGINT"),
+    };
+    let sql = match (to, d) {
+        (1, _) => V1.to_owned(),
+        (2, Dialect::Sqlite) => [V2_PACKETS_NODES, V2_RECEPTIONS_SQLITE, V2_INDEXES].concat(),
+        (2, Dialect::Postgres) => [V2_PACKETS_NODES, V2_RECEPTIONS_POSTGRES, V2_INDEXES].concat(),
+        (3, _) => V3.to_owned(),
+        _ => String::new(),
+    };
+    sql.replace("{BLOB}", blob).replace("{NODE}", node)
+}
+
+/// Why a database at `found` cannot be taken to `target`, if it cannot.
+pub(super) fn check_version(found: i64, target: i64) -> Result<(), String> {
+    if found > target {
+        Err(format!(
+            "the database's schema is version {found}, newer than this gateway's ({target}); \
+             use a newer wireseal or another database"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Unix time in milliseconds (for `schema_version.applied_ms`).
+pub(super) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}

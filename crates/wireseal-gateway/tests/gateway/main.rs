@@ -1,0 +1,16 @@
+//! The gateway's integration tests, one binary: the service in this process
+//! against a real Mosquitto, SQLite files and PostgreSQL servers the tests
+//! start, traffic from the independent encoder and from the library's.
+
+mod config;
+mod feed;
+mod firmware_json;
+mod flood;
+mod hostile;
+mod map_reports;
+mod nodes;
+mod retention;
+mod store;
+mod support;
+mod tls;
+mod traffic;
