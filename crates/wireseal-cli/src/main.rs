@@ -47,15 +47,15 @@ fn main() -> ExitCode {
         }
         Cmd::Bip324 { args, out } => {
             json(out);
-            commands::v2::run(args)
+            commands::bip324::run(args)
         }
         Cmd::Sphinx { args, out } => {
             json(out);
-            commands::onion::run(args)
+            commands::sphinx::run(args)
         }
         Cmd::Aescrypt { args, out } => {
             json(out);
-            commands::file::run(args)
+            commands::aescrypt::run(args)
         }
         Cmd::Completions(a) => commands::completions::run(a),
         Cmd::Bench(args) => commands::bench::run(args),

@@ -1,4 +1,4 @@
-//! Helpers for the `wireseal onion` tests (`sphinx_cli_*.rs`): the BOLT #4
+//! Helpers for the `wireseal sphinx` tests (`sphinx_cli_*.rs`): the BOLT #4
 //! vector files and runs of the binary.
 
 use super::{s, ws_env};

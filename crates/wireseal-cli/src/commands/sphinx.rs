@@ -1,4 +1,4 @@
-//! `wireseal sphinx` (alias `onion`): build and peel BOLT #4 Sphinx onions;
+//! `wireseal sphinx`: build and peel BOLT #4 Sphinx onions;
 //! failure packets and fulfill hold times with attribution data
 //! ([`failure`]).
 //!
@@ -151,12 +151,7 @@ struct Origin {
     session_key: SessionKeySource,
     /// Node public keys of the route, in order (repeat, one per hop; the
     /// blinded node ids of a blinded path's hops).
-    #[arg(
-        long = "peer-key",
-        alias = "hop-pubkey",
-        value_name = "HEX",
-        required = true
-    )]
+    #[arg(long = "peer-key", value_name = "HEX", required = true)]
     hops: Vec<String>,
     /// How many of the last hops are inside a blinded path (after its
     /// introduction node): they add no attribution data, which is then read

@@ -1,4 +1,4 @@
-//! `wireseal bip324` (alias `v2`): BIP324 v2 transport over TCP, on the
+//! `wireseal bip324`: BIP324 v2 transport over TCP, on the
 //! library's tokio driver (`wireseal::bip324::tokio`).
 //!
 //! `listen ADDR --echo` accepts connections as responder and echoes every

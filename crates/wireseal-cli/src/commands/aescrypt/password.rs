@@ -1,4 +1,4 @@
-//! Where `wireseal file` gets the password: a file, an environment
+//! Where `wireseal aescrypt` gets the password: a file, an environment
 //! variable, or the terminal (never the command line).
 
 use crate::util::secret::read_capped;

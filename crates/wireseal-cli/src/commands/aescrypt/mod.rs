@@ -1,4 +1,4 @@
-//! `wireseal aescrypt encrypt|decrypt` (alias `file`): AES Crypt (.aes)
+//! `wireseal aescrypt encrypt|decrypt`: AES Crypt (.aes)
 //! files, one (`IN [OUT]`) or many at once (`IN... --out-dir DIR`).
 //!
 //! Outputs never destroy anything. A regular-file OUT is written through
@@ -34,7 +34,7 @@ use wireseal::aescrypt::io::encrypt_stream;
 use wireseal::aescrypt::{self, EncryptOptions, Encryptor, Limits};
 use wireseal::batch::Batch;
 
-/// `wireseal file ...`.
+/// `wireseal aescrypt ...`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -150,7 +150,7 @@ fn in_out(paths: &[String]) -> Result<(String, Option<String>)> {
     }
 }
 
-/// Runs `wireseal file`.
+/// Runs `wireseal aescrypt`.
 pub fn run(a: Args) -> Result<()> {
     // From the start, so every signal gets a message that says what is on
     // disk.
