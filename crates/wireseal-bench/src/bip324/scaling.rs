@@ -5,9 +5,9 @@
 use super::our_handshake;
 use crate::{batch_scaling, Ctx, Row};
 use wireseal::bip324::batch::{open_batch_into, seal_batch_into, OpenJob, OpenedRange, SealJob};
-use wireseal_io::traffic::mixed_sizes;
 use wireseal::bip324::Session;
 use wireseal::keys::EllSwiftKeypair;
+use wireseal_io::traffic::mixed_sizes;
 
 /// Sessions a batch spans at most.
 const MAX_SESSIONS: usize = 64;
