@@ -20,11 +20,14 @@ use wireseal_testkit::mqtt::publish_qos1;
 use wireseal_testkit::postgres::PgServer;
 
 const GWS: [&str; 3] = ["!0000e001", "!0000e002", "!0000e003"];
-const NODES: u32 = 7;
+/// Nodes that send.
+pub const NODES: u32 = 7;
 const PACKETS: u32 = 60;
-const NAMED: u32 = 0x5100_0000;
+/// The first sender, which also sends its NodeInfo and a position.
+pub const NAMED: u32 = 0x5100_0000;
 /// A long name a page must show as text.
-pub const HOSTILE: &str = "<script>window.pwned=1</script><img src=x onerror=\"window.pwned=2\">";
+pub const HOSTILE: &str = "<script>document.title='pwned'</script>\
+    <img src=x onerror=\"document.body.setAttribute('data-pwned','1')\">";
 
 fn json(addr: SocketAddr, path: &str) -> Value {
     let (status, body) = get(addr, path);
