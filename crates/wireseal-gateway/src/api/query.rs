@@ -238,12 +238,29 @@ pub(super) async fn packets(r: &Arc<Reader>, p: &Params) -> Result<Value, ApiErr
     if let Some(n) = p.int("portnum", 0, i64::from(u32::MAX))? {
         add(&|i| format!("portnum = ${i}"), vec![Param::Int(n)]);
     }
-    params.push(Param::Int(limit));
-    let where_ = if filters.is_empty() {
-        String::new()
-    } else {
-        format!("WHERE {}", filters.join(" AND "))
+    // The page's oldest time first, from the time index alone; the page
+    // is then read within that range, so the tie-breaking columns of the
+    // order never make the database sort the whole table.
+    let where_ = |f: &[String]| match f.is_empty() {
+        true => String::new(),
+        false => format!("WHERE {}", f.join(" AND ")),
     };
+    let edge = run(
+        r,
+        format!(
+            "SELECT first_seen_ms FROM packets {} ORDER BY first_seen_ms DESC LIMIT 1 OFFSET {}",
+            where_(&filters),
+            limit - 1
+        ),
+        params.clone(),
+    )
+    .await?;
+    if let Some(ms) = edge.first().and_then(|e| e[0].int()) {
+        params.push(Param::Int(ms));
+        filters.push(format!("first_seen_ms >= ${}", params.len()));
+    }
+    params.push(Param::Int(limit));
+    let where_ = where_(&filters);
     let sql = format!(
         "SELECT from_node, packet_id, to_node, channel_id, channel_name, decryption, portnum, \
          text, signature, identity, error, our_node, first_seen_ms, payload FROM packets {where_} \
