@@ -63,7 +63,9 @@ pub(crate) enum Param {
 }
 
 /// Read connections kept for reuse (SQLite).
-const POOL: usize = 8;
+const POOL: usize = 4;
+/// The page cache of each read connection, in KiB.
+const READ_CACHE_KIB: i64 = 512;
 /// How long one query may take.
 const QUERY_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -155,6 +157,10 @@ impl Reader {
                 )
                 .map_err(|e| e.to_string())?;
                 c.busy_timeout(QUERY_TIMEOUT).map_err(|e| e.to_string())?;
+                // A small page cache per reader: the API reads a few index
+                // pages per request, and the pool's memory stays bounded.
+                c.pragma_update(None, "cache_size", -READ_CACHE_KIB)
+                    .map_err(|e| e.to_string())?;
                 c
             }
         };

@@ -81,6 +81,8 @@ impl Server {
         let addr = listener.local_addr()?;
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
+            // The store's reads run on these: as many as its read pool.
+            .max_blocking_threads(4)
             .thread_name("wireseal-http")
             .enable_all()
             .build()?;
