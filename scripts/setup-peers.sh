@@ -2,8 +2,9 @@
 # package registries only: Debian packages (C toolchain, cmake, Mosquitto,
 # the PostgreSQL server, Python's venv, QEMU and the Arm cross compiler), the
 # Cortex-M4F Rust target, Go from the Go module proxy when the
-# machine has none new enough, and the Python peers from PyPI. Sourced by
-# scripts/test and scripts/bench (it exports PATH and GOTOOLCHAIN for Go);
+# machine has none new enough, the Python peers and NVRTC from PyPI. Sourced
+# by scripts/test and scripts/bench (it exports PATH and GOTOOLCHAIN for Go,
+# and LD_LIBRARY_PATH for NVRTC);
 # idempotent, so a second run installs nothing.
 #
 # A peer that cannot be installed is reported here, and the tests that need
@@ -44,6 +45,9 @@ command -v chromium >/dev/null 2>&1 || setup_missing+=(chromium)
 command -v qemu-system-arm >/dev/null 2>&1 || setup_missing+=(qemu-system-arm)
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || setup_missing+=(gcc-arm-none-eabi)
 [ -d /usr/lib/arm-none-eabi/newlib ] || setup_missing+=(libnewlib-arm-none-eabi)
+# The C++ CryptoEngine's test (arm-none-eabi-g++ with newlib's C++ headers).
+compgen -G '/usr/include/newlib/c++/*/type_traits' >/dev/null \
+  || setup_missing+=(libstdc++-arm-none-eabi-newlib)
 if command -v python3 >/dev/null 2>&1; then
   python3 -c 'import ensurepip' >/dev/null 2>&1 || setup_missing+=(python3-venv)
   python3 -m pip --version >/dev/null 2>&1 || setup_missing+=(python3-pip)
@@ -123,4 +127,33 @@ if command -v python3 >/dev/null 2>&1 \
   setup_pip() { python3 -m pip install --quiet --disable-pip-version-check "$@" "${SETUP_PY_PEERS[@]}"; }
   setup_pip 2>/dev/null || setup_pip --user 2>/dev/null || setup_pip --break-system-packages 2>/dev/null \
     || setup_warn "could not install the Python peers: their tests will fail"
+fi
+
+# --- NVRTC (CUDA 13) from PyPI -----------------------------------------------
+# The test that compiles the GPU kernels (crates/wireseal-gpu) runs the real
+# NVRTC; no GPU or driver is needed to compile. The engine loads libnvrtc at
+# run time, so its folder goes on the loader's path.
+SETUP_NVRTC=nvidia-cuda-nvrtc==13.0.88
+setup_nvrtc_dir() {
+  python3 - 2>/dev/null <<'PY'
+import os, sys
+for base in sys.path:
+    d = os.path.join(base, "nvidia", "cu13", "lib")
+    if os.path.exists(os.path.join(d, "libnvrtc.so.13")):
+        print(d)
+        break
+PY
+}
+if command -v python3 >/dev/null 2>&1; then
+  setup_nvrtc=$(setup_nvrtc_dir)
+  if [ -z "$setup_nvrtc" ]; then
+    setup_say "installing NVRTC (CUDA 13) from PyPI"
+    setup_nv() { python3 -m pip install --quiet --disable-pip-version-check "$@" "$SETUP_NVRTC"; }
+    setup_nv 2>/dev/null || setup_nv --user 2>/dev/null || setup_nv --break-system-packages 2>/dev/null \
+      || setup_warn "could not install NVRTC: the GPU kernels' compile test will fail"
+    setup_nvrtc=$(setup_nvrtc_dir)
+  fi
+  if [ -n "$setup_nvrtc" ]; then
+    export LD_LIBRARY_PATH="$setup_nvrtc${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
 fi

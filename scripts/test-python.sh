@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the `wireseal` Python package (crates/wireseal-py) into a virtual
-# environment under target/ and runs its tests (pytest + hypothesis), with
-# the independent implementations they cross-check against. Works on a fresh
-# machine that reaches PyPI; `cargo test --workspace --release` calls it
+# environment under target/ (scripts/python-env.sh) and runs its tests
+# (pytest + hypothesis), with the independent implementations they
+# cross-check against. Works on a fresh machine that reaches PyPI;
+# `cargo test --workspace --release` calls it
 # (crates/wireseal-bench/tests/python_package.rs).
 #
 #   scripts/test-python.sh [pytest args...]
@@ -15,56 +16,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-PYTHON=${PYTHON:-python3}
 venv=${WIRESEAL_VENV:-$root/target/python-venv}
-# Its own target dir: never the one a calling `cargo test` holds locked.
-export CARGO_TARGET_DIR=${WIRESEAL_PY_TARGET_DIR:-$root/target/py}
 
 say() { printf '== %s\n' "$*"; }
 die() { printf 'test-python: %s\n' "$*" >&2; exit 1; }
 
-command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found (install Python 3.9 or newer)"
-"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 9))' || die "Python 3.9 or newer is needed"
-
-# Pinned: the versions the tests were written against.
-DEPS=(
-  "maturin==1.16.0"
-  "pytest==9.2.0"
-  "hypothesis==6.170.15"
-  "cryptography==50.0.2"
-  "pyAesCrypt==6.1.1"
-  "pyln-proto==26.6.9"
-  "coincurve==21.0.0"
-)
-
-if [ ! -x "$venv/bin/python" ]; then
-  say "creating $venv"
-  if ! "$PYTHON" -m venv "$venv" 2>/dev/null; then
-    rm -rf "$venv"
-    # Debian without python3-venv: fall back to virtualenv from PyPI.
-    "$PYTHON" -m pip install --quiet --user virtualenv 2>/dev/null \
-      || "$PYTHON" -m pip install --quiet --user --break-system-packages virtualenv \
-      || die "cannot create a virtual environment (install python3-venv)"
-    "$PYTHON" -m virtualenv --quiet "$venv" || die "virtualenv failed"
-  fi
-fi
-py="$venv/bin/python"
-export PATH="$venv/bin:$PATH"  # the maturin build backend runs `maturin` from PATH
+# The venv, its pinned peers and the package built from this checkout.
+py=$(scripts/python-env.sh | tail -n 1) || die "the Python environment cannot be built"
 pip() { "$py" -m pip --disable-pip-version-check --quiet "$@"; }
-
-stamp="$venv/.deps-$(printf '%s\n' "${DEPS[@]}" | cksum | cut -d' ' -f1)"
-if [ ! -f "$stamp" ]; then
-  say "installing test dependencies"
-  pip install "${DEPS[@]}" || die "pip install of the test dependencies failed"
-  touch "$stamp"
-fi
-
-say "building and installing crates/wireseal-py (target dir $CARGO_TARGET_DIR)"
-# The tests reproduce official vectors, which needs the entry points with
-# caller-chosen keys that a release wheel leaves out.
-export MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:-} --features test-vectors"
-pip install --no-build-isolation --force-reinstall --no-deps "$root/crates/wireseal-py" \
-  || die "building the wireseal Python package failed"
 
 # pyAesCrypt's own test suite comes from its sdist on PyPI (not vendored).
 sdist_dir="$venv/pyaescrypt-sdist"

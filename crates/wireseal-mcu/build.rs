@@ -25,6 +25,7 @@ fn main() {
     meshtastic(&repo_vectors, &mut code);
     wycheproof_x25519(&repo_vectors, &mut code);
     cavp_ccm(&repo_vectors, &mut code);
+    wycheproof_ccm(&repo_vectors, &mut code);
     wycheproof_chacha(&repo_vectors, &mut code);
     peat_mesh(&repo_vectors, &mut code);
     xeddsa_peer(&manifest.join("vectors"), &mut code);
@@ -203,20 +204,35 @@ fn aead_list(
     tag_bits: u64,
     code: &mut String,
 ) {
-    writeln!(code, "pub static {name}: &[AeadKat] = &[").unwrap();
+    let shape = |g: &Value| {
+        g["keySize"].as_u64() == Some(8 * key_len as u64)
+            && g["ivSize"].as_u64() == Some(iv_bits)
+            && g["tagSize"].as_u64() == Some(tag_bits)
+    };
+    aead_cases(v, name, "AeadKat", shape, |k| array(k, key_len), code);
+}
+
+/// The cases of the groups `shape` accepts, as `kat` literals whose key is
+/// written by `key`.
+fn aead_cases(
+    v: &Value,
+    name: &str,
+    kat: &str,
+    shape: impl Fn(&Value) -> bool,
+    key: impl Fn(&str) -> String,
+    code: &mut String,
+) {
+    writeln!(code, "pub static {name}: &[{kat}] = &[").unwrap();
     for g in v["testGroups"].as_array().expect("groups") {
-        if g["keySize"].as_u64() != Some(8 * key_len as u64)
-            || g["ivSize"].as_u64() != Some(iv_bits)
-            || g["tagSize"].as_u64() != Some(tag_bits)
-        {
+        if !shape(g) {
             continue;
         }
         for t in g["tests"].as_array().expect("tests") {
             writeln!(
                 code,
-                "AeadKat {{ tc: {}, key: {}, nonce: {}, aad: {}, msg: {}, ct: {}, tag: {}, valid: {} }},",
+                "{kat} {{ tc: {}, key: {}, nonce: {}, aad: {}, msg: {}, ct: {}, tag: {}, valid: {} }},",
                 t["tcId"],
-                array(s(t, "key"), key_len),
+                key(s(t, "key")),
                 bytes(s(t, "iv")),
                 bytes(s(t, "aad")),
                 bytes(s(t, "msg")),
@@ -233,6 +249,13 @@ fn aead_list(
 fn cavp_ccm(dir: &Path, code: &mut String) {
     let v = load(&dir.join("wycheproof/cavp_ccm_aes256_8_13.json"));
     aead_list(&v, "CAVP_CCM_AES256_8_13", 32, 104, 64, code);
+}
+
+/// Every Wycheproof AES-CCM case (all key sizes, nonce and tag lengths),
+/// keys as slices.
+fn wycheproof_ccm(dir: &Path, code: &mut String) {
+    let v = load(&dir.join("wycheproof/aes_ccm_test.json"));
+    aead_cases(&v, "WYCHEPROOF_AES_CCM", "CcmKat", |_| true, bytes, code);
 }
 
 fn wycheproof_chacha(dir: &Path, code: &mut String) {

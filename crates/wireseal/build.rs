@@ -1,15 +1,33 @@
 //! Picks the server-only code paths once, so no source file repeats the
-//! feature logic: on `std` builds without the `portable` feature,
-//! `wireseal_aws_lc` (the aws-lc-rs backend of X25519 and
-//! ChaCha20-Poly1305) and `wireseal_hash_index` (the hash indexes of the
-//! shared-secret cache and peat's nonce history). Otherwise the pure-Rust crates and the constant-time slot
-//! scan that `no_std` builds run.
+//! logic: on `std` builds, `wireseal_aws_lc` (the aws-lc-rs backend of
+//! X25519 and ChaCha20-Poly1305) and `wireseal_hash_index` (the hash indexes
+//! of the shared-secret cache and peat's nonce history). Otherwise the
+//! pure-Rust crates and the constant-time slot scan that `no_std` builds run.
+//!
+//! The backend is the final build's choice, never a dependency's: a `std`
+//! build runs the pure-Rust backend when it is asked for with the cfg
+//! `wireseal_backend="portable"` (`RUSTFLAGS='--cfg wireseal_backend="portable"'`,
+//! as curve25519-dalek selects its backends) or the environment variable
+//! `WIRESEAL_BACKEND=portable` (which rebuilds only this crate and what
+//! depends on it). No Cargo feature selects it, so enabling one in some
+//! crate of a dependency graph can never swap the backend under another.
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(wireseal_aws_lc)");
     println!("cargo::rustc-check-cfg=cfg(wireseal_hash_index)");
+    println!("cargo::rustc-check-cfg=cfg(wireseal_backend, values(\"portable\", \"aws-lc\"))");
+    println!("cargo::rerun-if-env-changed=WIRESEAL_BACKEND");
     let std = std::env::var_os("CARGO_FEATURE_STD").is_some();
-    let portable = std::env::var_os("CARGO_FEATURE_PORTABLE").is_some();
+    let from_cfg = std::env::var("CARGO_CFG_WIRESEAL_BACKEND").ok();
+    let from_env = std::env::var("WIRESEAL_BACKEND").ok();
+    let chosen = from_cfg.or(from_env);
+    let portable = match chosen.as_deref() {
+        None | Some("") | Some("aws-lc") => false,
+        Some("portable") => true,
+        Some(other) => {
+            panic!("wireseal_backend / WIRESEAL_BACKEND is `portable` or `aws-lc`, not `{other}`")
+        }
+    };
     if std && !portable {
         println!("cargo::rustc-cfg=wireseal_aws_lc");
         println!("cargo::rustc-cfg=wireseal_hash_index");

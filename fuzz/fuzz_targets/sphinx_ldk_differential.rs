@@ -1,29 +1,26 @@
-//! Differential against LDK (`lightning` 0.2.7), two parts chosen by the
-//! first byte.
+//! Differential against LDK (`lightning` 0.2.7): one payment onion peeled
+//! by wireseal (`Onion::peel`) and by LDK
+//! (`lightning::ln::onion_payment::peel_payment_onion`) for the same node.
+//! (Attribution data against LDK's origin is `sphinx_ldk_attribution`.)
 //!
-//! Below 0x80: one payment onion peeled by wireseal (`Onion::peel`) and by
-//! LDK (`lightning::ln::onion_payment::peel_payment_onion`) for the same node.
-//!
-//! The input is the decrypted routing area (hop frame, payload, next HMAC,
-//! filler) that a sender with a fixed session key encrypts and MACs for the
-//! node, so the fuzzer reaches the frame parser behind a valid HMAC; its first
-//! byte may instead replace the version byte, flip one byte of the packet or
-//! replace the ephemeral key. Both must agree:
+//! After the first byte, the input is the decrypted routing area (hop frame,
+//! payload, next HMAC, filler) that a sender with a fixed session key
+//! encrypts and MACs for the node, so the fuzzer reaches the frame parser
+//! behind a valid HMAC; the first byte (modulo 4) may instead have the
+//! version byte replaced, one byte of the packet flipped or the ephemeral
+//! key replaced. Both must agree:
 //! * a bad version, ephemeral key or HMAC is refused by both, for that reason;
 //! * a frame wireseal refuses (`BadPayload`, `FrameOverflow`) LDK refuses too;
 //! * when wireseal peels, LDK refuses only for its payload policy (amounts,
 //!   CLTV, required TLVs), never for the packet itself; when both peel, both
 //!   forward (with byte-identical next onions) or both receive.
 //!
-//! From 0x80: attribution data, decoded by both origins. LDK's node 0 sends
-//! an HTLC over its peer and wireseal's hops (2 to 20 hops in all, LDK's
-//! `ChannelManager`s of the bench, `crates/wireseal-bench/src/sphinx_ldk_*`);
-//! the failure that comes back is what the input describes: the failing
-//! hop, its `temporary_node_failure` data, each hop's hold time and whether
-//! it wraps with attribution data, without it, or garbles the packet, and
-//! bytes XORed into the attribution data, or none at all. LDK's origin and
-//! `failure::unwrap_attributed` must report the same hold times and the
-//! same failing node (or none).
+//! Built with `cfg(fuzzing)` (a `cargo fuzz` run without
+//! `--no-cfg-fuzzing`), LDK replaces its ChaCha20 with a stub that leaves
+//! bytes as they are. The target then sees that (LDK's own randomness is all
+//! zero), hands LDK's peel the routing area in the clear under an HMAC over
+//! it, and expects the next onion LDK forwards to be wireseal's with the
+//! refilled tail left zero (wireseal's is the `rho` stream, checked too).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use lightning::bitcoin::secp256k1::{PublicKey as LdkPublicKey, Secp256k1};
@@ -32,15 +29,14 @@ use lightning::ln::msgs::{OnionPacket, UpdateAddHTLC};
 use lightning::ln::onion_payment::peel_payment_onion;
 use lightning::ln::onion_utils::LocalHTLCFailureReason as Reason;
 use lightning::ln::types::ChannelId;
-use lightning::sign::KeysManager;
+use lightning::sign::{EntropySource, KeysManager};
 use lightning::types::payment::PaymentHash;
 use lightning::util::logger::{Logger, Record};
-use std::cell::RefCell;
 use std::sync::OnceLock;
 use wireseal::hazmat::chacha20::KeyStream;
 use wireseal::hazmat::sha::hmac_sha256;
 use wireseal::keys::PrivateKey;
-use wireseal::sphinx::{keys, Error, Onion, Peeled, PAYMENT_AREA};
+use wireseal::sphinx::{bigsize, keys, Error, Onion, Peeled, PAYMENT_AREA};
 
 const HEIGHT: u32 = 800_000;
 const PAYMENT_HASH: [u8; 32] = [5; 32];
@@ -54,6 +50,8 @@ impl Logger for NoLog {
 
 struct Setup {
     ldk: KeysManager,
+    /// LDK was built with `cfg(fuzzing)`: its ChaCha20 is a stub.
+    stubbed: bool,
     secp: Secp256k1<lightning::bitcoin::secp256k1::All>,
     node: PrivateKey,
     /// The sender's ephemeral key (compressed) and its secret with the node.
@@ -66,6 +64,14 @@ fn setup() -> &'static Setup {
     static S: OnceLock<Setup> = OnceLock::new();
     S.get_or_init(|| {
         let ldk = KeysManager::new(&[1; 32], 1, 0, true);
+        // Real ChaCha20 never gives 32 zero bytes from a key; LDK's stub does.
+        let stubbed = ldk.get_secure_random_bytes() == [0; 32];
+        if stubbed {
+            eprintln!(
+                "sphinx_ldk_differential: LDK was built with cfg(fuzzing) (its ChaCha20 is a stub): \
+                 onions go to LDK with their routing area in the clear"
+            );
+        }
         let node = PrivateKey::from_bytes(&ldk.get_node_secret_key().secret_bytes()).unwrap();
         let session = PrivateKey::from_bytes(&[0x21; 32]).unwrap();
         let (first, secrets) =
@@ -73,6 +79,7 @@ fn setup() -> &'static Setup {
         let ss = secrets.hop(1).unwrap().expose();
         Setup {
             ldk,
+            stubbed,
             secp: Secp256k1::new(),
             node,
             ephemeral: first.serialize(),
@@ -82,12 +89,16 @@ fn setup() -> &'static Setup {
     })
 }
 
-/// The 1366-byte onion whose routing area decrypts to `plain` (zero padded).
-fn onion(s: &Setup, plain: &[u8]) -> Vec<u8> {
+/// The 1366-byte onion whose routing area decrypts to `plain` (zero
+/// padded); with `clear`, the area is left unencrypted (what LDK's stubbed
+/// ChaCha20 decrypts to `plain`).
+fn onion(s: &Setup, plain: &[u8], clear: bool) -> Vec<u8> {
     let mut area = vec![0u8; PAYMENT_AREA];
     let n = plain.len().min(PAYMENT_AREA);
     area[..n].copy_from_slice(&plain[..n]);
-    KeyStream::new(&s.rho, 0).xor(&mut area);
+    if !clear {
+        KeyStream::new(&s.rho, 0).xor(&mut area);
+    }
     let mac = hmac_sha256(&s.mu, &[&area, &PAYMENT_HASH]);
     let mut packet = vec![0u8];
     packet.extend_from_slice(&s.ephemeral);
@@ -127,160 +138,31 @@ fn ldk_bytes(p: &OnionPacket) -> Vec<u8> {
     out
 }
 
-#[path = "../../crates/wireseal-bench/src/sphinx_ldk_net.rs"]
-#[allow(dead_code)]
-mod sphinx_ldk_net;
-#[path = "../../crates/wireseal-bench/src/sphinx_ldk_node.rs"]
-#[allow(dead_code)]
-mod sphinx_ldk_node;
-
-thread_local! {
-    static NET: RefCell<Option<sphinx_ldk_net::Net>> = const { RefCell::new(None) };
-}
-
-/// The hops after LDK's node 1: wireseal's keys.
-fn fake_keys() -> &'static [PrivateKey] {
-    static K: OnceLock<Vec<PrivateKey>> = OnceLock::new();
-    K.get_or_init(|| {
-        (0..19u8)
-            .map(|i| PrivateKey::from_bytes(&[0x70 + i; 32]).unwrap())
-            .collect()
-    })
-}
-
-/// Reads the input, then zeros.
-struct Bytes<'a>(&'a [u8]);
-impl Bytes<'_> {
-    fn u8(&mut self) -> u8 {
-        let (b, rest) = self.0.split_first().map_or((0, &[][..]), |(b, r)| (*b, r));
-        self.0 = rest;
-        b
-    }
-}
-
-/// The attribution part: both origins decode one return trip.
-fn attribution(input: &[u8]) {
-    use wireseal::sphinx::{failure, AttributionData, HopSecrets};
-    let mut b = Bytes(input);
-    let n = 2 + b.u8() as usize % 19;
-    let failing = 1 + b.u8() as usize % n;
-    let extra = b.u8() as usize % 24;
-    let mut message = vec![0x20, 0x02];
-    message.extend((0..extra).map(|_| b.u8()));
-    let roles: Vec<u8> = (0..n).map(|_| b.u8()).collect();
-    let xor_at = u16::from_le_bytes([b.u8(), b.u8()]) as usize % 920;
-    let xor = b.u8();
-    let drop_attr = b.u8() == 0xff;
-    let fake = &fake_keys()[..n - 1];
-    let fake_pubs: Vec<[u8; 33]> = fake.iter().map(|k| k.public_key().serialize()).collect();
-    NET.with(|net| {
-        let mut net = net.borrow_mut();
-        let net = net.get_or_insert_with(sphinx_ldk_net::Net::new);
-        let (secret1, _) = net.forwarder();
-        let node1 = PrivateKey::from_bytes(&secret1).unwrap();
-        let mut ours = None;
-        let outcome = net.origin_decode_events(&fake_pubs, |onion, hash| {
-            // The route's secrets, from peeling LDK's onion.
-            let mut cur = Some(Onion::parse(onion).unwrap());
-            let mut secrets = Vec::new();
-            for k in std::iter::once(&node1).chain(fake) {
-                match cur.take().unwrap().peel(k, hash).unwrap() {
-                    Peeled::Forward {
-                        next,
-                        shared_secret,
-                        ..
-                    } => {
-                        secrets.push(shared_secret);
-                        cur = Some(next);
-                    }
-                    Peeled::Final { shared_secret, .. } => secrets.push(shared_secret),
-                }
-            }
-            let s = HopSecrets::new(secrets);
-            let ss = |h: usize| s.hop(h).unwrap();
-            let role = |h: usize| roles[h - 1] % 6;
-            let hold = |h: usize| u64::from(roles[h - 1]) * 977;
-            let (mut p, mut a) = if role(failing) == 0 {
-                (failure::create_to_vec(ss(failing), &message).unwrap(), None)
-            } else {
-                let (p, a) =
-                    failure::create_attributed_to_vec(ss(failing), &message, hold(failing))
-                        .unwrap();
-                (p, Some(a))
-            };
-            if role(failing) == 1 {
-                p[33] ^= 0x40;
-            }
-            for h in (1..failing).rev() {
-                match role(h) {
-                    0 => {
-                        failure::wrap_in_place(ss(h), &mut p).unwrap();
-                        a = None;
-                    }
-                    r => {
-                        let block = a.get_or_insert_with(AttributionData::new);
-                        failure::wrap_attributed_in_place(ss(h), hold(h), &mut p, block).unwrap();
-                        if r == 1 {
-                            p[34 + h] ^= 0x08;
-                        }
-                    }
-                }
-            }
-            let mut a = a.map(|a| a.as_bytes().to_vec());
-            if drop_attr {
-                a = None;
-            }
-            if let Some(a) = a.as_mut() {
-                a[xor_at] ^= xor;
-            }
-            ours = Some(failure::unwrap_attributed(&s, &p, a.as_deref()).unwrap());
-            Some((p, a))
-        });
-        let ours = ours.unwrap();
-        let theirs_hold: Vec<u64> = outcome
-            .hold_times
-            .iter()
-            .map(|t| u64::from(*t) * 100)
-            .collect();
-        assert_eq!(ours.hold_times_ms, theirs_hold, "hold times differ");
-        let ldk_node = outcome.failing_node.map(|k| k.serialize());
-        let our_node = ours.hop.map(|h| {
-            if h == 1 {
-                net.forwarder().1
-            } else {
-                fake_pubs[h - 2]
-            }
-        });
-        assert_eq!(our_node, ldk_node, "failing node differs");
-    });
-}
-
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    if mode >= 0x80 {
-        attribution(rest);
-        return;
-    }
     let s = setup();
     let (tweak, plain) = match mode % 4 {
         0 => (&[][..], rest),
         _ => rest.split_at(rest.len().min(34)),
     };
-    let mut packet = onion(s, plain);
-    match mode % 4 {
-        1 => packet[0] = tweak.first().copied().unwrap_or(1),
-        2 if tweak.len() >= 3 && tweak[2] != 0 => {
-            let at = u16::from_le_bytes([tweak[0], tweak[1]]) as usize % packet.len();
-            packet[at] ^= tweak[2];
+    let mut packet = onion(s, plain, false);
+    let mut for_ldk = onion(s, plain, s.stubbed);
+    for p in [&mut packet, &mut for_ldk] {
+        match mode % 4 {
+            1 => p[0] = tweak.first().copied().unwrap_or(1),
+            2 if tweak.len() >= 3 && tweak[2] != 0 => {
+                let at = u16::from_le_bytes([tweak[0], tweak[1]]) as usize % p.len();
+                p[at] ^= tweak[2];
+            }
+            3 if tweak.len() >= 33 => p[1..34].copy_from_slice(&tweak[..33]),
+            _ => {}
         }
-        3 if tweak.len() >= 33 => packet[1..34].copy_from_slice(&tweak[..33]),
-        _ => {}
     }
 
     let ours = Onion::parse(&packet).and_then(|o| o.peel(&s.node, &PAYMENT_HASH));
-    let theirs = ldk_peel(s, &packet);
+    let theirs = ldk_peel(s, &for_ldk);
     let packet_level = |r: &Reason| {
         matches!(
             r,
@@ -296,10 +178,25 @@ fuzz_target!(|data: &[u8]| {
         }
         (Ok(_), Err(r)) => assert!(!packet_level(r), "wireseal peeled; LDK: {r:?}"),
         (
-            Ok(Peeled::Forward { next, .. }),
+            Ok(Peeled::Forward { next, payload, .. }),
             Ok(PendingHTLCRouting::Forward { onion_packet, .. }),
         ) => {
-            assert_eq!(next.to_vec(), ldk_bytes(onion_packet), "next onions differ")
+            let (ours, theirs) = (next.to_vec(), ldk_bytes(onion_packet));
+            if s.stubbed {
+                // The frame (length, payload, HMAC) shifted out; LDK's stub
+                // leaves the refilled tail zero, ours is the rho stream past
+                // the area.
+                let shift = bigsize::len(payload.len() as u64) + payload.len() + 32;
+                let (keep, end) = (34 + PAYMENT_AREA - shift, 34 + PAYMENT_AREA);
+                assert_eq!(ours[..keep], theirs[..keep], "next onions differ");
+                assert_eq!(ours[end..], theirs[end..], "next HMACs differ");
+                assert!(theirs[keep..end].iter().all(|b| *b == 0), "LDK's stub tail");
+                let mut stream = vec![0u8; PAYMENT_AREA + shift];
+                KeyStream::new(&s.rho, 0).xor(&mut stream);
+                assert_eq!(ours[keep..end], stream[PAYMENT_AREA..], "our refilled tail");
+            } else {
+                assert_eq!(ours, theirs, "next onions differ");
+            }
         }
         (
             Ok(Peeled::Final { .. }),

@@ -8,8 +8,10 @@
 //! missing keeps our figure and says why with [`Row::skipped()`].
 
 mod aescrypt;
+mod batch_scaling;
 mod bip324;
 mod embedded;
+mod gpu;
 mod meshtastic;
 mod meshtastic_curves;
 mod meshtastic_gateway;
@@ -219,13 +221,30 @@ pub const SECTIONS: &[Section] = &[
         name: "meshtastic",
         run: meshtastic_gateway::run,
     },
+    // Every format's batch API, all cores against one (`batch_scaling`).
+    Section {
+        name: "meshtastic",
+        run: batch_scaling::meshtastic,
+    },
+    Section {
+        name: "meshtastic",
+        run: batch_scaling::gateway,
+    },
     Section {
         name: "peat",
         run: peat::run,
     },
     Section {
+        name: "peat",
+        run: batch_scaling::peat,
+    },
+    Section {
         name: "bip324",
         run: bip324::run,
+    },
+    Section {
+        name: "bip324",
+        run: bip324::batch_scaling,
     },
     Section {
         name: "aescrypt",
@@ -236,8 +255,18 @@ pub const SECTIONS: &[Section] = &[
         run: sphinx::run,
     },
     Section {
+        name: "sphinx",
+        run: batch_scaling::sphinx,
+    },
+    Section {
         name: "python",
         run: python::run,
+    },
+    // BIP324 on a CUDA GPU against the library on all cores (a `skipped:`
+    // row for the GPU figures without a device).
+    Section {
+        name: "gpu",
+        run: gpu::run,
     },
     // The test firmware on an emulated Cortex-M4 (a `skipped:` row without
     // QEMU or the thumbv7em target).
@@ -261,8 +290,8 @@ pub fn section_names() -> Vec<&'static str> {
 /// Where `run` writes besides the table.
 #[derive(Debug, Clone, Default)]
 pub struct Outputs {
-    /// `--json FILE`: the rows as a JSON array.
-    pub json: Option<std::path::PathBuf>,
+    /// `--rows FILE`: the rows as a JSON array.
+    pub rows: Option<std::path::PathBuf>,
     /// `--report DIR`: the HTML page, one SVG per plot, and the rows.
     pub report: Option<std::path::PathBuf>,
     /// The command line, as the report states it.
@@ -300,7 +329,7 @@ pub fn run(ctx: &Ctx, only: &[String], outputs: &Outputs) -> anyhow::Result<()> 
             rows.push(r);
         }
     }
-    if let Some(path) = &outputs.json {
+    if let Some(path) = &outputs.rows {
         let text = serde_json::to_string_pretty(&rows)?;
         std::fs::write(path, text + "\n")
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;

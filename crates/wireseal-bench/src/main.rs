@@ -16,7 +16,7 @@ struct Args {
     full: bool,
     /// Write the rows as a JSON array to FILE.
     #[arg(long, value_name = "FILE")]
-    json: Option<std::path::PathBuf>,
+    rows: Option<std::path::PathBuf>,
     /// Write a report to DIR: index.html (self-contained), one SVG per
     /// plot, rows.json.
     #[arg(long, value_name = "DIR")]
@@ -31,7 +31,7 @@ fn main() -> ExitCode {
     let mut command = vec!["wireseal bench".to_owned()];
     command.extend(std::env::args().skip(1));
     let outputs = wireseal_bench::Outputs {
-        json: args.json,
+        rows: args.rows,
         report: args.report,
         command: command.join(" "),
     };

@@ -323,6 +323,78 @@ mod tests {
         }
     }
 
+    /// `cargo test --release -p wireseal-bench --lib xeddsa_parts --
+    /// --ignored --nocapture`: where an XEdDSA verification's time goes
+    /// (hashing, the double-scalar multiplication, the encoding of the
+    /// result), beside aws-lc-rs's whole Ed25519 verification and its
+    /// SHA-512, each sampled alternately with the whole verification.
+    #[test]
+    #[ignore = "a benchmark"]
+    fn xeddsa_parts() {
+        use curve25519_dalek::edwards::EdwardsPoint;
+        use curve25519_dalek::montgomery::MontgomeryPoint;
+        use curve25519_dalek::scalar::Scalar;
+        use sha2::{Digest, Sha512};
+        use std::hint::black_box;
+        let ctx = Ctx { full: true };
+        let node = StaticSecret::from_bytes(&[0x5a; 32]).unwrap();
+        let signer = XedSigningKey::from_x25519(node.expose());
+        let vk = XedVerifyingKey::from_x25519(node.public_key()).unwrap();
+        let msg = [0x42u8; 72];
+        let sig = signer.sign(&[&msg], &[7u8; 64]);
+        let a = MontgomeryPoint(*node.public_key()).to_edwards(0).unwrap();
+        let minus_a = -a;
+        let s = Scalar::from_canonical_bytes(sig[32..].try_into().unwrap()).unwrap();
+        let hash = || {
+            let mut h = Sha512::new();
+            h.update(&sig[..32]);
+            h.update(vk.ed25519_bytes());
+            h.update(msg);
+            Scalar::from_bytes_mod_order_wide(&h.finalize().into())
+        };
+        let h = hash();
+        let point = EdwardsPoint::vartime_double_scalar_mul_basepoint(&h, &minus_a, &s);
+        let mut whole = [0u8; 136];
+        whole[..32].copy_from_slice(&sig[..32]);
+        whole[32..64].copy_from_slice(vk.ed25519_bytes());
+        whole[64..].copy_from_slice(&msg);
+        let aws = UnparsedPublicKey::new(&ED25519, *vk.ed25519_bytes());
+        let verify = || vk.verify(&[&msg[..12], &msg[12..]], &sig);
+        let parts: [(&str, &mut dyn FnMut()); 6] = [
+            ("SHA-512 + reduction (sha2)", &mut || {
+                black_box(hash());
+            }),
+            ("SHA-512 (aws-lc-rs)", &mut || {
+                black_box(aws_lc_rs::digest::digest(
+                    &aws_lc_rs::digest::SHA512,
+                    &whole,
+                ));
+            }),
+            ("s·B − h·A (dalek)", &mut || {
+                black_box(EdwardsPoint::vartime_double_scalar_mul_basepoint(
+                    &h, &minus_a, &s,
+                ));
+            }),
+            ("encode the result (dalek)", &mut || {
+                black_box(point.compress());
+            }),
+            ("X25519 key → Ed25519 (once per key)", &mut || {
+                black_box(XedVerifyingKey::from_x25519(node.public_key()));
+            }),
+            ("aws-lc-rs Ed25519 verify, whole", &mut || {
+                black_box(aws.verify(&msg, &sig).is_ok());
+            }),
+        ];
+        for (name, part) in parts {
+            let (t, whole_v) = ctx.time_pair_per_op(part, verify);
+            println!(
+                "{name}: {:.2} µs (XEdDSA verify {:.2} µs)",
+                t * 1e6,
+                whole_v * 1e6
+            );
+        }
+    }
+
     #[test]
     fn dalek_and_aws_lc_agree_on_signatures_and_tampering() {
         for k in 0..32u8 {

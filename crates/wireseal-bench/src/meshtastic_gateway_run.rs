@@ -152,6 +152,17 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Run, RunError> {
     let _ = gw.kill();
     let _ = gw.wait();
     let _ = std::fs::remove_file(&ready);
+    // A persistent session left behind would have the broker queue every
+    // later run's messages for it: a clean session under its id ends it.
+    if let Some(i) = job.extra.iter().position(|a| a == "--client-id") {
+        if let Some(Ok(p)) = job
+            .extra
+            .get(i + 1)
+            .map(|id| Publisher::connect(broker.port, id))
+        {
+            p.disconnect();
+        }
+    }
     let seen = log.join().unwrap_or_default();
     let (secs, gateway_cpu, broker_cpu, server_cpu, peak_kib) = match result {
         Ok(r) => r,

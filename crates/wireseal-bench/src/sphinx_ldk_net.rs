@@ -12,12 +12,12 @@
 //!   includes LDK's bookkeeping of each HTLC, so it bounds the wrap from
 //!   above).
 //!
-//! The components are leaked: a bench run builds one network.
+//! Dropping the network frees its nodes.
 
 use super::sphinx_ldk_node::{open, ready, Node};
 use lightning::bitcoin::block::{Header, Version as BlockVersion};
 use lightning::bitcoin::hash_types::TxMerkleNode;
-use lightning::bitcoin::hashes::Hash;
+use lightning::bitcoin::hashes::{sha256, Hash, HashEngine};
 use lightning::bitcoin::secp256k1::PublicKey;
 use lightning::bitcoin::{Block, CompactTarget, Network};
 use lightning::chain::{BestBlock, Listen};
@@ -175,7 +175,7 @@ impl Net {
             txdata: txs,
         };
         for x in &n {
-            Listen::block_connected(x.cm, &block, 1);
+            Listen::block_connected(&x.cm, &block, 1);
         }
         ready(&n[0], &n[1]);
         ready(&n[1], &n[2]);
@@ -195,6 +195,18 @@ impl Net {
         }
     }
 
+    /// Starts every node's randomness again from `seed` (node `i` from
+    /// `SHA-256(seed || i)`), so what follows depends on `seed` and not on
+    /// what the nodes drew before.
+    pub fn reseed(&self, seed: &[u8]) {
+        for (i, node) in self.n.iter().enumerate() {
+            let mut e = sha256::Hash::engine();
+            e.input(seed);
+            e.input(&[i as u8]);
+            node.reseed(sha256::Hash::from_engine(e).to_byte_array());
+        }
+    }
+
     /// Node 1's private key and public key.
     pub fn forwarder(&self) -> ([u8; 32], [u8; 33]) {
         (self.n[1].secret(), self.n[1].id.serialize())
@@ -204,7 +216,7 @@ impl Net {
         self.count += 1;
         let mut p = [0u8; 32];
         p[..8].copy_from_slice(&self.count.to_le_bytes());
-        let h = lightning::bitcoin::hashes::sha256::Hash::hash(&p).to_byte_array();
+        let h = sha256::Hash::hash(&p).to_byte_array();
         (PaymentPreimage(p), PaymentHash(h))
     }
 
@@ -422,5 +434,29 @@ mod tests {
             .collect();
         assert!(net.origin_decode(&fake, |_, _| None) > Duration::ZERO);
         assert!(net.forward_fail(2) > Duration::ZERO);
+    }
+
+    /// After a reseed the origin draws the same session key (the onion's
+    /// ephemeral key) whatever it drew before; another seed, another key.
+    #[test]
+    fn reseeding_repeats_the_session_key() {
+        let mut net = Net::new();
+        let fake = [wireseal::keys::PrivateKey::from_bytes(&[0x70; 32])
+            .unwrap()
+            .public_key()
+            .serialize()];
+        let ephemeral = |net: &mut Net, seed: &[u8]| {
+            net.reseed(seed);
+            let mut key = Vec::new();
+            net.origin_decode(&fake, |onion, _| {
+                key = onion[1..34].to_vec();
+                None
+            });
+            key
+        };
+        let a = ephemeral(&mut net, b"one");
+        let b = ephemeral(&mut net, b"two");
+        assert_ne!(a, b);
+        assert_eq!(ephemeral(&mut net, b"one"), a);
     }
 }

@@ -2,10 +2,19 @@
 //! a logger that drops everything, monitors that persist nothing, no
 //! router (routes are given), and the channel set-up between two nodes
 //! (open, fund, `channel_ready`). [`super::sphinx_ldk_net`] builds its
-//! network from them. Components are leaked: a bench run builds one
-//! network.
+//! network from them. A node owns its components: dropping a network frees
+//! them (a fuzz target builds one network after another).
+//!
+//! A node's randomness (session keys, onion padding seeds, channel ids) is
+//! [`Entropy`], not its `KeysManager`'s: SHA-256 of a seed the caller may
+//! set and a counter, redrawn until it is a valid secret key. A build with
+//! `cfg(fuzzing)` replaces LDK's ChaCha20 with a stub and its
+//! `KeysManager` then returns all-zero bytes, which LDK's payment code
+//! rejects as a session key; [`Entropy`] stays valid there, and reseeded
+//! from an input it makes a run depend on that input alone.
 
-use lightning::bitcoin::secp256k1::PublicKey;
+use lightning::bitcoin::hashes::{sha256, Hash, HashEngine};
+use lightning::bitcoin::secp256k1::{PublicKey, SecretKey};
 use lightning::bitcoin::transaction::{Transaction, TxOut, Version};
 use lightning::bitcoin::{absolute::LockTime, Amount, Network, Script, Txid};
 use lightning::chain::chaininterface::{BroadcasterInterface, ConfirmationTarget, FeeEstimator};
@@ -19,11 +28,14 @@ use lightning::ln::msgs::{
 };
 use lightning::onion_message::messenger::NullMessageRouter;
 use lightning::routing::router::{InFlightHtlcs, Route, RouteParameters, Router};
-use lightning::sign::{InMemorySigner, KeysManager, NodeSigner};
+use lightning::sign::{EntropySource, InMemorySigner, KeysManager, NodeSigner};
 use lightning::util::config::{MaxDustHTLCExposure, UserConfig};
 use lightning::util::logger::{Logger, Record};
 use lightning::util::persist::MonitorName;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::sync::Mutex;
 
 /// Drops every log record.
 pub(crate) struct NoLog;
@@ -110,15 +122,54 @@ pub(crate) type Monitor = ChainMonitor<
     &'static Fees,
     &'static NoLog,
     &'static NoPersist,
-    &'static KeysManager,
+    Arc<KeysManager>,
 >;
+/// A node's randomness: `SHA-256(seed || counter)`, the counter moving on
+/// until the hash is a valid secp256k1 secret key (every use LDK makes of
+/// these bytes, session keys included, accepts one).
+pub struct Entropy {
+    seed: Mutex<[u8; 32]>,
+    counter: AtomicU64,
+}
+
+impl Entropy {
+    fn new(seed: [u8; 32]) -> Self {
+        Self {
+            seed: Mutex::new(seed),
+            counter: AtomicU64::new(0),
+        }
+    }
+
+    /// Starts the stream again from `seed`.
+    pub fn reseed(&self, seed: [u8; 32]) {
+        *self.seed.lock().expect("entropy lock") = seed;
+        self.counter.store(0, Ordering::SeqCst);
+    }
+}
+
+impl EntropySource for Entropy {
+    fn get_secure_random_bytes(&self) -> [u8; 32] {
+        let seed = *self.seed.lock().expect("entropy lock");
+        loop {
+            let n = self.counter.fetch_add(1, Ordering::SeqCst);
+            let mut e = sha256::Hash::engine();
+            e.input(&seed);
+            e.input(&n.to_be_bytes());
+            let out = sha256::Hash::from_engine(e).to_byte_array();
+            if SecretKey::from_slice(&out).is_ok() {
+                return out;
+            }
+        }
+    }
+}
+
 /// A node's channel manager.
 pub(crate) type Manager = ChannelManager<
-    &'static Monitor,
+    Arc<Monitor>,
     &'static NoBroadcast,
-    &'static KeysManager,
-    &'static KeysManager,
-    &'static KeysManager,
+    Arc<Entropy>,
+    Arc<KeysManager>,
+    Arc<KeysManager>,
     &'static Fees,
     &'static NoRouter,
     &'static NullMessageRouter,
@@ -128,8 +179,9 @@ pub(crate) type Manager = ChannelManager<
 /// An LDK node, its keys, and the messages it has for peers not yet
 /// taken.
 pub struct Node {
-    pub(crate) cm: &'static Manager,
-    keys: &'static KeysManager,
+    pub(crate) cm: Manager,
+    keys: Arc<KeysManager>,
+    entropy: Arc<Entropy>,
     pub(crate) id: PublicKey,
     outbox: RefCell<Vec<MessageSendEvent>>,
 }
@@ -138,43 +190,44 @@ impl Node {
     /// A node whose keys derive from `[seed; 32]`.
     pub(crate) fn new(seed: u8) -> Self {
         let network = Network::Regtest;
-        let keys: &'static KeysManager =
-            Box::leak(Box::new(KeysManager::new(&[seed; 32], 42, 42, true)));
-        let monitor: &'static Monitor = Box::leak(Box::new(ChainMonitor::new(
+        let keys = Arc::new(KeysManager::new(&[seed; 32], 42, 42, true));
+        let entropy = Arc::new(Entropy::new([seed; 32]));
+        let monitor = Arc::new(ChainMonitor::new(
             Some(&FILTER),
             &BROADCAST,
             &LOG,
             &FEES,
             &PERSIST,
-            keys,
+            Arc::clone(&keys),
             keys.get_peer_storage_key(),
-        )));
+        ));
         let mut config = UserConfig::default();
         config.channel_handshake_config.minimum_depth = 1;
         config.channel_config.max_dust_htlc_exposure =
             MaxDustHTLCExposure::FeeRateMultiplier(50_000_000 / 253);
         config.accept_forwards_to_priv_channels = true;
-        let cm: &'static Manager = Box::leak(Box::new(ChannelManager::new(
+        let cm = ChannelManager::new(
             &FEES,
             monitor,
             &BROADCAST,
             &ROUTER,
             &MESSAGES,
             &LOG,
-            keys,
-            keys,
-            keys,
+            Arc::clone(&entropy),
+            Arc::clone(&keys),
+            Arc::clone(&keys),
             config,
             ChainParameters {
                 network,
                 best_block: BestBlock::from_network(network),
             },
             42,
-        )));
+        );
         let id = cm.get_our_node_id();
         Self {
             cm,
             keys,
+            entropy,
             id,
             outbox: RefCell::new(Vec::new()),
         }
@@ -183,6 +236,11 @@ impl Node {
     /// The node's private key (wireseal's peel needs it).
     pub fn secret(&self) -> [u8; 32] {
         self.keys.get_node_secret_key().secret_bytes()
+    }
+
+    /// Starts the node's randomness again from `seed`.
+    pub fn reseed(&self, seed: [u8; 32]) {
+        self.entropy.reseed(seed);
     }
 
     /// Its pending events, handled.

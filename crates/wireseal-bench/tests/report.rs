@@ -95,6 +95,73 @@ fn every_plot_is_well_formed_svg_with_its_labels_series_and_references() {
     assert_eq!(json.as_array().unwrap().len(), rows.len());
 }
 
+/// An axis label's value: `950`, `1.5k`, `20M`, `3G` (what the plots print).
+fn label_value(t: &str) -> Option<f64> {
+    let (num, scale) = match t.chars().last()? {
+        'k' => (&t[..t.len() - 1], 1e3),
+        'M' => (&t[..t.len() - 1], 1e6),
+        'G' => (&t[..t.len() - 1], 1e9),
+        _ => (t, 1.0),
+    };
+    num.parse::<f64>().ok().map(|v| v * scale)
+}
+
+#[test]
+fn every_axis_fits_its_data() {
+    // Rows like a run's: rates from thousands to hundreds of millions per
+    // second on the peat plot (whose legend holds ten entries), other plots
+    // as in `rows`.
+    let mut rows = rows();
+    for (i, x) in [51.0, 633.0, 8192.0].into_iter().enumerate() {
+        for k in 0..6 {
+            rows.push(
+                Row::new(
+                    "peat",
+                    format!("peat series {k} at {x}"),
+                    "docs/s",
+                    Better::Higher,
+                    1e5 * (k + 1) as f64 * (i + 1) as f64,
+                    "plain copy",
+                    Some(1.6e8),
+                )
+                .at("peat-docs", format!("series {k}"), x),
+            );
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let info = RunInfo::current(false, "wireseal bench --report DIR".into());
+    report::write(dir.path(), &rows, &info).unwrap();
+    for p in PLOTS {
+        let mut data: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.point.as_ref().is_some_and(|pt| pt.plot == p.id))
+            .flat_map(|r| {
+                [
+                    r.ours,
+                    r.baseline.unwrap_or(r.ours),
+                    r.point.as_ref().unwrap().x,
+                ]
+            })
+            .collect();
+        for r in p.references {
+            match *r {
+                Reference::Line { y, .. } => data.push(y),
+                Reference::Point { x, y, .. } => data.extend([x, y]),
+            }
+        }
+        let top = data.iter().copied().fold(0.0, f64::max);
+        let svg = std::fs::read_to_string(dir.path().join(format!("{}.svg", p.id))).unwrap();
+        let labels: Vec<f64> = texts(&svg).iter().filter_map(|t| label_value(t)).collect();
+        assert!(!labels.is_empty(), "{}: no axis labels", p.id);
+        let highest = labels.iter().copied().fold(f64::MIN, f64::max);
+        assert!(
+            highest <= top * 2.0,
+            "{}: an axis label reads {highest}, the data end at {top}",
+            p.id
+        );
+    }
+}
+
 #[test]
 fn plots_without_data_are_named_on_the_page_and_not_drawn() {
     let dir = tempfile::tempdir().unwrap();
@@ -108,12 +175,12 @@ fn plots_without_data_are_named_on_the_page_and_not_drawn() {
         .iter()
         .map(|p| p.id)
         .collect();
-    assert_eq!(drawn, ["sphinx-build", "sphinx-peel"]);
+    assert_eq!(drawn, ["sphinx-build", "sphinx-peel", "sphinx-batch"]);
     assert!(dir.path().join("sphinx-build.svg").exists());
     assert!(!dir.path().join("bip324-latency.svg").exists());
     let page = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
     assert!(page.contains("Not measured in this run"));
-    assert_eq!(page.matches("<svg").count(), 2);
+    assert_eq!(page.matches("<svg").count(), 3);
 }
 
 /// The first headless-capable browser installed, if any.

@@ -96,31 +96,28 @@ pub enum Cmd {
         out: JsonFlag,
     },
     /// BIP324 v2 encrypted transport over TCP (listen / connect).
-    #[command(visible_alias = "v2")]
     Bip324 {
         /// The bip324 arguments.
         #[command(flatten)]
-        args: commands::v2::Args,
+        args: commands::bip324::Args,
         /// --json.
         #[command(flatten)]
         out: JsonFlag,
     },
     /// Lightning BOLT #4 Sphinx onions: build, peel, failure packets.
-    #[command(visible_alias = "onion")]
     Sphinx {
         /// The sphinx arguments.
         #[command(flatten)]
-        args: commands::onion::Args,
+        args: commands::sphinx::Args,
         /// --json.
         #[command(flatten)]
         out: JsonFlag,
     },
     /// Encrypt or decrypt files in the AES Crypt format (.aes, v0-v3).
-    #[command(visible_alias = "file")]
     Aescrypt {
         /// The aescrypt arguments.
         #[command(flatten)]
-        args: commands::file::Args,
+        args: commands::aescrypt::Args,
         /// --json.
         #[command(flatten)]
         out: JsonFlag,
@@ -147,11 +144,11 @@ mod tests {
         use clap::Parser;
         let r = Cli::try_parse_from([
             "wireseal",
-            "onion",
+            "sphinx",
             "peel",
-            "--node-key",
+            "--key",
             "11",
-            "--private-file",
+            "--key-file",
             "f",
             "00",
         ]);

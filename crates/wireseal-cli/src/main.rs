@@ -47,15 +47,15 @@ fn main() -> ExitCode {
         }
         Cmd::Bip324 { args, out } => {
             json(out);
-            commands::v2::run(args)
+            commands::bip324::run(args)
         }
         Cmd::Sphinx { args, out } => {
             json(out);
-            commands::onion::run(args)
+            commands::sphinx::run(args)
         }
         Cmd::Aescrypt { args, out } => {
             json(out);
-            commands::file::run(args)
+            commands::aescrypt::run(args)
         }
         Cmd::Completions(a) => commands::completions::run(a),
         Cmd::Bench(args) => commands::bench::run(args),
@@ -76,7 +76,8 @@ fn main() -> ExitCode {
 }
 
 /// Whether `--json` was asked for on a command line that did not parse:
-/// anywhere before a `--`, except after `bench`, whose `--json` names a file.
+/// anywhere before a `--`, except after `bench`, whose arguments are the
+/// bench's own.
 fn json_requested(argv: &[OsString]) -> bool {
     argv.iter()
         .skip(1)

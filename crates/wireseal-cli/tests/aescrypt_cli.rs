@@ -1,4 +1,4 @@
-//! `wireseal file encrypt|decrypt` end to end, through the built binary.
+//! `wireseal aescrypt encrypt|decrypt` end to end, through the built binary.
 
 use std::io::Write;
 use std::path::Path;
@@ -36,7 +36,7 @@ fn encrypt_in_bin(dir: &Path, pt: &[u8], out: &str, pw: &str) -> Vec<u8> {
     std::fs::write(p("in.bin"), pt).unwrap();
     let o = ws(
         &[
-            "file",
+            "aescrypt",
             "encrypt",
             "--password-env",
             "WS_PW",
@@ -64,7 +64,7 @@ fn file_round_trip_v2_and_v3_with_overwrite_rules() {
         &["--format", "v2"][..],
         &["--format", "v3", "--iterations", "1000"],
     ] {
-        let mut args = vec!["file", "encrypt", "--password-env", "WS_PW", "--force"];
+        let mut args = vec!["aescrypt", "encrypt", "--password-env", "WS_PW", "--force"];
         args.extend_from_slice(fmt);
         let (i, x) = (p("in.bin"), p("x.aes"));
         args.extend_from_slice(&[&i, &x]);
@@ -75,7 +75,7 @@ fn file_round_trip_v2_and_v3_with_overwrite_rules() {
         assert_eq!(ct[3], if fmt[1] == "v2" { 2 } else { 3 });
         let o = ws(
             &[
-                "file",
+                "aescrypt",
                 "decrypt",
                 "--password-env",
                 "WS_PW",
@@ -93,7 +93,7 @@ fn file_round_trip_v2_and_v3_with_overwrite_rules() {
     std::fs::write(p("keep.bin"), b"precious").unwrap();
     let o = ws(
         &[
-            "file",
+            "aescrypt",
             "decrypt",
             "--password-env",
             "WS_PW",
@@ -109,7 +109,7 @@ fn file_round_trip_v2_and_v3_with_overwrite_rules() {
     // Output == input refused even with --force.
     let o = ws(
         &[
-            "file",
+            "aescrypt",
             "encrypt",
             "--password-env",
             "WS_PW",
@@ -130,7 +130,7 @@ fn failures_leave_no_output_and_say_why() {
     let p = |n: &str| d.path().join(n).to_str().unwrap().to_owned();
     let dec = |input: &str, out: &str, pw: &str| {
         ws(
-            &["file", "decrypt", "--password-env", "WS_PW", input, out],
+            &["aescrypt", "decrypt", "--password-env", "WS_PW", input, out],
             pw,
             None,
         )
@@ -162,7 +162,7 @@ fn failures_leave_no_output_and_say_why() {
     assert!(!o.status.success());
     assert!(o.stdout.is_empty());
     let o = ws(
-        &["file", "decrypt", "--password-env", "WS_PW", "-", "-"],
+        &["aescrypt", "decrypt", "--password-env", "WS_PW", "-", "-"],
         "right",
         Some(&ct),
     );
@@ -183,14 +183,14 @@ fn stdin_stdout_and_password_file() {
     let pw = p("pw.txt");
     let pt = data(70_001);
     let o = ws(
-        &["file", "encrypt", "--password-file", &pw, "-", "-"],
+        &["aescrypt", "encrypt", "--password-file", &pw, "-", "-"],
         "",
         Some(&pt),
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let ct = o.stdout;
     let o = ws(
-        &["file", "decrypt", "--password-file", &pw, "-", "-"],
+        &["aescrypt", "decrypt", "--password-file", &pw, "-", "-"],
         "",
         Some(&ct),
     );
@@ -199,7 +199,7 @@ fn stdin_stdout_and_password_file() {
     // The pyAesCrypt sample, by path to stdout, with the same password file.
     let sample = format!("{VECTORS}/hello_txt.plain.aes");
     let o = ws(
-        &["file", "decrypt", "--password-file", &pw, &sample, "-"],
+        &["aescrypt", "decrypt", "--password-file", &pw, &sample, "-"],
         "",
         None,
     );
@@ -211,7 +211,7 @@ fn stdin_stdout_and_password_file() {
     // Unset environment variable: a clear error.
     let o = ws(
         &[
-            "file",
+            "aescrypt",
             "decrypt",
             "--password-env",
             "WS_NOT_SET_ANYWHERE",
@@ -247,7 +247,7 @@ fn output_aliasing_the_input_is_refused() {
     ] {
         let o = ws(
             &[
-                "file",
+                "aescrypt",
                 cmd,
                 "--password-env",
                 "WS_PW",
@@ -268,7 +268,7 @@ fn output_aliasing_the_input_is_refused() {
             .open(p(input))
             .unwrap();
         let o = Command::new(BIN)
-            .args(["file", cmd, "--password-env", "WS_PW", &p(input), "-"])
+            .args(["aescrypt", cmd, "--password-env", "WS_PW", &p(input), "-"])
             .env("WS_PW", "pw")
             .stdin(Stdio::null())
             .stdout(Stdio::from(out))
@@ -284,7 +284,7 @@ fn output_aliasing_the_input_is_refused() {
     let other = std::fs::File::create(p("other.bin")).unwrap();
     let o = Command::new(BIN)
         .args([
-            "file",
+            "aescrypt",
             "decrypt",
             "--password-env",
             "WS_PW",
@@ -310,7 +310,7 @@ fn iterations_with_format_v2_is_refused() {
     let (i, x) = (input.to_str().unwrap(), out.to_str().unwrap());
     let o = ws(
         &[
-            "file",
+            "aescrypt",
             "encrypt",
             "--password-env",
             "WS_PW",
@@ -330,7 +330,7 @@ fn iterations_with_format_v2_is_refused() {
     // With v3 the count is used (it is in the header).
     let o = ws(
         &[
-            "file",
+            "aescrypt",
             "encrypt",
             "--password-env",
             "WS_PW",
@@ -363,7 +363,7 @@ fn non_seekable_input_paths_work() {
     let dec = |out: &str, input: &[u8]| {
         ws(
             &[
-                "file",
+                "aescrypt",
                 "decrypt",
                 "--password-env",
                 "WS_PW",
@@ -398,7 +398,7 @@ fn interrupted_run_leaves_nothing() {
         let d = tempfile::tempdir().unwrap();
         let out = d.path().join("x.aes");
         let mut child = Command::new(BIN)
-            .args(["file", "encrypt", "--password-env", "WS_PW", "-"])
+            .args(["aescrypt", "encrypt", "--password-env", "WS_PW", "-"])
             .arg(&out)
             .env("WS_PW", "pw")
             .stdin(Stdio::piped())

@@ -1,6 +1,6 @@
 //! The command line and the Python package write AES Crypt outputs through
 //! one kind of partial file (`.wireseal-partial-PID-RANDOM`, the library's
-//! `aescrypt::io::PartialFile`), so each cleans up what the other left:
+//! `wireseal_io::PartialFile`), so each cleans up what the other left:
 //! a run of either killed with SIGKILL while writing leaves its partial
 //! file, and the next run of the other into the same folder removes it and
 //! says so (stderr for the command line, a `RuntimeWarning` in Python).

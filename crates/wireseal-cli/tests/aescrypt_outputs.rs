@@ -1,4 +1,4 @@
-//! `wireseal aescrypt` (alias `file`) outputs that are not new regular
+//! `wireseal aescrypt` outputs that are not new regular
 //! files: a FIFO and a character device are written as they are (decrypts
 //! only after full verification) and stay what they were; block devices,
 //! sockets, directories and dangling links are refused; `--force` replaces
@@ -21,7 +21,7 @@ use support::{output_fed, BIN};
 /// `stdin` fed in.
 fn ws(args: &[&str], stdin: &[u8]) -> Output {
     let mut c = Command::new(BIN);
-    c.arg("file").args(args).env("WS_PW", "pw");
+    c.arg("aescrypt").args(args).env("WS_PW", "pw");
     output_fed(c, Some(stdin))
 }
 
@@ -113,7 +113,7 @@ fn a_fifo_output_stays_a_fifo_and_its_reader_gets_the_plaintext() {
     // the run would wait for a reader forever).
     let t0 = Instant::now();
     let mut child = Command::new(BIN)
-        .args(["file", "decrypt", "--password-env", "WS_PW", "--force"])
+        .args(["aescrypt", "decrypt", "--password-env", "WS_PW", "--force"])
         .args([&aes, &fifo])
         .env("WS_PW", "wrong")
         .stderr(Stdio::piped())

@@ -77,8 +77,8 @@ struct Fixture {
 
 fn args(op: Op, f: &Fixture, out: &Path) -> Vec<String> {
     let mut a: Vec<String> = match op {
-        Op::Encrypt => vec!["file", "encrypt", "--iterations", "1000"],
-        Op::Decrypt => vec!["file", "decrypt"],
+        Op::Encrypt => vec!["aescrypt", "encrypt", "--iterations", "1000"],
+        Op::Decrypt => vec!["aescrypt", "decrypt"],
     }
     .into_iter()
     .map(String::from)
@@ -267,7 +267,7 @@ fn signals_at_random_points_leave_the_old_or_the_complete_output() {
                 let small = f.dir.path().join("small.bin");
                 std::fs::write(&small, b"x").unwrap();
                 let o = Command::new(BIN)
-                    .args(["file", "encrypt", "--password-env", "WS_PW"])
+                    .args(["aescrypt", "encrypt", "--password-env", "WS_PW"])
                     .args(["--iterations", "1000", "--force"])
                     .arg(&small)
                     .env("WS_PW", "pw")

@@ -1,4 +1,4 @@
-//! `wireseal v2` over TCP on loopback: our listener and connector with each
+//! `wireseal bip324` over TCP on loopback: our listener and connector with each
 //! other and with the `bip324` crate (rust-bitcoin) as the peer.
 
 use ::bip324 as peer;

@@ -1,4 +1,4 @@
-//! `wireseal bip324 listen` (alias `v2`) under load it must survive: silent
+//! `wireseal bip324 listen` under load it must survive: silent
 //! clients freed by the handshake deadline, the per-IP limit, clean refusal
 //! when full, a bounded log under a reconnect loop, the session id in the
 //! log. Loopback only; every wait is bounded.
@@ -14,7 +14,7 @@ use support::{Listener, BIN};
 
 fn connect(addr: &str, count: &str) -> std::process::Output {
     Command::new(BIN)
-        .args(["v2", "connect", addr, "--count", count])
+        .args(["bip324", "connect", addr, "--count", count])
         .output()
         .unwrap()
 }

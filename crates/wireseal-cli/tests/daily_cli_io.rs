@@ -261,6 +261,26 @@ fn every_command_speaks_json() {
     }
 }
 
+/// One name per command and flag: the names used before the formats' own
+/// (`v2`, `onion`, `file`, `--private`, `--node-key`, `--peer-public`,
+/// `--hop-pubkey`) are refused as unknown.
+#[test]
+fn only_the_formats_names_are_accepted() {
+    for cmd in ["v2", "onion", "file"] {
+        let o = run(&[cmd, "--help"]);
+        assert_eq!(o.status.code(), Some(2), "{cmd} is not a command");
+    }
+    for flag in ["--private", "--node-key", "--private-file", "--private-env"] {
+        let o = run(&["pubkey", "x25519", flag, "00"]);
+        assert_eq!(o.status.code(), Some(2), "{flag} is not a flag");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("unexpected argument"));
+    }
+    let o = run(&["meshtastic", "pkc-decrypt", "--peer-public", "00"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["sphinx", "error", "unwrap", "--hop-pubkey", "00"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
 #[test]
 fn smaller_items() {
     // Short PSKs are padded, and stderr says so.

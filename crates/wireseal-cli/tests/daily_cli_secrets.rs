@@ -185,7 +185,6 @@ fn secret_option_errors_never_show_the_secret() {
         (vec!["pubkey", "x25519"], "--key"),
         (vec!["pubkey", "secp256k1"], "--key"),
         (vec!["peat", "keyx", "--node", "1"], "--key"),
-        (vec!["peat", "keyx", "--node", "1"], "--private"),
         (vec!["peat", "genesis", "--name", "n"], "--seed"),
         (vec!["peat", "open", "--mesh-id", "A", "00"], "--secret"),
         (vec!["meshtastic", "channel-hash", "--name", "n"], "--psk"),
@@ -198,7 +197,7 @@ fn secret_option_errors_never_show_the_secret() {
             cases.push(a);
         }
     }
-    cases.push(vec!["sphinx", "peel", "--node-key", secret, "00"]);
+    cases.push(vec!["sphinx", "peel", "--key", secret, "00"]);
     cases.push(vec![
         "aescrypt",
         "decrypt",
@@ -224,11 +223,11 @@ fn two_sources_for_one_secret_are_refused() {
     let (k, _) = keygen(dir.path(), "secp256k1");
     for args in [
         vec![
-            "onion",
+            "sphinx",
             "peel",
-            "--node-key",
+            "--key",
             OUR_PRIVATE,
-            "--private-file",
+            "--key-file",
             &k,
             "00",
         ],

@@ -1,4 +1,4 @@
-//! `wireseal bip324 listen` (alias `v2`) under a flood of 1,000 loopback
+//! `wireseal bip324 listen` under a flood of 1,000 loopback
 //! connections that never complete a handshake (a third send garbage, a
 //! third stay silent, a third are slow-loris, one byte every 300 ms) for
 //! 30 s, while real clients keep connecting: the listener's resident memory

@@ -1,4 +1,4 @@
-//! `wireseal aescrypt encrypt` / `decrypt` (alias `file`) killed with
+//! `wireseal aescrypt encrypt` / `decrypt` killed with
 //! SIGKILL at 50 seeded random points (25 each) spread over a run's measured
 //! duration: the output path never holds a partial result (it is absent or
 //! holds the complete, correct file) and the input is never changed. The

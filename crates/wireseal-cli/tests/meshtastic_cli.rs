@@ -37,9 +37,9 @@ fn pkc_decrypt_firmware_frame() {
     let args = [
         "meshtastic",
         "pkc-decrypt",
-        "--private",
+        "--key",
         OUR_PRIVATE,
-        "--peer-public",
+        "--peer-key",
         SENDER_PUBLIC,
         "--from",
         "2345",
@@ -57,9 +57,9 @@ fn pkc_encrypt_round_trips_with_a_fresh_extra_nonce() {
     let args = [
         "meshtastic",
         "pkc-encrypt",
-        "--private",
+        "--key",
         OUR_PRIVATE,
-        "--peer-public",
+        "--peer-key",
         SENDER_PUBLIC,
         "--from",
         "0x929",
@@ -78,9 +78,9 @@ fn pkc_encrypt_round_trips_with_a_fresh_extra_nonce() {
         let open = [
             "meshtastic",
             "pkc-decrypt",
-            "--private",
+            "--key",
             OUR_PRIVATE,
-            "--peer-public",
+            "--peer-key",
             SENDER_PUBLIC,
             "--from",
             "0x929",
@@ -103,7 +103,7 @@ fn private_key_from_env_and_file() {
     let base = [
         "meshtastic",
         "pkc-decrypt",
-        "--peer-public",
+        "--peer-key",
         SENDER_PUBLIC,
         "--from",
         "2345",
@@ -111,11 +111,11 @@ fn private_key_from_env_and_file() {
         "330487394",
     ];
     let mut a: Vec<&str> = base.to_vec();
-    a.extend(["--private-file", f.to_str().unwrap(), PAYLOAD]);
+    a.extend(["--key-file", f.to_str().unwrap(), PAYLOAD]);
     assert_eq!(ok(&a), PLAINTEXT);
     let o = Command::new(env!("CARGO_BIN_EXE_wireseal"))
         .args(base)
-        .args(["--private-env", "MY_NODE_KEY", PAYLOAD])
+        .args(["--key-env", "MY_NODE_KEY", PAYLOAD])
         .env("MY_NODE_KEY", OUR_PRIVATE)
         .output()
         .unwrap();
@@ -143,9 +143,9 @@ fn keygen_pair_round_trips() {
     let ct = ok(&[
         "meshtastic",
         "pkc-encrypt",
-        "--private",
+        "--key",
         &a_priv,
-        "--peer-public",
+        "--peer-key",
         &b_pub,
         "--from",
         "1",
@@ -156,9 +156,9 @@ fn keygen_pair_round_trips() {
     let pt = ok(&[
         "meshtastic",
         "pkc-decrypt",
-        "--private",
+        "--key",
         &b_priv,
-        "--peer-public",
+        "--peer-key",
         &a_pub,
         "--from",
         "1",
@@ -227,9 +227,9 @@ fn bad_input_fails_clearly() {
         vec![
             "meshtastic".to_string(),
             "pkc-decrypt".into(),
-            "--private".into(),
+            "--key".into(),
             OUR_PRIVATE.into(),
-            "--peer-public".into(),
+            "--peer-key".into(),
             SENDER_PUBLIC.into(),
             "--from".into(),
             "2345".into(),
@@ -249,9 +249,9 @@ fn bad_input_fails_clearly() {
         &[
             "meshtastic",
             "pkc-decrypt",
-            "--private",
+            "--key",
             "0011",
-            "--peer-public",
+            "--peer-key",
             SENDER_PUBLIC,
             "--from",
             "1",
@@ -265,7 +265,7 @@ fn bad_input_fails_clearly() {
         &[
             "meshtastic",
             "pkc-decrypt",
-            "--peer-public",
+            "--peer-key",
             SENDER_PUBLIC,
             "--from",
             "1",
@@ -279,9 +279,9 @@ fn bad_input_fails_clearly() {
         &[
             "meshtastic",
             "pkc-decrypt",
-            "--private",
+            "--key",
             OUR_PRIVATE,
-            "--peer-public",
+            "--peer-key",
             SENDER_PUBLIC,
             "--from",
             "4294967296",
@@ -295,9 +295,9 @@ fn bad_input_fails_clearly() {
         &[
             "meshtastic",
             "pkc-encrypt",
-            "--private",
+            "--key",
             OUR_PRIVATE,
-            "--peer-public",
+            "--peer-key",
             &"00".repeat(32),
             "--from",
             "1",
@@ -336,9 +336,9 @@ fn bad_input_fails_clearly() {
         &[
             "meshtastic",
             "pkc-decrypt",
-            "--private-env",
+            "--key-env",
             "WIRESEAL_UNSET_VAR_XYZ",
-            "--peer-public",
+            "--peer-key",
             SENDER_PUBLIC,
             "--from",
             "1",
@@ -480,9 +480,9 @@ fn unclamped_private_key_is_refused() {
         &[
             "meshtastic",
             "pkc-decrypt",
-            "--private",
+            "--key",
             &unclamped,
-            "--peer-public",
+            "--peer-key",
             SENDER_PUBLIC,
             "--from",
             "2345",

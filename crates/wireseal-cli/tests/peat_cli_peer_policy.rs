@@ -49,12 +49,12 @@ fn key_exchange_and_per_peer_frames() {
     let a_sk = "a1".repeat(32);
     let b_sk = "b2".repeat(32);
     // The frame peat-btle produced for key a1 x32 of node 0x11111111.
-    let kx = ok(&["peat", "keyx", "--node", "0x11111111", "--private", &a_sk]);
+    let kx = ok(&["peat", "keyx", "--node", "0x11111111", "--key", &a_sk]);
     assert_eq!(
         kx.trim(),
         "b0001111111100c306fb0ef2bf8b7f93bad98155fa37daec74db0c4cbeda6c6f1dba9d36558252"
     );
-    let b_kx = ok(&["peat", "keyx", "--node", "0x22222222", "--private", &b_sk]);
+    let b_kx = ok(&["peat", "keyx", "--node", "0x22222222", "--key", &b_sk]);
     let b_pk = &b_kx.trim()[14..];
     let a_pk = &kx.trim()[14..];
     let f = ok(&[
@@ -62,7 +62,7 @@ fn key_exchange_and_per_peer_frames() {
         "peer-seal",
         "--node",
         "0x11111111",
-        "--private",
+        "--key",
         &a_sk,
         "--peer",
         "0x22222222",
@@ -76,7 +76,7 @@ fn key_exchange_and_per_peer_frames() {
         "peer-open",
         "--node",
         "0x22222222",
-        "--private",
+        "--key",
         &b_sk,
         "--peer",
         "0x11111111",
@@ -92,7 +92,7 @@ fn key_exchange_and_per_peer_frames() {
             "peer-open",
             "--node",
             "0x22222222",
-            "--private",
+            "--key",
             &b_sk,
             "--peer",
             "0x11111111",
@@ -165,15 +165,15 @@ fn peer_seal_takes_a_counter() {
     let a_sk = "a1".repeat(32);
     let b_sk = "b2".repeat(32);
     let a_pk =
-        ok(&["peat", "keyx", "--node", "0x11111111", "--private", &a_sk]).trim()[14..].to_owned();
+        ok(&["peat", "keyx", "--node", "0x11111111", "--key", &a_sk]).trim()[14..].to_owned();
     let b_pk =
-        ok(&["peat", "keyx", "--node", "0x22222222", "--private", &b_sk]).trim()[14..].to_owned();
+        ok(&["peat", "keyx", "--node", "0x22222222", "--key", &b_sk]).trim()[14..].to_owned();
     let f = ok(&[
         "peat",
         "peer-seal",
         "--node",
         "0x11111111",
-        "--private",
+        "--key",
         &a_sk,
         "--peer",
         "0x22222222",
@@ -190,7 +190,7 @@ fn peer_seal_takes_a_counter() {
         "peer-open",
         "--node",
         "0x22222222",
-        "--private",
+        "--key",
         &b_sk,
         "--peer",
         "0x11111111",
@@ -206,7 +206,7 @@ fn peer_seal_takes_a_counter() {
                 "peer-seal",
                 "--node",
                 "1",
-                "--private",
+                "--key",
                 &a_sk,
                 "--peer",
                 "2",

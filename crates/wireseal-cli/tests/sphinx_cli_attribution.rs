@@ -10,32 +10,7 @@ use serde_json::{json, Value};
 mod support;
 
 use support::s;
-use support::sphinx::{ok, run, vec_file};
-
-/// Each hop's node key and the ephemeral key it saw, from peeling the onion
-/// of `onion-test.json` with its node keys.
-fn hops() -> Vec<(String, String)> {
-    let o = vec_file("onion-test.json");
-    let ad = s(&o["generate"]["associated_data"]);
-    let mut cur = s(&o["onion"]).to_string();
-    let mut out = Vec::new();
-    for k in o["decode"].as_array().unwrap() {
-        let p = json_ok(&[
-            "sphinx",
-            "peel",
-            "--key",
-            s(k),
-            "--associated-data",
-            ad,
-            &cur,
-        ]);
-        out.push((s(k).to_string(), s(&p["ephemeral_key"]).to_string()));
-        if let Some(n) = p["next_onion"].as_str() {
-            cur = n.to_string();
-        }
-    }
-    out
-}
+use support::sphinx::{json_ok, onion_test_ephemeral_keys, origin_args, run, vec_file};
 
 /// `sphinx ... wrap|create` at one hop: `cmd`, the hop's `--key` and
 /// `--ephemeral-key`, then `rest`.
@@ -46,25 +21,10 @@ fn at_hop<'a>(cmd: [&'a str; 3], key: &'a str, eph: &'a str, rest: &[&'a str]) -
     v
 }
 
-fn json_ok(args: &[&str]) -> Value {
-    let mut a = args.to_vec();
-    a.push("--json");
-    serde_json::from_str(&ok(&a)).unwrap()
-}
-
 /// The origin's unwrap of `packet` with `attribution`.
 fn unwrap(packet: &str, attribution: Option<&str>) -> Value {
     let v = vec_file("attributable-error-test.json");
-    let mut args = vec![
-        "sphinx",
-        "error",
-        "unwrap",
-        "--session-key",
-        s(&v["session_key"]),
-    ];
-    for h in v["hops"].as_array().unwrap() {
-        args.extend(["--peer-key", s(&h["pubkey"])]);
-    }
+    let mut args = origin_args("error", &v);
     if let Some(a) = attribution {
         args.extend(["--attribution-data", a]);
     }
@@ -91,7 +51,7 @@ fn sent(v: &Value, node: usize) -> (String, String) {
 #[test]
 fn wraps_match_the_vector_and_the_origin_reads_them() {
     let v = vec_file("attributable-error-test.json");
-    let hops = hops();
+    let hops = onion_test_ephemeral_keys();
     let (mut packet, mut attribution) = sent(&v, 4);
     for node in (0..4).rev() {
         let (key, eph) = &hops[node];
@@ -134,7 +94,7 @@ fn wraps_match_the_vector_and_the_origin_reads_them() {
 
 #[test]
 fn create_then_wrap_round_trips_with_hold_times() {
-    let hops = hops();
+    let hops = onion_test_ephemeral_keys();
     let (key, eph) = &hops[2];
     let c = json_ok(&at_hop(
         ["sphinx", "error", "create"],
@@ -200,7 +160,7 @@ fn create_then_wrap_round_trips_with_hold_times() {
 
 #[test]
 fn a_hop_without_attribution_support() {
-    let hops = hops();
+    let hops = onion_test_ephemeral_keys();
     let (key, eph) = &hops[3];
     let c = json_ok(&at_hop(
         ["sphinx", "error", "create"],
@@ -253,7 +213,7 @@ fn a_hop_without_attribution_support() {
 #[test]
 fn fulfill_matches_the_vector_and_reads_back() {
     let v = vec_file("attributable-error-test.json");
-    let hops = hops();
+    let hops = onion_test_ephemeral_keys();
     let mut attribution: Option<String> = None;
     for node in (0..5).rev() {
         let (key, eph) = &hops[node];
@@ -299,7 +259,7 @@ fn fulfill_matches_the_vector_and_reads_back() {
 
 #[test]
 fn bad_attribution_input_fails_cleanly() {
-    let hops = hops();
+    let hops = onion_test_ephemeral_keys();
     let (key, eph) = &hops[0];
     let packet = "00".repeat(292);
     let cases: Vec<(Vec<&str>, &str)> = vec![

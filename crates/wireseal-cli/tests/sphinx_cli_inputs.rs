@@ -1,4 +1,4 @@
-//! `wireseal onion` inputs, against the BOLT #4 vectors: bad input fails
+//! `wireseal sphinx` inputs, against the BOLT #4 vectors: bad input fails
 //! cleanly, `--area`, `--padding` and hop payload checks, secret keys never echoed, and
 //! keys from files and the environment.
 
@@ -27,9 +27,9 @@ fn bad_input_fails_cleanly() {
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             vec![
-                "onion",
+                "sphinx",
                 "peel",
-                "--node-key",
+                "--key",
                 key,
                 "--associated-data",
                 ad,
@@ -39,9 +39,9 @@ fn bad_input_fails_cleanly() {
         ),
         (
             vec![
-                "onion",
+                "sphinx",
                 "peel",
-                "--node-key",
+                "--key",
                 key,
                 "--associated-data",
                 ad,
@@ -49,16 +49,13 @@ fn bad_input_fails_cleanly() {
             ],
             "bytes",
         ),
-        (vec!["onion", "peel", "--node-key", "zz", onion], "hex"),
-        (
-            vec!["onion", "peel", "--node-key", "0000", onion],
-            "32 bytes",
-        ),
+        (vec!["sphinx", "peel", "--key", "zz", onion], "hex"),
+        (vec!["sphinx", "peel", "--key", "0000", onion], "32 bytes"),
         (
             vec![
-                "onion",
+                "sphinx",
                 "peel",
-                "--node-key",
+                "--key",
                 s(&o["decode"][1]),
                 "--associated-data",
                 ad,
@@ -67,21 +64,21 @@ fn bad_input_fails_cleanly() {
             "authentication failed",
         ),
         (
-            vec!["onion", "build", "--session-key", key, "--hop", "02aa"],
+            vec!["sphinx", "build", "--session-key", key, "--hop", "02aa"],
             "PUBKEY_HEX:PAYLOAD_HEX",
         ),
         (
-            vec!["onion", "build", "--session-key", key, "--hop", "02aa:00"],
+            vec!["sphinx", "build", "--session-key", key, "--hop", "02aa:00"],
             "public key",
         ),
         (
             vec![
-                "onion",
+                "sphinx",
                 "error",
                 "unwrap",
                 "--session-key",
                 key,
-                "--hop-pubkey",
+                "--peer-key",
                 s(&o["generate"]["hops"][0]["pubkey"]),
                 "00ff",
             ],
@@ -99,7 +96,7 @@ fn bad_input_fails_cleanly() {
         s(&o["generate"]["hops"][0]["pubkey"]),
         "00".repeat(1300)
     );
-    let (success, _, err) = run(&["onion", "build", "--session-key", key, "--hop", &big]);
+    let (success, _, err) = run(&["sphinx", "build", "--session-key", key, "--hop", &big]);
     assert!(!success && err.contains("at most 1300"), "{err}");
 }
 
@@ -108,10 +105,10 @@ fn node_key_from_environment() {
     let o = vec_file("onion-test.json");
     let out = json_with_env(
         &[
-            "onion",
+            "sphinx",
             "peel",
             "--json",
-            "--private-env",
+            "--key-env",
             "WIRESEAL_SPHINX_TEST_KEY",
             "--associated-data",
             s(&o["generate"]["associated_data"]),
@@ -123,7 +120,7 @@ fn node_key_from_environment() {
         s(&out["payload"]),
         strip(s(&o["generate"]["hops"][0]["payload"]))
     );
-    let (success, _, err) = run(&["onion", "peel", s(&o["onion"])]);
+    let (success, _, err) = run(&["sphinx", "peel", s(&o["onion"])]);
     assert!(!success && err.contains("a value is required"), "{err}");
 }
 
@@ -159,7 +156,7 @@ fn areas_and_paddings_follow_the_shared_table() {
             let text = s(&case["text"]);
             let (success, out, err) = run(&[
                 "--json",
-                "onion",
+                "sphinx",
                 "build",
                 "--session-key",
                 key,
@@ -193,7 +190,7 @@ fn empty_hop_payload_is_refused() {
     let o = vec_file("onion-test.json");
     let hop = format!("{}:", s(&o["generate"]["hops"][0]["pubkey"]));
     let (success, _, err) = run(&[
-        "onion",
+        "sphinx",
         "build",
         "--session-key",
         s(&o["generate"]["session_key"]),
@@ -213,23 +210,23 @@ fn bad_secret_hex_is_not_echoed() {
     let secret = format!("{}~{}", "5a".repeat(20), "3c".repeat(11) + "d");
     assert_eq!(secret.len(), 64);
     let cases: Vec<Vec<&str>> = vec![
-        vec!["onion", "peel", "--node-key", &secret, onion],
-        vec!["onion", "build", "--session-key", &secret, "--hop", &hop],
+        vec!["sphinx", "peel", "--key", &secret, onion],
+        vec!["sphinx", "build", "--session-key", &secret, "--hop", &hop],
         vec![
-            "onion",
+            "sphinx",
             "error",
             "unwrap",
             "--session-key",
             &secret,
-            "--hop-pubkey",
+            "--peer-key",
             s(&o["generate"]["hops"][0]["pubkey"]),
             "00",
         ],
         vec![
-            "onion",
+            "sphinx",
             "error",
             "create",
-            "--node-key",
+            "--key",
             &secret,
             "--ephemeral-key",
             s(&o["generate"]["hops"][0]["pubkey"]),
@@ -248,7 +245,7 @@ fn bad_secret_hex_is_not_echoed() {
     // From the environment too.
     let out = Command::new(env!("CARGO_BIN_EXE_wireseal"))
         .args([
-            "onion",
+            "sphinx",
             "build",
             "--session-key-env",
             "WIRESEAL_SPHINX_TEST_SESSION",
@@ -270,7 +267,7 @@ fn session_key_from_file_or_environment() {
     let hops = hop_args(g);
     let with = |key_args: &[&str], env: Option<&str>| {
         let mut args = vec![
-            "onion",
+            "sphinx",
             "build",
             "--associated-data",
             s(&g["associated_data"]),
@@ -327,7 +324,7 @@ fn session_key_from_file_or_environment() {
     let e = vec_file("onion-error-test.json");
     let ge = &e["generate"];
     let mut args = vec![
-        "onion",
+        "sphinx",
         "error",
         "unwrap",
         "--json",
@@ -335,7 +332,7 @@ fn session_key_from_file_or_environment() {
         "WIRESEAL_SPHINX_TEST_SESSION",
     ];
     for h in ge["hops"].as_array().unwrap() {
-        args.extend(["--hop-pubkey", s(&h["pubkey"])]);
+        args.extend(["--peer-key", s(&h["pubkey"])]);
     }
     args.push(s(&e["errorpacket"]));
     let v = json_with_env(

@@ -1,4 +1,4 @@
-//! `wireseal onion` end to end, against the BOLT #4 vectors: build and peel
+//! `wireseal sphinx` end to end, against the BOLT #4 vectors: build and peel
 //! every hop, failure messages created, wrapped and unwrapped, blinded
 //! payment and onion message hops, exact `--json` lines.
 
@@ -15,7 +15,7 @@ fn build_and_peel_the_onion_vector() {
     let g = &v["generate"];
     let hops = hop_args(g);
     let mut args = vec![
-        "onion",
+        "sphinx",
         "build",
         "--session-key",
         s(&g["session_key"]),
@@ -32,10 +32,10 @@ fn build_and_peel_the_onion_vector() {
     let keys = v["decode"].as_array().unwrap();
     for (i, k) in keys.iter().enumerate() {
         let out: Value = serde_json::from_str(&ok(&[
-            "onion",
+            "sphinx",
             "peel",
             "--json",
-            "--node-key",
+            "--key",
             s(k),
             "--associated-data",
             s(&g["associated_data"]),
@@ -63,10 +63,10 @@ fn error_create_wrap_unwrap_matches_the_vector() {
     let mut eph = Vec::new();
     for k in o["decode"].as_array().unwrap() {
         let out: Value = serde_json::from_str(&ok(&[
-            "onion",
+            "sphinx",
             "peel",
             "--json",
-            "--node-key",
+            "--key",
             s(k),
             "--associated-data",
             ad,
@@ -83,11 +83,11 @@ fn error_create_wrap_unwrap_matches_the_vector() {
     // This vector predates attribution data: the nodes act without it.
     let keys = o["decode"].as_array().unwrap();
     let mut packet = ok(&[
-        "onion",
+        "sphinx",
         "error",
         "create",
         "--no-attribution",
-        "--node-key",
+        "--key",
         s(&keys[4]),
         "--ephemeral-key",
         &eph[4],
@@ -96,11 +96,11 @@ fn error_create_wrap_unwrap_matches_the_vector() {
     ]);
     for i in (0..4).rev() {
         packet = ok(&[
-            "onion",
+            "sphinx",
             "error",
             "wrap",
             "--no-attribution",
-            "--node-key",
+            "--key",
             s(&keys[i]),
             "--ephemeral-key",
             &eph[i],
@@ -109,7 +109,7 @@ fn error_create_wrap_unwrap_matches_the_vector() {
     }
     assert_eq!(packet, s(&v["errorpacket"]));
     let mut args = vec![
-        "onion",
+        "sphinx",
         "error",
         "unwrap",
         "--json",
@@ -117,7 +117,7 @@ fn error_create_wrap_unwrap_matches_the_vector() {
         s(&g["session_key"]),
     ];
     for h in g["hops"].as_array().unwrap() {
-        args.extend(["--hop-pubkey", s(&h["pubkey"])]);
+        args.extend(["--peer-key", s(&h["pubkey"])]);
     }
     args.push(&packet);
     let out: Value = serde_json::from_str(&ok(&args)).unwrap();
@@ -135,10 +135,10 @@ fn blinded_hop_peels_with_path_key() {
     let v = vec_file("blinded-payment-onion-test.json");
     let d = &v["decrypt"]["hops"];
     let out: Value = serde_json::from_str(&ok(&[
-        "onion",
+        "sphinx",
         "peel",
         "--json",
-        "--node-key",
+        "--key",
         s(&d[2]["node_privkey"]),
         "--associated-data",
         s(&v["generate"]["associated_data"]),
@@ -164,10 +164,10 @@ fn peel_prints_exact_json_for_every_blinded_payment_hop() {
     assert_eq!(route.len(), dec.len());
     for (i, x) in dec.iter().enumerate() {
         let mut args = vec![
-            "onion",
+            "sphinx",
             "peel",
             "--json",
-            "--node-key",
+            "--key",
             s(&x["node_privkey"]),
             "--associated-data",
             ad,
@@ -227,10 +227,10 @@ fn onion_message_hops_peel_through_the_cli() {
             ),
         };
         let out = ok(&[
-            "onion",
+            "sphinx",
             "peel",
             "--json",
-            "--node-key",
+            "--key",
             s(&x["privkey"]),
             "--path-key",
             &msg[4..70],

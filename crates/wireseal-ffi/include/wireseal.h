@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#if defined(__arm__) && !defined(__linux__) && !defined(__APPLE__) && !defined(_WIN32) && !defined(WS_TARGET_BARE_ARM)
+#define WS_TARGET_BARE_ARM 1
+#endif
+
 
 // Alignment of every block of caller memory (engine, slots, keys).
 #define WS_ALIGN 8
@@ -13,8 +17,9 @@
 // 64-bit words after the magic word in a `ws_channel_key`.
 #define WS_CHANNEL_KEY_WORDS ((WS_CHANNEL_KEY_BYTES / 8) - 1)
 
-// Bytes of a `ws_channel_key` (the same on every target: a stable ABI).
-#define WS_CHANNEL_KEY_BYTES 64
+// Bytes of a `ws_channel_key` (the same on every target: the key is kept
+// as its bytes and expanded per packet).
+#define WS_CHANNEL_KEY_BYTES 48
 
 // Bytes of the over-the-air header.
 #define WS_HEADER_LEN 16
@@ -22,8 +27,8 @@
 // 64-bit words after the magic word in a `ws_mesh_key`.
 #define WS_MESH_KEY_WORDS ((WS_MESH_KEY_BYTES / 8) - 1)
 
-// Bytes of a `ws_mesh_key` (the same on every target: a stable ABI).
-#define WS_MESH_KEY_BYTES 640
+// Bytes of a `ws_mesh_key` (the same on every target).
+#define WS_MESH_KEY_BYTES 40
 
 // Bytes a mesh-wide frame adds to its document.
 #define WS_MESH_OVERHEAD 30
@@ -35,8 +40,16 @@
 // 64-bit words after the magic word in a `ws_pkc_engine`.
 #define WS_PKC_ENGINE_WORDS ((WS_PKC_ENGINE_BYTES / 8) - 1)
 
-// Bytes of a `ws_pkc_engine` (the same on every target: a stable ABI).
-#define WS_PKC_ENGINE_BYTES 512
+#if (defined(__arm__) && defined(WS_TARGET_BARE_ARM))
+// Bytes of a `ws_pkc_engine` on a bare-metal Arm build (Cortex-M).
+#define WS_PKC_ENGINE_BYTES 184
+#endif
+
+#if !(defined(__arm__) && defined(WS_TARGET_BARE_ARM))
+// Bytes of a `ws_pkc_engine` on other targets (the server backend's
+// engine is the largest).
+#define WS_PKC_ENGINE_BYTES 392
+#endif
 
 // Bytes of caller memory per cache slot (one peer's 32-byte key, the
 // peer's public key and its bookkeeping); the slot memory's size is a
@@ -45,6 +58,9 @@
 
 // Bytes a PKC payload adds to its plaintext (tag and extraNonce).
 #define WS_PKC_OVERHEAD 12
+
+// Largest plaintext a PKC payload carries (it fits one LoRa frame).
+#define WS_PKC_MAX_PLAINTEXT_LEN 227
 
 // The result of every call. `WS_STATUS_OK` is 0; the codes from 1 to 15
 // are the library's error kinds (the same failure has the same kind in
@@ -143,6 +159,10 @@ typedef struct {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// The library's version, `"MAJOR.MINOR.PATCH"`, a static NUL-terminated
+// string: what a firmware logs at start-up to say which build it links.
+const char *ws_version(void);
 
 // Expands a channel PSK as the firmware does: 0 bytes or `{0}` no
 // encryption, 1 byte a default-key index, 16 or 32 bytes AES-128/256,
@@ -304,7 +324,8 @@ size_t ws_pkc_sealed_len(size_t plaintext_len);
 // # Errors
 // `NULL_POINTER`, `STATE` (engine not set up), `TOO_LONG`,
 // `BUFFER_TOO_SMALL`, `INVALID_KEY` (low-order peer key), `INVALID_INPUT`
-// (overlapping buffers), `RNG_FAILED` (`out` wiped).
+// (an output overlapping another argument), `RNG_FAILED` (the callback
+// failed; nothing sealed, `out` wiped).
 //
 // # Safety
 // Every pointer is NULL (an error) or valid for its length; `engine` as
@@ -352,6 +373,17 @@ ws_status ws_pkc_open(ws_pkc_engine *engine,
 // # Safety
 // As `ws_pkc_seal`.
 ws_status ws_pkc_invalidate_peer(ws_pkc_engine *engine, const uint8_t *peer_public);
+
+// Writes the X25519 public key of the 32-byte private key `private_key`
+// to `public_out` (32 bytes): a node's Meshtastic public key.
+//
+// # Errors
+// `NULL_POINTER`; `INVALID_INPUT` when the two overlap.
+//
+// # Safety
+// `private_key` points to 32 readable bytes, `public_out` to 32 writable
+// bytes.
+ws_status ws_x25519_public_key(const uint8_t *private_key, uint8_t *public_out);
 
 // The status's stable name (`"ok"`, `"auth"`, ...: the library's
 // `ErrorKind` names), a static NUL-terminated string.

@@ -1,7 +1,7 @@
 //! Meshtastic channel packets, the over-the-air header, and XEdDSA
 //! signature verification.
 
-use crate::memory::{array, bytes, bytes_mut, opaque, put};
+use crate::memory::{array, bytes, bytes_mut, disjoint, opaque, put, Region};
 use crate::status::first_error;
 use crate::status::status;
 use crate::WsStatus;
@@ -10,8 +10,9 @@ use wireseal::meshtastic::{ChannelKey, PacketHeader, HEADER_LEN};
 
 /// 64-bit words after the magic word in a `ws_channel_key`.
 pub const WS_CHANNEL_KEY_WORDS: usize = WS_CHANNEL_KEY_BYTES / 8 - 1;
-/// Bytes of a `ws_channel_key` (the same on every target: a stable ABI).
-pub const WS_CHANNEL_KEY_BYTES: usize = 64;
+/// Bytes of a `ws_channel_key` (the same on every target: the key is kept
+/// as its bytes and expanded per packet).
+pub const WS_CHANNEL_KEY_BYTES: usize = 48;
 /// Bytes of the over-the-air header.
 pub const WS_HEADER_LEN: usize = 16;
 
@@ -48,6 +49,9 @@ pub unsafe extern "C" fn ws_channel_key_init(
 ) -> WsStatus {
     if key.is_null() {
         return WsStatus::NullPointer;
+    }
+    if let Err(e) = disjoint(&[Region::of(key)], &[Region(psk, psk_len)]) {
+        return e;
     }
     // SAFETY: per the contract above.
     let psk = match unsafe { bytes(psk, psk_len) } {
@@ -91,6 +95,9 @@ pub unsafe extern "C" fn ws_channel_crypt(
     buf: *mut u8,
     len: usize,
 ) -> WsStatus {
+    if let Err(e) = disjoint(&[Region(buf, len)], &[Region::of(key)]) {
+        return e;
+    }
     // SAFETY: per the contract above (the key is only read).
     match unsafe { (WsChannelKey::get_ref(key), bytes_mut(buf, len)) } {
         (Ok(k), Ok(b)) => status(k.open_in_place(from, id, b).map(|_| ())),
@@ -175,6 +182,9 @@ pub unsafe extern "C" fn ws_header_parse(
     if out.is_null() {
         return WsStatus::NullPointer;
     }
+    if let Err(e) = disjoint(&[Region::of(out)], &[Region(frame, len)]) {
+        return e;
+    }
     // SAFETY: per the contract above.
     let frame = match unsafe { bytes(frame, len) } {
         Ok(f) => f,
@@ -201,6 +211,9 @@ pub unsafe extern "C" fn ws_header_parse(
 pub unsafe extern "C" fn ws_header_write(header: *const WsHeader, out: *mut u8) -> WsStatus {
     if header.is_null() || out.is_null() {
         return WsStatus::NullPointer;
+    }
+    if let Err(e) = disjoint(&[Region(out, WS_HEADER_LEN)], &[Region::of(header)]) {
+        return e;
     }
     // SAFETY: non-NULL; the caller vouches for a readable `ws_header`.
     let h = PacketHeader::from(unsafe { *header });

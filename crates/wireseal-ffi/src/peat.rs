@@ -1,6 +1,6 @@
 //! peat-btle mesh-wide frames.
 
-use crate::memory::{array, bytes, bytes_mut, opaque, overlap};
+use crate::memory::{array, bytes, bytes_mut, disjoint, opaque, Region};
 use crate::rng::{CallbackRng, WsFillRandom};
 use crate::status::{first_error, written};
 use crate::WsStatus;
@@ -9,8 +9,8 @@ use wireseal::peat::{MeshId, MeshKey, MESH_HEADER_LEN, MESH_OVERHEAD};
 
 /// 64-bit words after the magic word in a `ws_mesh_key`.
 pub const WS_MESH_KEY_WORDS: usize = WS_MESH_KEY_BYTES / 8 - 1;
-/// Bytes of a `ws_mesh_key` (the same on every target: a stable ABI).
-pub const WS_MESH_KEY_BYTES: usize = 640;
+/// Bytes of a `ws_mesh_key` (the same on every target).
+pub const WS_MESH_KEY_BYTES: usize = 40;
 /// Bytes a mesh-wide frame adds to its document.
 pub const WS_MESH_OVERHEAD: usize = 30;
 
@@ -44,6 +44,12 @@ pub unsafe extern "C" fn ws_mesh_key_init(
 ) -> WsStatus {
     if key.is_null() {
         return WsStatus::NullPointer;
+    }
+    if let Err(e) = disjoint(
+        &[Region::of(key)],
+        &[Region(mesh_id, mesh_id_len), Region(secret, 32)],
+    ) {
+        return e;
     }
     // SAFETY: per the contract above.
     let (id, secret) = match unsafe { (bytes(mesh_id, mesh_id_len), array::<32>(secret)) } {
@@ -92,8 +98,11 @@ pub unsafe extern "C" fn ws_mesh_seal(
     out_cap: usize,
     out_len: *mut usize,
 ) -> WsStatus {
-    if overlap(plaintext, plaintext_len, out, out_cap) {
-        return WsStatus::InvalidInput;
+    if let Err(e) = disjoint(
+        &[Region(out, out_cap), Region::of(out_len)],
+        &[Region::of(key), Region(plaintext, plaintext_len)],
+    ) {
+        return e;
     }
     // SAFETY: per the contract above (the key is only read); `plaintext`
     // and `out` do not overlap (checked above).
@@ -131,6 +140,12 @@ pub unsafe extern "C" fn ws_mesh_open_in_place(
     len: usize,
     plaintext_len: *mut usize,
 ) -> WsStatus {
+    if let Err(e) = disjoint(
+        &[Region(frame, len), Region::of(plaintext_len)],
+        &[Region::of(key)],
+    ) {
+        return e;
+    }
     // SAFETY: per the contract above.
     match unsafe { (WsMeshKey::get_ref(key), bytes_mut(frame, len)) } {
         // SAFETY: `plaintext_len` is NULL or a writable `size_t`.

@@ -1,7 +1,7 @@
 //! Meshtastic PKC direct messages through an engine whose shared-secret
 //! cache lives in the caller's memory.
 
-use crate::memory::{array, bytes, bytes_mut, opaque, overlap};
+use crate::memory::{array, bytes, bytes_mut, disjoint, opaque, Region};
 use crate::rng::{CallbackRng, WsFillRandom};
 use crate::status::{first_error, written};
 use crate::WsStatus;
@@ -13,14 +13,23 @@ use wireseal::meshtastic::{PkcEngine, PkcPacket, PkcSecret};
 
 /// 64-bit words after the magic word in a `ws_pkc_engine`.
 pub const WS_PKC_ENGINE_WORDS: usize = WS_PKC_ENGINE_BYTES / 8 - 1;
-/// Bytes of a `ws_pkc_engine` (the same on every target: a stable ABI).
-pub const WS_PKC_ENGINE_BYTES: usize = 512;
+/// Bytes of a `ws_pkc_engine` on a bare-metal Arm build (Cortex-M).
+#[cfg(all(target_arch = "arm", target_os = "none"))]
+pub const WS_PKC_ENGINE_BYTES: usize = 184;
+/// Bytes of a `ws_pkc_engine` on other targets (the server backend's
+/// engine is the largest).
+#[cfg(not(all(target_arch = "arm", target_os = "none")))]
+pub const WS_PKC_ENGINE_BYTES: usize = 392;
 /// Bytes of caller memory per cache slot (one peer's 32-byte key, the
 /// peer's public key and its bookkeeping); the slot memory's size is a
 /// multiple of this, aligned to `WS_ALIGN`.
 pub const WS_PKC_SLOT_BYTES: usize = 80;
 /// Bytes a PKC payload adds to its plaintext (tag and extraNonce).
 pub const WS_PKC_OVERHEAD: usize = 12;
+/// Largest plaintext a PKC payload carries (it fits one LoRa frame).
+pub const WS_PKC_MAX_PLAINTEXT_LEN: usize = 227;
+
+const _: () = assert!(WS_PKC_MAX_PLAINTEXT_LEN == wireseal::meshtastic::pkc::MAX_PLAINTEXT_LEN);
 
 const _: () = assert!(WS_PKC_SLOT_BYTES == SLOT_BYTES_SECRET);
 const _: () = assert!(WS_PKC_OVERHEAD == OVERHEAD);
@@ -64,6 +73,12 @@ pub unsafe extern "C" fn ws_pkc_engine_init(
 ) -> WsStatus {
     if engine.is_null() || slots.is_null() {
         return WsStatus::NullPointer;
+    }
+    if let Err(e) = disjoint(
+        &[Region::of(engine), Region(slots, slots_len)],
+        &[Region(our_private, 32)],
+    ) {
+        return e;
     }
     // SAFETY: the caller vouches for 32 readable bytes.
     let own = match unsafe { array::<32>(our_private) } {
@@ -128,7 +143,8 @@ pub extern "C" fn ws_pkc_sealed_len(plaintext_len: usize) -> usize {
 /// # Errors
 /// `NULL_POINTER`, `STATE` (engine not set up), `TOO_LONG`,
 /// `BUFFER_TOO_SMALL`, `INVALID_KEY` (low-order peer key), `INVALID_INPUT`
-/// (overlapping buffers), `RNG_FAILED` (`out` wiped).
+/// (an output overlapping another argument), `RNG_FAILED` (the callback
+/// failed; nothing sealed, `out` wiped).
 ///
 /// # Safety
 /// Every pointer is NULL (an error) or valid for its length; `engine` as
@@ -148,8 +164,15 @@ pub unsafe extern "C" fn ws_pkc_seal(
     out_cap: usize,
     out_len: *mut usize,
 ) -> WsStatus {
-    if overlap(plaintext, plaintext_len, out, out_cap) {
-        return WsStatus::InvalidInput;
+    if let Err(e) = disjoint(
+        &[
+            Region(out, out_cap),
+            Region::of(out_len),
+            Region::of(engine),
+        ],
+        &[Region(peer_public, 32), Region(plaintext, plaintext_len)],
+    ) {
+        return e;
     }
     // SAFETY: each pointer per the contract above; `plaintext` and `out`
     // do not overlap (checked above).
@@ -200,8 +223,15 @@ pub unsafe extern "C" fn ws_pkc_open(
     out_cap: usize,
     out_len: *mut usize,
 ) -> WsStatus {
-    if overlap(payload, payload_len, out, out_cap) {
-        return WsStatus::InvalidInput;
+    if let Err(e) = disjoint(
+        &[
+            Region(out, out_cap),
+            Region::of(out_len),
+            Region::of(engine),
+        ],
+        &[Region(peer_public, 32), Region(payload, payload_len)],
+    ) {
+        return e;
     }
     // SAFETY: each pointer per the contract above; `payload` and `out` do
     // not overlap (checked above).
@@ -238,6 +268,9 @@ pub unsafe extern "C" fn ws_pkc_invalidate_peer(
     engine: *mut WsPkcEngine,
     peer_public: *const u8,
 ) -> WsStatus {
+    if let Err(e) = disjoint(&[Region::of(engine)], &[Region(peer_public, 32)]) {
+        return e;
+    }
     // SAFETY: per the contract above.
     match unsafe { (WsPkcEngine::get(engine), array::<32>(peer_public)) } {
         (Ok(e), Ok(p)) => {
@@ -245,5 +278,40 @@ pub unsafe extern "C" fn ws_pkc_invalidate_peer(
             WsStatus::Ok
         }
         (e, p) => first_error([e.err(), p.err(), None, None]),
+    }
+}
+
+/// Writes the X25519 public key of the 32-byte private key `private_key`
+/// to `public_out` (32 bytes): a node's Meshtastic public key.
+///
+/// # Errors
+/// `NULL_POINTER`; `INVALID_INPUT` when the two overlap.
+///
+/// # Safety
+/// `private_key` points to 32 readable bytes, `public_out` to 32 writable
+/// bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ws_x25519_public_key(
+    private_key: *const u8,
+    public_out: *mut u8,
+) -> WsStatus {
+    if private_key.is_null() || public_out.is_null() {
+        return WsStatus::NullPointer;
+    }
+    if let Err(e) = disjoint(&[Region(public_out, 32)], &[Region(private_key, 32)]) {
+        return e;
+    }
+    // SAFETY: non-NULL; the caller vouches for 32 readable bytes.
+    let raw = match unsafe { array::<32>(private_key) } {
+        Ok(k) => k,
+        Err(e) => return e,
+    };
+    match StaticSecret::from_bytes(raw) {
+        Ok(k) => {
+            // SAFETY: non-NULL; 32 writable bytes that overlap nothing read.
+            unsafe { public_out.cast::<[u8; 32]>().write(*k.public_key()) };
+            WsStatus::Ok
+        }
+        Err(_) => WsStatus::InvalidKey,
     }
 }

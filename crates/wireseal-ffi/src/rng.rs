@@ -2,7 +2,14 @@
 
 use crate::WsStatus;
 use core::ffi::c_void;
+use core::num::NonZeroU32;
 use wireseal::entropy::{CryptoRng, RngCore};
+
+/// The error code of a failed callback (rand_core's first custom code).
+const RNG_FAILED: NonZeroU32 = match NonZeroU32::new(wireseal::entropy::RandError::CUSTOM_START) {
+    Some(c) => c,
+    None => unreachable!(),
+};
 
 /// Fills `buf[0..len]` with random bytes from a cryptographically secure
 /// source (a microcontroller's RNG peripheral with bias correction, or a
@@ -11,9 +18,10 @@ use wireseal::entropy::{CryptoRng, RngCore};
 pub type WsFillRandom =
     Option<unsafe extern "C" fn(ctx: *mut c_void, buf: *mut u8, len: usize) -> i32>;
 
-/// The callback and its context; remembers a failure, after which the call
-/// that drew the bytes fails with `WS_STATUS_RNG_FAILED` and releases
-/// nothing.
+/// The callback and its context. A failure is returned where it happens
+/// (`try_fill_bytes`, which the library's `*_with_rng` calls use, so they
+/// stop before sealing anything) and remembered, so the C call reports
+/// `WS_STATUS_RNG_FAILED` and releases nothing.
 pub(crate) struct CallbackRng {
     fill: unsafe extern "C" fn(*mut c_void, *mut u8, usize) -> i32,
     ctx: *mut c_void,
@@ -32,20 +40,19 @@ impl CallbackRng {
 }
 
 impl CallbackRng {
-    /// `sealed` unless the callback failed while it was drawn from: then
-    /// `out` is wiped and the result is `RNG_FAILED`.
+    /// `sealed`, except when the callback failed while it was drawn from
+    /// (the library then stopped with its `Rng` error): `RNG_FAILED`, the
+    /// C ABI's own code for it, with `out` wiped.
     pub(crate) fn vouch<E: Into<WsStatus>>(
         &self,
         sealed: Result<usize, E>,
         out: &mut [u8],
     ) -> Result<usize, WsStatus> {
-        match sealed {
-            Ok(_) if self.failed => {
-                out.fill(0);
-                Err(WsStatus::RngFailed)
-            }
-            r => r.map_err(Into::into),
+        if self.failed {
+            out.fill(0);
+            return Err(WsStatus::RngFailed);
         }
+        sealed.map_err(Into::into)
     }
 }
 
@@ -62,18 +69,23 @@ impl RngCore for CallbackRng {
         u64::from_le_bytes(b)
     }
 
+    /// Only for `RngCore`'s infallible calls: a failure wipes `dest` and
+    /// is remembered; the library itself draws through `try_fill_bytes`.
     fn fill_bytes(&mut self, dest: &mut [u8]) {
-        // SAFETY: `dest` is a valid writable buffer of `dest.len()` bytes;
-        // the callback's contract is to write at most that many.
-        let rc = unsafe { (self.fill)(self.ctx, dest.as_mut_ptr(), dest.len()) };
-        if rc != 0 {
-            self.failed = true;
+        if self.try_fill_bytes(dest).is_err() {
+            dest.fill(0);
         }
     }
 
     fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), wireseal::entropy::RandError> {
-        self.fill_bytes(dest);
-        Ok(())
+        // SAFETY: `dest` is a valid writable buffer of `dest.len()` bytes;
+        // the callback's contract is to write at most that many.
+        let rc = unsafe { (self.fill)(self.ctx, dest.as_mut_ptr(), dest.len()) };
+        if rc == 0 {
+            return Ok(());
+        }
+        self.failed = true;
+        Err(RNG_FAILED.into())
     }
 }
 

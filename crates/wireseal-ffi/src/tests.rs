@@ -9,22 +9,22 @@ use core::ffi::c_void;
 use core::ptr::{null, null_mut};
 
 /// vectors/meshtastic/vectors.json, pkc-decrypt-radio-frame.
-const OUR_PRIVATE: [u8; 32] = [
+pub(crate) const OUR_PRIVATE: [u8; 32] = [
     160, 3, 48, 99, 62, 99, 82, 47, 138, 77, 129, 236, 109, 157, 30, 102, 23, 246, 200, 255, 211,
     164, 198, 152, 34, 149, 55, 212, 78, 82, 34, 119,
 ];
-const SENDER_PUBLIC: [u8; 32] = [
+pub(crate) const SENDER_PUBLIC: [u8; 32] = [
     219, 24, 252, 80, 238, 164, 127, 0, 37, 28, 183, 132, 129, 154, 60, 245, 252, 54, 24, 130, 89,
     127, 88, 159, 13, 127, 248, 32, 232, 6, 68, 87,
 ];
-const FROM: u32 = 2345;
-const ID: u32 = 330_487_394;
-const PAYLOAD: [u8; 22] = [
+pub(crate) const FROM: u32 = 2345;
+pub(crate) const ID: u32 = 330_487_394;
+pub(crate) const PAYLOAD: [u8; 22] = [
     64, 223, 36, 171, 252, 195, 10, 23, 163, 217, 4, 103, 38, 9, 158, 121, 106, 28, 3, 106, 121, 43,
 ];
-const PLAINTEXT: [u8; 10] = [8, 1, 18, 4, 116, 101, 115, 116, 72, 0];
+pub(crate) const PLAINTEXT: [u8; 10] = [8, 1, 18, 4, 116, 101, 115, 116, 72, 0];
 /// The channel vector (default key, LongFast).
-const PSK: [u8; 16] = [
+pub(crate) const PSK: [u8; 16] = [
     212, 241, 187, 58, 32, 41, 7, 89, 240, 188, 255, 171, 207, 78, 105, 1,
 ];
 const CHANNEL_CT: [u8; 10] = [70, 242, 236, 208, 176, 42, 196, 207, 43, 229];
@@ -35,7 +35,7 @@ const PEAT_FRAME: [u8; 47] = [
     120, 38,
 ];
 
-unsafe extern "C" fn counter_rng(ctx: *mut c_void, buf: *mut u8, len: usize) -> i32 {
+pub(crate) unsafe extern "C" fn counter_rng(ctx: *mut c_void, buf: *mut u8, len: usize) -> i32 {
     // SAFETY: the tests pass a `u8` counter and a buffer of `len` bytes.
     let (c, buf) = unsafe {
         (
@@ -50,11 +50,11 @@ unsafe extern "C" fn counter_rng(ctx: *mut c_void, buf: *mut u8, len: usize) -> 
     0
 }
 
-unsafe extern "C" fn failing_rng(_: *mut c_void, _: *mut u8, _: usize) -> i32 {
+pub(crate) unsafe extern "C" fn failing_rng(_: *mut c_void, _: *mut u8, _: usize) -> i32 {
     -1
 }
 
-fn engine_with(slots: &mut [u64]) -> Box<WsPkcEngine> {
+pub(crate) fn engine_with(slots: &mut [u64]) -> Box<WsPkcEngine> {
     // Zeroed, as a C static is.
     let mut e = Box::new(WsPkcEngine {
         magic: 0,

@@ -1,9 +1,8 @@
 //! The gateway's log: lines to standard error (or another writer), at most
 //! `burst` per `period` per kind, the number suppressed said with the next
 //! line that gets through. Text from the feed reaches a line only through
-//! the library's [`safe_level`](wireseal::meshtastic::untrusted::safe_level)
-//! ([`safe_topic`], [`safe_field`]), so a hostile id cannot forge lines or
-//! terminal escapes. A log that can no longer be written (its pipe closed)
+//! the library's [`safe_level`] ([`safe_topic`], [`safe_field`]), so a
+//! hostile id cannot forge lines or terminal escapes. A log that can no longer be written (its pipe closed)
 //! is reported by [`Log::closed`] and the gateway ends cleanly.
 
 use std::collections::BTreeMap;

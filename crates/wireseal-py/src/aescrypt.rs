@@ -249,6 +249,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decrypt, m)?)?;
     m.add("CHUNK", ac::CHUNK)?;
     m.add("DEFAULT_V3_ITERATIONS", ac::DEFAULT_V3_ITERATIONS)?;
-    m.add("PARTIAL_PREFIX", ac::io::PARTIAL_PREFIX)?;
+    m.add("PARTIAL_PREFIX", wireseal_io::PARTIAL_PREFIX)?;
     Ok(())
 }

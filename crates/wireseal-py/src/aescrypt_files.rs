@@ -1,6 +1,6 @@
 //! AES Crypt files from Python: encrypt and decrypt whole files in Rust
 //! with the GIL released, through the library's
-//! [`PartialFile`](wireseal::aescrypt::io::PartialFile) (the output appears
+//! [`PartialFile`](wireseal_io::PartialFile) (the output appears
 //! only when complete and fsynced; partial files of killed runs, of this
 //! package or of the command line, are removed), and the verifying
 //! streaming `Reader`.
@@ -13,9 +13,8 @@ use pyo3::types::PyBytes;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use wireseal::aescrypt::io::{
-    decrypt_into_sink, encrypt_stream, Error as IoError, PartialFile, Replace, SeekDecryptor,
-};
+use wireseal::aescrypt::io::{decrypt_into_sink, encrypt_stream, Error as IoError, SeekDecryptor};
+use wireseal_io::{PartialFile, Replace};
 use wireseal::aescrypt::Encryptor as REncryptor;
 
 /// The input file, counting what was read for `progress(done, total)` (an

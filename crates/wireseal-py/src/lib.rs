@@ -33,8 +33,18 @@ fn submodule(
     parent.add_submodule(&m)
 }
 
+/// Makes every nonce source in this process refill before its next nonce:
+/// registered with `os.register_at_fork(after_in_child=...)` by the package,
+/// so a forked child never reuses randomness its parent buffered.
+#[pyfunction]
+fn _after_fork() {
+    wireseal::entropy::after_fork();
+}
+
 #[pymodule]
 fn _wireseal(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(_after_fork, m)?)?;
     errors::register(m)?;
     m.add_class::<buffers::Batch>()?;
     submodule(m, "meshtastic", meshtastic::register)?;

@@ -1,9 +1,10 @@
 //! `wireseal.sphinx`: BOLT #4 onions (build, peel, batch peel), failure
-//! packets and fulfill hold times with attribution data ([`failure`]),
+//! packets with attribution data ([`failure`]), fulfills ([`fulfill`]),
 //! onion messages and blinded paths. Areas, padding and hop numbers are the
 //! library's: the same names and numbers as the command line.
 
 mod failure;
+mod fulfill;
 
 use crate::buffers::{batch_or_default, bytes_with, to_bytes, Batch};
 use crate::errors;
@@ -315,6 +316,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(peel, m)?)?;
     m.add_function(wrap_pyfunction!(peel_batch, m)?)?;
     failure::register(m)?;
+    fulfill::register(m)?;
     m.add_function(wrap_pyfunction!(blind_path, m)?)?;
     m.add_function(wrap_pyfunction!(unblind, m)?)?;
     m.add_function(wrap_pyfunction!(public_key_of, m)?)?;

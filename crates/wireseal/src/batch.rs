@@ -9,10 +9,18 @@
 //! places each packet, and one hands each item its own region of the buffer
 //! in chunks, so no per-item slice list is built.
 //!
-//! Every parallel call wakes all of the batch's threads at once from the
-//! calling thread ([`rayon::ThreadPool::broadcast`]), and they take chunks of
-//! the work from a shared counter until none is left. Waking them one from
-//! another (`rayon::join`'s way) lets the kernel queue the woken thread on the
+//! Every parallel call cuts its items into chunks (about eight per thread,
+//! at most a few dozen items each) and starts alone on the calling thread.
+//! It wakes the batch's threads only when the chunks left, timed from the
+//! ones done so far, take long enough alone to pay for waking them, a cost
+//! each pool measures on its own fan-outs (see the `fan_out` module's
+//! notes): below that break-even a call never leaves the calling thread, so
+//! no batch size runs slower on all cores than on one.
+//!
+//! A fan-out wakes all of the batch's threads at once from the calling
+//! thread ([`rayon::ThreadPool::broadcast`]), and they take the chunks left
+//! from a shared counter until none is left. Waking them one from another
+//! (`rayon::join`'s way) lets the kernel queue the woken thread on the
 //! waker's CPU, where it stays for many milliseconds on a VM whose other
 //! vCPUs look preempted while idle: measured on the 2-vCPU bench machine, a
 //! 16,384-frame peat batch ran its two threads on one vCPU and scaled 1.2x;
@@ -20,25 +28,34 @@
 //! the caller instead (`in_place_scope`) scaled 1.0–1.98x from run to run:
 //! rayon then wakes the second thread from the first again. The price of
 //! `broadcast`: a call returns only after every thread of the batch has run,
-//! so on a machine with more runnable threads than cores a call can wait a
-//! scheduler slice for a thread that has no chunk left to take; a call with
-//! a single chunk (up to 16 items, or 32 regions), and every call on a
-//! one-thread batch, runs on the calling thread and wakes nobody. Measured beside one CPU-bound process on the 2-vCPU
-//! machine (three runnable threads on two cores, a fair share of 1.33x), two
-//! threads gave 1.02–2.02x the one-thread rate for Meshtastic batch open and
-//! 1.11–1.36x for the gateway's `decode_batch`: never below one core.
+//! so on a machine with more runnable threads than cores a fan-out can wait
+//! a scheduler slice for a thread that has no chunk left to take; that wait
+//! is part of the cost the pool learns, so under such load only larger
+//! batches fan out.
+
+mod fan_out;
 
 use core::ops::Range;
+use fan_out::{Alone, FanOutClock, FanOutCost};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// Items per rayon task: small packets are cheap, so hand out chunks.
-const MIN_CHUNK: usize = 16;
+/// Most items in one chunk of cheap items (small packets).
+const MAX_CHUNK: usize = 16;
 
-/// Most items, and most buffer bytes, one region task handles on its own
-/// before it splits in two.
-const REGION_LEAF_ITEMS: usize = 32;
-const REGION_LEAF_BYTES: usize = 32 * 1024;
+/// Most items, and most buffer bytes, in one chunk of buffer regions.
+const MAX_REGION_ITEMS: usize = 32;
+const MAX_REGION_BYTES: usize = 32 * 1024;
+
+/// Chunks a parallel call aims for per thread (counting at least two
+/// threads, so that one thread and two cut a batch alike): enough that the
+/// first one, done alone to time the work, is a small share, and that the
+/// threads end together.
+const CHUNKS_PER_THREAD: usize = 8;
+
+/// What a fan-out of rayon's global pool costs, shared by every
+/// [`Batch::all_cores`].
+static GLOBAL_FAN_OUT: FanOutCost = FanOutCost::new(fan_out::INITIAL_NS);
 
 /// The sum of `lens`, saturating at `usize::MAX` (no buffer is that large, so
 /// a size check against the result then fails instead of wrapping).
@@ -75,12 +92,17 @@ pub(crate) fn ranges_fit(ranges: &[Range<usize>], len: usize) -> bool {
 #[derive(Debug, Default)]
 pub struct Batch {
     pool: Option<rayon::ThreadPool>,
+    /// What a fan-out of `pool` costs (unused for the global pool).
+    fan_out: FanOutCost,
 }
 
 impl Batch {
     /// Runs on rayon's global pool (one thread per core).
     pub fn all_cores() -> Self {
-        Self { pool: None }
+        Self {
+            pool: None,
+            fan_out: FanOutCost::default(),
+        }
     }
 
     /// Runs on a dedicated pool of `threads` threads (at least 1).
@@ -89,7 +111,10 @@ impl Batch {
             .num_threads(threads.max(1))
             .build()
             .expect("building a rayon pool");
-        Self { pool: Some(pool) }
+        Self {
+            pool: Some(pool),
+            fan_out: FanOutCost::default(),
+        }
     }
 
     /// Number of worker threads this batch uses.
@@ -108,13 +133,14 @@ impl Batch {
             R: Send,
             F: Fn(&T) -> R + Sync + Send,
         {
+            let size = self.chunk_len(items.len(), MAX_CHUNK);
             let chunks: Vec<Mutex<Vec<R>>> = items
-                .chunks(MIN_CHUNK)
+                .chunks(size)
                 .map(|c| Mutex::new(Vec::with_capacity(c.len())))
                 .collect();
             self.run_chunks(chunks.len(), |k| {
-                let start = k * MIN_CHUNK;
-                let end = items.len().min(start + MIN_CHUNK);
+                let start = k * size;
+                let end = items.len().min(start + size);
                 let done: Vec<R> = items[start..end].iter().map(&f).collect();
                 *lock(&chunks[k]) = done;
             });
@@ -134,7 +160,7 @@ impl Batch {
             T: Send,
             F: Fn(&mut T) + Sync + Send,
         {
-            self.for_each_mut_chunked(items, MIN_CHUNK, f);
+            self.for_each_mut_chunked(items, MAX_CHUNK, f);
         }
     }
 
@@ -200,7 +226,8 @@ impl Batch {
     {
         assert_eq!(items.len(), ranges.len(), "one range per item");
         debug_assert!(ranges_fit(ranges, out.len()), "ranges must fit the buffer");
-        self.run_each(region_chunks(items, ranges, out), |c| {
+        let most = self.chunk_len(items.len(), MAX_REGION_ITEMS);
+        self.run_each(region_chunks(items, ranges, out, most), |c| {
             for (j, (item, r)) in c.items.iter_mut().zip(c.ranges).enumerate() {
                 f(
                     c.first + j,
@@ -211,13 +238,29 @@ impl Batch {
         });
     }
 
-    fn for_each_mut_chunked<T, F>(&self, items: &mut [T], min_len: usize, f: F)
+    fn for_each_mut_chunked<T, F>(&self, items: &mut [T], most: usize, f: F)
     where
         T: Send,
         F: Fn(&mut T) + Sync + Send,
     {
-        let chunks: Vec<&mut [T]> = items.chunks_mut(min_len.max(1)).collect();
+        let size = self.chunk_len(items.len(), most);
+        let chunks: Vec<&mut [T]> = items.chunks_mut(size).collect();
         self.run_each(chunks, |c| c.iter_mut().for_each(&f));
+    }
+
+    /// Items per chunk for `items` items: about [`CHUNKS_PER_THREAD`] chunks
+    /// per thread, at most `most` items each.
+    fn chunk_len(&self, items: usize, most: usize) -> usize {
+        let chunks = self.threads().max(2).saturating_mul(CHUNKS_PER_THREAD);
+        items.div_ceil(chunks).clamp(1, most.max(1))
+    }
+
+    /// The fan-out cost of this batch's pool.
+    fn fan_out_cost(&self) -> &FanOutCost {
+        match &self.pool {
+            Some(_) => &self.fan_out,
+            None => &GLOBAL_FAN_OUT,
+        }
     }
 
     /// Hands each of `chunks` (owned or mutably borrowed pieces of the work)
@@ -236,31 +279,52 @@ impl Batch {
         });
     }
 
-    /// Calls `work(k)` once for every `k` in `0..chunks`, on all of the
-    /// batch's threads: each is woken by the calling thread and takes the
-    /// next chunk index until none is left (a single chunk, or a one-thread
-    /// batch, runs on the calling thread). Returns when every chunk is done.
+    /// Calls `work(k)` once for every `k` in `0..chunks`: alone on the
+    /// calling thread while the work left is below the break-even (see the
+    /// module docs), then on all of the batch's threads, each woken by the
+    /// calling thread and taking the next chunk index until none is left.
+    /// Returns when every chunk is done.
     fn run_chunks<W>(&self, chunks: usize, work: W)
     where
         W: Fn(usize) + Sync,
     {
-        if chunks == 0 {
-            return;
-        }
-        if chunks == 1 || self.threads() == 1 {
+        let threads = self.threads();
+        if chunks < 2 || threads < 2 {
             // Nothing to share (one chunk) or no one to share it with (one
             // thread): handing the work to a worker would only add a wake-up
             // and a wait.
             (0..chunks).for_each(work);
             return;
         }
-        let next = AtomicUsize::new(0);
-        let worker = |_: rayon::BroadcastContext<'_>| loop {
-            let k = next.fetch_add(1, Ordering::Relaxed);
-            if k >= chunks {
-                break;
-            }
+        let cost = self.fan_out_cost();
+        let mut alone = Alone::start();
+        for k in 0..chunks {
             work(k);
+            if alone.spread_now(k + 1, chunks, threads, cost) {
+                self.fan_out(k + 1, chunks, &work);
+                return;
+            }
+        }
+    }
+
+    /// Runs chunks `from..chunks` on all of the batch's threads and learns
+    /// what the fan-out cost.
+    fn fan_out<W>(&self, from: usize, chunks: usize, work: &W)
+    where
+        W: Fn(usize) + Sync,
+    {
+        let next = AtomicUsize::new(from);
+        let clock = FanOutClock::start();
+        let worker = |_: rayon::BroadcastContext<'_>| {
+            clock.thread_started();
+            loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= chunks {
+                    break;
+                }
+                work(k);
+            }
+            clock.thread_finished();
         };
         match &self.pool {
             Some(p) => {
@@ -270,6 +334,7 @@ impl Batch {
                 rayon::broadcast(worker);
             }
         }
+        self.fan_out_cost().learn(clock.overhead());
     }
 }
 
@@ -283,22 +348,20 @@ struct RegionChunk<'a, T> {
     base: usize,
 }
 
-/// Cuts `items` and `out` into chunks of at most [`REGION_LEAF_ITEMS`] items
-/// and about [`REGION_LEAF_BYTES`] bytes (a single larger item is a chunk of
-/// its own).
+/// Cuts `items` and `out` into chunks of at most `most` items and about
+/// [`MAX_REGION_BYTES`] bytes (a single larger item is a chunk of its own).
 fn region_chunks<'a, T>(
     mut items: &'a mut [T],
     mut ranges: &'a [Range<usize>],
     mut out: &'a mut [u8],
+    most: usize,
 ) -> Vec<RegionChunk<'a, T>> {
     let mut chunks = Vec::new();
     let (mut first, mut base) = (0, 0);
     while !items.is_empty() {
         let start = ranges[0].start;
         let mut n = 1;
-        while n < items.len()
-            && n < REGION_LEAF_ITEMS
-            && ranges[n].end.saturating_sub(start) <= REGION_LEAF_BYTES
+        while n < items.len() && n < most && ranges[n].end.saturating_sub(start) <= MAX_REGION_BYTES
         {
             n += 1;
         }
@@ -329,86 +392,4 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn map_keeps_order() {
-        let items: Vec<u64> = (0..10_000).collect();
-        let serial: Vec<u64> = items.iter().map(|x| x * x + 1).collect();
-        assert_eq!(Batch::all_cores().map(&items, |x| x * x + 1), serial);
-        let b = Batch::with_threads(2);
-        assert_eq!(b.threads(), 2);
-        assert_eq!(b.map(&items, |x| x * x + 1), serial);
-        let mut m = items.clone();
-        b.for_each_mut(&mut m, |x| *x = *x * *x + 1);
-        assert_eq!(m, serial);
-        let mut m = items.clone();
-        b.for_each_mut_coarse(&mut m, |x| *x = *x * *x + 1);
-        assert_eq!(m, serial);
-    }
-
-    #[test]
-    fn regions_get_their_own_bytes() {
-        let lens: Vec<usize> = (0..5_000).map(|i| i % 7).collect();
-        let ranges = consecutive_ranges(lens.iter().copied());
-        let total = total_len(lens.iter().copied());
-        assert_eq!(ranges.last().map(|r| r.end), Some(total));
-        assert!(ranges_fit(&ranges, total) && !ranges_fit(&ranges, total - 1));
-        let mut out = vec![0u8; total];
-        let mut seen = vec![0usize; lens.len()];
-        Batch::with_threads(2).for_each_region(&mut seen, &ranges, &mut out, |i, s, region| {
-            *s = region.len();
-            region.fill(i as u8);
-        });
-        assert_eq!(seen, lens);
-        for (i, r) in ranges.iter().enumerate() {
-            assert!(out[r.clone()].iter().all(|&b| b == i as u8));
-        }
-        assert_eq!(total_len([usize::MAX, 1]), usize::MAX);
-        assert!(!ranges_fit(&[2..3, 1..2], 10));
-    }
-
-    #[test]
-    fn regions_with_gaps_and_large_items() {
-        // Items over a chunk's byte budget, empty ones, and gaps between
-        // ranges that no item owns (they must be left alone).
-        let lens = [40_000usize, 0, 3, 70_000, 1, 0, 33_000, 5];
-        let mut ranges = Vec::new();
-        let mut at = 7;
-        for n in lens {
-            ranges.push(at..at + n);
-            at += n + 2;
-        }
-        let mut out = vec![0xeeu8; at + 9];
-        let mut seen = vec![usize::MAX; lens.len()];
-        for threads in [1, 2, 3] {
-            Batch::with_threads(threads).for_each_region(
-                &mut seen,
-                &ranges,
-                &mut out,
-                |i, s, region| {
-                    *s = i;
-                    region.fill(i as u8);
-                },
-            );
-            assert_eq!(seen, (0..lens.len()).collect::<Vec<_>>());
-            let mut owner = vec![None; out.len()];
-            for (i, r) in ranges.iter().enumerate() {
-                owner[r.clone()].iter_mut().for_each(|o| *o = Some(i as u8));
-            }
-            for (b, o) in out.iter().zip(&owner) {
-                assert_eq!(*b, o.unwrap_or(0xee));
-            }
-        }
-        let mut none: [u8; 0] = [];
-        Batch::with_threads(2)
-            .for_each_region(&mut none, &[], &mut [], |_, _, _| panic!("no items"));
-        assert!(Batch::with_threads(2).map(&none, |x| *x).is_empty());
-        let odd: Vec<u32> = (0..(MIN_CHUNK as u32 * 5 + 3)).collect();
-        assert_eq!(
-            Batch::with_threads(3).map(&odd, |x| x + 1),
-            (1..=odd.len() as u32).collect::<Vec<_>>()
-        );
-    }
-}
+mod tests;

@@ -24,7 +24,7 @@
 //! - values must be [`ZeroizeOnDrop`]: they are wiped when evicted, expired,
 //!   invalidated, flushed, or when the cache is dropped.
 //!
-//! Lookup: `std` builds (unless `portable`) find a peer through a hash
+//! Lookup: `std` builds (unless built with the portable backend) find a peer through a hash
 //! index beside the slots
 //! (a hash table sized for twice the capacity, `PK + 3` bytes per bucket:
 //! key, slot number, control byte; about 150 bytes per slot for 32-byte keys
@@ -118,9 +118,7 @@ impl<V: ZeroizeOnDrop, const PK: usize> SharedSecretCache<V, PK> {
     /// A cache of `capacity` slots (1 to [`MAX_CAPACITY`], clamped) bound
     /// to our public key `own_public`, its slots allocated here once.
     pub fn new(own_public: &[u8; PK], capacity: usize) -> Self {
-        let capacity = capacity.clamp(1, MAX_CAPACITY);
-        let slots: alloc::vec::Vec<Slot<V, PK>> = (0..capacity).map(|_| Slot::EMPTY).collect();
-        Self::with_slots(own_public, slots.into_boxed_slice())
+        Self::with_slots(own_public, DefaultSlots::with_capacity(capacity))
     }
 
     /// Heap bytes the cache holds: the slot array (keys and values) and the

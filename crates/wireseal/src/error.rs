@@ -35,9 +35,11 @@ pub enum KeyError {
 
 /// What kind of failure an error is, the same in every format and driver.
 ///
-/// Every format `Error` has a `kind()` method. The first eight kinds are the
+/// Every format `Error` has a `kind()` method. The first four kinds are the
 /// variants every format's `Error` has, under the same name; the rest group
-/// a format's own variants.
+/// a format's own variants (a format has a variant of a kind only where one
+/// of its calls can return it: `InvalidKey`, `Replay`, `Poisoned` and
+/// `Exhausted` are variants of those names where they occur).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -69,13 +71,17 @@ pub enum ErrorKind {
     Policy,
     /// An argument the caller gave is out of range or unusable.
     InvalidInput,
-    /// Reading or writing failed (drivers only; the sans-IO core has none).
+    /// Reading or writing failed (drivers), or the caller's random source
+    /// reported a failure (the core's `*_with_rng` calls).
     Io,
 }
 
 impl ErrorKind {
+    /// How many kinds there are.
+    pub const COUNT: usize = 15;
+
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 15] = [
+    pub const ALL: [ErrorKind; Self::COUNT] = [
         ErrorKind::Auth,
         ErrorKind::Truncated,
         ErrorKind::TooLong,
@@ -92,6 +98,30 @@ impl ErrorKind {
         ErrorKind::InvalidInput,
         ErrorKind::Io,
     ];
+
+    /// The kind's position in [`ErrorKind::ALL`]: a table of
+    /// [`ErrorKind::COUNT`] entries indexed by it covers every kind, so a
+    /// driver's mapping (the C ABI's status codes) needs no catch-all and
+    /// stops compiling when a kind is added.
+    pub const fn index(self) -> usize {
+        match self {
+            ErrorKind::Auth => 0,
+            ErrorKind::Truncated => 1,
+            ErrorKind::TooLong => 2,
+            ErrorKind::BufferTooSmall => 3,
+            ErrorKind::InvalidKey => 4,
+            ErrorKind::Replay => 5,
+            ErrorKind::Poisoned => 6,
+            ErrorKind::Exhausted => 7,
+            ErrorKind::Malformed => 8,
+            ErrorKind::Unsupported => 9,
+            ErrorKind::Limit => 10,
+            ErrorKind::State => 11,
+            ErrorKind::Policy => 12,
+            ErrorKind::InvalidInput => 13,
+            ErrorKind::Io => 14,
+        }
+    }
 
     /// The kind's stable name (`snake_case`), as the command line's JSON and
     /// the C ABI's documentation spell it.
@@ -122,11 +152,13 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// Declares a format module's `Error`: the variants every format shares,
-/// then the module's own, each own variant followed by `=> Kind` (an
-/// [`ErrorKind`] variant). Generates the enum (`Debug`, `Clone`,
-/// `PartialEq`, `Eq`, `thiserror::Error`, `#[non_exhaustive]`), its
-/// `kind()` method, and `From<AeadError>` / `From<KeyError>`.
+/// Declares a format module's `Error`: the variants every format shares
+/// (`Auth`, `Truncated`, `TooLong`, `BufferTooSmall`), then the module's
+/// own, each followed by `=> Kind` (an [`ErrorKind`] variant); a module
+/// lists only variants one of its calls can return. Generates the enum
+/// (`Debug`, `Clone`, `PartialEq`, `Eq`, `thiserror::Error`,
+/// `#[non_exhaustive]`), its `kind()` method, `From<AeadError>`, and, after
+/// a trailing `impl From<KeyError> => Variant;`, `From<KeyError>`.
 ///
 /// ```ignore
 /// crate::error::format_error! {
@@ -148,6 +180,7 @@ macro_rules! format_error {
                 $variant:ident $( ( $($tuple:tt)* ) )? $( { $($field:tt)* } )? => $kind:ident
             ),* $(,)?
         }
+        $( impl From<KeyError> => $key_variant:ident; )?
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -179,19 +212,6 @@ macro_rules! format_error {
                 /// Bytes the call needs.
                 required: usize,
             },
-            /// A key is malformed, weak (low order, all-zero shared secret)
-            /// or of the wrong length.
-            #[error("invalid or weak key")]
-            InvalidKey,
-            /// The packet, frame or onion was accepted before.
-            #[error("replayed: already accepted once")]
-            Replay,
-            /// An earlier failure poisoned this state; start again.
-            #[error("poisoned by an earlier failure")]
-            Poisoned,
-            /// A counter or key-usage limit is used up; re-key.
-            #[error("counter exhausted; re-key")]
-            Exhausted,
             $(
                 $(#[$vmeta])*
                 $variant $( ( $($tuple)* ) )? $( { $($field)* } )?,
@@ -207,10 +227,6 @@ macro_rules! format_error {
                     Error::Truncated { .. } => K::Truncated,
                     Error::TooLong { .. } => K::TooLong,
                     Error::BufferTooSmall { .. } => K::BufferTooSmall,
-                    Error::InvalidKey => K::InvalidKey,
-                    Error::Replay => K::Replay,
-                    Error::Poisoned => K::Poisoned,
-                    Error::Exhausted => K::Exhausted,
                     $( Error::$variant { .. } => K::$kind, )*
                 }
             }
@@ -222,11 +238,13 @@ macro_rules! format_error {
             }
         }
 
-        impl From<$crate::error::KeyError> for Error {
-            fn from(_: $crate::error::KeyError) -> Self {
-                Error::InvalidKey
+        $(
+            impl From<$crate::error::KeyError> for Error {
+                fn from(_: $crate::error::KeyError) -> Self {
+                    Error::$key_variant
+                }
             }
-        }
+        )?
     };
 }
 pub(crate) use format_error;

@@ -43,8 +43,14 @@
 //!   allocator: the portable core for firmware (see below).
 //! - `alloc` (implied by `std`): on `no_std`, adds the `*_to_vec` entry
 //!   points, channel PSK text and the Meshtastic envelopes.
-//! - `portable` (off by default): the pure-Rust backend on `std` too, so the
-//!   host test suite runs every vector through the code firmware runs.
+//!
+//! Features only add. The crypto backend is not a feature: a `std` build
+//! runs aws-lc-rs unless the final build asks for the pure-Rust backend with
+//! `WIRESEAL_BACKEND=portable` in its environment or
+//! `RUSTFLAGS='--cfg wireseal_backend="portable"'` (the way curve25519-dalek
+//! selects its backends), so no dependency can switch it for another crate.
+//! The host test suite uses it to run every vector through the code firmware
+//! runs.
 //!
 //! # The portable core
 //!
@@ -68,6 +74,19 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+/// The allocator's types by their prelude names, for modules that build
+/// with `alloc` only as well as with `std`.
+#[cfg(feature = "alloc")]
+#[allow(unused_imports)]
+pub(crate) mod prelude {
+    pub(crate) use alloc::borrow::ToOwned;
+    pub(crate) use alloc::boxed::Box;
+    pub(crate) use alloc::format;
+    pub(crate) use alloc::string::{String, ToString};
+    pub(crate) use alloc::vec;
+    pub(crate) use alloc::vec::Vec;
+}
+
 #[cfg(feature = "std")]
 pub mod aescrypt;
 #[cfg(feature = "std")]
@@ -87,6 +106,11 @@ pub mod secret;
 #[cfg(feature = "std")]
 pub mod sphinx;
 mod visibility;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExamples;
 
 /// Raw primitive wrappers (AES, ChaCha20, X25519, secp256k1, HKDF, ...).
 ///

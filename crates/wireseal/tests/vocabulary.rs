@@ -30,9 +30,10 @@ module_errors!(
     aescrypt::Error
 );
 
-/// The shared variants, spelled the same in every module.
+/// The shared variants, spelled the same in every module, and the variants
+/// of the other common kinds exactly where a module's calls return them.
 macro_rules! shared_variants {
-    ($($m:ident),*) => {$(
+    ($($m:ident: [$($v:ident),*]),*) => {$(
         const _: fn() = || {
             use $m::Error as E;
             let _ = [
@@ -40,15 +41,29 @@ macro_rules! shared_variants {
                 E::Truncated { len: 0, min: 1 },
                 E::TooLong { len: 2, max: 1 },
                 E::BufferTooSmall { required: 1 },
-                E::InvalidKey,
-                E::Replay,
-                E::Poisoned,
-                E::Exhausted,
+                $(E::$v,)*
             ];
         };
     )*};
 }
-shared_variants!(meshtastic, peat, bip324, sphinx, aescrypt);
+shared_variants!(
+    meshtastic: [InvalidKey, Replay],
+    peat: [InvalidKey, Replay, Exhausted],
+    bip324: [InvalidKey, Poisoned, Exhausted],
+    sphinx: [InvalidKey, Replay],
+    aescrypt: [Poisoned]
+);
+
+/// Each of those variants has the kind of its name.
+#[test]
+fn common_kinds_keep_their_names() {
+    use wireseal::error::ErrorKind as K;
+    assert_eq!(meshtastic::Error::Replay.kind(), K::Replay);
+    assert_eq!(peat::Error::Exhausted.kind(), K::Exhausted);
+    assert_eq!(bip324::Error::Poisoned.kind(), K::Poisoned);
+    assert_eq!(sphinx::Error::InvalidKey.kind(), K::InvalidKey);
+    assert_eq!(aescrypt::Error::Poisoned.kind(), K::Poisoned);
+}
 
 /// Size helpers: `const fn sealed_len(usize) -> usize` and
 /// `const fn opened_len(usize) -> Result<usize, Error>`, usable in constants.

@@ -1,14 +1,18 @@
 //! Wycheproof through wireseal's own cipher wrappers (`wireseal::hazmat`):
-//! ChaCha20-Poly1305, AES-256-CCM (8-byte tag, 13-byte nonce) and AES-256-CBC
-//! with PKCS#7 padding done the way the AES Crypt v3 reader does it. Every
-//! case is asserted, valid and invalid, or refused by design with a reason.
+//! ChaCha20-Poly1305, AES-256-CCM (8-byte tag, 13-byte nonce), the paired
+//! CCM composition under it in the portable backend (every key size, nonce
+//! and tag length) and AES-256-CBC with PKCS#7 padding done the way the AES
+//! Crypt v3 reader does it. Every case is asserted, valid and invalid, or
+//! refused by design with a reason.
 
 mod common;
 mod wycheproof_common;
 
+use aes::cipher::{BlockEncrypt, BlockSizeUser, KeyInit};
 use wireseal::error::AeadError;
 use wireseal::hazmat::aes_cbc::{aes256_cbc_decrypt_in_place, Aes256CbcEnc};
 use wireseal::hazmat::aes_ccm::Aes256Ccm8;
+use wireseal::hazmat::ccm::PairedCcm;
 use wireseal::hazmat::chacha20poly1305::ChaChaKey;
 use wycheproof_common::{Case, Suite};
 
@@ -117,6 +121,74 @@ fn aes_ccm() {
 fn ccm_cavp_aes256_tag8_nonce13() {
     let mut suite = Suite::load("cavp_ccm_aes256_8_13.json");
     suite.run(ccm_case);
+    suite.finish(&[]);
+}
+
+/// One CCM case through [`PairedCcm`] over the AES of the case's key size;
+/// lengths CCM does not define must be refused by the constructor, and
+/// Wycheproof marks every such case invalid.
+fn paired_case<C>(c: &Case, cipher: C) -> Option<&'static str>
+where
+    C: BlockEncrypt + BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
+{
+    let (iv, aad) = (c.hex("iv"), c.hex("aad"));
+    let (msg, ct, tag) = (c.hex("msg"), c.hex("ct"), c.hex("tag"));
+    let Some(k) = PairedCcm::new(cipher, iv.len(), tag.len()) else {
+        assert_eq!(c.result(), "invalid", "tc {}: lengths refused", c.id());
+        return None;
+    };
+    let mut buf = ct.clone();
+    let opened = k.open_in_place(&iv, &aad, &mut buf, &tag);
+    if c.result() == "valid" {
+        opened.expect("valid case opens");
+        assert_eq!(buf, msg, "tc {}", c.id());
+        let (mut out, mut t) = (msg.clone(), vec![0u8; tag.len()]);
+        k.seal_in_place(&iv, &aad, &mut out, &mut t)
+            .expect("in range");
+        assert_eq!((out, t), (ct.clone(), tag.clone()), "tc {} seal", c.id());
+        for bit in 0..8 * tag.len() {
+            let mut bad = tag.clone();
+            bad[bit / 8] ^= 1 << (bit % 8);
+            let mut b = ct.clone();
+            assert_eq!(k.open_in_place(&iv, &aad, &mut b, &bad), Err(AeadError));
+            assert!(b.iter().all(|&x| x == 0), "tc {}: not wiped", c.id());
+        }
+        for i in 0..ct.len() {
+            let mut b = ct.clone();
+            b[i] ^= 1;
+            assert_eq!(k.open_in_place(&iv, &aad, &mut b, &tag), Err(AeadError));
+        }
+    } else {
+        assert_eq!(opened, Err(AeadError), "tc {}", c.id());
+        assert!(buf.iter().all(|&b| b == 0), "tc {}: not wiped", c.id());
+    }
+    None
+}
+
+fn paired_by_key(c: &Case) -> Option<&'static str> {
+    let key = c.hex("key");
+    match key.len() {
+        16 => paired_case(c, aes::Aes128Enc::new_from_slice(&key).unwrap()),
+        24 => paired_case(c, aes::Aes192Enc::new_from_slice(&key).unwrap()),
+        32 => paired_case(c, aes::Aes256Enc::new_from_slice(&key).unwrap()),
+        n => panic!("tc {}: {n}-byte key", c.id()),
+    }
+}
+
+/// Every Wycheproof AES-CCM case (128/192/256-bit keys, nonces of 0 to
+/// 268 bytes, tags of 2 to 16 bytes) through the paired composition.
+#[test]
+fn aes_ccm_paired() {
+    let mut suite = Suite::load("aes_ccm_test.json");
+    suite.run(paired_by_key);
+    suite.finish(&[]);
+}
+
+/// The NIST CAVP AES-256 vectors through the paired composition.
+#[test]
+fn ccm_cavp_paired() {
+    let mut suite = Suite::load("cavp_ccm_aes256_8_13.json");
+    suite.run(paired_by_key);
     suite.finish(&[]);
 }
 

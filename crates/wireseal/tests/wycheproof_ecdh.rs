@@ -14,6 +14,21 @@ use wireseal::hazmat::sha::sha256;
 use wireseal::hazmat::x25519::StaticSecret;
 use wycheproof_common::Suite;
 
+/// The backend under test is the one the build was asked for
+/// (`WIRESEAL_BACKEND`, which `scripts/test` sets for its portable run): a
+/// choice that did not reach the build fails here instead of testing the
+/// other backend twice.
+#[test]
+fn backend_is_the_one_asked_for() {
+    let asked = std::env::var("WIRESEAL_BACKEND").unwrap_or_default();
+    let expected = if asked == "portable" {
+        "portable"
+    } else {
+        "aws-lc"
+    };
+    assert_eq!(wireseal::hazmat::BACKEND, expected);
+}
+
 /// X25519: every case reaches the wrapper. Cases whose shared secret is all
 /// zero (low-order peer points, "acceptable" in Wycheproof) must be refused
 /// (RFC 7748 §6.1 check); every other case, twist and non-canonical points

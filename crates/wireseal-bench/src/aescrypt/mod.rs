@@ -1,11 +1,12 @@
-//! AES Crypt: bulk encrypt / decrypt next to a plain copy and the raw
-//! single-core AES-256-CBC ceiling (all measured here, now), pyAesCrypt
-//! when python3 can import it, many small v2 files, and per-file IV + key
-//! generation; then the Python package against the library path
+//! AES Crypt: bulk encrypt / decrypt next to a plain copy, the raw
+//! primitives on every implementation kept ([`ceilings`]) and pyAesCrypt
+//! (alternately, in the Python worker), many small v2 files, and per-file IV
+//! and key generation; then the Python package against the library path
 //! ([`python_rows`]), throughput by file size ([`sizes`]) and the backup
 //! scenario ([`backup`]).
 
 mod backup;
+mod ceilings;
 mod python_rows;
 mod sizes;
 mod worker;
@@ -16,8 +17,6 @@ use std::hint::black_box;
 use std::io::Write;
 use wireseal::aescrypt::{self, EncryptOptions, Limits, SessionMaterial};
 use wireseal::batch::Batch;
-use wireseal::hazmat::aes_cbc::Aes256CbcEnc;
-use wireseal::hazmat::hmac_stream::HmacSha256Stream;
 
 pub(super) const S: &str = "aescrypt";
 pub(super) const PW: &str = "correct horse battery staple";
@@ -25,16 +24,13 @@ pub(super) const PW: &str = "correct horse battery staple";
 /// ([`crate::peers::pyaescrypt`]).
 #[derive(serde::Deserialize)]
 struct Peer {
-    encrypt_bytes_per_s: f64,
-    decrypt_bytes_per_s: f64,
     small_file_s: f64,
     iv_key_gen_s: f64,
-    openssl_cbc_bytes_per_s: f64,
 }
 
-fn peer(size: usize, small: usize) -> Result<Peer, Skip> {
+fn peer(small: usize) -> Result<Peer, Skip> {
     let o = crate::peers::pyaescrypt()?
-        .command(["bench".to_string(), size.to_string(), small.to_string()])
+        .command(["bench".to_string(), small.to_string()])
         .output()
         .map_err(|e| Skip::new(format!("python3 not runnable: {e}")))?;
     if !o.status.success() {
@@ -58,139 +54,130 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     let mut data = vec![0u8; size];
     wireseal::entropy::fill_random(&mut data);
     let mut dst = vec![0u8; size];
-    let peer = peer(size, if ctx.full { 200 } else { 40 });
-    let pname = "pyAesCrypt (same run)".to_string();
+    let peer = peer(if ctx.full { 200 } else { 40 });
     let p = peer.as_ref().ok();
     let mut rows = Vec::new();
 
-    // Lower bound and ceiling, measured now.
+    // The no-encryption bound, and the raw primitives on every
+    // implementation (alternately, with OpenSSL in the Python worker).
     let copy = ctx.time_job(samples, || dst.copy_from_slice(&data));
-    let ceiling = ctx.time_job(samples, || {
-        Aes256CbcEnc::new(&[7u8; 32], &[9u8; 16]).encrypt_b2b(&data, &mut dst)
-    });
-    let hmac = ctx.time_job(samples, || {
-        let mut m = HmacSha256Stream::new(&[1u8; 32]);
-        m.update(&data);
-        m.finalize()
-    });
-    let copy_mb = mbps(size, copy);
-    let ceil_mb = mbps(size, ceiling);
+    drop(dst);
     rows.push(Row::new(
         S,
         format!("plain copy {mib} MiB (no-encryption bound)"),
         "MB/s",
         Better::Higher,
-        copy_mb,
+        mbps(size, copy),
         "-",
         None,
     ));
-    rows.push(
-        Row::new(
-            S,
-            format!("raw AES-256-CBC encrypt {mib} MiB, 1 core"),
-            "MB/s",
-            Better::Higher,
-            ceil_mb,
-            "-",
-            None,
-        )
-        .seed("~1100 MB/s per core (seed)"),
-    );
-    rows.push(Row::new(
-        S,
-        format!("raw AES-256-CBC {mib} MiB: RustCrypto vs OpenSSL"),
-        "MB/s",
-        Better::Higher,
-        ceil_mb,
-        "OpenSSL via pyca (same run)",
-        p.map(|p| p.openssl_cbc_bytes_per_s / 1e6),
-    ));
-    rows.push(
-        Row::new(
-            S,
-            format!("raw HMAC-SHA256 {mib} MiB, 1 core"),
-            "MB/s",
-            Better::Higher,
-            mbps(size, hmac),
-            "-",
-            None,
-        )
-        .seed("~1950 MB/s (seed)"),
-    );
+    let mut worker = worker::Worker::start();
+    let (raw, fastest) = ceilings::rows(ctx, &data, &mut worker);
+    rows.extend(raw);
 
-    // Encrypt (v2), into a reused buffer.
+    // Encrypt (v2) into a reused buffer, and decrypt in one pass into a
+    // sink (the CLI's file path) or verify first (the seekable reader),
+    // each alternated with pyAesCrypt's encryptStream / decryptStream on
+    // `BytesIO` in the worker.
     let opts = EncryptOptions::v2();
     let batch = Batch::all_cores();
     let mut out: Vec<u8> = Vec::with_capacity(aescrypt::encrypted_len(&opts, size));
-    let enc = ctx.time_job(samples, || {
+    let pyaes = match &mut worker {
+        Ok(w) => w.pyaes.clone().and_then(|()| w.data(size)).map(|()| w),
+        Err(why) => Err(why.clone()),
+    };
+    let mut pyaes = pyaes.map_err(|why| why.clone());
+    let mut vs_pyaes = |op: &str, ours: &mut dyn FnMut()| -> (f64, Result<f64, Skip>) {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut why = None;
+        for _ in 0..samples.max(5) {
+            let t = std::time::Instant::now();
+            ours();
+            a.push(t.elapsed().as_secs_f64());
+            match &mut pyaes {
+                Ok(w) if why.is_none() => match w.time(serde_json::json!({"op": op, "size": size}))
+                {
+                    Ok(s) => b.push(s),
+                    Err(e) => why = Some(e),
+                },
+                Ok(_) => {}
+                Err(e) => why = Some(e.clone()),
+            }
+        }
+        let theirs = match why {
+            Some(e) => Err(e),
+            None => Ok(mbps(size, worker::median(&mut b))),
+        };
+        (mbps(size, worker::median(&mut a)), theirs)
+    };
+    let (enc_mb, py_enc) = vs_pyaes("pyaes_enc_stream", &mut || {
         out.clear();
         let mut e =
             aescrypt::io::EncryptWriter::new(&batch, &mut out, PW, &opts).expect("encryptor");
         e.write_all(&data).expect("write");
         e.finish().expect("finish");
     });
-    let enc_mb = mbps(size, enc);
     rows.push(Row::new(
         S,
-        format!("encrypt v2 {mib} MiB vs AES-CBC ceiling"),
+        format!("encrypt v2 {mib} MiB vs the fastest raw AES-256-CBC encrypt"),
         "MB/s",
         Better::Higher,
         enc_mb,
-        "raw AES-256-CBC (same run)",
-        Some(ceil_mb),
+        format!("raw AES-256-CBC encrypt, {} (same run)", fastest.name),
+        Some(fastest.mb_s),
     ));
+    let pname = "pyAesCrypt 6.1.1 encryptStream (same run)";
     rows.push(
-        Row::new(
+        Row::with_peer(
             S,
             format!("encrypt v2 {mib} MiB"),
             "MB/s",
             Better::Higher,
             enc_mb,
-            pname.clone(),
-            p.map(|p| p.encrypt_bytes_per_s / 1e6),
+            pname,
+            py_enc.as_ref().copied(),
         )
-        .seed("pyAesCrypt ~475 MB/s (seed)"),
+        .seed("target >= 2x pyAesCrypt"),
     );
-
-    // Decrypt: one pass into a sink (the CLI's file path), and the
-    // verify-then-decrypt seekable reader.
     let ct = std::mem::take(&mut out);
     let mut plain: Vec<u8> = Vec::with_capacity(size);
     let lim = Limits::default();
-    let dec = ctx.time_job(samples, || {
+    let (dec_mb, py_dec) = vs_pyaes("pyaes_dec_stream", &mut || {
         plain.clear();
-        aescrypt::io::decrypt_into_sink(&batch, PW, &ct[..], &mut plain, &lim).expect("decrypt")
+        aescrypt::io::decrypt_into_sink(&batch, PW, &ct[..], &mut plain, &lim).expect("decrypt");
     });
     assert!(plain == data, "decryption mismatch");
+    let pname = "pyAesCrypt 6.1.1 decryptStream (same run)";
     rows.push(
-        Row::new(
+        Row::with_peer(
             S,
             format!("decrypt v2 {mib} MiB (one pass, sink)"),
             "MB/s",
             Better::Higher,
-            mbps(size, dec),
-            pname.clone(),
-            p.map(|p| p.decrypt_bytes_per_s / 1e6),
+            dec_mb,
+            pname,
+            py_dec.as_ref().copied(),
         )
-        .seed("pyAesCrypt ~704 MB/s (seed)"),
+        .seed("target >= 2.5x pyAesCrypt"),
     );
-    let dec2 = ctx.time_job(samples, || {
+    let (dec2_mb, py_dec2) = vs_pyaes("pyaes_dec_stream", &mut || {
         plain.clear();
         let mut r =
             aescrypt::io::SeekDecryptor::new(&batch, std::io::Cursor::new(&ct[..]), PW, &lim)
                 .expect("verify");
-        std::io::copy(&mut r, &mut plain).expect("read")
+        std::io::copy(&mut r, &mut plain).expect("read");
     });
-    rows.push(Row::new(
+    rows.push(Row::with_peer(
         S,
         format!("decrypt v2 {mib} MiB (verify, then read)"),
         "MB/s",
         Better::Higher,
-        mbps(size, dec2),
-        pname.clone(),
-        p.map(|p| p.decrypt_bytes_per_s / 1e6),
+        dec2_mb,
+        pname,
+        py_dec2.as_ref().copied(),
     ));
-    drop((ct, plain, data, dst));
+    drop((ct, plain, data, worker));
+    let pname = "pyAesCrypt (same run)".to_string();
 
     // Many small files: 1 KiB, v2 (dominated by the format's 8192-round KDF).
     let kib = [0x5au8; 1024];

@@ -65,6 +65,7 @@ fn measure(ctx: &Ctx, rows: &mut Vec<Row>) -> Result<(), Skip> {
     let size = mib << 20;
     let n = if ctx.full { 7 } else { 5 };
     let mut w = Worker::start()?;
+    w.wireseal.clone()?;
     w.data(size)?;
     let batch = Batch::all_cores();
     let opts = EncryptOptions::v2();

@@ -16,9 +16,10 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use wireseal::aescrypt::io::{encrypt_stream, PartialFile, Replace};
+use wireseal::aescrypt::io::encrypt_stream;
 use wireseal::aescrypt::{EncryptOptions, Encryptor};
 use wireseal::batch::Batch;
+use wireseal_io::{PartialFile, Replace};
 
 /// The report plot of these rows.
 const PLOT: &str = "aescrypt-size";

@@ -1,6 +1,7 @@
 //! The Python worker (`interop/python/aescrypt_worker.py`): one process
-//! that times one call of the `wireseal` package or of pyAesCrypt per
-//! request, so its samples alternate with the library's in the same run.
+//! that times one call of the `wireseal` package, of pyAesCrypt or of
+//! OpenSSL's AES-256-CBC per request, so its samples alternate with the
+//! library's in the same run.
 
 use crate::peers::{cache_dir, Skip};
 use serde_json::{json, Value};
@@ -14,6 +15,8 @@ pub(super) struct Worker {
     child: Child,
     input: ChildStdin,
     output: BufReader<ChildStdout>,
+    /// Why the `wireseal` package cannot be measured, when it cannot.
+    pub(super) wireseal: Result<(), Skip>,
     /// Why pyAesCrypt cannot be measured, when it cannot.
     pub(super) pyaes: Result<(), Skip>,
 }
@@ -39,6 +42,7 @@ impl Worker {
             child,
             input,
             output,
+            wireseal: Ok(()),
             pyaes: Ok(()),
         };
         let ready = w.line().map_err(|_| {
@@ -52,11 +56,17 @@ impl Worker {
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("");
             Skip::new(format!(
-                "{} cannot run the wireseal package ({}); build it with scripts/test-python.sh",
+                "{} cannot run the AES Crypt worker ({})",
                 py.display(),
                 last.trim()
             ))
         })?;
+        if let Some(why) = ready.get("wireseal").and_then(Value::as_str) {
+            w.wireseal = Err(Skip::new(format!(
+                "{} {why}; scripts/bench builds it (scripts/python-env.sh)",
+                py.display()
+            )));
+        }
         if let Some(why) = ready.get("pyaescrypt").and_then(Value::as_str) {
             w.pyaes = Err(Skip::new(why));
         }

@@ -8,7 +8,7 @@
 use super::{lanes_rt, Lane, CRATE, S};
 use crate::{Better, Ctx, Row};
 use wireseal::batch::Batch;
-use wireseal::bip324::traffic::mixed_sizes;
+use wireseal_io::traffic::mixed_sizes;
 
 /// Sessions a batch spans at most: a node's peers whose packets arrive
 /// together.

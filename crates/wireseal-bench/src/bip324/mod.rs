@@ -8,19 +8,23 @@ mod curve;
 mod node;
 #[cfg(feature = "rust-peers")]
 mod peer;
+mod scaling;
 
 use super::{Better, Ctx, Row};
 use std::hint::black_box;
 use std::time::Instant;
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{open_job, seal_job, OpenJob, OpenedRange, SealJob};
-use wireseal::bip324::traffic::mixed_sizes;
 use wireseal::bip324::{
     GarbageRead, Handshake, KeyRead, Network, Next, PacketType, Session, VersionRead,
 };
 use wireseal::keys::EllSwiftKeypair;
+use wireseal_io::traffic::mixed_sizes;
 
 const S: &str = "bip324";
+
+pub(crate) use scaling::rows as batch_scaling;
+
 /// The peer's name, or why it is missing.
 #[cfg(feature = "rust-peers")]
 const CRATE: &str = peer::NAME;
@@ -45,7 +49,7 @@ macro_rules! theirs {
 
 /// One full in-memory handshake, both sides, with the given keys; returns
 /// (initiator, responder) sessions.
-fn our_handshake(ka: EllSwiftKeypair, kb: EllSwiftKeypair) -> (Session, Session) {
+pub(crate) fn our_handshake(ka: EllSwiftKeypair, kb: EllSwiftKeypair) -> (Session, Session) {
     let net = Network::MAINNET;
     let (mut a_out, mut b_out) = (Vec::with_capacity(256), Vec::with_capacity(256));
     let a = Handshake::initiator(net, ka, b"")

@@ -10,9 +10,14 @@
 //! states and multi-cycle loads add more, so the milliseconds at 64 MHz
 //! derived from them (instructions / 64 000) are lower bounds too.
 //!
-//! The PKC opens are set beside the Meshtastic firmware cache pull
-//! request's figures, measured on a RAK4631 (nRF52840 at 64 MHz): ~96 ms per
-//! packet uncached, ~3 ms cached (32x), ~2.4 kB for its whole cache.
+//! Like is compared with like. Instructions against instructions: the
+//! library's rows beside the old backend's (the crates the portable
+//! backend replaced, measured in the same run), and beside the Meshtastic
+//! firmware's own path on the same emulated Cortex-M4 and the same meter
+//! (figures measured outside this project, see [`FIRMWARE`]). The firmware
+//! cache pull request's wall-clock figures (~96 ms / ~3 ms on a RAK4631,
+//! 32x, ~2.4 kB of cache) are shown beside our speed-up and RAM only, never
+//! divided into instruction counts.
 //!
 //! Without `qemu-system-arm`, the `thumbv7em-none-eabihf` target or the
 //! firmware crate the section is one `skipped:` row; a firmware run that
@@ -38,12 +43,25 @@ const INSTALL: &str =
     "apt-get install qemu-system-arm gcc-arm-none-eabi; rustup target add thumbv7em-none-eabihf";
 /// Instructions per millisecond at the nRF52840's 64 MHz, one per cycle.
 const INSTR_PER_MS: f64 = 64_000.0;
-/// The reference figures' source, as the baseline column names it.
+/// The wall-clock figures' source (the cache pull request, on a RAK4631).
 const FIRMWARE: &str = "Meshtastic firmware, RAK4631";
-/// The firmware cache PR's PKC packet without the cache, ms.
-const FIRMWARE_UNCACHED_MS: f64 = 96.0;
-/// The firmware cache PR's PKC packet with the cache, ms.
-const FIRMWARE_CACHED_MS: f64 = 3.0;
+/// The firmware's own path in instructions: `CryptoEngine::decryptCurve25519`
+/// with rweather's Crypto library, built with the nRF52 environment's flags
+/// (`-Os -flto`, hard float, GCC 12) and run on the same emulated Cortex-M4
+/// (QEMU `mps2-an386`, `-icount`), measured outside this project.
+const FIRMWARE_PATH: &str = "Meshtastic firmware decryptCurve25519 (rweather Crypto, -Os -flto, GCC 12; measured outside this project, same meter)";
+/// The firmware's uncached 200-byte PKC decrypt, instructions.
+const FIRMWARE_UNCACHED_INSTR: f64 = 3_144_862.0;
+/// The firmware's 200-byte PKC decrypt with the key known, instructions.
+const FIRMWARE_CACHED_INSTR: f64 = 173_987.0;
+/// The firmware's X25519 (`dh2`), instructions.
+const FIRMWARE_X25519_INSTR: f64 = 2_965_844.0;
+/// The firmware's AES-256-CCM of 200 bytes, instructions.
+const FIRMWARE_CCM_INSTR: f64 = 173_935.0;
+/// The old backend's rows (the crates the portable backend replaced).
+const OLD: &str = "old backend";
+/// The report plot of instructions per operation.
+pub(crate) const PLOT: &str = "embedded-ops";
 /// The firmware cache PR's speed-up.
 const FIRMWARE_SPEEDUP: f64 = 32.0;
 /// The firmware cache PR's RAM for its whole cache, bytes.
@@ -224,6 +242,7 @@ fn ms(instructions: u64) -> f64 {
 /// firmware's figures, RAM, ratios and budgets.
 fn firmware_rows(run: &FirmwareRun) -> Vec<Row> {
     let mut rows: Vec<Row> = run.measures.iter().map(measure_row).collect();
+    rows.extend(against_old_backend(&run.measures));
     rows.extend(run.measures.iter().filter_map(against_firmware));
     rows.extend(run.ram.iter().map(|r| {
         let row = Row::new(
@@ -263,7 +282,7 @@ fn measure_row(m: &Measure) -> Row {
         .stack
         .map(|b| format!(", stack {b} B"))
         .unwrap_or_default();
-    Row::new(
+    let row = Row::new(
         S,
         m.name.clone(),
         "instr",
@@ -272,46 +291,112 @@ fn measure_row(m: &Measure) -> Row {
         "-",
         None,
     )
-    .seed(format!(">= {:.3} ms at 64 MHz{stack}", ms(m.instructions)))
+    .seed(format!(">= {:.3} ms at 64 MHz{stack}", ms(m.instructions)));
+    match operation(&m.name) {
+        Some((x, _)) => row.at(PLOT, series(&m.name), x),
+        None => row,
+    }
 }
 
-/// A PKC open in ms at 64 MHz against the firmware's figure for the same
-/// path, when the measure is one (`pkc open` and `uncached` or `cached`).
+/// The plot's series of a measure: ours, the old backend, or a candidate.
+fn series(name: &str) -> &'static str {
+    let name = name.to_lowercase();
+    if name.contains(OLD) {
+        "old backend (same run)"
+    } else if name.contains("candidate") {
+        "candidate (not used)"
+    } else {
+        "wireseal"
+    }
+}
+
+/// Which operation of the plot a measure is (its x), and the firmware's
+/// own instructions for it: 1 X25519, 2 AES-256-CCM open of 200 B, 3 PKC
+/// open uncached, 4 PKC open with the key known (32-byte key), 5 XEdDSA
+/// verify with the converted key kept.
+fn operation(name: &str) -> Option<(f64, Option<f64>)> {
+    let n = name.to_lowercase();
+    if n.starts_with("x25519") {
+        Some((1.0, Some(FIRMWARE_X25519_INSTR)))
+    } else if n.starts_with("aes-256-ccm") {
+        Some((2.0, Some(FIRMWARE_CCM_INSTR)))
+    } else if n.contains("pkc open") && n.contains("uncached") {
+        Some((3.0, Some(FIRMWARE_UNCACHED_INSTR)))
+    } else if n.contains("pkc open") && (n.contains("32-byte key") || n.contains("known")) {
+        Some((4.0, Some(FIRMWARE_CACHED_INSTR)))
+    } else if n.contains("xeddsa verify, converted key kept") {
+        Some((5.0, None))
+    } else {
+        None
+    }
+}
+
+/// Our measure beside the firmware's own path in instructions (both on
+/// the same emulated core and meter), for the library's PKC opens, X25519
+/// and CCM (not the old backend's, not a candidate's, not the seals).
 fn against_firmware(m: &Measure) -> Option<Row> {
-    let name = m.name.to_lowercase();
-    if !name.contains("pkc open") {
+    let lower = m.name.to_lowercase();
+    if lower.contains(OLD) || lower.contains("candidate") || lower.contains("seal") {
         return None;
     }
-    let (theirs, what) = if name.contains("uncached") {
-        (FIRMWARE_UNCACHED_MS, "~96 ms uncached")
-    } else if name.contains("cached") {
-        (FIRMWARE_CACHED_MS, "~3 ms cached")
-    } else {
+    let (_, Some(theirs)) = operation(&m.name)? else {
         return None;
     };
     Some(
         Row::new(
             S,
-            format!("{} @ 64 MHz", m.name),
-            "ms",
+            format!("{} vs the firmware", m.name),
+            "instr",
             Better::Lower,
-            ms(m.instructions),
-            FIRMWARE,
+            m.instructions as f64,
+            FIRMWARE_PATH,
             Some(theirs),
         )
-        .seed(format!(
-            "firmware cache PR (nRF52840, 64 MHz): {what}; ours is a lower bound, so the \
-             ratio is an upper bound"
-        )),
+        .seed("instructions against instructions on the same emulated Cortex-M4"),
     )
+}
+
+/// Each library measure beside the old backend's measure of the same
+/// operation in the same run (ratio = old / new).
+fn against_old_backend(measures: &[Measure]) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for new in measures {
+        let lower = new.name.to_lowercase();
+        if lower.contains(OLD) || lower.contains("candidate") || lower.contains("seal") {
+            continue;
+        }
+        let Some((x, _)) = operation(&new.name) else {
+            continue;
+        };
+        let old = measures.iter().find(|m| {
+            m.name.to_lowercase().contains(OLD) && operation(&m.name).map(|o| o.0) == Some(x)
+        });
+        if let Some(old) = old {
+            rows.push(
+                Row::new(
+                    S,
+                    format!("{} vs the old backend", new.name),
+                    "instr",
+                    Better::Lower,
+                    new.instructions as f64,
+                    old.name.clone(),
+                    Some(old.instructions as f64),
+                )
+                .seed("same run, same meter"),
+            );
+        }
+    }
+    rows
 }
 
 fn ratio_row(r: &Ratio) -> Row {
     let row = Row::new(S, r.name.clone(), "x", Better::Higher, r.value, "-", None);
     let name = r.name.to_lowercase();
     if name.contains("pkc open") && name.matches("cached").count() >= 2 {
-        beside(row, FIRMWARE_SPEEDUP)
-            .seed("firmware cache PR: 32x (~96 ms / ~3 ms), a quotient of its own paths")
+        beside(row, FIRMWARE_SPEEDUP).seed(
+            "firmware cache PR: 32x (~96 ms / ~3 ms wall clock on a RAK4631), a quotient of its \
+             own paths; its instruction counts are in the rows `vs the firmware`",
+        )
     } else {
         row
     }

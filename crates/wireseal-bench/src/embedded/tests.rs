@@ -109,7 +109,7 @@ fn ram_ratio_and_budget_lines_are_read() {
 }
 
 #[test]
-fn rows_give_instructions_ms_at_64_mhz_and_the_firmware_figures() {
+fn rows_give_instructions_beside_the_firmware_instructions() {
     let rows = firmware_report(OUTPUT, Ok(()), "");
     assert!(crate::no_failures(&rows).is_ok());
     assert!(rows.iter().all(|r| r.section == "embedded"));
@@ -130,25 +130,45 @@ fn rows_give_instructions_ms_at_64_mhz_and_the_firmware_figures() {
         Some(">= 22.290 ms at 64 MHz, stack 4344 B")
     );
 
+    // Instructions against the firmware's instructions, never milliseconds.
+    assert!(rows.iter().all(|r| r.unit != "ms"));
     let u = row(
         &rows,
-        "pkc open 200 B uncached (miss, 16-slot cache) @ 64 MHz",
+        "pkc open 200 B uncached (miss, 16-slot cache) vs the firmware",
     );
-    assert_eq!(u.unit, "ms");
-    assert!(close(u.ours, 22.290), "{}", u.ours);
-    assert_eq!(u.baseline, Some(96.0));
-    assert!(close(u.ratio.unwrap(), 96.0 / 22.290), "{:?}", u.ratio);
-    let c = row(&rows, "pkc open 200 B cached (32-byte key slot) @ 64 MHz");
-    assert!(close(c.ours, 1.743), "{}", c.ours);
-    assert_eq!(c.baseline, Some(3.0));
-    assert!(close(c.ratio.unwrap(), 3.0 / 1.743), "{:?}", c.ratio);
-    let e = row(&rows, "pkc open 200 B cached (expanded-key slot) @ 64 MHz");
-    assert!(close(e.ours, 1.623), "{}", e.ours);
-    let compared = rows.iter().filter(|r| r.unit == "ms").count();
+    assert_eq!((u.unit.as_str(), u.ours), ("instr", 1_426_584.0));
+    assert_eq!(u.baseline, Some(3_144_862.0));
+    assert!(
+        close(u.ratio.unwrap(), 3_144_862.0 / 1_426_584.0),
+        "{:?}",
+        u.ratio
+    );
+    assert!(u.baseline_name.contains("measured outside this project"));
+    let c = row(
+        &rows,
+        "pkc open 200 B cached (32-byte key slot) vs the firmware",
+    );
+    assert_eq!(c.baseline, Some(173_987.0));
+    let x = row(&rows, "x25519 (x25519-dalek, u32 backend) vs the firmware");
+    assert_eq!(x.baseline, Some(2_965_844.0));
+    let ccm = row(
+        &rows,
+        "aes-256-ccm open 200 B (expanded key) vs the firmware",
+    );
+    assert_eq!(ccm.baseline, Some(173_935.0));
+    let compared = rows
+        .iter()
+        .filter(|r| r.workload.ends_with("vs the firmware"))
+        .count();
     assert_eq!(
-        compared, 3,
-        "the seals are not compared with the firmware's open"
+        compared, 4,
+        "the seals and the expanded-key slot are not compared"
     );
+    let on_plot: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.point.as_ref().filter(|p| p.plot == PLOT).map(|p| p.x))
+        .collect();
+    assert_eq!(on_plot, [1.0, 2.0, 3.0, 4.0, 5.0]);
 
     let q = row(&rows, "pkc open uncached / cached (32-byte key slot)");
     assert_eq!((q.ours, q.baseline, q.ratio), (12.7, Some(32.0), None));
@@ -186,15 +206,61 @@ fn renamed_operations_are_matched_and_missing_ones_left_out() {
         .collect::<Vec<_>>()
         .join("\n");
     let rows = firmware_report(&renamed, Ok(()), "");
-    let ms: Vec<&str> = rows
+    let pkc: Vec<&str> = rows
         .iter()
-        .filter(|r| r.unit == "ms")
+        .filter(|r| r.workload.contains("PKC open") && r.workload.ends_with("vs the firmware"))
         .map(|r| r.workload.as_str())
         .collect();
-    assert_eq!(ms, ["PKC open 200 B, uncached (library engine) @ 64 MHz"]);
+    assert_eq!(
+        pkc,
+        ["PKC open 200 B, uncached (library engine) vs the firmware"]
+    );
     let none = firmware_report(&OUTPUT.replace("measure pkc", "measure pk"), Ok(()), "");
-    assert!(none.iter().all(|r| r.unit != "ms"));
+    assert!(none
+        .iter()
+        .all(|r| !r.workload.contains("pk open") || !r.workload.ends_with("vs the firmware")));
     assert!(crate::no_failures(&none).is_ok());
+}
+
+/// The library's rows beside the old backend's of the same run.
+#[test]
+fn new_rows_are_set_beside_the_old_backend() {
+    let out = "\
+measure aes-256-ccm decrypt + tag check 200 B (library, paired blocks, expanded key)      69149 instr    1080 us@64MHz    492 B stack
+measure aes-256-ccm decrypt + tag check 200 B (ccm crate, expanded key; old backend)     102314 instr    1599 us@64MHz    860 B stack
+measure pkc open 200 B uncached (x25519-dalek, sha2, ccm crate; old backend)    1426246 instr   22285 us@64MHz   2792 B stack
+measure pkc open 200 B uncached (library, miss, 16-slot cache)     735440 instr   11491 us@64MHz   2388 B stack
+measure x25519 (salty 0.3, cortex-m4 assembly; candidate, wrong on wycheproof)     653382 instr   10209 us@64MHz   1316 B stack
+1 passed, 0 failed
+";
+    let rows = firmware_report(out, Ok(()), "");
+    let ccm = row(
+        &rows,
+        "aes-256-ccm decrypt + tag check 200 B (library, paired blocks, expanded key) vs the old backend",
+    );
+    assert_eq!((ccm.ours, ccm.baseline), (69_149.0, Some(102_314.0)));
+    let pkc = row(
+        &rows,
+        "pkc open 200 B uncached (library, miss, 16-slot cache) vs the old backend",
+    );
+    assert!(close(pkc.ratio.unwrap(), 1_426_246.0 / 735_440.0));
+    assert!(rows
+        .iter()
+        .all(|r| !r.workload.contains("candidate") || r.baseline.is_none()));
+    let series: Vec<&str> = rows
+        .iter()
+        .filter_map(|r| r.point.as_ref().map(|p| p.series.as_str()))
+        .collect();
+    assert_eq!(
+        series,
+        [
+            "wireseal",
+            "old backend (same run)",
+            "old backend (same run)",
+            "wireseal",
+            "candidate (not used)"
+        ]
+    );
 }
 
 #[test]

@@ -57,6 +57,31 @@ pub struct PlotSpec {
     pub caption: &'static str,
 }
 
+/// What every "all cores vs 1 core" plot shows.
+const BATCH_CAPTION: &str =
+    "The same batch calls on one thread and on every core: small batches stay on the calling \
+     thread (waking the others would cost more than it saves), large ones spread over the cores.";
+
+/// An "all cores vs 1 core" plot: items per second against the batch size.
+const fn batch_plot(
+    id: &'static str,
+    section: &'static str,
+    title: &'static str,
+    y_label: &'static str,
+) -> PlotSpec {
+    PlotSpec {
+        id,
+        section,
+        title,
+        x_label: "items per batch call",
+        x_axis: Axis::Log,
+        y_label,
+        y_axis: Axis::Log,
+        references: &[],
+        caption: BATCH_CAPTION,
+    }
+}
+
 /// Every plot, in report order.
 pub const PLOTS: &[PlotSpec] = &[
     PlotSpec {
@@ -101,6 +126,18 @@ pub const PLOTS: &[PlotSpec] = &[
         caption:
             "What each capacity costs in memory, beside the firmware pull request's own figure.",
     },
+    batch_plot(
+        "meshtastic-batch",
+        "meshtastic",
+        "Meshtastic PKC batch open: all cores vs 1 core",
+        "packets/s",
+    ),
+    batch_plot(
+        "gateway-batch",
+        "meshtastic",
+        "Gateway decode_batch: all cores vs 1 core",
+        "packets/s",
+    ),
     PlotSpec {
         id: "peat-docs",
         section: "peat",
@@ -134,6 +171,47 @@ pub const PLOTS: &[PlotSpec] = &[
         caption:
             "Mesh-wide ChaCha20-Poly1305 seal and open, one core and all cores, against sending \
                   the same documents unencrypted.",
+    },
+    batch_plot(
+        "peat-batch",
+        "peat",
+        "peat-btle batch seal + open: all cores vs 1 core",
+        "documents/s",
+    ),
+    PlotSpec {
+        id: "embedded-ops",
+        section: "embedded",
+        title: "Cortex-M4 (QEMU): instructions per operation",
+        x_label: "operation: 1 X25519, 2 AES-256-CCM open 200 B, 3 PKC open uncached, \
+                  4 PKC open with the key known, 5 XEdDSA verify (key kept)",
+        x_axis: Axis::Linear,
+        y_label: "instructions",
+        y_axis: Axis::Log,
+        references: &[
+            Reference::Point {
+                label: "firmware X25519 (dh2): 2,965,844",
+                x: 1.0,
+                y: 2_965_844.0,
+            },
+            Reference::Point {
+                label: "firmware AES-256-CCM 200 B: 173,935",
+                x: 2.0,
+                y: 173_935.0,
+            },
+            Reference::Point {
+                label: "firmware decryptCurve25519 200 B: 3,144,862",
+                x: 3.0,
+                y: 3_144_862.0,
+            },
+            Reference::Point {
+                label: "firmware, key known: 173,987",
+                x: 4.0,
+                y: 173_987.0,
+            },
+        ],
+        caption: "The library's portable backend beside the crates it replaced (same run) and \
+                  the Meshtastic firmware's own path (rweather Crypto, -Os -flto, GCC 12; \
+                  measured outside this project on the same emulated core and meter).",
     },
     PlotSpec {
         id: "bip324-latency",
@@ -183,6 +261,78 @@ pub const PLOTS: &[PlotSpec] = &[
         ],
         caption: "The same runs as throughput, against the bip324 crate one packet at a time.",
     },
+    batch_plot(
+        "bip324-batch",
+        "bip324",
+        "BIP324 batch seal + open: all cores vs 1 core",
+        "packets/s",
+    ),
+    PlotSpec {
+        id: "gpu-seal",
+        section: "gpu",
+        title: "BIP324 on the GPU: packets sealed per second vs batch size",
+        x_label: "packets per batch",
+        x_axis: Axis::Log,
+        y_label: "packets/s",
+        y_axis: Axis::Log,
+        references: GPU_REFERENCES,
+        caption: "Byte-compatible BIP324 seal (FSChaCha20 lengths, FSChaCha20Poly1305, rekeys, \
+                  decoys) end to end from host memory to host memory, on several streams and one, \
+                  and the kernels alone, against the library on all cores in the same run.",
+    },
+    PlotSpec {
+        id: "gpu-open",
+        section: "gpu",
+        title: "BIP324 on the GPU: packets opened per second vs batch size",
+        x_label: "packets per batch",
+        x_axis: Axis::Log,
+        y_label: "packets/s",
+        y_axis: Axis::Log,
+        references: GPU_REFERENCES,
+        caption: "The same for opening: every tag checked before anything is released, packets \
+                  found by the length cipher on the host first.",
+    },
+    PlotSpec {
+        id: "gpu-latency",
+        section: "gpu",
+        title: "BIP324 on the GPU: time per packet vs batch size",
+        x_label: "packets per batch",
+        x_axis: Axis::Log,
+        y_label: "µs per packet",
+        y_axis: Axis::Log,
+        references: &[
+            Reference::Point {
+                label: "reference: 1 packet 17.6 µs (not BIP324)",
+                x: 1.0,
+                y: 17.6,
+            },
+            Reference::Point {
+                label: "reference: 64 packets 0.5 µs/packet (not BIP324)",
+                x: 64.0,
+                y: 0.5,
+            },
+            Reference::Line {
+                label: "reference: 63 ns/packet at 1024+ (kernel-only, not BIP324)",
+                y: 0.063,
+            },
+        ],
+        caption: "End to end, copies included: a GPU round trip costs tens of microseconds, which \
+                  large batches spread; below the measured threshold the engine uses the CPU.",
+    },
+    PlotSpec {
+        id: "gpu-goodput",
+        section: "gpu",
+        title: "BIP324 on the GPU: goodput vs batch size",
+        x_label: "packets per batch",
+        x_axis: Axis::Log,
+        y_label: "MB/s of contents",
+        y_axis: Axis::Log,
+        references: &[Reference::Line {
+            label: "reference: 3.2-3.6 GB/s end to end (not BIP324)",
+            y: 3400.0,
+        }],
+        caption: "Contents bytes of the mixed profile sealed or opened per second, end to end.",
+    },
     PlotSpec {
         id: "sphinx-build",
         section: "sphinx",
@@ -207,6 +357,12 @@ pub const PLOTS: &[PlotSpec] = &[
         references: &[],
         caption: "Every hop peels once: one ECDH and one blinding per hop, against the peers.",
     },
+    batch_plot(
+        "sphinx-batch",
+        "sphinx",
+        "Sphinx peel_batch: all cores vs 1 core",
+        "onions/s",
+    ),
     PlotSpec {
         id: "aescrypt-size",
         section: "aescrypt",
@@ -232,5 +388,23 @@ pub const PLOTS: &[PlotSpec] = &[
             "The backup scenario: encrypting every file of a directory with the command line, \
                   against pyAesCrypt, the copy without encryption at the same durability, and the \
                   floor (the copy plus AES-CBC and HMAC divided over the cores).",
+    },
+];
+
+/// The reference system's GPU figures: a ChaCha20-Poly1305 kernel that is
+/// not BIP324 (no length cipher, no rekeying, no header byte, keys without
+/// the network magic), timed without transfers.
+const GPU_REFERENCES: &[Reference] = &[
+    Reference::Line {
+        label: "reference: 21.37M pkt/s tuned, RTX 5060 Ti (kernel-only, not BIP324)",
+        y: 21_370_000.0,
+    },
+    Reference::Line {
+        label: "reference: 12.8M pkt/s at 128K batches (kernel-only, not BIP324)",
+        y: 12_800_000.0,
+    },
+    Reference::Line {
+        label: "reference: 715K pkt/s on one CPU core (not BIP324)",
+        y: 715_000.0,
     },
 ];

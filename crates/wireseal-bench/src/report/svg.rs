@@ -8,7 +8,10 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use std::ops::Range;
 
-const SIZE: (u32, u32) = (900, 480);
+const SIZE: (u32, u32) = (1200, 480);
+/// Width of the legend, right of the plot: the legend never covers data,
+/// so the axes span the data alone.
+const LEGEND_WIDTH: u32 = 340;
 
 /// Colors of the series, in order (ours first).
 const PALETTE: [RGBColor; 8] = [
@@ -34,12 +37,14 @@ pub fn draw(spec: &PlotSpec, series: &[Series]) -> Result<String> {
     {
         let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
+        let (plot, key) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
         match (spec.x_axis, spec.y_axis) {
-            (Axis::Log, Axis::Log) => chart(&root, spec, series, xs.log_scale(), ys.log_scale()),
-            (Axis::Log, Axis::Linear) => chart(&root, spec, series, xs.log_scale(), ys),
-            (Axis::Linear, Axis::Log) => chart(&root, spec, series, xs, ys.log_scale()),
-            (Axis::Linear, Axis::Linear) => chart(&root, spec, series, xs, ys),
+            (Axis::Log, Axis::Log) => chart(&plot, spec, series, xs.log_scale(), ys.log_scale()),
+            (Axis::Log, Axis::Linear) => chart(&plot, spec, series, xs.log_scale(), ys),
+            (Axis::Linear, Axis::Log) => chart(&plot, spec, series, xs, ys.log_scale()),
+            (Axis::Linear, Axis::Linear) => chart(&plot, spec, series, xs, ys),
         }?;
+        legend(&key, spec, series)?;
         root.present().map_err(plot_err)?;
     }
     Ok(out)
@@ -72,7 +77,8 @@ fn plot_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
 }
 
 /// The axes' ranges: every point and reference, with a margin (a factor on
-/// a log axis, an eighth of the span on a linear one).
+/// a log axis, an eighth of the span on a linear one), and nothing else (the
+/// legend sits beside the plot).
 fn ranges(spec: &PlotSpec, series: &[Series]) -> (Range<f64>, Range<f64>) {
     let mut x: Vec<f64> = series
         .iter()
@@ -91,24 +97,7 @@ fn ranges(spec: &PlotSpec, series: &[Series]) -> (Range<f64>, Range<f64>) {
             }
         }
     }
-    let legend_rows = series.len() + spec.references.len();
-    (
-        span(&x, spec.x_axis),
-        headroom(span(&y, spec.y_axis), spec.y_axis, legend_rows),
-    )
-}
-
-/// Room above the data for the legend in the upper right: a share of the
-/// plot's height per legend row.
-fn headroom(r: Range<f64>, axis: Axis, rows: usize) -> Range<f64> {
-    let share = (0.07 * rows as f64).min(0.6);
-    match axis {
-        Axis::Log => {
-            let (lo, hi) = (r.start.ln(), r.end.ln());
-            r.start..(lo + (hi - lo) / (1.0 - share)).exp()
-        }
-        Axis::Linear => r.start..(r.start + (r.end - r.start) / (1.0 - share)),
-    }
+    (span(&x, spec.x_axis), span(&y, spec.y_axis))
 }
 
 fn span(v: &[f64], axis: Axis) -> Range<f64> {
@@ -127,10 +116,13 @@ fn span(v: &[f64], axis: Axis) -> Range<f64> {
         };
     }
     match axis {
-        Axis::Log => (lo / 2.0)..(hi * 2.0),
+        Axis::Log => (lo / 1.5)..(hi * 1.5),
         Axis::Linear => {
-            let pad = ((hi - lo) / 8.0).max(hi.abs() / 8.0).max(1e-9);
-            (lo - pad).min(0.0)..(hi + pad)
+            // From zero when every value is positive (times, rates), with a
+            // margin above; below zero only for data that goes there.
+            let pad = ((hi - lo) / 8.0).max(1e-9);
+            let start = if lo >= 0.0 { 0.0 } else { lo - pad };
+            start..(hi + pad)
         }
     }
 }
@@ -173,9 +165,7 @@ where
         let style = ShapeStyle::from(&color).stroke_width(2);
         chart
             .draw_series(LineSeries::new(s.points.iter().copied(), style))
-            .map_err(plot_err)?
-            .label(s.name.as_str())
-            .legend(move |(lx, ly)| PathElement::new(vec![(lx, ly), (lx + 20, ly)], style));
+            .map_err(plot_err)?;
         chart
             .draw_series(
                 s.points
@@ -187,43 +177,108 @@ where
     for r in spec.references {
         let dashed = ShapeStyle::from(&REFERENCE).stroke_width(1);
         match *r {
-            Reference::Line { label, y } => {
+            Reference::Line { y, .. } => {
                 chart
                     .draw_series(DashedLineSeries::new([(x_lo, y), (x_hi, y)], 6, 4, dashed))
-                    .map_err(plot_err)?
-                    .label(label)
-                    .legend(move |(lx, ly)| {
-                        PathElement::new(vec![(lx, ly), (lx + 20, ly)], dashed)
-                    });
+                    .map_err(plot_err)?;
             }
-            Reference::Point { label, x, y } => {
+            Reference::Point { x, y, .. } => {
                 chart
                     .draw_series(std::iter::once(TriangleMarker::new(
                         (x, y),
                         7,
                         ShapeStyle::from(&REFERENCE).filled(),
                     )))
-                    .map_err(plot_err)?
-                    .label(label)
-                    .legend(move |(lx, ly)| {
-                        TriangleMarker::new((lx + 10, ly), 5, ShapeStyle::from(&REFERENCE).filled())
-                    });
+                    .map_err(plot_err)?;
             }
         }
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(plot_err)?;
+    Ok(())
+}
+
+/// The legend in its own area: one line per series (its color) and per
+/// published figure (dashed line or triangle), top down.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    spec: &PlotSpec,
+    series: &[Series],
+) -> Result<()> {
+    const ROW: i32 = 20;
+    let font = ("sans-serif", 13).into_font().color(&BLACK);
+    let mut y = 48;
+    for (i, s) in series.iter().enumerate() {
+        let style = ShapeStyle::from(&PALETTE[i % PALETTE.len()]).stroke_width(2);
+        area.draw(&PathElement::new(vec![(8, y), (30, y)], style))
+            .map_err(plot_err)?;
+        area.draw(&Circle::new((19, y), 3, style.filled()))
+            .map_err(plot_err)?;
+        area.draw(&Text::new(s.name.clone(), (38, y - 7), font.clone()))
+            .map_err(plot_err)?;
+        y += ROW;
+    }
+    for r in spec.references {
+        let (label, dashed) = match *r {
+            Reference::Line { label, .. } => (label, true),
+            Reference::Point { label, .. } => (label, false),
+        };
+        let style = ShapeStyle::from(&REFERENCE).stroke_width(1);
+        if dashed {
+            area.draw(&PathElement::new(vec![(8, y), (14, y)], style))
+                .map_err(plot_err)?;
+            area.draw(&PathElement::new(vec![(18, y), (24, y)], style))
+                .map_err(plot_err)?;
+            area.draw(&PathElement::new(vec![(28, y), (30, y)], style))
+                .map_err(plot_err)?;
+        } else {
+            area.draw(&TriangleMarker::new(
+                (19, y),
+                5,
+                ShapeStyle::from(&REFERENCE).filled(),
+            ))
+            .map_err(plot_err)?;
+        }
+        area.draw(&Text::new(label, (38, y - 7), font.clone()))
+            .map_err(plot_err)?;
+        y += ROW;
+    }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::compact;
+    use super::{compact, ranges};
+    use crate::report::plots::PLOTS;
+    use crate::report::Series;
+
+    #[test]
+    fn axes_span_the_data_whatever_the_legend_holds() {
+        // The peat plot: four published figures and ten series, from
+        // thousands to hundreds of millions of documents per second.
+        let peat = PLOTS.iter().find(|p| p.id == "peat-docs").unwrap();
+        let series: Vec<Series> = (0..10)
+            .map(|i| Series {
+                name: format!("series {i}"),
+                points: vec![(51.0, 2e5 * f64::from(i + 1)), (8192.0, 1.6e8)],
+            })
+            .collect();
+        let (x, y) = ranges(peat, &series);
+        assert!(x.start >= 51.0 / 2.0 && x.end <= 8192.0 * 2.0, "{x:?}");
+        // The lowest value is a published figure (7,148/s), the highest 1.6e8.
+        assert!(y.start >= 7_148.0 / 2.0 && y.start <= 7_148.0, "{y:?}");
+        assert!(y.end >= 1.6e8 && y.end <= 1.6e8 * 2.0, "{y:?}");
+        // A linear plot starts at zero and ends within an eighth past the top.
+        let build = PLOTS.iter().find(|p| p.id == "sphinx-build").unwrap();
+        let one = [Series {
+            name: "ours".into(),
+            points: vec![(1.0, 60.0), (20.0, 1200.0)],
+        }];
+        let (x, y) = ranges(build, &one);
+        assert!(x.start == 0.0 && x.end <= 20.0 * 1.2, "{x:?}");
+        assert!(
+            y.start == 0.0 && y.end >= 1200.0 && y.end <= 1200.0 * 1.2,
+            "{y:?}"
+        );
+    }
 
     #[test]
     fn axis_values_are_short() {

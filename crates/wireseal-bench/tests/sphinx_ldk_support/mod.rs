@@ -146,6 +146,15 @@ pub fn send(nodes: &[Node], scids: &[u64], n: usize) -> Htlc {
     }
 }
 
+/// The wire bytes of LDK's onion packet.
+pub fn onion_bytes(pkt: &lightning::ln::msgs::OnionPacket) -> Vec<u8> {
+    let mut bytes = vec![pkt.version];
+    bytes.extend_from_slice(&pkt.public_key.unwrap().serialize());
+    bytes.extend_from_slice(&pkt.hop_data);
+    bytes.extend_from_slice(&pkt.hmac);
+    bytes
+}
+
 /// wireseal peels LDK's onion at every hop; the last hop is final.
 fn peel_all(
     nodes: &[Node],
@@ -153,11 +162,7 @@ fn peel_all(
     hash: PaymentHash,
     n: usize,
 ) -> HopSecrets {
-    let mut bytes = vec![pkt.version];
-    bytes.extend_from_slice(&pkt.public_key.unwrap().serialize());
-    bytes.extend_from_slice(&pkt.hop_data);
-    bytes.extend_from_slice(&pkt.hmac);
-    let mut onion = Some(Onion::parse(&bytes).unwrap());
+    let mut onion = Some(Onion::parse(&onion_bytes(pkt)).unwrap());
     let mut secrets = Vec::with_capacity(n);
     for (i, node) in nodes.iter().enumerate().take(n + 1).skip(1) {
         let o = onion.take().expect("a hop after the recipient");

@@ -13,7 +13,7 @@ use std::process::Command;
 #[derive(clap::Args)]
 #[command(disable_help_flag = true, disable_version_flag = true)]
 pub struct Args {
-    /// Arguments of `wireseal-bench` (`--full`, `--section NAME`, `--json FILE`, ...).
+    /// Arguments of `wireseal-bench` (`--full`, `--section NAME`, `--rows FILE`, ...).
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,

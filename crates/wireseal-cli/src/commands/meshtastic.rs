@@ -32,7 +32,7 @@ pub struct PkcArgs {
     #[command(flatten)]
     key: KeySource,
     /// The other node's X25519 public key (hex).
-    #[arg(long, value_name = "HEX", alias = "peer-public")]
+    #[arg(long, value_name = "HEX")]
     peer_key: String,
     /// Sender node number (decimal or 0x-hex).
     #[arg(long, value_parser = parse_u32)]

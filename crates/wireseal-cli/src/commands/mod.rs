@@ -1,12 +1,12 @@
 //! One file per subcommand family.
 
+pub mod aescrypt;
 pub mod bench;
+pub mod bip324;
 pub mod completions;
-pub mod file;
 pub mod gateway;
 pub mod keygen;
 pub mod meshtastic;
-pub mod onion;
 pub mod peat;
 pub mod pubkey;
-pub mod v2;
+pub mod sphinx;

@@ -16,7 +16,7 @@ pub const SECRET_FILE_CAP: u64 = 64 * 1024;
 /// Declares the three mutually exclusive options of one secret, `--NAME`
 /// (inline, visible in the process list), `--NAME-file FILE` (`-` for stdin)
 /// and `--NAME-env VAR`, as a struct to `#[command(flatten)]` whose clap group
-/// refuses two sources; hidden aliases keep older flag names working. Its
+/// refuses two sources. Its
 /// `Debug` never shows the inline value; `text` gives the secret's text from
 /// whichever option was given, `load::<N>` exactly `N` bytes of hex, and
 /// `given_flag` the option that was given, for the caller's own errors. A
@@ -26,7 +26,6 @@ macro_rules! secret_source {
         $(#[$meta:meta])*
         $vis:vis struct $name:ident {
             flags: [$flag:literal, $file_flag:literal, $env_flag:literal],
-            $(aliases: [[$($a:literal),*], [$($fa:literal),*], [$($ea:literal),*]],)?
             value_name: $value_name:literal,
             help: [$help:literal, $file_help:literal, $env_help:literal $(,)?] $(,)?
         }
@@ -36,16 +35,13 @@ macro_rules! secret_source {
         #[group(multiple = false)]
         $vis struct $name {
             /// The secret itself.
-            #[arg(id = $flag, long = $flag, value_name = $value_name, help = $help
-                  $(, aliases = [$($a),*])?)]
+            #[arg(id = $flag, long = $flag, value_name = $value_name, help = $help)]
             pub hex: Option<String>,
             /// A file holding the secret (`-` for stdin).
-            #[arg(id = $file_flag, long = $file_flag, value_name = "FILE", help = $file_help
-                  $(, aliases = [$($fa),*])?)]
+            #[arg(id = $file_flag, long = $file_flag, value_name = "FILE", help = $file_help)]
             pub file: Option<std::path::PathBuf>,
             /// An environment variable holding the secret.
-            #[arg(id = $env_flag, long = $env_flag, value_name = "VAR", help = $env_help
-                  $(, aliases = [$($ea),*])?)]
+            #[arg(id = $env_flag, long = $env_flag, value_name = "VAR", help = $env_help)]
             pub env: Option<String>,
         }
 
@@ -108,7 +104,6 @@ secret_source! {
     /// environment variable.
     pub struct KeySource {
         flags: ["key", "key-file", "key-env"],
-        aliases: [["private", "node-key"], ["private-file"], ["private-env"]],
         value_name: "HEX",
         help: [
             "Our private key as hex (visible to other local users in the process list; prefer --key-file or --key-env)",

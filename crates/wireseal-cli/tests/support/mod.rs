@@ -83,10 +83,10 @@ impl Drop for Listener {
 }
 
 impl Listener {
-    /// `wireseal v2 listen 127.0.0.1:0 --echo` plus `extra`.
+    /// `wireseal bip324 listen 127.0.0.1:0 --echo` plus `extra`.
     pub fn v2(extra: &[&str]) -> Listener {
         let mut cmd = Command::new(BIN);
-        cmd.args(["v2", "listen", "127.0.0.1:0", "--echo"])
+        cmd.args(["bip324", "listen", "127.0.0.1:0", "--echo"])
             .args(extra);
         Listener::spawn(cmd)
     }

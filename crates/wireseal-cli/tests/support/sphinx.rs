@@ -1,4 +1,4 @@
-//! Helpers for the `wireseal onion` tests (`sphinx_cli_*.rs`): the BOLT #4
+//! Helpers for the `wireseal sphinx` tests (`sphinx_cli_*.rs`): the BOLT #4
 //! vector files and runs of the binary.
 
 use super::{s, ws_env};
@@ -47,4 +47,63 @@ pub fn hop_args(g: &Value) -> Vec<String> {
         .iter()
         .map(|h| format!("{}:{}", s(&h["pubkey"]), strip(s(&h["payload"]))))
         .collect()
+}
+
+/// The JSON line of a run of `args` (with `--json`) that must succeed.
+pub fn json_ok(args: &[&str]) -> Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    serde_json::from_str(&ok(&a)).unwrap()
+}
+
+/// `onion-test.json`'s onion peeled through the CLI, hop by hop: each hop's
+/// node key, the onion it received (the last is the final node's) and the
+/// ephemeral key `peel` printed for it.
+pub fn onion_test_hops() -> Vec<(String, String, String)> {
+    let o = vec_file("onion-test.json");
+    let ad = s(&o["generate"]["associated_data"]);
+    let mut cur = s(&o["onion"]).to_string();
+    let mut out = Vec::new();
+    for k in o["decode"].as_array().unwrap() {
+        let p = json_ok(&[
+            "sphinx",
+            "peel",
+            "--key",
+            s(k),
+            "--associated-data",
+            ad,
+            &cur,
+        ]);
+        let eph = s(&p["ephemeral_key"]).to_string();
+        out.push((s(k).to_string(), cur.clone(), eph));
+        if let Some(n) = p["next_onion"].as_str() {
+            cur = n.to_string();
+        }
+    }
+    out
+}
+
+/// Each hop of `onion-test.json` (the route of the attribution vectors):
+/// its node key and the ephemeral key of the onion it received.
+pub fn onion_test_ephemeral_keys() -> Vec<(String, String)> {
+    onion_test_hops()
+        .into_iter()
+        .map(|(k, _, eph)| (k, eph))
+        .collect()
+}
+
+/// `sphinx CMD unwrap` at the origin of the attribution vectors' route
+/// (`attributable-error-test.json` in `v`): its session key and hop keys.
+pub fn origin_args<'a>(cmd: &'a str, v: &'a Value) -> Vec<&'a str> {
+    let mut args = vec![
+        "sphinx",
+        cmd,
+        "unwrap",
+        "--session-key",
+        s(&v["session_key"]),
+    ];
+    for h in v["hops"].as_array().unwrap() {
+        args.extend(["--peer-key", s(&h["pubkey"])]);
+    }
+    args
 }

@@ -11,6 +11,12 @@
 #include "platform.h"
 #include "wireseal.h"
 
+/* The blocks are the sizes the header gives for this target (bare-metal
+ * Arm: WS_TARGET_BARE_ARM), checked when this file compiles. */
+_Static_assert(sizeof(ws_pkc_engine) == WS_PKC_ENGINE_BYTES, "ws_pkc_engine size");
+_Static_assert(sizeof(ws_channel_key) == WS_CHANNEL_KEY_BYTES, "ws_channel_key size");
+_Static_assert(sizeof(ws_mesh_key) == WS_MESH_KEY_BYTES, "ws_mesh_key size");
+
 static int passed, failed;
 
 static void put_uint(unsigned v) {
@@ -147,6 +153,12 @@ static void pkc(void) {
                  ws_pkc_seal(&engine, 5, NULL, NULL, pkc_sender_public, 7, 9, pkc_plaintext, sizeof pkc_plaintext, sealed,
                              sizeof sealed, &n),
                  WS_STATUS_NULL_POINTER);
+    check_status("pkc length out-parameter inside the output",
+                 ws_pkc_open(&engine, 4, pkc_sender_public, 7, 8, sealed, n, out, sizeof out, (size_t *)(void *)(out + 8)),
+                 WS_STATUS_INVALID_INPUT);
+    check_status("pkc output over the engine",
+                 ws_pkc_open(&engine, 4, pkc_sender_public, 7, 8, sealed, n, (uint8_t *)&engine + 8, 16, &m),
+                 WS_STATUS_INVALID_INPUT);
     check_status("pkc invalidate", ws_pkc_invalidate_peer(&engine, pkc_sender_public), WS_STATUS_OK);
     ws_pkc_engine_deinit(&engine);
     check_status("pkc after deinit",
@@ -231,6 +243,8 @@ static void xeddsa(void) {
 int main(void) {
     check("status names", strcmp(ws_status_str(WS_STATUS_AUTH), "auth") == 0 &&
                               strcmp(ws_status_str(WS_STATUS_BAD_MEMORY), "bad_memory") == 0);
+    const char *version = ws_version();
+    check("version", version != NULL && version[0] >= '0' && version[0] <= '9' && strchr(version, '.') != NULL);
     pkc();
     channel();
     header();

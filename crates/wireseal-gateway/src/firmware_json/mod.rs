@@ -2,8 +2,9 @@
 //! uplinked (`MeshPacketSerializer::JsonSerialize`, removed in 2.8), built
 //! from a decoded packet: the same keys, types and `type` strings, the
 //! payload per port as the firmware wrote it (`payload.rs`), and the text
-//! as its SimpleJSON library printed it ([`format`]). Home Assistant, Node-RED
-//! and Adafruit IO integrations were written against this object.
+//! as its SimpleJSON library printed it ([`format`](mod@format)). Home
+//! Assistant, Node-RED and Adafruit IO integrations were written against
+//! this object.
 //!
 //! Where it differs from the firmware, on purpose: text that is not valid
 //! UTF-8 becomes U+FFFD (the firmware copies the bytes, which makes the

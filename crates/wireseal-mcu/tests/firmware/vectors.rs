@@ -76,6 +76,18 @@ pub struct AeadKat {
     pub valid: bool,
 }
 
+/// A CCM case of any key size, nonce and tag length.
+pub struct CcmKat {
+    pub tc: u32,
+    pub key: &'static [u8],
+    pub nonce: &'static [u8],
+    pub aad: &'static [u8],
+    pub msg: &'static [u8],
+    pub ct: &'static [u8],
+    pub tag: &'static [u8],
+    pub valid: bool,
+}
+
 pub struct PeatMeshKat {
     pub mesh_id: &'static str,
     pub label: &'static str,

@@ -15,7 +15,11 @@ subclass per situation: :class:`AuthError` for a failed tag, HMAC or password,
 work release the GIL, so Python threads run them in parallel.
 """
 
+import os as _os
+
 from ._wireseal import (
+    __version__,
+    _after_fork,
     AuthError,
     Batch,
     BufferTooSmallError,
@@ -33,7 +37,14 @@ from ._wireseal import (
 )
 from . import aescrypt, bip324, meshtastic, peat, sphinx
 
+# A child made by fork (multiprocessing's default start method on Linux)
+# copies the nonce buffers of its parent's sealers; this makes every one of
+# them refill from the OS before its next nonce.
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_after_fork)
+
 __all__ = [
+    "__version__",
     "AuthError",
     "Batch",
     "BufferTooSmallError",

@@ -4,6 +4,8 @@ from . import meshtastic as meshtastic
 from . import peat as peat
 from . import sphinx as sphinx
 
+__version__: str
+
 class Error(ValueError):
     """Base class of every wireseal error (a subclass of ValueError)."""
 

@@ -1,5 +1,7 @@
 """Lightning BOLT #4 Sphinx onions: build, peel, batch peel, failure packets
-and fulfill hold times with attribution data, onion messages and blinded paths.
+and fulfills (hold times with attribution data, the final node's
+fulfillment_payload), the reply to an onion that does not peel, onion
+messages and blinded paths (hops inside one add no attribution data).
 
 Keys are bytes: 32-byte secp256k1 private keys, 33-byte compressed public keys.
 Hops are counted from 1; areas are "payment" (1300 bytes) or "message-large"

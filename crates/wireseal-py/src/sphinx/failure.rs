@@ -1,6 +1,6 @@
-//! `wireseal.sphinx` failure packets and fulfill hold times, with BOLT #4
-//! attribution data: the same operations, hop numbers (from 1) and field
-//! names as `wireseal sphinx error` / `sphinx fulfill` on the command line.
+//! `wireseal.sphinx` failure packets with BOLT #4 attribution data, and the
+//! reply to an onion that does not peel: the same operations, hop numbers
+//! (from 1) and field names as `wireseal sphinx error` on the command line.
 
 use super::{private_key, public_key, shared_secret};
 use crate::buffers::{batch_or_default, to_bytes, Batch};
@@ -9,7 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use wireseal::sphinx::attribution::UNKNOWN_HOLD_TIME_MS;
 use wireseal::sphinx::failure::{self, UnwrapItem};
-use wireseal::sphinx::{fulfill, keys, AttributionData, HopSecrets};
+use wireseal::sphinx::malformed::Malformed as RMalformed;
+use wireseal::sphinx::{blinding, keys, AttributionData, HopSecrets, Incoming};
 
 /// A failure packet as a hop sends it back: `packet` (`update_fail_htlc`'s
 /// `reason`) and its `attribution_data` (920 bytes; `None` from a hop that
@@ -72,38 +73,27 @@ fn unwrapped(py: Python<'_>, u: failure::Unwrapped) -> Unwrapped {
     }
 }
 
-/// The hold times of a fulfilled HTLC: `hold_times_ms` (one per hop that
-/// vouched, in path order), `attribution` (`"valid"`, `"absent"` or
-/// `"broken"`) and `blamed_hop` (from 1, when it breaks).
-#[pyclass(module = "wireseal.sphinx", frozen, get_all)]
-pub struct HoldTimes {
-    /// Hold times in milliseconds, one per vouching hop.
-    hold_times_ms: Vec<u64>,
-    /// `"valid"`, `"absent"` or `"broken"`.
-    attribution: String,
-    /// The hop where it breaks, from 1, or `None`.
-    blamed_hop: Option<usize>,
-}
-
-#[pymethods]
-impl HoldTimes {
-    fn __repr__(&self) -> String {
-        format!(
-            "HoldTimes(hold_times_ms={:?}, attribution={:?})",
-            self.hold_times_ms, self.attribution
-        )
-    }
-}
-
-fn secrets(list: &[Vec<u8>]) -> PyResult<HopSecrets> {
-    Ok(HopSecrets::new(
+/// The route's secrets, its last `blinded_hops` inside a blinded path.
+pub(super) fn secrets(list: &[Vec<u8>], blinded_hops: usize) -> PyResult<HopSecrets> {
+    HopSecrets::new(
         list.iter()
             .map(|s| shared_secret(s))
             .collect::<PyResult<Vec<_>>>()?,
-    ))
+    )
+    .with_blinded_tail(blinded_hops)
+    .map_err(errors::sphinx)
 }
 
-fn block(data: Option<&[u8]>) -> PyResult<AttributionData> {
+/// How the hop's HTLC arrived: `blinded` when a `path_key` came with it.
+pub(super) fn incoming(blinded: bool) -> Incoming {
+    if blinded {
+        Incoming::Blinded
+    } else {
+        Incoming::Unblinded
+    }
+}
+
+pub(super) fn block(data: Option<&[u8]>) -> PyResult<AttributionData> {
     data.map_or(Ok(AttributionData::new()), |d| {
         AttributionData::from_slice(d).map_err(errors::sphinx)
     })
@@ -132,16 +122,18 @@ fn hop_shared_secret<'py>(
 
 /// At the failing hop: the failure packet carrying `message` (a failure
 /// code and its data) and its attribution data reporting `hold_time_ms`
-/// (0 when `None`). `attribution=False` acts as a hop without attribution
-/// support (no attribution data).
+/// (0 when `None`). `blinded=True` is a hop whose HTLC came with a
+/// `path_key` (inside a blinded path): no attribution data, as BOLT #4 has
+/// it. `attribution=False` acts as a hop without attribution support.
 #[pyfunction]
-#[pyo3(signature = (shared_secret, message, *, hold_time_ms=None, attribution=true))]
+#[pyo3(signature = (shared_secret, message, *, hold_time_ms=None, attribution=true, blinded=false))]
 fn failure_create(
     py: Python<'_>,
     shared_secret: &[u8],
     message: &[u8],
     hold_time_ms: Option<u64>,
     attribution: bool,
+    blinded: bool,
 ) -> PyResult<FailurePacket> {
     let ss = super::shared_secret(shared_secret)?;
     if !attribution {
@@ -149,16 +141,18 @@ fn failure_create(
         return Ok(packet_out(py, &p, None));
     }
     let hold = hold_time_ms.unwrap_or(UNKNOWN_HOLD_TIME_MS);
-    let (p, a) = failure::create_attributed_to_vec(&ss, message, hold).map_err(errors::sphinx)?;
-    Ok(packet_out(py, &p, Some(&a)))
+    let (p, a) =
+        failure::create_at(&ss, incoming(blinded), message, hold).map_err(errors::sphinx)?;
+    Ok(packet_out(py, &p, a.as_ref()))
 }
 
-/// At an intermediate hop: adds this hop's layer to `packet` and to
-/// `attribution_data` (a new block when `None`), reporting `hold_time_ms`
-/// (0 when `None`). `attribution=False` wraps the packet only and drops the
-/// attribution data.
+/// At an intermediate hop: adds this hop's layer to `packet` (its first
+/// 32,768 bytes when longer: the rest is dropped) and to `attribution_data`
+/// (a new block when `None`), reporting `hold_time_ms` (0 when `None`).
+/// `blinded=True` (a `path_key` came with the HTLC) adds and passes on no
+/// attribution data; `attribution=False` wraps the packet only.
 #[pyfunction]
-#[pyo3(signature = (shared_secret, packet, *, attribution_data=None, hold_time_ms=None, attribution=true))]
+#[pyo3(signature = (shared_secret, packet, *, attribution_data=None, hold_time_ms=None, attribution=true, blinded=false))]
 fn failure_wrap(
     py: Python<'_>,
     shared_secret: &[u8],
@@ -166,31 +160,36 @@ fn failure_wrap(
     attribution_data: Option<&[u8]>,
     hold_time_ms: Option<u64>,
     attribution: bool,
+    blinded: bool,
 ) -> PyResult<FailurePacket> {
     let ss = super::shared_secret(shared_secret)?;
     let mut p = packet.to_vec();
     if !attribution {
-        failure::wrap_in_place(&ss, &mut p).map_err(errors::sphinx)?;
-        return Ok(packet_out(py, &p, None));
+        let sent = failure::wrap_in_place(&ss, &mut p).map_err(errors::sphinx)?;
+        return Ok(packet_out(py, sent, None));
     }
-    let mut a = block(attribution_data)?;
+    let mut a = Some(block(attribution_data)?);
     let hold = hold_time_ms.unwrap_or(UNKNOWN_HOLD_TIME_MS);
-    failure::wrap_attributed_in_place(&ss, hold, &mut p, &mut a).map_err(errors::sphinx)?;
-    Ok(packet_out(py, &p, Some(&a)))
+    let sent = failure::relay_in_place(&ss, incoming(blinded), hold, &mut p, &mut a)
+        .map_err(errors::sphinx)?;
+    Ok(packet_out(py, sent, a.as_ref()))
 }
 
 /// At the origin: reads `packet` and its `attribution_data` (if any came
-/// back) over the route's `shared_secrets` (path order). Returns an
-/// `Unwrapped`; an unattributable packet is a result, not an exception.
+/// back) over the route's `shared_secrets` (path order), the last
+/// `blinded_hops` of them inside a blinded path (they add no attribution
+/// data; it is read up to the introduction node). Returns an `Unwrapped`;
+/// an unattributable packet is a result, not an exception.
 #[pyfunction]
-#[pyo3(signature = (shared_secrets, packet, attribution_data=None))]
+#[pyo3(signature = (shared_secrets, packet, attribution_data=None, *, blinded_hops=0))]
 fn failure_unwrap(
     py: Python<'_>,
     shared_secrets: Vec<Vec<u8>>,
     packet: &[u8],
     attribution_data: Option<&[u8]>,
+    blinded_hops: usize,
 ) -> PyResult<Unwrapped> {
-    let hs = secrets(&shared_secrets)?;
+    let hs = secrets(&shared_secrets, blinded_hops)?;
     let u = py
         .allow_threads(|| failure::unwrap_attributed(&hs, packet, attribution_data))
         .map_err(errors::sphinx)?;
@@ -211,7 +210,7 @@ fn failure_unwrap_batch(
 ) -> PyResult<Vec<PyObject>> {
     let hs = items
         .iter()
-        .map(|(s, _, _)| secrets(s))
+        .map(|(s, _, _)| secrets(s, 0))
         .collect::<PyResult<Vec<_>>>()?;
     let refs: Vec<UnwrapItem<'_>> = hs
         .iter()
@@ -232,52 +231,70 @@ fn failure_unwrap_batch(
         .collect()
 }
 
-/// At the recipient or an intermediate hop of a fulfilled HTLC: adds this
-/// hop's hold time (`hold_time_ms`, 0 when `None`) and HMACs to
-/// `attribution_data` (a new block when `None`); returns the 920 bytes.
-#[pyfunction]
-#[pyo3(signature = (shared_secret, *, attribution_data=None, hold_time_ms=None))]
-fn fulfill_wrap<'py>(
-    py: Python<'py>,
-    shared_secret: &[u8],
-    attribution_data: Option<&[u8]>,
-    hold_time_ms: Option<u64>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let ss = super::shared_secret(shared_secret)?;
-    let mut a = block(attribution_data)?;
-    fulfill::wrap(&ss, hold_time_ms.unwrap_or(UNKNOWN_HOLD_TIME_MS), &mut a);
-    Ok(to_bytes(py, a.as_bytes()))
+/// The `update_fail_malformed_htlc` reply of a hop that cannot peel its
+/// onion: `failure_code`, `failure` (its BOLT #4 name), `sha256_of_onion`
+/// and `message` (what the hop before passes to `failure_create`).
+#[pyclass(module = "wireseal.sphinx", frozen, get_all)]
+pub struct Malformed {
+    /// The failure code (`BADONION` set).
+    failure_code: u16,
+    /// `"invalid_onion_version"`, `"invalid_onion_hmac"` or `"invalid_onion_key"`.
+    failure: String,
+    /// SHA-256 of the onion as received.
+    sha256_of_onion: Py<PyBytes>,
+    /// The failure code and the hash: the message of the failure the hop
+    /// before creates.
+    message: Py<PyBytes>,
 }
 
-/// At the origin: the hold times in a fulfill's `attribution_data` (`None`
-/// when none came back) over the route's `shared_secrets`. Returns
-/// `HoldTimes`.
+#[pymethods]
+impl Malformed {
+    fn __repr__(&self) -> String {
+        format!("Malformed(failure={:?})", self.failure)
+    }
+}
+
+/// At a hop, forwarding or final: the `Malformed` reply its onion calls for
+/// (`node_key`, and the HTLC's `path_key` for a hop inside a blinded path),
+/// or `None` when the onion's HMAC verifies.
 #[pyfunction]
-#[pyo3(signature = (shared_secrets, attribution_data=None))]
-fn fulfill_unwrap(
-    shared_secrets: Vec<Vec<u8>>,
-    attribution_data: Option<&[u8]>,
-) -> PyResult<HoldTimes> {
-    let hs = secrets(&shared_secrets)?;
-    let h = fulfill::unwrap(&hs, attribution_data).map_err(errors::sphinx)?;
-    Ok(HoldTimes {
-        hold_times_ms: h.hold_times_ms,
-        attribution: h.attribution.to_string(),
-        blamed_hop: h.blamed_hop,
-    })
+#[pyo3(signature = (node_key, onion, associated_data, *, path_key=None))]
+fn malformed(
+    py: Python<'_>,
+    node_key: &[u8],
+    onion: &[u8],
+    associated_data: &[u8],
+    path_key: Option<&[u8]>,
+) -> PyResult<Option<Malformed>> {
+    let node = private_key(node_key)?;
+    let unblinded = path_key
+        .map(|p| blinding::unblind(&node, &public_key(p)?).map_err(errors::sphinx))
+        .transpose()?;
+    let key = unblinded.as_ref().map_or(&node, |u| u.blinded_privkey());
+    let reply = RMalformed::reply_for(onion, key, associated_data).map_err(errors::sphinx)?;
+    reply
+        .map(|m| {
+            Ok(Malformed {
+                failure_code: m.failure_code,
+                failure: m.reason().map_or("", |r| r.name()).to_string(),
+                sha256_of_onion: to_bytes(py, &m.sha256_of_onion).unbind(),
+                message: to_bytes(py, &m.failure_message().map_err(errors::sphinx)?).unbind(),
+            })
+        })
+        .transpose()
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FailurePacket>()?;
     m.add_class::<Unwrapped>()?;
-    m.add_class::<HoldTimes>()?;
+    m.add_class::<Malformed>()?;
     m.add_function(wrap_pyfunction!(hop_shared_secret, m)?)?;
     m.add_function(wrap_pyfunction!(failure_create, m)?)?;
     m.add_function(wrap_pyfunction!(failure_wrap, m)?)?;
     m.add_function(wrap_pyfunction!(failure_unwrap, m)?)?;
     m.add_function(wrap_pyfunction!(failure_unwrap_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(fulfill_wrap, m)?)?;
-    m.add_function(wrap_pyfunction!(fulfill_unwrap, m)?)?;
+    m.add_function(wrap_pyfunction!(malformed, m)?)?;
     m.add("ATTRIBUTION_LEN", wireseal::sphinx::ATTRIBUTION_LEN)?;
+    m.add("MAX_RETURN_LEN", failure::MAX_RETURN_LEN)?;
     Ok(())
 }

@@ -3,12 +3,15 @@
 //! a caller's buffer, plus the one-shot [`encrypt_to_vec`] and
 //! [`encrypt_into`].
 //!
-//! The body is processed in [`CHUNK`]-byte chunks. With more than one
-//! thread in the caller's [`Batch`], chunk *i* is CBC-encrypted on a batch
-//! thread while this thread computes the HMAC over chunk *i-1* and hands
-//! it out (appends it to the output, or writes it in
-//! [`io::EncryptWriter`](super::io::EncryptWriter)), so the HMAC and the
-//! output hide behind the (serial) CBC encryption.
+//! The body is processed in [`CHUNK`]-byte chunks, each CBC-encrypted in
+//! place in the encryptor's own buffer. With more than one thread in the
+//! caller's [`Batch`], chunk *i* is encrypted on a batch thread while this
+//! thread computes the HMAC over chunk *i-1*, hands it out (appends it to
+//! the output, or writes it in
+//! [`io::EncryptWriter`](super::io::EncryptWriter)) and copies chunk *i+1*
+//! of the caller's plaintext into the buffer chunk *i-1* leaves free, so
+//! the HMAC, the output and the copy hide behind the (serial) CBC
+//! encryption.
 
 use super::error::Error;
 use super::header::Version;
@@ -26,7 +29,7 @@ use zeroize::Zeroizing;
 
 /// The sans-IO writer: [`update`](Self::update) with plaintext in pieces of
 /// any size, then [`finish`](Self::finish); each appends the ciphertext
-/// that is ready to the caller's vector. Memory stays at about three
+/// that is ready to the caller's vector. Memory stays at about two
 /// [`CHUNK`]s whatever the size of the input.
 pub struct Encryptor {
     version: Version,
@@ -34,13 +37,14 @@ pub struct Encryptor {
     mac: HmacSha256Stream,
     /// Header and session block, until the first output.
     head: Vec<u8>,
-    /// Buffered plaintext (wiped on drop). The buffers grow as they are
-    /// used, so a small stream touches little memory.
+    /// Plaintext of the next chunk, encrypted in place once full. The two
+    /// buffers trade places after each chunk and hold plaintext in turn
+    /// (wiped on drop); they grow as they are used, so a small stream
+    /// touches little memory.
     stage: Zeroizing<Vec<u8>>,
     stage_len: usize,
-    cur: Vec<u8>,
     /// Ciphertext of the last chunk, not yet authenticated nor output.
-    prev: Vec<u8>,
+    prev: Zeroizing<Vec<u8>>,
     prev_len: usize,
 }
 
@@ -108,8 +112,7 @@ impl Encryptor {
             head,
             stage: Zeroizing::new(Vec::new()),
             stage_len: 0,
-            cur: Vec::new(),
-            prev: Vec::new(),
+            prev: Zeroizing::new(Vec::new()),
             prev_len: 0,
         }
     }
@@ -222,64 +225,51 @@ impl Encryptor {
             emit(&self.head)?;
             self.head.clear();
         }
-        let mut rest = plaintext;
-        if self.stage_len > 0 {
-            let take = (CHUNK - self.stage_len).min(rest.len());
-            grow(&mut self.stage, self.stage_len + take);
-            self.stage[self.stage_len..self.stage_len + take].copy_from_slice(&rest[..take]);
-            self.stage_len += take;
-            rest = &rest[take..];
-            if self.stage_len == CHUNK {
-                self.stage_len = 0;
-                self.push_chunk(batch, None, emit)?;
-            }
-        }
-        while rest.len() >= CHUNK {
-            let (now, later) = rest.split_at(CHUNK);
-            rest = later;
-            self.push_chunk(batch, Some(now), emit)?;
-        }
-        if !rest.is_empty() {
-            grow(&mut self.stage, rest.len());
-            self.stage[..rest.len()].copy_from_slice(rest);
-            self.stage_len = rest.len();
+        let take = (CHUNK - self.stage_len).min(plaintext.len());
+        grow(&mut self.stage, self.stage_len + take);
+        self.stage[self.stage_len..self.stage_len + take].copy_from_slice(&plaintext[..take]);
+        self.stage_len += take;
+        let mut rest = &plaintext[take..];
+        while self.stage_len == CHUNK {
+            rest = self.push_chunk(batch, rest, emit)?;
         }
         Ok(())
     }
 
-    /// Encrypts one full chunk, from the stage or from `input`, while the
-    /// previous one is authenticated and emitted.
-    fn push_chunk<E>(
+    /// Encrypts the full stage in place while the previous chunk is
+    /// authenticated and emitted and up to a [`CHUNK`] of `rest` is copied
+    /// into its buffer, which becomes the next stage; returns what is left
+    /// of `rest`.
+    fn push_chunk<'r, E>(
         &mut self,
         batch: &Batch,
-        input: Option<&[u8]>,
+        rest: &'r [u8],
         emit: &mut dyn FnMut(&[u8]) -> Result<(), E>,
-    ) -> Result<(), E> {
+    ) -> Result<&'r [u8], E> {
         let Self {
             cbc,
             mac,
             stage,
-            cur,
             prev,
             prev_len,
             ..
         } = self;
-        let src: &[u8] = match input {
-            Some(s) => s,
-            None => &stage[..CHUNK],
-        };
-        grow(cur, CHUNK);
-        let done = &prev[..*prev_len];
+        let take = rest.len().min(CHUNK);
+        let done = *prev_len;
         let r = batch.overlap(
-            || cbc.encrypt_b2b(src, cur),
+            || cbc.encrypt_in_place(&mut stage[..CHUNK]),
             || {
-                mac.update(done);
-                emit(done)
+                mac.update(&prev[..done]);
+                let r = emit(&prev[..done]);
+                grow(prev, take);
+                prev[..take].copy_from_slice(&rest[..take]);
+                r
             },
         );
-        std::mem::swap(cur, prev);
+        std::mem::swap(stage, prev);
         *prev_len = CHUNK;
-        r
+        self.stage_len = take;
+        r.map(|()| &rest[take..])
     }
 
     /// As [`Encryptor::finish`], handing the ciphertext to `emit`.
@@ -312,11 +302,20 @@ impl Encryptor {
     }
 }
 
-/// Makes `buf` at least `len` bytes long (zero-filled).
-fn grow(buf: &mut Vec<u8>, len: usize) {
-    if buf.len() < len {
-        buf.resize(len, 0);
+/// Makes `buf` at least `len` bytes long (zero-filled). A buffer that must
+/// move to grow is copied and the old one wiped (it may hold plaintext).
+fn grow(buf: &mut Zeroizing<Vec<u8>>, len: usize) {
+    if buf.len() >= len {
+        return;
     }
+    if buf.capacity() < len {
+        let mut bigger = Zeroizing::new(Vec::with_capacity(
+            len.next_power_of_two().min(CHUNK).max(len),
+        ));
+        bigger.extend_from_slice(buf);
+        *buf = bigger;
+    }
+    buf.resize(len, 0);
 }
 
 /// Encrypts `plaintext` into a new vector.

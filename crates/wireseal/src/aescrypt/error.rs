@@ -29,6 +29,9 @@ crate::error::format_error! {
     /// that.
     #[derive(Copy)]
     pub enum Error {
+        /// An earlier failure poisoned this state; start again.
+        #[error("poisoned by an earlier failure")]
+        Poisoned => Poisoned,
         /// The session block's HMAC failed (versions 1-3): the password is
         /// wrong (or that block was altered, which is indistinguishable).
         #[error("wrong password")]

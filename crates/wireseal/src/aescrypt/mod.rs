@@ -21,9 +21,9 @@
 //!   [`ProvisionalSink`] that holds it back until told to commit it),
 //!   [`decrypt_to_vec`], [`decrypt_into`] with [`decrypted_len`].
 //! - [`io`]: the `std::io` adapters on top ([`io::EncryptWriter`],
-//!   [`io::decrypt_into_sink`], [`io::SeekDecryptor`], [`io::read_header`])
-//!   and the output file every driver writes through
-//!   ([`io::PartialFile`]). They fail with [`io::Error`]: this module's
+//!   [`io::decrypt_into_sink`], [`io::SeekDecryptor`], [`io::read_header`]).
+//!   The output file every driver writes through (`wireseal_io::PartialFile`,
+//!   a [`ProvisionalSink`]) lives in the `wireseal-io` crate. They fail with [`io::Error`]: this module's
 //!   [`Error`] or an I/O error.
 //! - Every path that uses more than one core takes the caller's
 //!   [`Batch`](crate::batch::Batch): CBC and HMAC run on separate threads;

@@ -16,7 +16,7 @@ use zeroize::Zeroize;
 /// and [`discard`](Self::discard) must destroy all of it. A private
 /// temporary file moved into place after `commit` and emptied on `discard`
 /// is the typical implementation
-/// ([`io::PartialFile`](super::io::PartialFile)). For plaintext that is
+/// (`wireseal_io::PartialFile` in the `wireseal-io` crate). For plaintext that is
 /// released only once verified, with no such promise, use
 /// [`SeekDecryptor`](super::io::SeekDecryptor),
 /// [`decrypt_to_vec`](super::decrypt_to_vec) or

@@ -20,6 +20,16 @@ crate::error::format_error! {
     /// was rejected.
     #[derive(Copy)]
     pub enum Error {
+        /// A key is malformed, weak (low order, all-zero shared secret)
+        /// or of the wrong length.
+        #[error("invalid or weak key")]
+        InvalidKey => InvalidKey,
+        /// An earlier failure poisoned this state; start again.
+        #[error("poisoned by an earlier failure")]
+        Poisoned => Poisoned,
+        /// A counter or key-usage limit is used up; re-key.
+        #[error("counter exhausted; re-key")]
+        Exhausted => Exhausted,
         /// The peer sent more than 4095 bytes of garbage without its terminator.
         #[error("no garbage terminator within 4095 bytes of garbage (the peer is not v2, or \
                  uses another network magic)")]
@@ -60,5 +70,19 @@ crate::error::format_error! {
         /// A role name other than `initiator` or `responder`.
         #[error("unknown role: initiator or responder")]
         UnknownRole => InvalidInput,
+        /// An exported direction state ([`super::state::DirectionState`])
+        /// in a version of the byte form this library does not know.
+        #[error("exported session state version {version} is not supported (this library \
+                 reads version {})", super::state::STATE_VERSION)]
+        StateVersion {
+            /// The version found.
+            version: u8,
+        } => Unsupported,
+        /// An exported direction state whose message index is not below
+        /// [`super::REKEY_INTERVAL`].
+        #[error("exported session state is invalid: a message index is not below the rekey \
+                 interval")]
+        InvalidState => Malformed,
     }
+    impl From<KeyError> => InvalidKey;
 }

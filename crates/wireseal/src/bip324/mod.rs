@@ -26,9 +26,12 @@
 //! * [`KeyPool`]: pre-generated ElligatorSwift keys, each encoded with
 //!   fresh auxiliary randomness (never the all-zero input that makes
 //!   encodings recognisable).
+//! * [`state`]: one direction's keys and positions, exported in a
+//!   versioned form for batch engines outside the library (a GPU), and
+//!   moved forward by what they sealed or opened.
 //! * [`batch`]: many sessions' packets across cores, on the caller's
-//!   [`crate::batch::Batch`]; [`traffic`]: the mixed test-traffic profile
-//!   the command line and the bench send.
+//!   [`crate::batch::Batch`]. (The mixed test-traffic profile the command
+//!   line and the bench send is `wireseal_io::traffic`.)
 //!
 //! Keys: ECDH via libsecp256k1's BIP324 hasher, then HKDF-SHA256 with salt
 //! `"bitcoin_v2_shared_secret" || magic` ([`Network`]).
@@ -92,10 +95,10 @@ mod keys;
 mod packet;
 mod pool;
 mod session;
+pub mod state;
 mod stream;
 #[cfg(feature = "tokio")]
 pub mod tokio;
-pub mod traffic;
 
 pub use config::Config;
 pub use connection::{Connection, Event, Stage};

@@ -77,8 +77,8 @@ impl PacketType {
 /// Encrypts outbound packets (one direction of a session).
 #[derive(Debug)]
 pub struct PacketSender {
-    length: FsChaCha20,
-    packet: FsChaCha20Poly1305,
+    pub(super) length: FsChaCha20,
+    pub(super) packet: FsChaCha20Poly1305,
 }
 
 impl PacketSender {
@@ -216,8 +216,8 @@ pub enum Next<'a> {
 /// poisons it.
 #[derive(Debug)]
 pub struct PacketReceiver {
-    length: FsChaCha20,
-    packet: FsChaCha20Poly1305,
+    pub(super) length: FsChaCha20,
+    pub(super) packet: FsChaCha20Poly1305,
     /// Contents length of the packet whose length field was decrypted.
     pending: Option<usize>,
     max_contents: usize,

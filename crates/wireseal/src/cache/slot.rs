@@ -30,14 +30,58 @@ impl<V, const PK: usize> Slot<V, PK> {
     }
 }
 
-/// The default storage of a cache's slots: a boxed slice with an allocator,
-/// an inline array of [`super::DEFAULT_CAPACITY`] slots without one.
-#[cfg(feature = "alloc")]
-pub type DefaultSlots<V, const PK: usize = 32> = alloc::boxed::Box<[Slot<V, PK>]>;
-/// The default storage of a cache's slots: a boxed slice with an allocator,
-/// an inline array of [`super::DEFAULT_CAPACITY`] slots without one.
-#[cfg(not(feature = "alloc"))]
-pub type DefaultSlots<V, const PK: usize = 32> = [Slot<V, PK>; super::DEFAULT_CAPACITY];
+/// The default storage of a cache's slots: one type in every build.
+/// [`DefaultSlots::new`] makes [`super::DEFAULT_CAPACITY`] empty slots, and
+/// where an allocator is present [`DefaultSlots::with_capacity`] makes any
+/// number up to [`super::MAX_CAPACITY`]. With the `alloc` feature the slots
+/// live on the heap, without it inline; code written against one build
+/// compiles and behaves the same in the other.
+pub struct DefaultSlots<V, const PK: usize = 32> {
+    #[cfg(feature = "alloc")]
+    slots: alloc::boxed::Box<[Slot<V, PK>]>,
+    #[cfg(not(feature = "alloc"))]
+    slots: [Slot<V, PK>; super::DEFAULT_CAPACITY],
+}
+
+impl<V, const PK: usize> DefaultSlots<V, PK> {
+    /// [`super::DEFAULT_CAPACITY`] empty slots.
+    pub fn new() -> Self {
+        #[cfg(feature = "alloc")]
+        return Self::with_capacity(super::DEFAULT_CAPACITY);
+        #[cfg(not(feature = "alloc"))]
+        Self {
+            slots: Slot::array(),
+        }
+    }
+
+    /// `capacity` empty slots (1 to [`super::MAX_CAPACITY`], clamped),
+    /// allocated here once.
+    #[cfg(feature = "alloc")]
+    pub fn with_capacity(capacity: usize) -> Self {
+        let capacity = capacity.clamp(1, super::MAX_CAPACITY);
+        Self {
+            slots: (0..capacity).map(|_| Slot::EMPTY).collect(),
+        }
+    }
+}
+
+impl<V, const PK: usize> Default for DefaultSlots<V, PK> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<V, const PK: usize> AsRef<[Slot<V, PK>]> for DefaultSlots<V, PK> {
+    fn as_ref(&self) -> &[Slot<V, PK>] {
+        &self.slots[..]
+    }
+}
+
+impl<V, const PK: usize> AsMut<[Slot<V, PK>]> for DefaultSlots<V, PK> {
+    fn as_mut(&mut self) -> &mut [Slot<V, PK>] {
+        &mut self.slots[..]
+    }
+}
 
 /// Storage a cache's slots can live in: a boxed slice, an array, or a
 /// borrowed slice of the caller's memory.

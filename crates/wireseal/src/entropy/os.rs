@@ -10,7 +10,26 @@
 //! randomness, fetched a few KiB per system call instead of one call per
 //! packet.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
+
+/// How many times [`after_fork`] has run in this process (and its parents:
+/// a child inherits the count and then adds its own).
+static FORK_GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// Tells every [`NonceSource`] in this process that it is now a child of a
+/// `fork` without `exec`: each throws away what it had buffered (which the
+/// parent still holds too) before handing out another byte.
+///
+/// One call covers every sealer of every format, whichever thread owns it;
+/// no sealer has to be found or reset. The Python package calls it from
+/// `os.register_at_fork`, so Python programs (`multiprocessing` with the
+/// `fork` start method) need nothing; a Rust or C program that forks
+/// without `exec` and keeps sealing in the child calls it there first.
+/// Checking costs each nonce one relaxed atomic load.
+pub fn after_fork() {
+    FORK_GENERATION.fetch_add(1, Ordering::SeqCst);
+}
 
 /// Fills `buf` from the operating system's CSPRNG.
 ///
@@ -46,13 +65,14 @@ pub const NONCE_SOURCE_BYTES: usize = 3072;
 ///
 /// Each buffered byte is handed out at most once: the read position only
 /// moves forward and a used slot is overwritten with zeros. A `NonceSource`
-/// is not `Clone`. Hazard: a process that `fork`s without `exec` copies the
-/// buffer into the child, which could then reuse nonces its parent also uses;
-/// call [`NonceSource::discard`] in the child (or make a new source) after a
-/// fork.
+/// is not `Clone`. A process that `fork`s without `exec` copies the buffer
+/// into the child: after [`after_fork`] every source refills before its
+/// next nonce, so parent and child never hand out the same bytes.
 pub struct NonceSource {
     buf: Box<[u8; NONCE_SOURCE_BYTES]>,
     pos: usize,
+    /// The [`after_fork`] count when the buffer was filled.
+    generation: u64,
 }
 
 impl core::fmt::Debug for NonceSource {
@@ -75,6 +95,7 @@ impl NonceSource {
         Self {
             buf: Box::new([0u8; NONCE_SOURCE_BYTES]),
             pos: NONCE_SOURCE_BYTES,
+            generation: FORK_GENERATION.load(Ordering::Relaxed),
         }
     }
 
@@ -82,9 +103,11 @@ impl NonceSource {
     #[inline]
     pub fn take<const N: usize>(&mut self) -> [u8; N] {
         const { assert!(N <= NONCE_SOURCE_BYTES) };
-        if self.pos + N > NONCE_SOURCE_BYTES {
+        let generation = FORK_GENERATION.load(Ordering::Relaxed);
+        if self.pos + N > NONCE_SOURCE_BYTES || generation != self.generation {
             fill_random(&mut self.buf[..]);
             self.pos = 0;
+            self.generation = generation;
         }
         let mut n = [0u8; N];
         let slot = &mut self.buf[self.pos..self.pos + N];
@@ -93,17 +116,14 @@ impl NonceSource {
         self.pos += N;
         n
     }
-
-    /// Throws away every buffered byte (for example in a forked child).
-    pub fn discard(&mut self) {
-        self.buf.fill(0);
-        self.pos = NONCE_SOURCE_BYTES;
-    }
 }
 
-/// Process-wide, non-secret context computed once (the "expensive
-/// environment lookup"), used to domain-separate generated IVs per host and
-/// process. It is never a substitute for fresh randomness.
+/// Process-wide, non-secret context computed once: the wall clock at first
+/// use and 32 bytes of OS randomness, hashed. AES Crypt folds it into every
+/// public IV beside that IV's own fresh randomness, so two processes whose
+/// random bytes came out equal (a cloned VM, a broken RNG) still differ by
+/// their start time. It reads nothing from the environment (no files, no
+/// process calls) and is never a substitute for fresh randomness.
 #[derive(Debug, Clone)]
 pub struct ProcessEntropy {
     context: [u8; 32],
@@ -119,13 +139,9 @@ impl ProcessEntropy {
     fn compute() -> Self {
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
-        h.update(b"wireseal process context v1");
-        h.update(std::process::id().to_le_bytes());
+        h.update(b"wireseal process context v2");
         if let Ok(t) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
             h.update(t.as_nanos().to_le_bytes());
-        }
-        if let Ok(name) = std::fs::read("/proc/sys/kernel/hostname") {
-            h.update(&name);
         }
         h.update(random_array::<32>());
         Self {
@@ -156,7 +172,7 @@ mod tests {
         for _ in 0..(3 * NONCE_SOURCE_BYTES / 12 + 7) {
             assert!(seen.insert(s.take::<12>()));
         }
-        s.discard();
+        after_fork();
         assert!(seen.insert(s.take::<12>()));
         // Two sources never share a buffer.
         let mut t = NonceSource::new();
@@ -165,6 +181,21 @@ mod tests {
         for _ in 0..(NONCE_SOURCE_BYTES / 7 + 3) {
             assert_ne!(s.take::<7>(), [0u8; 7]);
         }
+    }
+
+    #[test]
+    fn a_fork_throws_the_buffer_away() {
+        let mut s = NonceSource::new();
+        let _ = s.take::<12>();
+        let left = NONCE_SOURCE_BYTES - s.pos;
+        // What the parent would hand out next, had nothing changed.
+        let parents_next: [u8; 12] = s.buf[s.pos..s.pos + 12].try_into().unwrap();
+        after_fork();
+        let childs = s.take::<12>();
+        assert_ne!(childs, parents_next);
+        // The child refilled and took its nonce from the fresh buffer's start.
+        assert_eq!(s.pos, 12);
+        assert!(left > 12);
     }
 
     #[test]

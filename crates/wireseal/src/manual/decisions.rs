@@ -20,11 +20,17 @@
 //!   BIP324 has blocking and (feature `tokio`) async drivers over the
 //!   caller's stream beside its sans-IO core; none of them opens a file or a
 //!   socket itself.
-//! - Environment: [`ProcessEntropy`] hashes, once per process, the process
-//!   id, the wall clock and the host name (read from `/proc`) with fresh OS
-//!   randomness, as non-secret context for AES Crypt IVs. It never replaces
-//!   fresh randomness, which always comes from the OS CSPRNG
+//! - Clock: [`ProcessEntropy`] hashes, once per process, the wall clock
+//!   with fresh OS randomness, as non-secret context for AES Crypt IVs. It
+//!   never replaces fresh randomness, which always comes from the OS CSPRNG
 //!   ([`fill_random`], [`NonceSource`]).
+//! - Fork: a [`NonceSource`] buffers OS randomness; [`after_fork`] makes
+//!   every source in the process refill before its next nonce (the Python
+//!   package calls it from `os.register_at_fork`).
+//!
+//! Nothing in this crate opens a file, lists a directory, starts a process
+//! or opens a socket (a test checks its sources); atomic output files, traffic
+//! generators and JSON records live in `wireseal-io` beside it.
 //!
 //! ## The shared-secret cache
 //!
@@ -81,6 +87,7 @@
 //!
 //! [`Batch`]: crate::batch::Batch
 //! [`ProcessEntropy`]: crate::entropy::ProcessEntropy
+//! [`after_fork`]: crate::entropy::after_fork
 //! [`fill_random`]: crate::entropy::fill_random
 //! [`NonceSource`]: crate::entropy::NonceSource
 //! [`SharedSecretCache`]: crate::cache::SharedSecretCache

@@ -4,7 +4,7 @@
 //! crates/wireseal          the library (this crate): sans-IO, unsafe_code = "forbid";
 //!                          `std` (default) or a no_std core without an allocator
 //!   build.rs               picks the server-only paths once (aws-lc backend, hash
-//!                          indexes) from the `std` and `portable` features
+//!                          indexes) from the `std` feature and the backend cfg
 //!   src/primitives/        thin wrappers over audited crates (private; hazmat feature);
 //!                          x25519.rs and chacha20poly1305.rs hold both backends
 //!   src/keys.rs            the key types formats take

@@ -3,6 +3,8 @@
 //! key verification.
 
 use super::envelope::{self, KeyVerification, Position, User};
+#[allow(unused_imports)]
+use crate::prelude::*;
 
 /// Port numbers and their names, as `portnums.proto` spells them.
 const NAMES: [(i32, &str); 40] = [

@@ -5,6 +5,13 @@ crate::error::format_error! {
     /// deliberately opaque.
     #[derive(Copy)]
     pub enum Error {
+        /// A key is malformed, weak (low order, all-zero shared secret)
+        /// or of the wrong length.
+        #[error("invalid or weak key")]
+        InvalidKey => InvalidKey,
+        /// The packet, frame or onion was accepted before.
+        #[error("replayed: already accepted once")]
+        Replay => Replay,
         /// A channel pre-shared key longer than a channel holds (32 bytes).
         #[error("invalid channel PSK length {len} (at most 32 bytes: 0 = no encryption, 1 = default-key index, 16 = AES-128, 32 = AES-256)")]
         InvalidPsk {
@@ -45,6 +52,10 @@ crate::error::format_error! {
             /// Which field.
             field: &'static str,
         } => InvalidInput,
+        /// The caller's random source failed while a nonce was drawn
+        /// (nothing was sealed).
+        #[error("the random source failed")]
+        Rng => Io,
         /// A name that is not one of a setting's values (a signature
         /// policy).
         #[error("unknown {what} (expected one of: {expected})")]
@@ -55,4 +66,5 @@ crate::error::format_error! {
             expected: &'static str,
         } => InvalidInput,
     }
+    impl From<KeyError> => InvalidKey;
 }

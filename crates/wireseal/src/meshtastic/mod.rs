@@ -64,12 +64,12 @@
 //! # Ok::<(), meshtastic::Error>(())
 //! ```
 
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 pub mod app;
 #[cfg(feature = "std")]
 pub mod batch;
 pub mod channel;
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 pub mod decoder;
 #[cfg(feature = "alloc")]
 pub mod envelope;
@@ -81,11 +81,11 @@ mod node_id;
 pub mod packet_key;
 pub mod pkc;
 mod pkc_keys;
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 pub mod policy;
 #[cfg(feature = "serde")]
 pub mod record;
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 pub mod replay;
 pub mod untrusted;
 pub mod xeddsa;
@@ -93,16 +93,16 @@ pub mod xeddsa;
 #[cfg(feature = "std")]
 pub use batch::{open_batch_len, SealedPkc};
 pub use channel::ChannelKey;
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 pub use decoder::Decoder;
 pub use error::Error;
 pub use header::{PacketHeader, HEADER_LEN, MAX_PAYLOAD_LEN};
 pub use identity::{node_number, Identity};
 pub use node_id::NodeId;
 pub use pkc::{opened_len, sealed_len, PkcEngine, PkcKey, PkcKeyForm, PkcPacket, PkcSecret};
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 pub use policy::{SignaturePolicy, Verdict};
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 pub use replay::ReplayWindow;
 
 /// The name of the firmware's default channel (the `LongFast` modem preset,

@@ -12,7 +12,7 @@
 //! Time is the caller's `now` in milliseconds (it only ages cache entries,
 //! see [`PkcEngine::with_ttl`]), the first argument after the engine.
 
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 use super::replay::ReplayWindow;
 use super::{Error, MAX_PAYLOAD_LEN};
 #[cfg(feature = "alloc")]
@@ -23,7 +23,7 @@ use crate::entropy::NonceSource;
 use crate::entropy::{CryptoRng, RngCore};
 use crate::primitives::aes_ccm;
 use crate::primitives::x25519::StaticSecret;
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 use zeroize::Zeroize;
 
 #[cfg(feature = "hazmat")]
@@ -88,7 +88,7 @@ pub const fn opened_len(sealed_len: usize) -> Result<usize, Error> {
 pub struct PkcEngine<K: PkcKeyForm = PkcKey, S: SlotStorage<K, 32> = DefaultSlots<K>> {
     own: StaticSecret,
     pub(super) cache: SharedSecretCache<K, 32, S>,
-    #[cfg(feature = "std")]
+    #[cfg(feature = "alloc")]
     pub(super) replay: Option<ReplayWindow>,
     /// extraNonces, from the OS CSPRNG a few KiB per system call.
     #[cfg(feature = "std")]
@@ -99,9 +99,10 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> core::fmt::Debug for PkcEngine<K, S> 
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let mut d = f.debug_struct("PkcEngine");
         d.field("own", &self.own).field("cache", &self.cache);
+        #[cfg(feature = "alloc")]
+        d.field("replay", &self.replay.is_some());
         #[cfg(feature = "std")]
-        d.field("replay", &self.replay.is_some())
-            .field("nonces", &self.nonces);
+        d.field("nonces", &self.nonces);
         d.finish()
     }
 }
@@ -159,7 +160,7 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
         Self {
             own,
             cache,
-            #[cfg(feature = "std")]
+            #[cfg(feature = "alloc")]
             replay: None,
             #[cfg(feature = "std")]
             nonces: NonceSource::new(),
@@ -175,7 +176,7 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
     }
 
     /// Rejects repeated (from, id) pairs (the firmware has no such check).
-    #[cfg(feature = "std")]
+    #[cfg(feature = "alloc")]
     pub fn with_replay_window(mut self, window: ReplayWindow) -> Self {
         self.replay = Some(window);
         self
@@ -205,13 +206,6 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
     /// The cache, for its counters.
     pub fn cache(&self) -> &SharedSecretCache<K, 32, S> {
         &self.cache
-    }
-
-    /// The source of extraNonces; call [`NonceSource::discard`] on it in a
-    /// child process after `fork` (see [`NonceSource`]).
-    #[cfg(feature = "std")]
-    pub fn nonces_mut(&mut self) -> &mut NonceSource {
-        &mut self.nonces
     }
 
     #[cfg(feature = "std")]
@@ -252,7 +246,8 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
     /// CSPRNG `rng` (firmware: the RNG peripheral).
     ///
     /// # Errors
-    /// As [`Self::seal_into`].
+    /// As [`Self::seal_into`]; [`Error::Rng`] when `rng` fails
+    /// (`try_fill_bytes`), before anything is written.
     pub fn seal_with_rng_into<R: RngCore + CryptoRng>(
         &mut self,
         now: u64,
@@ -263,7 +258,7 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
     ) -> Result<usize, Error> {
         let n = check_seal_lengths(plaintext, out)?;
         let mut extra = [0u8; EXTRA_NONCE_LEN];
-        rng.fill_bytes(&mut extra);
+        rng.try_fill_bytes(&mut extra).map_err(|_| Error::Rng)?;
         let key = self.key(now, packet.peer_public)?;
         key.seal_into(packet.from, packet.id, plaintext, extra, &mut out[..n])
     }
@@ -335,7 +330,7 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
         let PkcPacket { from, id, .. } = packet;
         self.key(now, packet.peer_public)?
             .open(from, id, payload, &mut out[..n])?;
-        #[cfg(feature = "std")]
+        #[cfg(feature = "alloc")]
         if let Some(w) = &mut self.replay {
             if !w.accept(from, id) {
                 out[..n].zeroize();
@@ -372,7 +367,7 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
     /// (`tag` is `Ok`), applies the replay window, so the engine ends up as
     /// after [`Self::open_into`]. `None` (nothing changed) when `slot` no
     /// longer holds the peer's key: open again with [`Self::open_into`].
-    #[cfg(feature = "std")]
+    #[cfg(feature = "alloc")]
     pub(crate) fn finish_ahead(
         &mut self,
         slot: usize,

@@ -32,6 +32,8 @@ use super::envelope::Data;
 use super::header::{HEADER_LEN, MAX_FRAME_LEN};
 use super::xeddsa::SIGNATURE_LEN;
 use super::Error;
+#[allow(unused_imports)]
+use crate::prelude::*;
 
 /// Bytes a signature adds to an encoded `Data`: tag, length, 64 bytes
 /// (`XEDDSA_SIGNATURE_FIELD_BYTES`).

@@ -14,14 +14,22 @@
 //! Every operation is O(`ids_per_sender`) for the id lookup plus
 //! O(log `max_senders`) for the recency order.
 
-use std::collections::{BTreeMap, HashMap};
+#[allow(unused_imports)]
+use crate::prelude::*;
+use alloc::collections::BTreeMap;
+
+/// Senders by node number: a hash map on `std`, a B-tree with `alloc` only.
+#[cfg(feature = "std")]
+type Senders = std::collections::HashMap<u32, Sender>;
+#[cfg(not(feature = "std"))]
+type Senders = BTreeMap<u32, Sender>;
 
 /// Remembers recently accepted (from, id) pairs.
 #[derive(Debug, Clone)]
 pub struct ReplayWindow {
     ids_per_sender: usize,
     max_senders: usize,
-    senders: HashMap<u32, Sender>,
+    senders: Senders,
     /// Senders by when they were last heard (tick -> sender), oldest first.
     recency: BTreeMap<u64, u32>,
     tick: u64,
@@ -47,7 +55,7 @@ impl ReplayWindow {
         Self {
             ids_per_sender: ids_per_sender.max(1),
             max_senders: max_senders.max(1),
-            senders: HashMap::new(),
+            senders: Senders::new(),
             recency: BTreeMap::new(),
             tick: 0,
         }

@@ -54,7 +54,7 @@ impl MeshSealer {
     /// back to back into `out[..seal_batch_len(plaintexts)]`, in parallel on
     /// `batch`. Returns each frame's range in `out`, in input order. The
     /// nonces come straight from the OS CSPRNG on the batch's threads (not
-    /// from [`MeshSealer::nonces_mut`]).
+    /// from the sealer's buffered [`crate::entropy::NonceSource`]).
     ///
     /// # Errors
     /// [`Error::BufferTooSmall`] when `out` is shorter than

@@ -12,6 +12,16 @@ crate::error::format_error! {
     /// [`Error::Exhausted`].
     #[derive(Copy)]
     pub enum Error {
+        /// A key is malformed, weak (low order, all-zero shared secret)
+        /// or of the wrong length.
+        #[error("invalid or weak key")]
+        InvalidKey => InvalidKey,
+        /// The packet, frame or onion was accepted before.
+        #[error("replayed: already accepted once")]
+        Replay => Replay,
+        /// A counter or key-usage limit is used up; re-key.
+        #[error("counter exhausted; re-key")]
+        Exhausted => Exhausted,
         /// The first byte is not the marker this call handles.
         #[error("unexpected marker byte 0x{found:02X} (expected 0x{expected:02X})")]
         WrongMarker {
@@ -68,6 +78,10 @@ crate::error::format_error! {
             /// The configured cap.
             max: usize,
         } => Limit,
+        /// The caller's random source failed while a nonce was drawn
+        /// (nothing was sealed, no session state moved).
+        #[error("the random source failed")]
+        Rng => Io,
         /// The key-exchange frame names our own node id as its sender.
         #[error("key exchange claims our own node id")]
         OwnNodeId => Policy,
@@ -87,6 +101,7 @@ crate::error::format_error! {
             expected: &'static str,
         } => InvalidInput,
     }
+    impl From<KeyError> => InvalidKey;
 }
 
 /// Checks that `frame` starts with `marker` and holds at least `min` bytes.

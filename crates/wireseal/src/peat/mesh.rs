@@ -115,7 +115,8 @@ impl MeshKey {
     ///
     /// # Errors
     /// [`Error::BufferTooSmall`] when `out` is shorter than [`sealed_len`]
-    /// (no nonce is drawn then).
+    /// (no nonce is drawn then); [`Error::Rng`] when `rng` fails
+    /// (`try_fill_bytes`).
     #[inline]
     pub fn seal_with_rng_into<R: RngCore + CryptoRng>(
         &self,
@@ -128,7 +129,7 @@ impl MeshKey {
             return Err(Error::BufferTooSmall { required: n });
         }
         let mut nonce = [0u8; NONCE_LEN];
-        rng.fill_bytes(&mut nonce);
+        rng.try_fill_bytes(&mut nonce).map_err(|_| Error::Rng)?;
         self.seal_with_nonce_into(&nonce, plaintext, out)
     }
 
@@ -215,11 +216,6 @@ impl MeshSealer {
     /// The key, for opening frames.
     pub fn key(&self) -> &MeshKey {
         &self.key
-    }
-
-    /// The nonce supply (call [`NonceSource::discard`] after a `fork`).
-    pub fn nonces_mut(&mut self) -> &mut NonceSource {
-        &mut self.nonces
     }
 
     /// Seals `plaintext` with a fresh random nonce into

@@ -88,7 +88,7 @@ impl PeerSessions {
             peer,
             plaintext,
             out,
-            &mut || nonces.take(),
+            &mut || Ok(nonces.take()),
         )
     }
 
@@ -96,7 +96,8 @@ impl PeerSessions {
     /// `rng` (firmware: the RNG peripheral).
     ///
     /// # Errors
-    /// As [`Self::seal_into`].
+    /// As [`Self::seal_into`]; [`Error::Rng`] when `rng` fails
+    /// (`try_fill_bytes`), with no session state moved.
     #[inline]
     pub fn seal_with_rng_into<R: RngCore + CryptoRng>(
         &mut self,
@@ -116,8 +117,8 @@ impl PeerSessions {
             out,
             &mut || {
                 let mut n = [0u8; NONCE_LEN];
-                rng.fill_bytes(&mut n);
-                n
+                rng.try_fill_bytes(&mut n).map_err(|_| Error::Rng)?;
+                Ok(n)
             },
         )
     }
@@ -135,7 +136,7 @@ fn seal(
     peer: u32,
     plaintext: &[u8],
     out: &mut [u8],
-    draw: &mut dyn FnMut() -> [u8; NONCE_LEN],
+    draw: &mut dyn FnMut() -> Result<[u8; NONCE_LEN], Error>,
 ) -> Result<usize, Error> {
     {
         let n = peer_sealed_len(plaintext.len());
@@ -150,7 +151,7 @@ fn seal(
             recipient: peer,
             sender,
             counter: *s.outbound,
-            nonce: draw(),
+            nonce: draw()?,
         };
         let (head, rest) = out.split_at_mut(PEER_HEADER_LEN);
         header.write(head);

@@ -140,11 +140,8 @@ impl core::fmt::Debug for PeerSessions {
 impl PeerSessions {
     /// Sessions of node `node_id` with the long-lived X25519 key `identity`.
     pub fn new(node_id: u32, identity: StaticSecret) -> Self {
-        #[cfg(feature = "alloc")]
-        let shared = SharedSecretCache::new(identity.public_key(), crate::cache::DEFAULT_CAPACITY);
-        #[cfg(not(feature = "alloc"))]
         let shared =
-            SharedSecretCache::with_slots(identity.public_key(), crate::cache::Slot::array());
+            SharedSecretCache::with_slots(identity.public_key(), crate::cache::DefaultSlots::new());
         Self {
             node_id,
             identity,

@@ -10,6 +10,8 @@ pub mod aes_ccm;
 pub mod aes_ctr;
 #[cfg(feature = "std")]
 pub mod blake3;
+#[cfg_attr(wireseal_aws_lc, allow(dead_code))]
+pub mod ccm;
 #[cfg(feature = "std")]
 pub mod chacha20;
 pub mod chacha20poly1305;
@@ -27,3 +29,13 @@ pub mod secp256k1;
 pub mod sha;
 pub mod x25519;
 pub mod xeddsa;
+
+/// The backend this build runs for X25519 and ChaCha20-Poly1305: `"aws-lc"`
+/// on `std` builds, `"portable"` (curve25519-dalek, RustCrypto) without
+/// `std` or when the final build chose it (see the crate's features).
+#[cfg_attr(not(feature = "hazmat"), allow(dead_code))]
+pub const BACKEND: &str = if cfg!(wireseal_aws_lc) {
+    "aws-lc"
+} else {
+    "portable"
+};

@@ -11,7 +11,7 @@ pub fn sha256(data: &[u8]) -> [u8; 32] {
     Sha256::digest(data).into()
 }
 
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 /// SHA-256 of the concatenation of `parts`.
 pub fn sha256_parts(parts: &[&[u8]]) -> [u8; 32] {
     let mut h = Sha256::new();

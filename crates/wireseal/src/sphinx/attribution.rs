@@ -13,9 +13,13 @@
 //! stream. The origin undoes this hop by hop ([`super::failure::unwrap_attributed`],
 //! [`super::fulfill::unwrap`]).
 //!
-//! Only the first [`MAX_HOPS`] hops of a route (of up to 27) can vouch.
+//! Only the first [`MAX_HOPS`] hops of a route (of up to 27) can vouch, and
+//! only hops whose incoming HTLC carried no `path_key` add attribution data
+//! ([`Incoming`]): a blinded path's hops after its introduction node add
+//! none, and the origin reads the data up to the introduction node
+//! ([`HopSecrets::with_blinded_tail`](super::HopSecrets::with_blinded_tail)).
 
-use super::keys::{derive, KeyKind, SharedSecret};
+use super::keys::{derive, HopSecrets, KeyKind, SharedSecret};
 use super::Error;
 use crate::primitives::chacha20::KeyStream;
 use crate::primitives::hmac_stream::HmacSha256Stream;
@@ -56,6 +60,88 @@ pub const fn hold_time_units(ms: u64) -> u32 {
 /// A hold time in wire units as milliseconds.
 pub const fn hold_time_ms(units: u32) -> u64 {
     units as u64 * HOLD_TIME_UNIT_MS
+}
+
+/// How the `update_add_htlc` a hop received reached it, which decides
+/// whether the hop adds attribution data (BOLT #4): only a hop whose
+/// incoming HTLC carried no `path_key` adds or updates it.
+///
+/// Spelled (`FromStr` / `Display`) `unblinded` or `blinded`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Incoming {
+    /// No `path_key`: outside a blinded path, or its introduction node (the
+    /// path key came in the onion's `current_path_key`). The hop adds its
+    /// hold time and HMACs, to a new block when none came from downstream.
+    #[default]
+    Unblinded,
+    /// A `path_key` came with the HTLC: the hop is inside a blinded path,
+    /// past its introduction node. It neither adds nor updates attribution
+    /// data, and passes none upstream (hold times from inside a blinded path
+    /// would help the origin find its hops).
+    Blinded,
+}
+
+impl Incoming {
+    /// [`Incoming::Blinded`] when the incoming `update_add_htlc` carried a
+    /// path key.
+    pub fn from_path_key<K>(path_key: Option<K>) -> Self {
+        match path_key {
+            Some(_) => Incoming::Blinded,
+            None => Incoming::Unblinded,
+        }
+    }
+
+    /// Whether a hop that received its HTLC this way adds attribution data.
+    pub const fn adds_attribution(self) -> bool {
+        matches!(self, Incoming::Unblinded)
+    }
+
+    /// The name `Display` prints and `FromStr` reads.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Incoming::Unblinded => "unblinded",
+            Incoming::Blinded => "blinded",
+        }
+    }
+
+    /// What this hop sends upstream from the attribution data `received`
+    /// from downstream: a blinded hop drops it, any other adds its layer
+    /// with `add` (to a new block when nothing came).
+    pub(crate) fn pass_on(
+        self,
+        received: Option<AttributionData>,
+        add: impl FnOnce(&mut AttributionData),
+    ) -> Option<AttributionData> {
+        self.adds_attribution().then(|| {
+            let mut a = match received {
+                Some(mut a) => {
+                    a.shift_right();
+                    a
+                }
+                None => AttributionData::new(),
+            };
+            add(&mut a);
+            a
+        })
+    }
+}
+
+impl fmt::Display for Incoming {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Incoming {
+    type Err = Error;
+
+    /// `unblinded` or `blinded`.
+    fn from_str(s: &str) -> Result<Self, Error> {
+        [Incoming::Unblinded, Incoming::Blinded]
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or(Error::UnknownIncoming)
+    }
 }
 
 /// The 920-byte `attribution_data` block, as it travels (obfuscated).
@@ -265,17 +351,24 @@ pub(crate) struct Walk {
 }
 
 impl Walk {
-    /// Starts a walk over a route of `hops` hops; `data` of the wrong length
-    /// breaks at the first hop (it sent malformed data).
-    pub(crate) fn new(hops: usize, data: Option<&[u8]>) -> Self {
+    /// Starts a walk over `route`'s hops that can vouch (its first
+    /// [`HopSecrets::attributing`], at most [`MAX_HOPS`]); `data` of the
+    /// wrong length breaks at the first hop (it sent malformed data).
+    pub(crate) fn new(route: &HopSecrets, data: Option<&[u8]>) -> Self {
         let parsed = data.map(AttributionData::from_slice);
+        let vouching = route.attributing().min(MAX_HOPS);
         Self {
             data: parsed.as_ref().and_then(|r| r.as_ref().ok().cloned()),
-            vouching: hops.min(MAX_HOPS),
-            hold_units: Vec::with_capacity(hops.min(MAX_HOPS)),
-            broken_at: matches!(parsed, Some(Err(_))).then_some(1),
+            vouching,
+            hold_units: Vec::with_capacity(vouching),
+            broken_at: (vouching > 0 && matches!(parsed, Some(Err(_)))).then_some(1),
             present: data.is_some(),
         }
+    }
+
+    /// How many hops can vouch.
+    pub(crate) fn vouching(&self) -> usize {
+        self.vouching
     }
 
     /// Hop `i` (0-based): removes its stream and checks its HMAC over
@@ -379,6 +472,12 @@ mod tests {
         for a in [Attribution::Valid, Attribution::Absent, Attribution::Broken] {
             assert_eq!(a.to_string().parse::<Attribution>(), Ok(a));
         }
+        for i in [Incoming::Unblinded, Incoming::Blinded] {
+            assert_eq!(i.to_string().parse::<Incoming>(), Ok(i));
+        }
+        assert_eq!("Blinded".parse::<Incoming>(), Err(Error::UnknownIncoming));
+        assert_eq!(Incoming::from_path_key(Some(())), Incoming::Blinded);
+        assert_eq!(Incoming::from_path_key(None::<()>), Incoming::Unblinded);
         assert_eq!(
             "VALID".parse::<Attribution>(),
             Err(Error::UnknownAttribution)

@@ -3,7 +3,7 @@
 use super::Error;
 
 /// Bytes needed to encode `n` as BigSize.
-pub fn len(n: u64) -> usize {
+pub const fn len(n: u64) -> usize {
     match n {
         0..=0xfc => 1,
         0xfd..=0xffff => 3,

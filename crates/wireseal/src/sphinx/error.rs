@@ -12,6 +12,13 @@ crate::error::format_error! {
     /// the payload area.
     #[derive(Copy)]
     pub enum Error {
+        /// A key is malformed, weak (low order, all-zero shared secret)
+        /// or of the wrong length.
+        #[error("invalid or weak key")]
+        InvalidKey => InvalidKey,
+        /// The packet, frame or onion was accepted before.
+        #[error("replayed: already accepted once")]
+        Replay => Replay,
         /// An onion message is neither of the two sizes BOLT #4 recommends
         /// ([`super::PAYMENT_ONION_LEN`], [`super::MESSAGE_ONION_LEN_LARGE`]).
         #[error("onion message packets are 1366 or 32834 bytes, got {len}")]
@@ -54,5 +61,25 @@ crate::error::format_error! {
         /// An attribution status other than `valid`, `absent` and `broken`.
         #[error("attribution is `valid`, `absent` or `broken`")]
         UnknownAttribution => InvalidInput,
+        /// An incoming-HTLC name other than `unblinded` and `blinded`.
+        #[error("the incoming HTLC is `unblinded` or `blinded`")]
+        UnknownIncoming => InvalidInput,
+        /// A blinded tail longer than the route.
+        #[error("a blinded tail of {blinded} hops on a route of {hops}")]
+        BlindedTail {
+            /// Hops said to be inside the blinded path.
+            blinded: usize,
+            /// Hops on the route.
+            hops: usize,
+        } => InvalidInput,
+        /// A TLV stream holds an even type this library does not know (BOLT #1:
+        /// it must not be ignored).
+        #[error("unknown even TLV type {0}")]
+        UnknownEvenType(u64) => Unsupported,
+        /// A `fulfillment_payload_tlvs` stream to seal already holds a
+        /// `padding` record (type 1): the library adds it.
+        #[error("the fulfillment payload's records hold a padding record (type 1); padding is added when sealing")]
+        PaddingGiven => InvalidInput,
     }
+    impl From<KeyError> => InvalidKey;
 }

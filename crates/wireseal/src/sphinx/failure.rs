@@ -6,26 +6,37 @@
 //! the HMAC keyed with `um` over everything after it, the whole packet XORed
 //! with the `ammag` stream of each hop.
 //!
+//! Return packets are at most [`MAX_RETURN_LEN`] (32,768) bytes: a failing
+//! hop creates none longer, and a hop passing a longer one back truncates it
+//! to its first 32,768 bytes instead of refusing it (earlier versions of
+//! BOLT #4 allowed them).
+//!
 //! Hold times are given in milliseconds and travel in units of 100 ms
 //! ([`super::attribution::hold_time_units`]: rounded down, saturating). Hops
-//! are counted from 1 (the first hop after the origin).
+//! are counted from 1 (the first hop after the origin). A hop decides with
+//! [`Incoming`] whether it adds attribution data ([`create_at`],
+//! [`relay_in_place`]); the origin reads it up to a blinded path's
+//! introduction node ([`HopSecrets::with_blinded_tail`](super::HopSecrets::with_blinded_tail)).
 
-use super::attribution::{hold_time_units, Attribution, AttributionData, Walk, MAX_HOPS};
-use super::keys::{derive, HopSecrets, KeyKind, SharedSecret};
+use super::attribution::{hold_time_units, AttributionData, Incoming};
+use super::keys::{derive, KeyKind, SharedSecret};
 use super::{Error, HMAC_LEN};
-use crate::batch::Batch;
 use crate::primitives::chacha20::KeyStream;
 use crate::primitives::hmac_stream::HmacSha256Stream;
-use crate::primitives::sha::ct_eq;
 
 /// `failure_len + pad_len` is padded up to at least this many bytes.
 pub const MIN_PADDED_LEN: usize = 256;
 
-/// Longest failure message a packet can carry (its length is a `u16`).
-pub const MAX_MESSAGE_LEN: usize = u16::MAX as usize;
+/// Longest return packet (BOLT #4: 32 KiB, leaving room in
+/// `update_fail_htlc` for attribution data); hops truncate longer ones.
+pub const MAX_RETURN_LEN: usize = 32_768;
 
 /// Shortest failure packet: the HMAC and the two length fields.
 pub const MIN_FAILURE_LEN: usize = HMAC_LEN + 4;
+
+/// Longest failure message a packet can carry: what fits in
+/// [`MAX_RETURN_LEN`] with the HMAC and the two length fields.
+pub const MAX_MESSAGE_LEN: usize = MAX_RETURN_LEN - MIN_FAILURE_LEN;
 
 /// Size of the failure packet carrying a message of `msg_len` bytes (the
 /// sealed size; the message length itself is only known after
@@ -35,12 +46,12 @@ pub const fn failure_len(msg_len: usize) -> usize {
 }
 
 /// The `um` key of `ss`, keyed once for the HMACs that use it.
-fn um(ss: &SharedSecret) -> HmacSha256Stream {
+pub(crate) fn um(ss: &SharedSecret) -> HmacSha256Stream {
     HmacSha256Stream::new(derive(KeyKind::Um, ss.expose()).expose())
 }
 
 /// Applies (or removes) hop `ss`'s `ammag` stream.
-fn ammag(ss: &SharedSecret, packet: &mut [u8]) {
+pub(crate) fn ammag(ss: &SharedSecret, packet: &mut [u8]) {
     let key = derive(KeyKind::Ammag, ss.expose());
     KeyStream::new(key.expose(), 0).xor(packet);
 }
@@ -65,15 +76,18 @@ fn plain_into(
     min_padded: usize,
     out: &mut [u8],
 ) -> Result<usize, Error> {
-    let msg_len = u16::try_from(message.len()).map_err(|_| Error::TooLong {
-        len: message.len(),
-        max: MAX_MESSAGE_LEN,
-    })?;
+    if message.len() > MAX_MESSAGE_LEN {
+        return Err(Error::TooLong {
+            len: message.len(),
+            max: MAX_MESSAGE_LEN,
+        });
+    }
+    let msg_len = message.len() as u16;
     let n = padded_failure_len(message.len(), min_padded);
-    if n - MIN_FAILURE_LEN - message.len() > MAX_MESSAGE_LEN {
+    if n > MAX_RETURN_LEN {
         return Err(Error::TooLong {
             len: n,
-            max: MAX_MESSAGE_LEN,
+            max: MAX_RETURN_LEN,
         });
     }
     let out = out
@@ -164,11 +178,9 @@ fn create_attributed_padded(
     out: &mut [u8],
     attribution: &mut AttributionData,
 ) -> Result<usize, Error> {
-    let um = um(ss);
-    let n = plain_into(&um, message, min_padded, out)?;
+    let n = plain_into(&um(ss), message, min_padded, out)?;
     let mut a = AttributionData::new();
-    a.add_hop(&um, hold_time_units(hold_time_ms), &out[..n]);
-    a.crypt(ss);
+    add_layer(ss, hold_time_ms, &out[..n], &mut a);
     ammag(ss, &mut out[..n]);
     *attribution = a;
     Ok(n)
@@ -191,7 +203,7 @@ pub fn create_attributed_to_vec(
     Ok((v, a))
 }
 
-fn check_len(packet: &[u8]) -> Result<(), Error> {
+pub(crate) fn check_len(packet: &[u8]) -> Result<(), Error> {
     if packet.len() < MIN_FAILURE_LEN {
         return Err(Error::Truncated {
             len: packet.len(),
@@ -201,25 +213,36 @@ fn check_len(packet: &[u8]) -> Result<(), Error> {
     Ok(())
 }
 
+/// The part of a received return packet a hop passes back: its first
+/// [`MAX_RETURN_LEN`] bytes.
+fn truncated(packet: &mut [u8]) -> Result<&mut [u8], Error> {
+    check_len(packet)?;
+    let n = packet.len().min(MAX_RETURN_LEN);
+    Ok(&mut packet[..n])
+}
+
 /// Adds this hop's obfuscation layer to a failure packet passing back, in
-/// place; returns the packet. Without attribution data: see
-/// [`wrap_attributed_in_place`].
+/// place; returns the packet to send upstream: `packet` itself, or its first
+/// [`MAX_RETURN_LEN`] bytes when it is longer (the rest is left as it was).
+/// Without attribution data: see [`wrap_attributed_in_place`].
 ///
 /// # Errors
 ///
 /// [`Error::Truncated`] for a packet shorter than [`MIN_FAILURE_LEN`]
 /// (left unchanged).
 pub fn wrap_in_place<'a>(ss: &SharedSecret, packet: &'a mut [u8]) -> Result<&'a mut [u8], Error> {
-    check_len(packet)?;
+    let packet = truncated(packet)?;
     ammag(ss, packet);
     Ok(packet)
 }
 
 /// Adds this hop's layer to a failure packet passing back and to its
 /// attribution data, in place, reporting `hold_time_ms` as this hop's hold
-/// time. `attribution` is what came from downstream, or
-/// [`AttributionData::new`] when nothing did (the hops after this one then
-/// cannot vouch, this one and those before it still can).
+/// time; returns the packet to send upstream (its first [`MAX_RETURN_LEN`]
+/// bytes when longer: the HMACs cover what is sent). `attribution` is what
+/// came from downstream, or [`AttributionData::new`] when nothing did (the
+/// hops after this one then cannot vouch, this one and those before it
+/// still can). For a hop inside a blinded path, see [`relay_in_place`].
 ///
 /// # Errors
 ///
@@ -231,183 +254,69 @@ pub fn wrap_attributed_in_place<'a>(
     packet: &'a mut [u8],
     attribution: &mut AttributionData,
 ) -> Result<&'a mut [u8], Error> {
-    check_len(packet)?;
+    let packet = truncated(packet)?;
     attribution.shift_right();
-    attribution.add_hop(&um(ss), hold_time_units(hold_time_ms), packet);
-    attribution.crypt(ss);
+    add_layer(ss, hold_time_ms, packet, attribution);
     ammag(ss, packet);
     Ok(packet)
 }
 
-/// A failure attributed to a hop by its packet HMAC.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    /// The failing hop, counted from 1 (the first hop after the origin).
-    pub hop: usize,
-    /// The failure message (`failuremsg`: a failure code and its data).
-    pub message: Vec<u8>,
+/// This hop's hold time and HMACs over `packet` (as it received or created
+/// it), then its `ammagext` stream.
+fn add_layer(ss: &SharedSecret, hold_time_ms: u64, packet: &[u8], a: &mut AttributionData) {
+    a.add_hop(&um(ss), hold_time_units(hold_time_ms), packet);
+    a.crypt(ss);
 }
 
-impl Failure {
-    /// The failing hop's index in the route's hop list (`hop - 1`).
-    pub const fn hop_index(&self) -> usize {
-        self.hop.saturating_sub(1)
-    }
-}
-
-/// What the origin learns from a failure packet and its attribution data.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unwrapped {
-    /// The hop whose packet HMAC verifies (the hop that created the
-    /// failure), counted from 1; `None` when no hop's does (the packet was
-    /// garbled on the way back).
-    pub hop: Option<usize>,
-    /// That hop's failure message; `None` when there is no such hop, or its
-    /// authenticated packet is malformed inside (lengths that do not add
-    /// up).
-    pub message: Option<Vec<u8>>,
-    /// Whether the attribution data was absent, vouched for every hop up to
-    /// the failing one, or broke.
-    pub attribution: Attribution,
-    /// The hold time of every hop that vouched, in milliseconds, in path
-    /// order.
-    pub hold_times_ms: Vec<u64>,
-    /// The hop to blame, counted from 1, when the message cannot be trusted
-    /// or the attribution breaks: the first hop whose attribution HMAC does
-    /// not verify; else, for an unattributable packet, hop 1 when
-    /// attribution is absent and, when it is valid, the route's last hop
-    /// (hop 21 on a longer route: the first that could not vouch); else,
-    /// for a malformed message, the hop that sent it.
-    pub blamed_hop: Option<usize>,
-}
-
-impl Unwrapped {
-    /// The failing hop's index in the route's hop list (`hop - 1`).
-    pub fn hop_index(&self) -> Option<usize> {
-        self.hop.map(|h| h.saturating_sub(1))
-    }
-
-    /// The blamed hop's index in the route's hop list (`blamed_hop - 1`).
-    pub fn blamed_index(&self) -> Option<usize> {
-        self.blamed_hop.map(|h| h.saturating_sub(1))
-    }
-
-    /// The failure, when a hop's HMAC verifies and its message is well
-    /// formed.
-    pub fn failure(&self) -> Option<Failure> {
-        Some(Failure {
-            hop: self.hop?,
-            message: self.message.clone()?,
-        })
-    }
-}
-
-/// The failure message inside an authenticated packet body (after the
-/// HMAC), or `None` when its lengths do not add up.
-fn message_of(body: &[u8]) -> Option<Vec<u8>> {
-    let len = u16::from_be_bytes([*body.first()?, *body.get(1)?]) as usize;
-    let message = body.get(2..2 + len)?;
-    let pad_at = 2 + len;
-    let pad = body.get(pad_at..pad_at + 2)?;
-    let pad_len = u16::from_be_bytes([pad[0], pad[1]]) as usize;
-    (pad_at + 2 + pad_len == body.len()).then(|| message.to_vec())
-}
-
-/// At the origin: removes every hop's layer, checking each hop's packet HMAC
-/// and, for the first 20 hops, its attribution HMAC (in constant time,
-/// always over the whole route, whichever hop failed), and reports the
-/// failing hop, its message, the hold times and the hop to blame.
-/// `attribution` is the `attribution_data` that came back, if any; one of
-/// the wrong length breaks at hop 1 (that hop sent malformed data).
+/// At the failing hop, as BOLT #4 has it for an HTLC that arrived as
+/// `incoming`: the failure packet and, unless the HTLC carried a
+/// `path_key` ([`Incoming::Blinded`]), its attribution data with this hop's
+/// hold time.
 ///
 /// # Errors
 ///
-/// [`Error::NoHops`] for an empty route, [`Error::Truncated`] for a packet
-/// shorter than [`MIN_FAILURE_LEN`]. An unattributable or malformed packet
-/// is a result, not an error.
-pub fn unwrap_attributed(
-    secrets: &HopSecrets,
-    packet: &[u8],
-    attribution: Option<&[u8]>,
-) -> Result<Unwrapped, Error> {
-    let n = secrets.len();
-    if n == 0 {
-        return Err(Error::NoHops);
+/// As [`create_into`].
+pub fn create_at(
+    ss: &SharedSecret,
+    incoming: Incoming,
+    message: &[u8],
+    hold_time_ms: u64,
+) -> Result<(Vec<u8>, Option<AttributionData>), Error> {
+    if incoming.adds_attribution() {
+        let (p, a) = create_attributed_to_vec(ss, message, hold_time_ms)?;
+        Ok((p, Some(a)))
+    } else {
+        Ok((create_to_vec(ss, message)?, None))
     }
-    check_len(packet)?;
-    let mut buf = packet.to_vec();
-    let mut walk = Walk::new(n, attribution);
-    let mut found: Option<(usize, Option<Vec<u8>>)> = None;
-    for (i, ss) in secrets.as_slice().iter().enumerate() {
-        ammag(ss, &mut buf);
-        let um = um(ss);
-        walk.step(i, ss, &um, &buf, found.is_none());
-        let (mac, body) = buf.split_at(HMAC_LEN);
-        let mut m = um.clone();
-        m.update(body);
-        if ct_eq(&m.finalize(), mac) && found.is_none() {
-            found = Some((i + 1, message_of(body)));
-        }
-    }
-    let status = walk.status();
-    let (hop, message) = match found {
-        Some((hop, message)) => (Some(hop), message),
-        None => (None, None),
-    };
-    let blamed_hop = walk.broken_at.or(match (hop, &message, status) {
-        (Some(_), Some(_), _) => None,
-        (Some(h), None, _) => Some(h),
-        (None, _, Attribution::Absent) => Some(1),
-        (None, _, _) => Some(n.min(MAX_HOPS + 1)),
+}
+
+/// At a hop passing a failure back, as BOLT #4 has it for an HTLC that
+/// arrived as `incoming`: truncates the packet to [`MAX_RETURN_LEN`] bytes,
+/// adds this hop's layer to it and, unless the HTLC carried a `path_key`,
+/// adds this hop's hold time and HMACs to `attribution` (shifting what came
+/// from downstream, or starting a new block when nothing did). A hop inside
+/// a blinded path ([`Incoming::Blinded`]) leaves `None` in `attribution`.
+/// Returns the packet to send upstream.
+///
+/// # Errors
+///
+/// [`Error::Truncated`] for a packet shorter than [`MIN_FAILURE_LEN`];
+/// then neither input is changed.
+pub fn relay_in_place<'a>(
+    ss: &SharedSecret,
+    incoming: Incoming,
+    hold_time_ms: u64,
+    packet: &'a mut [u8],
+    attribution: &mut Option<AttributionData>,
+) -> Result<&'a mut [u8], Error> {
+    let packet = truncated(packet)?;
+    *attribution = incoming.pass_on(attribution.take(), |a| {
+        add_layer(ss, hold_time_ms, packet, a)
     });
-    Ok(Unwrapped {
-        hop,
-        message,
-        attribution: status,
-        hold_times_ms: walk.hold_times_ms(),
-        blamed_hop,
-    })
+    ammag(ss, packet);
+    Ok(packet)
 }
 
-/// At the origin, without attribution data: the hop whose packet HMAC
-/// verifies and its message (every hop's layer is removed and every HMAC
-/// checked in constant time, whichever hop failed).
-///
-/// # Errors
-///
-/// [`Error::Truncated`] for a packet shorter than [`MIN_FAILURE_LEN`],
-/// [`Error::Auth`] when no hop's HMAC verifies (the failure cannot be
-/// attributed, or the route is empty), [`Error::BadFailure`] when the
-/// attributed packet's lengths do not add up.
-pub fn unwrap(secrets: &HopSecrets, packet: &[u8]) -> Result<Failure, Error> {
-    if secrets.is_empty() {
-        check_len(packet)?;
-        return Err(Error::Auth);
-    }
-    let u = unwrap_attributed(secrets, packet, None)?;
-    match (u.hop, u.message) {
-        (Some(hop), Some(message)) => Ok(Failure { hop, message }),
-        (Some(_), None) => Err(Error::BadFailure),
-        (None, _) => Err(Error::Auth),
-    }
-}
+mod origin;
 
-/// One failure for [`unwrap_batch`]: the route's secrets, the packet and
-/// its attribution data, if any.
-#[derive(Debug, Clone, Copy)]
-pub struct UnwrapItem<'a> {
-    /// The shared secrets of the route the failed HTLC took.
-    pub secrets: &'a HopSecrets,
-    /// The failure packet (`update_fail_htlc`'s `reason`).
-    pub packet: &'a [u8],
-    /// Its `attribution_data`, if any.
-    pub attribution: Option<&'a [u8]>,
-}
-
-/// [`unwrap_attributed`] for many failures on `batch`: results in input
-/// order, each equal to unwrapping that item alone.
-pub fn unwrap_batch(batch: &Batch, items: &[UnwrapItem<'_>]) -> Vec<Result<Unwrapped, Error>> {
-    batch.map(items, |it| {
-        unwrap_attributed(it.secrets, it.packet, it.attribution)
-    })
-}
+pub use origin::{unwrap, unwrap_attributed, unwrap_batch, Failure, UnwrapItem, Unwrapped};

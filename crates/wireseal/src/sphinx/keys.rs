@@ -1,6 +1,6 @@
 //! Key derivation: per-hop shared secrets (linear), the derived stream and
-//! MAC keys (`rho`, `mu`, `um`, `ammag`, `ammagext`, `pad`) and blinding
-//! factors.
+//! MAC keys (`rho`, `mu`, `um`, `ammag`, `ammagext`, `pad`, `fulfillment`)
+//! and blinding factors.
 
 use super::Error;
 use crate::primitives::hmac_stream::HmacSha256Stream;
@@ -28,17 +28,20 @@ crate::visibility::pub_if_hazmat! {
         AmmagExt,
         /// Stream key of the deterministic initial padding (keyed by the session key).
         Pad,
+        /// ChaCha20-Poly1305 key of the final node's `fulfillment_payload`.
+        Fulfillment,
     }
 }
 
 impl KeyKind {
-    const ALL: [KeyKind; 6] = [
+    const ALL: [KeyKind; 7] = [
         KeyKind::Rho,
         KeyKind::Mu,
         KeyKind::Um,
         KeyKind::Ammag,
         KeyKind::AmmagExt,
         KeyKind::Pad,
+        KeyKind::Fulfillment,
     ];
 
     fn label(self) -> &'static [u8] {
@@ -49,13 +52,14 @@ impl KeyKind {
             KeyKind::Ammag => b"ammag",
             KeyKind::AmmagExt => b"ammagext",
             KeyKind::Pad => b"pad",
+            KeyKind::Fulfillment => b"fulfillment",
         }
     }
 
     /// The HMAC state keyed with this kind's label, computed once: a
     /// derivation then costs the message and the outer block only.
     fn keyed(self) -> HmacSha256Stream {
-        static KEYED: OnceLock<[HmacSha256Stream; 6]> = OnceLock::new();
+        static KEYED: OnceLock<[HmacSha256Stream; 7]> = OnceLock::new();
         let all = KEYED.get_or_init(|| KeyKind::ALL.map(|k| HmacSha256Stream::new(k.label())));
         all[self as usize].clone()
     }
@@ -84,35 +88,77 @@ pub fn shared_secret(node_key: &PrivateKey, ephemeral: &PublicKey) -> SharedSecr
     node_key.ecdh_sha256(ephemeral)
 }
 
-/// The shared secrets of a session, one per hop, in path order.
+/// The shared secrets of a session, one per hop, in path order, and how
+/// many of the last hops are inside a blinded path (see
+/// [`HopSecrets::with_blinded_tail`]).
 #[derive(Debug, Default)]
-pub struct HopSecrets(Vec<SharedSecret>);
+pub struct HopSecrets {
+    secrets: Vec<SharedSecret>,
+    blinded: usize,
+}
 
 impl HopSecrets {
     /// Wraps secrets given in path order (for an origin that stored them).
     pub fn new(secrets: Vec<SharedSecret>) -> Self {
-        Self(secrets)
+        Self {
+            secrets,
+            blinded: 0,
+        }
+    }
+
+    /// The same route with its last `hops` hops inside a blinded path: the
+    /// hops that received the HTLC with a `path_key`, i.e. a blinded path's
+    /// hops after its introduction node (all of its hops when the origin is
+    /// itself the introduction node). BOLT #4 has those hops add no
+    /// attribution data, so the origin reads it up to the hop before them
+    /// (the introduction node) and blames none of them for its absence.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BlindedTail`] when `hops` is more than the route's length.
+    pub fn with_blinded_tail(mut self, hops: usize) -> Result<Self, Error> {
+        if hops > self.secrets.len() {
+            return Err(Error::BlindedTail {
+                blinded: hops,
+                hops: self.secrets.len(),
+            });
+        }
+        self.blinded = hops;
+        Ok(self)
+    }
+
+    /// How many of the last hops are inside a blinded path (0 without one).
+    pub fn blinded_tail(&self) -> usize {
+        self.blinded
+    }
+
+    /// How many hops, from the first, received the HTLC without a
+    /// `path_key` and so add attribution data: the route's length less its
+    /// blinded tail (only the first [`MAX_HOPS`](super::attribution::MAX_HOPS)
+    /// of them can vouch).
+    pub fn attributing(&self) -> usize {
+        self.secrets.len() - self.blinded
     }
 
     /// Number of hops.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.secrets.len()
     }
 
     /// True when there are no hops.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.secrets.is_empty()
     }
 
     /// The shared secret of hop `hop`, counted from 1 (the first hop after
     /// the origin).
     pub fn hop(&self, hop: usize) -> Option<&SharedSecret> {
-        self.0.get(hop.checked_sub(1)?)
+        self.secrets.get(hop.checked_sub(1)?)
     }
 
     /// All secrets, in path order.
     pub fn as_slice(&self) -> &[SharedSecret] {
-        &self.0
+        &self.secrets
     }
 }
 
@@ -149,7 +195,7 @@ pub fn session_secrets(
         }
         out.push(ss);
     }
-    Ok((first, HopSecrets(out)))
+    Ok((first, HopSecrets::new(out)))
 }
 
 #[cfg(test)]
@@ -173,5 +219,20 @@ mod tests {
         assert_eq!(hs.hop(1).unwrap().expose(), &[1; 32]);
         assert_eq!(hs.hop(2).unwrap().expose(), &[2; 32]);
         assert!(hs.hop(3).is_none());
+    }
+
+    #[test]
+    fn blinded_tail_is_at_most_the_route() {
+        let hs = HopSecrets::new(vec![Secret::new([1; 32]), Secret::new([2; 32])]);
+        assert_eq!((hs.blinded_tail(), hs.attributing()), (0, 2));
+        let hs = hs.with_blinded_tail(2).unwrap();
+        assert_eq!((hs.blinded_tail(), hs.attributing()), (2, 0));
+        assert_eq!(
+            hs.with_blinded_tail(3).unwrap_err(),
+            Error::BlindedTail {
+                blinded: 3,
+                hops: 2
+            }
+        );
     }
 }

@@ -15,11 +15,20 @@
 //!   is decrypted or parsed, and a hop frame must end inside the payload area.
 //!   [`ReplayLog`] lets the caller keep a replay log keyed by shared secret.
 //! * [`failure`] creates, wraps and unwraps failure packets, with or without
-//!   [`attribution`] data (hold times and the hop to blame);
-//!   [`failure::unwrap_batch`] unwraps many at once. [`fulfill`] does the same
-//!   for the hold times of fulfilled HTLCs. A hop finds its shared secret with
+//!   [`attribution`] data (hold times and the hop to blame), and truncates
+//!   return packets to 32 KiB on the way back; [`failure::unwrap_batch`]
+//!   unwraps many at once. [`fulfill`] does the same for fulfilled HTLCs:
+//!   their hold times and the final node's `fulfillment_payload`
+//!   ([`fulfill::payload`]). A hop finds its shared secret with
 //!   [`keys::shared_secret`] (or in [`Peeled`]); the origin keeps the route's
 //!   [`HopSecrets`] from [`build`] or derives them again.
+//! * Blinded paths and attribution: a hop whose HTLC came with a `path_key`
+//!   ([`Incoming::Blinded`]) adds no attribution data
+//!   ([`failure::create_at`], [`failure::relay_in_place`],
+//!   [`fulfill::create_at`], [`fulfill::relay`]); the origin reads it up to
+//!   the introduction node ([`HopSecrets::with_blinded_tail`]).
+//! * [`malformed`]: the `update_fail_malformed_htlc` reply of a hop
+//!   (forwarding or final) that cannot peel its onion.
 //! * [`blinding`] builds and unblinds blinded paths (payments and onion
 //!   messages).
 //! * [`peel_batch`] peels many onions on the caller's [`Batch`](crate::batch::Batch).
@@ -82,6 +91,7 @@ pub mod blinding;
 pub mod failure;
 pub mod fulfill;
 pub mod keys;
+pub mod malformed;
 pub mod tlv;
 
 mod area;
@@ -92,7 +102,7 @@ mod packet;
 mod peel;
 
 pub use area::{Area, Padding};
-pub use attribution::{Attribution, AttributionData, ATTRIBUTION_LEN};
+pub use attribution::{Attribution, AttributionData, Incoming, ATTRIBUTION_LEN};
 pub use batch::{peel_batch, PeelItem};
 pub use build::{build, build_into, build_to_vec, Hop, Route};
 pub use error::Error;

@@ -4,19 +4,17 @@
 //! [`Write`](std::io::Write) ([`encrypt_stream`]), one pass from any
 //! [`Read`] into a [`ProvisionalSink`] ([`decrypt_into_sink`]), a [`Read`]er that releases
 //! only verified plaintext from a seekable input ([`SeekDecryptor`]),
-//! [`read_header`], and the output file every driver writes through
-//! ([`PartialFile`]: beside the target, locked, synced, renamed into place;
-//! [`clean_up_leftovers`] for what killed runs left). The I/O overlaps the
-//! crypto on the caller's [`Batch`]. Everything here fails with this
+//! and [`read_header`], all over the caller's streams: nothing here opens a
+//! file (the drivers' output file, written beside its target and renamed into
+//! place, is `wireseal_io::PartialFile`). The I/O overlaps the crypto on the
+//! caller's [`Batch`]. Everything here fails with this
 //! module's [`Error`]: the format's error or the I/O's.
 
 mod error;
-mod partial;
 mod seek;
 mod writer;
 
 pub use error::Error;
-pub use partial::{clean_up_leftovers, Leftovers, PartialFile, Replace, PARTIAL_PREFIX};
 pub use seek::SeekDecryptor;
 pub use writer::{encrypt_stream, EncryptWriter};
 

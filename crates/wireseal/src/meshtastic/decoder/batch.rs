@@ -14,11 +14,18 @@
 //! exactly what [`Decoder::decode`] returns for that envelope after the ones
 //! before it, and the decoder's state ends up the same.
 
+#[cfg(feature = "std")]
 use super::nodes::NodeTable;
+#[cfg(feature = "std")]
 use super::{parse, Decoded, Decoder, Parsed};
+#[cfg(feature = "std")]
 use crate::batch::Batch;
-use crate::meshtastic::envelope::{self, Data};
-use crate::meshtastic::{Error, PkcEngine, PkcPacket, MAX_PAYLOAD_LEN};
+use crate::meshtastic::envelope::Data;
+#[cfg(feature = "std")]
+use crate::meshtastic::{envelope, MAX_PAYLOAD_LEN};
+use crate::meshtastic::{Error, PkcEngine, PkcPacket};
+#[allow(unused_imports)]
+use crate::prelude::*;
 use zeroize::Zeroize;
 
 /// A PKC payload opened in the parallel step.
@@ -69,6 +76,7 @@ impl Ahead {
 
 /// Opens a parsed PKC payload with the key the node table (as the batch
 /// found it) or the packet names, if the engine has that key cached.
+#[cfg(feature = "std")]
 fn open_ahead(engines: &[PkcEngine], nodes: &NodeTable, now: u64, parsed: &mut Parsed) {
     let Some((engine, ciphertext, offered)) = &parsed.pkc else {
         return;
@@ -94,6 +102,7 @@ fn open_ahead(engines: &[PkcEngine], nodes: &NodeTable, now: u64, parsed: &mut P
     buf.zeroize();
 }
 
+#[cfg(feature = "std")]
 impl Decoder {
     /// Decodes every envelope, in parallel on `batch` where the work allows;
     /// results in input order, equal to calling [`Decoder::decode`] on each

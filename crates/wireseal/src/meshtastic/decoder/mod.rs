@@ -61,6 +61,8 @@
 //! # Ok::<(), wireseal::meshtastic::Error>(())
 //! ```
 
+#[allow(unused_imports)]
+use crate::prelude::*;
 mod batch;
 mod nodes;
 mod outcome;

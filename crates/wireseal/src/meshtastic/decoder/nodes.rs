@@ -5,12 +5,23 @@
 use super::super::identity::{node_number, Identity};
 use super::super::xeddsa::VerifyingKey;
 use super::outcome::KeyEvent;
-use std::collections::HashMap;
+#[allow(unused_imports)]
+use crate::prelude::*;
 
 /// The table's hasher: aHash with a random per-table seed (node numbers come
 /// from the feed, so the seed keeps them from being ground to collide),
 /// cheaper than SipHash on the decoder's per-packet lookups.
-type NodeHasher = ahash::RandomState;
+/// The nodes by number: a randomly seeded hash map on `std`, a B-tree with
+/// `alloc` only.
+#[cfg(feature = "std")]
+type Nodes = std::collections::HashMap<u32, NodeKey, ahash::RandomState>;
+#[cfg(not(feature = "std"))]
+type Nodes = alloc::collections::BTreeMap<u32, NodeKey>;
+/// Public key → the node it was first pinned for, stored the same way.
+#[cfg(feature = "std")]
+type ByKey = std::collections::HashMap<[u8; 32], u32, ahash::RandomState>;
+#[cfg(not(feature = "std"))]
+type ByKey = alloc::collections::BTreeMap<[u8; 32], u32>;
 
 /// Default number of nodes a table remembers.
 pub const DEFAULT_NODE_CAPACITY: usize = 65_536;
@@ -61,9 +72,9 @@ impl NodeKey {
 /// pinned key would let a flood of made-up nodes unpin a real one).
 #[derive(Debug, Clone)]
 pub struct NodeTable {
-    nodes: HashMap<u32, NodeKey, NodeHasher>,
+    nodes: Nodes,
     /// Public key → the node it was first pinned for.
-    by_key: HashMap<[u8; 32], u32, NodeHasher>,
+    by_key: ByKey,
     capacity: usize,
 }
 
@@ -77,8 +88,8 @@ impl NodeTable {
     /// A table remembering at most `capacity` nodes.
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
-            nodes: HashMap::with_hasher(NodeHasher::new()),
-            by_key: HashMap::with_hasher(NodeHasher::new()),
+            nodes: Nodes::default(),
+            by_key: ByKey::default(),
             capacity,
         }
     }

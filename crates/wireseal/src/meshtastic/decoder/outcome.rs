@@ -4,6 +4,8 @@ use super::super::envelope::{Data, ADMIN_APP, KEY_VERIFICATION_APP, TEXT_MESSAGE
 use super::super::identity::Identity;
 use super::super::policy::Verdict;
 use super::super::Error;
+#[allow(unused_imports)]
+use crate::prelude::*;
 
 /// How the packet's `Data` was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

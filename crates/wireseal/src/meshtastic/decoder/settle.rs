@@ -11,6 +11,8 @@ use crate::meshtastic::identity::node_number;
 use crate::meshtastic::policy::{signable_fits, Concern, SignaturePolicy, Verdict};
 use crate::meshtastic::xeddsa::{VerifyingKey, SIGNATURE_LEN};
 use crate::meshtastic::{PkcPacket, MAX_PAYLOAD_LEN};
+#[allow(unused_imports)]
+use crate::prelude::*;
 use zeroize::Zeroize;
 
 /// What the policy step decides for one decoded packet.

@@ -1,0 +1,308 @@
+//! The GPU section's rows besides the curves: the correctness check against
+//! the library, the threshold's calibration, the kernels alone, the CPU
+//! fallback on one packet, and the host side of the GPU path.
+
+use super::measure::{
+    lanes, median, open, open_jobs, seal, seal_jobs, wire_bytes, Lane, Traffic, Via,
+};
+use super::S;
+use crate::{Better, Ctx, Row};
+use std::time::Instant;
+use wireseal::bip324::batch::{OpenJob, OpenedRange};
+use wireseal::bip324::{Error, Next, PacketType};
+use wireseal_gpu::{Config, Engine, Outgoing, SealJob, DEFAULT_MIN_GPU_BATCH};
+use wireseal_io::traffic::mixed_sizes;
+
+/// Before any figure: packets the GPU sealed open in the library (contents
+/// and types checked), and packets the library sealed open on the GPU,
+/// where a flipped byte fails that packet and stops its session there, as
+/// the library does. One row; a failed one stops the measurements.
+pub(super) fn correctness(gpu: &mut Engine) -> Row {
+    check_against_library(gpu).unwrap_or_else(|failed| *failed)
+}
+
+fn check_against_library(gpu: &mut Engine) -> Result<Row, Box<Row>> {
+    let mut cpu = Engine::cpu_only(Config::default());
+    let mut ls = lanes(64);
+    let t = Traffic::new(16_384, ls.len(), true, 11);
+    let fail = |what: &str, why: String| {
+        Box::new(
+            Row::new(
+                S,
+                format!("check: {what}"),
+                "packets",
+                Better::Higher,
+                0.0,
+                "-",
+                None,
+            )
+            .failed(why),
+        )
+    };
+    let mut wires = vec![Vec::new(); t.lanes()];
+    seal(gpu, Via::Gpu, &mut ls, &t, &mut wires).map_err(|e| fail("GPU seal", e))?;
+    open(&mut cpu, Via::Auto, &mut ls, &t, &mut wires, true)
+        .map_err(|e| fail("GPU seal, library open", e))?;
+    seal(&mut cpu, Via::Auto, &mut ls, &t, &mut wires).map_err(|e| fail("library seal", e))?;
+    open(gpu, Via::Gpu, &mut ls, &t, &mut wires, true)
+        .map_err(|e| fail("library seal, GPU open", e))?;
+
+    // A flipped byte in packet 7 of every other session.
+    seal(&mut cpu, Via::Auto, &mut ls, &t, &mut wires).map_err(|e| fail("library seal", e))?;
+    let at = |p: &[Outgoing]| p[..7].iter().map(|o| o.len as usize + 20).sum::<usize>() + 5;
+    for (i, w) in wires.iter_mut().enumerate().step_by(2) {
+        let k = at(&t.per_lane[i]).min(w.len() - 1);
+        w[k] ^= 0x40;
+    }
+    let mut opened: Vec<Vec<OpenedRange>> = vec![Vec::new(); wires.len()];
+    let mut jobs = open_jobs(&mut ls, &mut wires, &mut opened);
+    let r = gpu.open_on_gpu(&mut jobs);
+    for (i, j) in jobs.iter().enumerate() {
+        let want = if i % 2 == 0 {
+            Err(Error::Auth)
+        } else {
+            Ok(t.per_lane[i].len())
+        };
+        if j.result != want || (i % 2 == 0 && j.opened.len() != 7) || r.disagreements != 0 {
+            return Err(fail(
+                "tampered packets",
+                format!(
+                    "session {i}: {:?} after {} packets",
+                    j.result,
+                    j.opened.len()
+                ),
+            ));
+        }
+    }
+    let packets = 4 * t.packets;
+    Ok(Row::new(
+        S,
+        "check: packets sealed or opened on the GPU, agreeing with the library \
+         (16,384 per pass, 20 % decoys, 32 sessions tampered)",
+        "packets",
+        Better::Higher,
+        packets as f64,
+        "-",
+        None,
+    ))
+}
+
+/// The threshold measured on this device ([`Engine::calibrate`]).
+pub(super) fn calibration(gpu: &mut Engine) -> Vec<Row> {
+    let mut pairs: Vec<_> = lanes(64).into_iter().map(|l| (l.tx, l.rx)).collect();
+    let cal = match gpu.calibrate(&mut pairs, &mixed_sizes(7, 4096)) {
+        Ok(c) => c,
+        Err(e) => {
+            return vec![
+                Row::new(S, "calibration", "packets", Better::Lower, 0.0, "-", None)
+                    .failed(e.to_string()),
+            ]
+        }
+    };
+    let mut rows: Vec<Row> = cal
+        .points
+        .iter()
+        .map(|p| {
+            Row::new(
+                S,
+                format!("calibration: seal + open a batch of {}, GPU", p.packets),
+                "µs",
+                Better::Lower,
+                p.gpu_seconds * 1e6,
+                "CPU library, all cores",
+                Some(p.cpu_seconds * 1e6),
+            )
+        })
+        .collect();
+    rows.push(
+        Row::new(
+            S,
+            "CPU/GPU threshold measured here (packets per batch)",
+            "packets",
+            Better::Lower,
+            cal.min_gpu_batch as f64,
+            "-",
+            None,
+        )
+        .seed(format!(
+            "default {DEFAULT_MIN_GPU_BATCH}, not measured on a device"
+        )),
+    );
+    rows
+}
+
+/// Median seconds of the seal kernels and the open kernels alone on `t`.
+pub(super) fn kernels(
+    gpu: &mut Engine,
+    seal_lanes: &mut [Lane],
+    open_lanes: &mut [Lane],
+    t: &Traffic,
+    runs: usize,
+) -> Result<(f64, f64), String> {
+    let mut outs = vec![Vec::new(); t.lanes()];
+    let mut jobs = seal_jobs(seal_lanes, t, &mut outs);
+    let s = gpu
+        .kernel_seconds_seal(&mut jobs, runs)
+        .map_err(|e| e.to_string())?;
+    drop(jobs);
+    let mut wires = vec![Vec::new(); t.lanes()];
+    seal(gpu, Via::Gpu, open_lanes, t, &mut wires)?;
+    let mut opened: Vec<Vec<OpenedRange>> = vec![Vec::new(); t.lanes()];
+    let mut jobs = open_jobs(open_lanes, &mut wires, &mut opened);
+    let o = gpu
+        .kernel_seconds_open(&mut jobs, runs)
+        .map_err(|e| e.to_string())?;
+    drop(jobs);
+    // The receivers take the packets for real, so they stay in step.
+    open(gpu, Via::Gpu, open_lanes, t, &mut wires, true)?;
+    Ok((s, o))
+}
+
+/// A batch of one packet through the engine (below the threshold: the CPU
+/// fallback) against the library's own call on the same session, sampled
+/// alternately: the fallback must cost no more than the library.
+pub(super) fn fallback(ctx: &Ctx) -> Vec<Row> {
+    let mut engine = Engine::new(Config::from_env());
+    // Engine and library each on a session of their own (the two calls are
+    // sampled alternately), and a third for opening.
+    let mut three = lanes(3);
+    let (mut l, mut k, mut o) = (
+        three.pop().expect("a lane"),
+        three.pop().expect("a lane"),
+        three.pop().expect("a lane"),
+    );
+    let len = 100u32;
+    let contents = vec![7u8; len as usize];
+    let packets = [Outgoing::genuine(len)];
+    let mut out = Vec::with_capacity(256);
+    let mut buf = vec![0u8; 256];
+    let (ours, lib) = ctx.time_pair_per_op(
+        || {
+            out.clear();
+            let mut jobs = [SealJob {
+                sender: &mut l.tx,
+                contents: &contents,
+                packets: &packets,
+                out: &mut out,
+                result: Ok(0),
+            }];
+            engine.seal(&mut jobs);
+        },
+        || {
+            let _ =
+                k.tx.seal_into(&contents, PacketType::Genuine, b"", &mut buf);
+        },
+    );
+    let mut rows = vec![Row::new(
+        S,
+        "seal, batch of 1 (100 B) through the engine: CPU fallback",
+        "ns",
+        Better::Lower,
+        ours * 1e9,
+        "library seal_into",
+        Some(lib * 1e9),
+    )];
+    // Opening: packets sealed ahead, opened in order, blocks alternating.
+    let block = if ctx.full { 2000 } else { 500 };
+    let rounds = ctx.samples();
+    let mut wires: Vec<Vec<u8>> = (0..2 * block * rounds)
+        .map(|_| {
+            o.tx.seal_to_vec(&contents, PacketType::Genuine, b"")
+                .expect("seal")
+        })
+        .collect();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut it = wires.iter_mut();
+    let mut opened = Vec::with_capacity(1);
+    for _ in 0..rounds {
+        let t = Instant::now();
+        for w in it.by_ref().take(block) {
+            let mut jobs = [OpenJob {
+                receiver: &mut o.rx,
+                wire: w,
+                opened: &mut opened,
+                result: Ok(0),
+            }];
+            engine.open(&mut jobs);
+        }
+        a.push(t.elapsed().as_secs_f64() / block as f64);
+        let t = Instant::now();
+        for w in it.by_ref().take(block) {
+            let _ = std::hint::black_box(matches!(o.rx.open_next(b"", w), Ok(Next::Packet { .. })));
+        }
+        b.push(t.elapsed().as_secs_f64() / block as f64);
+    }
+    let ok = !o.rx.is_poisoned();
+    let row = Row::new(
+        S,
+        "open, batch of 1 (100 B) through the engine: CPU fallback",
+        "ns",
+        Better::Lower,
+        median(&mut a) * 1e9,
+        "library open_next, same session",
+        Some(median(&mut b) * 1e9),
+    );
+    rows.push(if ok {
+        row
+    } else {
+        row.failed("a packet did not open")
+    });
+    rows
+}
+
+/// The host side of the GPU path (planning, staging, handing back,
+/// moving the sessions) with no copies and no kernels, against the library
+/// on all cores: what the host can feed a device at most, on this machine.
+pub(super) fn host_side(ctx: &Ctx) -> Vec<Row> {
+    let b = 16_384;
+    let mut host = Engine::host_side_only_for_timing(Config::from_env());
+    let mut cpu = Engine::cpu_only(Config::default());
+    let mut ls = lanes(256);
+    let mut lo = lanes(256);
+    let t = Traffic::new(b, ls.len(), false, 5);
+    let mut outs = vec![Vec::new(); t.lanes()];
+    let (mut hs, mut cs, mut ho, mut co) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut fail = None;
+    for _ in 0..ctx.samples() {
+        for (engine, v) in [(&mut host, &mut hs), (&mut cpu, &mut cs)] {
+            match seal(engine, Via::Gpu, &mut ls, &t, &mut outs) {
+                Ok(s) => v.push(s),
+                Err(e) => fail = Some(e),
+            }
+        }
+        for (engine, v, real) in [(&mut host, &mut ho, false), (&mut cpu, &mut co, true)] {
+            let mut wires = vec![Vec::new(); t.lanes()];
+            let r = seal(
+                &mut Engine::cpu_only(Config::default()),
+                Via::Auto,
+                &mut lo,
+                &t,
+                &mut wires,
+            )
+            .and_then(|_| open(engine, Via::Gpu, &mut lo, &t, &mut wires, real));
+            match r {
+                Ok(s) => v.push(s),
+                Err(e) => fail = Some(e),
+            }
+        }
+    }
+    let threads = rayon::current_num_threads();
+    let mb = wire_bytes(&t) as f64 / 1e6;
+    let mut rows = Vec::new();
+    for (dir, h, c) in [("seal", &mut hs, &mut cs), ("open", &mut ho, &mut co)] {
+        let row = Row::new(
+            S,
+            format!("{dir}, batch of {b} ({mb:.1} MB): host side of the GPU path only"),
+            "pkt/s",
+            Better::Higher,
+            b as f64 / median(h),
+            format!("CPU library, all cores ({threads} thr)"),
+            Some(b as f64 / median(c)),
+        );
+        rows.push(match &fail {
+            Some(e) => row.failed(e.clone()),
+            None => row,
+        });
+    }
+    rows
+}

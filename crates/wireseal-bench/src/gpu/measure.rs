@@ -1,0 +1,220 @@
+//! The GPU section's workloads: sessions, mixed-profile batches spread over
+//! them, and one timed seal or open of a batch through an engine (the GPU
+//! path, or the library on the CPU), each checked.
+
+use crate::bip324::our_handshake;
+use std::time::Instant;
+use wireseal::bip324::batch::{OpenJob, OpenedRange};
+use wireseal::bip324::{PacketReceiver, PacketSender, PacketType, OVERHEAD};
+use wireseal::keys::EllSwiftKeypair;
+use wireseal_gpu::{Engine, Outgoing, Report, SealJob};
+use wireseal_io::traffic::mixed_sizes;
+
+/// Most sessions a batch spreads over.
+pub(super) const MAX_LANES: usize = 1024;
+
+/// A sender and its peer's receiver, from a real handshake.
+pub(super) struct Lane {
+    pub tx: PacketSender,
+    pub rx: PacketReceiver,
+}
+
+pub(super) fn lanes(n: usize) -> Vec<Lane> {
+    (0..n)
+        .map(|_| {
+            let (a, b) = our_handshake(EllSwiftKeypair::generate(), EllSwiftKeypair::generate());
+            Lane {
+                tx: a.split().0,
+                rx: b.split().1,
+            }
+        })
+        .collect()
+}
+
+/// `n` mixed-profile packets spread round-robin over `lanes` sessions,
+/// every fifth a decoy when `decoys`.
+pub(super) struct Traffic {
+    pub per_lane: Vec<Vec<Outgoing>>,
+    pub contents: Vec<Vec<u8>>,
+    /// Contents bytes of genuine packets (goodput).
+    pub genuine_bytes: usize,
+    pub packets: usize,
+}
+
+impl Traffic {
+    pub(super) fn new(n: usize, lanes: usize, decoys: bool, seed: u64) -> Self {
+        let lanes = lanes.clamp(1, n.max(1));
+        let sizes = mixed_sizes(seed, n);
+        let mut per_lane: Vec<Vec<Outgoing>> = vec![Vec::new(); lanes];
+        let mut genuine_bytes = 0;
+        for (i, &len) in sizes.iter().enumerate() {
+            let kind = if decoys && i % 5 == 4 {
+                PacketType::Decoy
+            } else {
+                genuine_bytes += len as usize;
+                PacketType::Genuine
+            };
+            per_lane[i % lanes].push(Outgoing { len, kind });
+        }
+        let contents = per_lane
+            .iter()
+            .map(|p| {
+                let len: usize = p.iter().map(|o| o.len as usize).sum();
+                (0..len).map(|i| (i * 7) as u8).collect()
+            })
+            .collect();
+        Self {
+            per_lane,
+            contents,
+            genuine_bytes,
+            packets: n,
+        }
+    }
+
+    pub(super) fn lanes(&self) -> usize {
+        self.per_lane.len()
+    }
+
+    /// Mean contents bytes of a genuine packet per packet of the batch.
+    pub(super) fn goodput_per_packet(&self) -> f64 {
+        self.genuine_bytes as f64 / self.packets.max(1) as f64
+    }
+}
+
+/// How a batch is sent through an engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Via {
+    /// [`Engine::seal_on_gpu`] / [`Engine::open_on_gpu`].
+    Gpu,
+    /// [`Engine::seal`] / [`Engine::open`] (the engine's own choice).
+    Auto,
+}
+
+fn check(r: &Report, what: &str) -> Result<(), String> {
+    match (&r.device_error, r.disagreements) {
+        (Some(e), _) => Err(format!("{what}: {e}")),
+        (None, 0) => Ok(()),
+        (None, n) => Err(format!("{what}: {n} disagreement(s) with the library")),
+    }
+}
+
+/// Seals `t` on `lanes` through `engine` into `outs` (cleared first);
+/// seconds taken.
+pub(super) fn seal(
+    engine: &mut Engine,
+    via: Via,
+    lanes: &mut [Lane],
+    t: &Traffic,
+    outs: &mut [Vec<u8>],
+) -> Result<f64, String> {
+    outs.iter_mut().for_each(Vec::clear);
+    let mut jobs = seal_jobs(lanes, t, outs);
+    let start = Instant::now();
+    let r = match via {
+        Via::Gpu => engine.seal_on_gpu(&mut jobs),
+        Via::Auto => engine.seal(&mut jobs),
+    };
+    let secs = start.elapsed().as_secs_f64();
+    check(&r, "seal")?;
+    for (j, p) in jobs.iter().zip(&t.per_lane) {
+        if j.result != Ok(p.len()) {
+            return Err(format!("seal: {:?} for {} packets", j.result, p.len()));
+        }
+    }
+    Ok(secs)
+}
+
+/// Opens `wires` (sealed for `t` on `lanes`) in place through `engine`;
+/// seconds taken. Checks every packet's type and contents against `t`
+/// when `verify` (the kernels-less engine's are not decrypted).
+pub(super) fn open(
+    engine: &mut Engine,
+    via: Via,
+    lanes: &mut [Lane],
+    t: &Traffic,
+    wires: &mut [Vec<u8>],
+    verify: bool,
+) -> Result<f64, String> {
+    let mut opened: Vec<Vec<OpenedRange>> = vec![Vec::new(); wires.len()];
+    let mut jobs = open_jobs(lanes, wires, &mut opened);
+    let start = Instant::now();
+    let r = match via {
+        Via::Gpu => engine.open_on_gpu(&mut jobs),
+        Via::Auto => engine.open(&mut jobs),
+    };
+    let secs = start.elapsed().as_secs_f64();
+    check(&r, "open")?;
+    let results: Vec<_> = jobs.iter().map(|j| j.result).collect();
+    drop(jobs);
+    for (i, p) in t.per_lane.iter().enumerate() {
+        if results[i] != Ok(p.len()) {
+            return Err(format!("open: {:?} for {} packets", results[i], p.len()));
+        }
+        if !verify {
+            continue;
+        }
+        let mut from = 0usize;
+        for (o, r) in p.iter().zip(&opened[i]) {
+            let want = &t.contents[i][from..from + o.len as usize];
+            if r.kind != o.kind || &wires[i][r.offset..r.offset + r.len] != want {
+                return Err(format!("open: session {i}: a packet's contents differ"));
+            }
+            from += o.len as usize;
+        }
+    }
+    Ok(secs)
+}
+
+/// One seal job per lane of `t`, appending to `outs`.
+pub(super) fn seal_jobs<'a>(
+    lanes: &'a mut [Lane],
+    t: &'a Traffic,
+    outs: &'a mut [Vec<u8>],
+) -> Vec<SealJob<'a>> {
+    lanes
+        .iter_mut()
+        .zip(&t.per_lane)
+        .zip(&t.contents)
+        .zip(outs.iter_mut())
+        .map(|(((l, packets), contents), out)| SealJob {
+            sender: &mut l.tx,
+            contents,
+            packets,
+            out,
+            result: Ok(0),
+        })
+        .collect()
+}
+
+/// One open job per wire, on the lanes' receivers.
+pub(super) fn open_jobs<'a>(
+    lanes: &'a mut [Lane],
+    wires: &'a mut [Vec<u8>],
+    opened: &'a mut [Vec<OpenedRange>],
+) -> Vec<OpenJob<'a>> {
+    lanes
+        .iter_mut()
+        .zip(wires.iter_mut())
+        .zip(opened.iter_mut())
+        .map(|((l, wire), opened)| OpenJob {
+            receiver: &mut l.rx,
+            wire,
+            opened,
+            result: Ok(0),
+        })
+        .collect()
+}
+
+/// Wire bytes of a batch's packets.
+pub(super) fn wire_bytes(t: &Traffic) -> usize {
+    t.per_lane
+        .iter()
+        .flatten()
+        .map(|o| o.len as usize + OVERHEAD)
+        .sum()
+}
+
+/// Median of `v` (sorted in place).
+pub(super) fn median(v: &mut [f64]) -> f64 {
+    crate::timing::median(v)
+}

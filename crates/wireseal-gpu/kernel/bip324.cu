@@ -1,0 +1,340 @@
+/*
+ * BIP324 packet kernels: FSChaCha20 lengths and FSChaCha20Poly1305 bodies
+ * (RFC 8439 ChaCha20-Poly1305, empty AAD) for many sessions' packets at once.
+ *
+ * The host derives, for every packet, the key of its epoch, its nonce index
+ * and its length-cipher chunk (src/plan.rs), so every packet is independent
+ * here. A packet's body (header byte + contents) is cut into parts of
+ * `task_bytes` (a multiple of 64); one thread handles one part:
+ *
+ *   seal:  ws_seal_parts   encrypts its part and hashes it (Poly1305); a
+ *                          one-part packet also writes its tag, and part 0
+ *                          writes the length field and the header byte
+ *          ws_seal_finish  (packets of several parts) sums the parts' hashes
+ *                          and writes the tag
+ *   open:  ws_open_parts   hashes its part's ciphertext; a one-part packet
+ *                          checks its tag and decrypts only if it verifies
+ *          ws_open_verify  (several parts) sums, checks the tag, sets status
+ *          ws_open_decrypt (several parts) decrypts parts of verified packets
+ *
+ * Poly1305 over the parts: with q blocks of 16 bytes in all (the padded
+ * ciphertext, then the lengths block), part k covering blocks [s, e) computes
+ * P = sum m_i r^(e-i) by Horner's rule, then multiplies by r^(q-e); the tag is
+ * the sum of the parts' values, reduced mod 2^130 - 5, plus s mod 2^128.
+ *
+ * Nothing here is released before its tag verifies: an open never writes
+ * plaintext of a packet whose tag fails (status 2), and never touches its
+ * bytes at all.
+ *
+ * The same source compiles for the host (kernel/host_shim.h supplies the
+ * CUDA words and the grid), where the tests check it against the library.
+ */
+
+#ifdef WS_HOST
+#include "host_shim.h"
+#include "primitives.cuh"
+#endif
+
+/* Layout shared with src/layout.rs (checked by its tests). */
+typedef struct {
+    u32 packet_key[8];
+    u32 length_key[8];
+    u64 packet_epoch;
+    u64 length_epoch;
+} ws_key;
+
+typedef struct {
+    u64 offset;      /* of the 3-byte length field in `data`; offset + 3 is a multiple of 16 */
+    u32 len;         /* contents bytes (the body is len + 1 bytes) */
+    u32 key;         /* index into the key table */
+    u32 index;       /* packet index in its epoch: nonce LE32(index) || LE64(epoch) */
+    u32 chunk;       /* length-cipher chunk in its epoch (seal) */
+    u32 header;      /* header byte to seal (0 or 0x80) */
+    u32 first_task;  /* the packet's first part in the task list */
+} ws_packet;
+
+typedef struct {
+    u32 packet;
+    u32 part;
+} ws_task;
+
+typedef struct {
+    u64 packets;   /* const ws_packet * */
+    u64 tasks;     /* const ws_task *, every part of every packet, in packet order */
+    u64 multi;     /* const u32 *, packets of more than one part */
+    u64 mtasks;    /* const u32 *, indices into tasks: the parts of those packets */
+    u64 keys;      /* const ws_key * */
+    u64 data;      /* u8 * */
+    u64 status;    /* u8 *, per packet (open): 1 verified, 2 failed */
+    u64 partials;  /* u32 *, 8 per task */
+    u32 ntasks;
+    u32 nmulti;
+    u32 nmtasks;
+    u32 task_bytes;
+} ws_args;
+
+/* Hashes up to 64 bytes of ciphertext given as words (bytes past n are zero). */
+WS_DEV void ws_poly_words(u32 h[5], const u32 r[5], const u32 w[16], u32 n)
+{
+    for (u32 j = 0; j * 16 < n; j++)
+        ws_poly_block(h, r, w[4 * j], w[4 * j + 1], w[4 * j + 2], w[4 * j + 3], WS_HIBIT);
+}
+
+/* What one part needs: its packet, key words, nonce, one-time key block. */
+typedef struct {
+    const ws_packet *p;
+    const ws_key *k;
+    u32 key[8];
+    u32 n1, n2;
+    u8 *body;
+    u32 blen, start, end, nparts, last;
+    u32 b0[16];
+    u32 r[5];
+} ws_part;
+
+WS_DEV void ws_part_init(ws_part *t, const ws_args *a, const ws_packet *p, u32 part)
+{
+    const ws_key *k = (const ws_key *)a->keys + p->key;
+    t->p = p;
+    t->k = k;
+    for (int i = 0; i < 8; i++)
+        t->key[i] = k->packet_key[i];
+    t->n1 = (u32)k->packet_epoch;
+    t->n2 = (u32)(k->packet_epoch >> 32);
+    t->body = (u8 *)a->data + p->offset + 3;
+    t->blen = p->len + 1;
+    t->nparts = (t->blen + a->task_bytes - 1) / a->task_bytes;
+    t->start = part * a->task_bytes;
+    t->end = t->start + a->task_bytes < t->blen ? t->start + a->task_bytes : t->blen;
+    t->last = part + 1 == t->nparts;
+    ws_chacha(t->key, 0, p->index, t->n1, t->n2, t->b0);
+    ws_poly_r(t->b0, t->r);
+}
+
+/* The keystream block of body bytes [64 j, 64 j + 64). */
+WS_DEV void ws_part_stream(const ws_part *t, u32 j, u32 ks[16])
+{
+    ws_chacha(t->key, 1 + j, t->p->index, t->n1, t->n2, ks);
+}
+
+/* Loads body bytes [pos, pos + n) as words, zero past n. */
+WS_DEV void ws_load_part(const u8 *p, u32 n, u32 w[16])
+{
+    if (n == 64) {
+        ws_load64(p, w);
+        return;
+    }
+    for (int i = 0; i < 16; i++)
+        w[i] = 0;
+    for (u32 i = 0; i < n; i++)
+        w[i >> 2] |= (u32)p[i] << (8 * (i & 3));
+}
+
+WS_DEV void ws_store_part(u8 *p, u32 n, const u32 w[16])
+{
+    if (n == 64) {
+        ws_store64(p, w);
+        return;
+    }
+    for (u32 i = 0; i < n; i++)
+        p[i] = ws_byte(w, i);
+}
+
+/* A part's hash scaled to its place: h * r^(q - e), q = all blocks. */
+WS_DEV void ws_part_scale(const ws_part *t, u32 h[5])
+{
+    u32 q = (t->blen + 15) / 16 + 1;
+    u32 e = t->last ? q : t->end / 16;
+    ws_poly_mul_pow(h, t->r, q - e);
+}
+
+WS_DEV void ws_store_partial(const ws_args *a, u32 task, const u32 h[5])
+{
+    u32 *o = (u32 *)a->partials + 8 * (u64)task;
+    for (int i = 0; i < 5; i++)
+        o[i] = h[i];
+}
+
+/* Sums the parts' hashes of a packet of several parts. */
+WS_DEV void ws_sum_partials(const ws_args *a, const ws_packet *p, u32 nparts, u32 h[5])
+{
+    for (int i = 0; i < 5; i++)
+        h[i] = 0;
+    for (u32 k = 0; k < nparts; k++) {
+        const u32 *o = (const u32 *)a->partials + 8 * (u64)(p->first_task + k);
+        for (int i = 0; i < 5; i++)
+            h[i] += o[i];
+        ws_poly_carry(h);
+    }
+}
+
+WS_DEV void ws_write_tag(u8 *at, const u32 tag[4])
+{
+    for (u32 i = 0; i < 16; i++)
+        at[i] = ws_byte(tag, i);
+}
+
+WS_DEV u32 ws_tag_ok(const u8 *at, const u32 tag[4])
+{
+    u32 diff = 0;
+    for (u32 i = 0; i < 16; i++)
+        diff |= (u32)(at[i] ^ ws_byte(tag, i));
+    return diff == 0;
+}
+
+/* The FSChaCha20 length field: bytes 3 chunk .. 3 chunk + 3 of the epoch's
+ * keystream (nonce LE32(0) || LE64(epoch)) XORed with LE24(len). */
+WS_DEV void ws_write_length(const ws_key *k, const ws_packet *p, u8 *at)
+{
+    u32 lk[8], ks[16];
+    for (int i = 0; i < 8; i++)
+        lk[i] = k->length_key[i];
+    u32 n1 = (u32)k->length_epoch, n2 = (u32)(k->length_epoch >> 32);
+    u32 pos = 3 * p->chunk;
+    u32 block = pos / 64;
+    ws_chacha(lk, block, 0, n1, n2, ks);
+    for (u32 i = 0; i < 3; i++) {
+        u32 b = pos + i;
+        if (b / 64 != block) {
+            block = b / 64;
+            ws_chacha(lk, block, 0, n1, n2, ks);
+        }
+        at[i] = (u8)(p->len >> (8 * i)) ^ ws_byte(ks, b % 64);
+    }
+}
+
+/* XORs the keystream into body bytes [start, end). */
+WS_DEV void ws_part_crypt(const ws_part *t)
+{
+    u32 w[16], ks[16];
+    for (u32 pos = t->start; pos < t->end; pos += 64) {
+        u32 n = t->end - pos < 64 ? t->end - pos : 64;
+        ws_part_stream(t, pos / 64, ks);
+        ws_load_part(t->body + pos, n, w);
+        for (int i = 0; i < 16; i++)
+            w[i] ^= ks[i];
+        ws_store_part(t->body + pos, n, w);
+    }
+}
+
+/* Hashes the ciphertext of body bytes [start, end). */
+WS_DEV void ws_part_hash(const ws_part *t, u32 h[5])
+{
+    u32 w[16];
+    for (u32 pos = t->start; pos < t->end; pos += 64) {
+        u32 n = t->end - pos < 64 ? t->end - pos : 64;
+        ws_load_part(t->body + pos, n, w);
+        ws_poly_words(h, t->r, w, n);
+    }
+}
+
+WS_KERNEL ws_seal_parts(ws_args a)
+{
+    const ws_packet *packets = (const ws_packet *)a.packets;
+    const ws_task *tasks = (const ws_task *)a.tasks;
+    WS_FOR(i, a.ntasks) {
+        ws_task task = tasks[i];
+        ws_part t;
+        ws_part_init(&t, &a, packets + task.packet, task.part);
+        if (task.part == 0) {
+            t.body[0] = (u8)t.p->header;
+            ws_write_length(t.k, t.p, t.body - 3);
+        }
+        u32 h[5] = {0, 0, 0, 0, 0};
+        u32 w[16], ks[16];
+        for (u32 pos = t.start; pos < t.end; pos += 64) {
+            u32 n = t.end - pos < 64 ? t.end - pos : 64;
+            ws_part_stream(&t, pos / 64, ks);
+            ws_load_part(t.body + pos, n, w);
+            for (int j = 0; j < 16; j++)
+                w[j] ^= ks[j];
+            /* Poly1305 pads the ciphertext with zeros, not keystream. */
+            for (u32 j = n; j < 64; j++)
+                w[j >> 2] &= ~(0xffu << (8 * (j & 3)));
+            ws_store_part(t.body + pos, n, w);
+            ws_poly_words(h, t.r, w, n);
+        }
+        if (t.last)
+            ws_poly_block(h, t.r, 0, 0, t.blen, 0, WS_HIBIT);
+        if (t.nparts == 1) {
+            u32 tag[4];
+            ws_poly_finish(h, t.b0, tag);
+            ws_write_tag(t.body + t.blen, tag);
+        } else {
+            ws_part_scale(&t, h);
+            ws_store_partial(&a, i, h);
+        }
+    }
+}
+
+WS_KERNEL ws_seal_finish(ws_args a)
+{
+    const ws_packet *packets = (const ws_packet *)a.packets;
+    const u32 *multi = (const u32 *)a.multi;
+    WS_FOR(i, a.nmulti) {
+        ws_part t;
+        ws_part_init(&t, &a, packets + multi[i], 0);
+        u32 h[5], tag[4];
+        ws_sum_partials(&a, t.p, t.nparts, h);
+        ws_poly_finish(h, t.b0, tag);
+        ws_write_tag(t.body + t.blen, tag);
+    }
+}
+
+WS_KERNEL ws_open_parts(ws_args a)
+{
+    const ws_packet *packets = (const ws_packet *)a.packets;
+    const ws_task *tasks = (const ws_task *)a.tasks;
+    u8 *status = (u8 *)a.status;
+    WS_FOR(i, a.ntasks) {
+        ws_task task = tasks[i];
+        ws_part t;
+        ws_part_init(&t, &a, packets + task.packet, task.part);
+        u32 h[5] = {0, 0, 0, 0, 0};
+        ws_part_hash(&t, h);
+        if (t.last)
+            ws_poly_block(h, t.r, 0, 0, t.blen, 0, WS_HIBIT);
+        if (t.nparts == 1) {
+            u32 tag[4];
+            ws_poly_finish(h, t.b0, tag);
+            u32 ok = ws_tag_ok(t.body + t.blen, tag);
+            if (ok)
+                ws_part_crypt(&t);
+            status[task.packet] = ok ? 1 : 2;
+        } else {
+            ws_part_scale(&t, h);
+            ws_store_partial(&a, i, h);
+        }
+    }
+}
+
+WS_KERNEL ws_open_verify(ws_args a)
+{
+    const ws_packet *packets = (const ws_packet *)a.packets;
+    const u32 *multi = (const u32 *)a.multi;
+    u8 *status = (u8 *)a.status;
+    WS_FOR(i, a.nmulti) {
+        ws_part t;
+        ws_part_init(&t, &a, packets + multi[i], 0);
+        u32 h[5], tag[4];
+        ws_sum_partials(&a, t.p, t.nparts, h);
+        ws_poly_finish(h, t.b0, tag);
+        status[multi[i]] = ws_tag_ok(t.body + t.blen, tag) ? 1 : 2;
+    }
+}
+
+WS_KERNEL ws_open_decrypt(ws_args a)
+{
+    const ws_packet *packets = (const ws_packet *)a.packets;
+    const ws_task *tasks = (const ws_task *)a.tasks;
+    const u32 *mtasks = (const u32 *)a.mtasks;
+    const u8 *status = (const u8 *)a.status;
+    WS_FOR(i, a.nmtasks) {
+        ws_task task = tasks[mtasks[i]];
+        if (status[task.packet] != 1)
+            continue;
+        ws_part t;
+        ws_part_init(&t, &a, packets + task.packet, task.part);
+        ws_part_crypt(&t);
+    }
+}

@@ -1,0 +1,158 @@
+//! Entry points for `wireseal bench` (feature `bench`): the GPU path forced
+//! at any batch size, the kernels timed alone, and the host side of the GPU
+//! path timed without a device. Not API for applications.
+
+use crate::engine::{Engine, Path, Report};
+use crate::exec::{DeviceError, DeviceInfo, Executor};
+use crate::jobs::SealJob;
+use crate::layout::{Descriptors, Regions};
+use crate::plan::{ChunkPlan, Limits};
+use crate::work::{OpenWork, SealWork, Work};
+use crate::Config;
+use wireseal::bip324::batch::OpenJob;
+
+impl Engine {
+    /// Seals on the GPU whatever the batch size (as [`Engine::seal`] does
+    /// above the threshold).
+    pub fn seal_on_gpu(&mut self, jobs: &mut [SealJob<'_>]) -> Report {
+        self.seal_on(jobs, Path::Gpu)
+    }
+
+    /// Opens on the GPU whatever the batch size.
+    pub fn open_on_gpu(&mut self, jobs: &mut [OpenJob<'_>]) -> Report {
+        self.open_on(jobs, Path::Gpu)
+    }
+
+    /// Median seconds of the seal kernels alone over all of `jobs`' packets
+    /// in one chunk already on the device (`runs` runs). Nothing is handed
+    /// back: the jobs and the sessions are unchanged.
+    ///
+    /// # Errors
+    ///
+    /// No device, or a CUDA error.
+    pub fn kernel_seconds_seal(
+        &mut self,
+        jobs: &mut [SealJob<'_>],
+        runs: usize,
+    ) -> Result<f64, DeviceError> {
+        let lim = self.whole_batch();
+        let mut work = SealWork::new(jobs, lim);
+        self.time_one_chunk(&mut work, runs)
+    }
+
+    /// The same for opening `jobs`' packets (each run on the packets as
+    /// received).
+    ///
+    /// # Errors
+    ///
+    /// No device, or a CUDA error.
+    pub fn kernel_seconds_open(
+        &mut self,
+        jobs: &mut [OpenJob<'_>],
+        runs: usize,
+    ) -> Result<f64, DeviceError> {
+        let lim = self.whole_batch();
+        let mut work = OpenWork::new(jobs, lim);
+        self.time_one_chunk(&mut work, runs)
+    }
+
+    fn whole_batch(&self) -> Limits {
+        Limits {
+            packets: usize::MAX,
+            bytes: usize::MAX,
+            task_bytes: self.config().sane().task_bytes,
+        }
+    }
+
+    fn time_one_chunk(&mut self, work: &mut dyn Work, runs: usize) -> Result<f64, DeviceError> {
+        let task_bytes = self.config().sane().task_bytes;
+        let open = work.open();
+        let exec = self.executor().map_err(|e| DeviceError(e.to_string()))?;
+        let mut plan = ChunkPlan::default();
+        if !work.plan(&mut plan) {
+            return Ok(0.0);
+        }
+        let r = plan.desc.regions();
+        let buf = exec.input(0, r.total())?;
+        plan.desc.write(&r, buf);
+        work.fill(&plan, &r, buf);
+        let t = exec.time_kernels(0, open, &r, &plan.desc, task_bytes, runs.max(1));
+        // Wipes the key table from the staging buffer and the device.
+        exec.finish(0, &r)?;
+        t
+    }
+
+    /// An engine whose "device" copies nothing and runs no kernel: it
+    /// reports every packet sealed, or verified, as it stands. Its output
+    /// is not BIP324 (sealed packets are left unencrypted, opened ones
+    /// undecrypted) and its sessions move on as if it were; it exists to
+    /// time the host side of the GPU path (planning, staging, handing
+    /// back) on a machine without a device.
+    pub fn host_side_only_for_timing(config: Config) -> Self {
+        let slots = config.sane().streams;
+        Engine::with(
+            config,
+            Ok(Box::new(NoKernels {
+                slots: (0..slots).map(|_| Vec::new()).collect(),
+            })),
+        )
+    }
+}
+
+struct NoKernels {
+    slots: Vec<Vec<u8>>,
+}
+
+impl Executor for NoKernels {
+    fn info(&self) -> DeviceInfo {
+        DeviceInfo {
+            name: "none (host side only, for timing)".into(),
+            compute_capability: (0, 0),
+            multiprocessors: 0,
+            memory: 0,
+            driver_version: 0,
+            nvrtc_version: (0, 0),
+        }
+    }
+
+    fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn input(&mut self, slot: usize, len: usize) -> Result<&mut [u8], DeviceError> {
+        let b = &mut self.slots[slot];
+        if b.len() < len {
+            b.resize(len, 0);
+        }
+        Ok(&mut b[..len])
+    }
+
+    fn submit(
+        &mut self,
+        slot: usize,
+        _: bool,
+        r: &Regions,
+        _: &Descriptors,
+        _: u32,
+    ) -> Result<(), DeviceError> {
+        self.slots[slot][r.status.clone()].fill(1);
+        Ok(())
+    }
+
+    fn finish(&mut self, slot: usize, r: &Regions) -> Result<&[u8], DeviceError> {
+        self.slots[slot][r.keys.clone()].fill(0);
+        Ok(&self.slots[slot][..r.total()])
+    }
+
+    fn time_kernels(
+        &mut self,
+        _: usize,
+        _: bool,
+        _: &Regions,
+        _: &Descriptors,
+        _: u32,
+        _: usize,
+    ) -> Result<f64, DeviceError> {
+        Ok(0.0)
+    }
+}

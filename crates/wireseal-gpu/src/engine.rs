@@ -1,0 +1,386 @@
+//! The engine: the CPU or the GPU for each batch, the chunk pipeline over
+//! the device's streams, and the fallback threshold's measurement.
+
+use crate::config::Config;
+use crate::cpu;
+use crate::exec::{DeviceError, DeviceInfo, Executor, Unavailable};
+use crate::jobs::{Outgoing, SealJob};
+use crate::layout::Regions;
+use crate::plan::{ChunkPlan, Limits};
+use crate::work::{OpenWork, SealWork, Work};
+use std::collections::VecDeque;
+use std::time::Instant;
+use wireseal::batch::Batch;
+use wireseal::bip324::batch::{OpenJob, OpenedRange};
+use wireseal::bip324::{PacketReceiver, PacketSender, OVERHEAD};
+
+/// Where a batch ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Path {
+    /// Through the library on the CPU (below the threshold, or no device).
+    Cpu,
+    /// On the GPU (what it did not finish, through the library).
+    Gpu,
+}
+
+/// What one batch did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Where it ran.
+    pub path: Path,
+    /// Packets the batch asked for (seal) or wire bytes it held (open), as
+    /// [`Engine::seal`] and [`Engine::open`] count them for the threshold.
+    pub requested: usize,
+    /// Packets the GPU sealed or opened and the jobs took.
+    pub gpu_packets: usize,
+    /// Chunks sent to the device.
+    pub chunks: usize,
+    /// The device failed during this batch (it was finished on the CPU, and
+    /// later batches run there).
+    pub device_error: Option<DeviceError>,
+    /// Jobs where the library opened a packet the GPU had failed: an engine
+    /// fault (the library's result stands). Zero in every test.
+    pub disagreements: usize,
+}
+
+/// A BIP324 batch engine (see the [crate docs](crate)).
+pub struct Engine {
+    config: Config,
+    device: Result<Box<dyn Executor>, Unavailable>,
+    batch: Batch,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("config", &self.config)
+            .field("device", &self.device().map_err(|e| e.to_string()))
+            .finish()
+    }
+}
+
+impl Engine {
+    /// An engine on CUDA device `config.device` when one can be used (a
+    /// driver, NVRTC and the device; the kernels are compiled here, once),
+    /// else on the CPU alone; [`Engine::device`] says which, and why.
+    pub fn new(config: Config) -> Self {
+        let device =
+            crate::cuda::Cuda::open(&config.sane()).map(|c| Box::new(c) as Box<dyn Executor>);
+        Self::with(config, device)
+    }
+
+    /// An engine that runs every batch through the library on the CPU.
+    pub fn cpu_only(config: Config) -> Self {
+        Self::with(config, Err(Unavailable("CPU only, by request".into())))
+    }
+
+    pub(crate) fn with(config: Config, device: Result<Box<dyn Executor>, Unavailable>) -> Self {
+        Self {
+            config,
+            device,
+            batch: Batch::all_cores(),
+        }
+    }
+
+    /// The device batches go to, or why there is none.
+    ///
+    /// # Errors
+    ///
+    /// [`Unavailable`] with the reason (no driver, no device, NVRTC missing,
+    /// the kernels did not compile, a device error in an earlier batch).
+    pub fn device(&self) -> Result<DeviceInfo, &Unavailable> {
+        self.device.as_ref().map(|d| d.info())
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Sets [`Config::min_gpu_batch`].
+    pub fn set_min_gpu_batch(&mut self, packets: usize) {
+        self.config.min_gpu_batch = packets;
+    }
+
+    /// The device's executor, or why there is none.
+    #[cfg_attr(not(feature = "bench"), allow(dead_code))]
+    pub(crate) fn executor(&mut self) -> Result<&mut dyn Executor, &Unavailable> {
+        match &mut self.device {
+            Ok(e) => Ok(e.as_mut()),
+            Err(why) => Err(why),
+        }
+    }
+
+    fn limits(&self) -> Limits {
+        let c = self.config.sane();
+        Limits {
+            packets: c.chunk_packets,
+            bytes: c.chunk_bytes,
+            task_bytes: c.task_bytes,
+        }
+    }
+
+    /// Seals every job (each job's `result`, `out` and sender end as the
+    /// library's batch seal leaves them). Never fails: a device error is
+    /// reported and the batch is finished on the CPU.
+    pub fn seal(&mut self, jobs: &mut [SealJob<'_>]) -> Report {
+        let n = jobs.iter().map(|j| j.packets.len()).sum();
+        let path = self.choose(n);
+        let mut r = self.seal_on(jobs, path);
+        r.requested = n;
+        r
+    }
+
+    /// Opens every job in place (each job's `result`, `opened`, wire bytes
+    /// and receiver end as the library's batch open leaves them). Never
+    /// fails: a device error is reported and the batch is finished on the
+    /// CPU.
+    pub fn open(&mut self, jobs: &mut [OpenJob<'_>]) -> Report {
+        let bytes: usize = jobs.iter().map(|j| j.wire.len()).sum();
+        // Every packet is at least OVERHEAD bytes: no more packets than that.
+        let path = self.choose(bytes / OVERHEAD);
+        let mut r = self.open_on(jobs, path);
+        r.requested = bytes;
+        r
+    }
+
+    fn choose(&self, packets: usize) -> Path {
+        if self.device.is_ok() && packets >= self.config.min_gpu_batch {
+            Path::Gpu
+        } else {
+            Path::Cpu
+        }
+    }
+
+    pub(crate) fn seal_on(&mut self, jobs: &mut [SealJob<'_>], path: Path) -> Report {
+        if path == Path::Cpu || self.device.is_err() {
+            cpu::seal_all(jobs);
+            return Report::cpu(0);
+        }
+        let lim = self.limits();
+        let mut work = SealWork::new(jobs, lim);
+        self.run(&mut work)
+    }
+
+    pub(crate) fn open_on(&mut self, jobs: &mut [OpenJob<'_>], path: Path) -> Report {
+        if path == Path::Cpu || self.device.is_err() {
+            cpu::open_all(&self.batch, jobs);
+            return Report::cpu(0);
+        }
+        let lim = self.limits();
+        let mut work = OpenWork::new(jobs, lim);
+        self.run(&mut work)
+    }
+
+    fn run(&mut self, work: &mut dyn Work) -> Report {
+        let task_bytes = self.config.sane().task_bytes;
+        let Ok(exec) = self.device.as_mut() else {
+            unreachable!("checked by the caller")
+        };
+        let outcome = pipeline(exec.as_mut(), work, task_bytes);
+        let (chunks, device_error) = match outcome {
+            Ok(c) => (c, None),
+            Err(e) => {
+                self.device = Err(Unavailable(format!("disabled after a device error: {e}")));
+                (0, Some(e))
+            }
+        };
+        let disagreements = work.finish(&self.batch);
+        Report {
+            path: Path::Gpu,
+            requested: 0,
+            gpu_packets: work.committed(),
+            chunks,
+            device_error,
+            disagreements,
+        }
+    }
+
+    /// Measures where the GPU starts to pay: seals and opens batches of
+    /// mixed-profile packets (`sizes`, cycled) over `pairs` (a sender and the
+    /// receiver of its peer each) through the library on the CPU and through
+    /// the GPU, alternately, and sets [`Config::min_gpu_batch`] to the
+    /// smallest measured batch from which the GPU is faster at every larger
+    /// size (`usize::MAX` when it never is). The pairs' sessions move on.
+    ///
+    /// # Errors
+    ///
+    /// [`Unavailable`] when there is no device; nothing is changed then.
+    pub fn calibrate(
+        &mut self,
+        pairs: &mut [(PacketSender, PacketReceiver)],
+        sizes: &[u32],
+    ) -> Result<Calibration, Unavailable> {
+        if let Err(e) = &self.device {
+            return Err(e.clone());
+        }
+        let mut points = Vec::new();
+        for &b in &CALIBRATION_BATCHES {
+            let mut t = [Vec::new(), Vec::new()];
+            for rep in 0..CALIBRATION_REPS {
+                let order = if rep % 2 == 0 { [0, 1] } else { [1, 0] };
+                for k in order {
+                    let path = [Path::Cpu, Path::Gpu][k];
+                    t[k].push(self.round_trip(pairs, sizes, b, path));
+                }
+            }
+            let med = |v: &mut Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            points.push(CalibrationPoint {
+                packets: b,
+                cpu_seconds: med(&mut t[0]),
+                gpu_seconds: med(&mut t[1]),
+            });
+        }
+        let min = points
+            .iter()
+            .rposition(|p| p.gpu_seconds >= p.cpu_seconds)
+            .map_or(CALIBRATION_BATCHES[0], |i| {
+                CALIBRATION_BATCHES
+                    .get(i + 1)
+                    .copied()
+                    .unwrap_or(usize::MAX)
+            });
+        self.config.min_gpu_batch = min;
+        Ok(Calibration {
+            points,
+            min_gpu_batch: min,
+        })
+    }
+
+    /// Seconds for one batch of `b` packets over `pairs`: seal, then open.
+    fn round_trip(
+        &mut self,
+        pairs: &mut [(PacketSender, PacketReceiver)],
+        sizes: &[u32],
+        b: usize,
+        path: Path,
+    ) -> f64 {
+        let lanes = b.min(pairs.len()).max(1);
+        let per: Vec<Vec<Outgoing>> = (0..lanes)
+            .map(|l| {
+                (l..b)
+                    .step_by(lanes)
+                    .map(|i| Outgoing::genuine(sizes[i % sizes.len()]))
+                    .collect()
+            })
+            .collect();
+        let contents: Vec<Vec<u8>> = per
+            .iter()
+            .map(|p| vec![0x5a; p.iter().map(|o| o.len as usize).sum()])
+            .collect();
+        let mut outs: Vec<Vec<u8>> = vec![Vec::new(); lanes];
+        let mut opened: Vec<Vec<OpenedRange>> = vec![Vec::new(); lanes];
+        let t = Instant::now();
+        let (senders, receivers): (Vec<_>, Vec<_>) =
+            pairs[..lanes].iter_mut().map(|(s, r)| (s, r)).unzip();
+        let mut seal: Vec<SealJob<'_>> = senders
+            .into_iter()
+            .zip(&per)
+            .zip(&contents)
+            .zip(outs.iter_mut())
+            .map(|(((sender, packets), contents), out)| SealJob {
+                sender,
+                contents,
+                packets,
+                out,
+                result: Ok(0),
+            })
+            .collect();
+        self.seal_on(&mut seal, path);
+        drop(seal);
+        let mut open: Vec<OpenJob<'_>> = receivers
+            .into_iter()
+            .zip(outs.iter_mut())
+            .zip(opened.iter_mut())
+            .map(|((receiver, wire), opened)| OpenJob {
+                receiver,
+                wire,
+                opened,
+                result: Ok(0),
+            })
+            .collect();
+        self.open_on(&mut open, path);
+        t.elapsed().as_secs_f64()
+    }
+}
+
+/// Batch sizes [`Engine::calibrate`] measures.
+pub const CALIBRATION_BATCHES: [usize; 9] = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536];
+const CALIBRATION_REPS: usize = 5;
+
+/// One measured batch size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CalibrationPoint {
+    /// Packets in the batch.
+    pub packets: usize,
+    /// Median seconds to seal and open it through the library on the CPU.
+    pub cpu_seconds: f64,
+    /// The same through the GPU.
+    pub gpu_seconds: f64,
+}
+
+/// What [`Engine::calibrate`] measured and chose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibration {
+    /// Each batch size's times.
+    pub points: Vec<CalibrationPoint>,
+    /// The threshold chosen.
+    pub min_gpu_batch: usize,
+}
+
+impl Report {
+    fn cpu(requested: usize) -> Self {
+        Self {
+            path: Path::Cpu,
+            requested,
+            gpu_packets: 0,
+            chunks: 0,
+            device_error: None,
+            disagreements: 0,
+        }
+    }
+}
+
+/// Runs every chunk of `work` through `exec`'s slots, a chunk's buffer
+/// reused once the chunk submitted `slots` chunks earlier is handed back;
+/// returns the number of chunks.
+fn pipeline(
+    exec: &mut dyn Executor,
+    work: &mut dyn Work,
+    task_bytes: u32,
+) -> Result<usize, DeviceError> {
+    let slots = exec.slots().max(1);
+    let mut in_flight: VecDeque<(usize, ChunkPlan, Regions)> = VecDeque::with_capacity(slots);
+    let mut spare: Vec<ChunkPlan> = Vec::new();
+    let mut chunks = 0usize;
+    let open = work.open();
+    loop {
+        let mut plan = spare.pop().unwrap_or_default();
+        if !work.plan(&mut plan) {
+            break;
+        }
+        let slot = chunks % slots;
+        if in_flight.len() == slots {
+            let (s, done, r) = in_flight.pop_front().expect("a chunk in flight");
+            debug_assert_eq!(s, slot);
+            let out = exec.finish(s, &r)?;
+            work.scatter(&done, &r, out);
+            spare.push(done);
+        }
+        let r = plan.desc.regions();
+        let buf = exec.input(slot, r.total())?;
+        plan.desc.write(&r, buf);
+        work.fill(&plan, &r, buf);
+        exec.submit(slot, open, &r, &plan.desc, task_bytes)?;
+        in_flight.push_back((slot, plan, r));
+        chunks += 1;
+    }
+    while let Some((s, done, r)) = in_flight.pop_front() {
+        let out = exec.finish(s, &r)?;
+        work.scatter(&done, &r, out);
+    }
+    Ok(chunks)
+}

@@ -1,0 +1,98 @@
+//! What runs a chunk's kernels: the CUDA device (src/cuda.rs) or, in the
+//! tests, the kernels built for the host. Each slot is an independent
+//! stream with its own buffers.
+
+use crate::layout::{Descriptors, Regions};
+
+/// A CUDA call failed while a batch ran. The batch was finished on the CPU
+/// and the engine uses the CPU from then on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("CUDA error: {0}")]
+pub struct DeviceError(pub String);
+
+/// Why the engine has no device (it runs every batch on the CPU).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unavailable(pub String);
+
+impl Unavailable {
+    /// The reason a machine without a GPU gives.
+    pub fn is_no_device(&self) -> bool {
+        self.0.starts_with(NO_DEVICE)
+    }
+}
+
+/// The start of the reason when there is no CUDA driver or no device.
+pub(crate) const NO_DEVICE: &str = "no CUDA device";
+
+/// The device a batch engine runs on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// The device's name (`NVIDIA H100 80GB HBM3`).
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (u32, u32),
+    /// Streaming multiprocessors.
+    pub multiprocessors: u32,
+    /// Device memory in bytes.
+    pub memory: u64,
+    /// The driver's CUDA version (13000 for 13.0).
+    pub driver_version: u32,
+    /// NVRTC's version (major, minor).
+    pub nvrtc_version: (u32, u32),
+}
+
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = self.driver_version;
+        write!(
+            f,
+            "{} (sm_{}{}, {} SMs, {:.0} GiB; driver CUDA {}.{}, NVRTC {}.{})",
+            self.name,
+            self.compute_capability.0,
+            self.compute_capability.1,
+            self.multiprocessors,
+            self.memory as f64 / f64::from(1u32 << 30),
+            v / 1000,
+            (v % 1000) / 10,
+            self.nvrtc_version.0,
+            self.nvrtc_version.1
+        )
+    }
+}
+
+/// Runs chunks.
+pub(crate) trait Executor: Send {
+    /// The device.
+    fn info(&self) -> DeviceInfo;
+    /// Independent slots (streams).
+    fn slots(&self) -> usize;
+    /// The slot's staging buffer, at least `len` bytes; its previous work
+    /// has finished.
+    fn input(&mut self, slot: usize, len: usize) -> Result<&mut [u8], DeviceError>;
+    /// Starts the slot's chunk: copy in, the kernels, copy out.
+    fn submit(
+        &mut self,
+        slot: usize,
+        open: bool,
+        r: &Regions,
+        d: &Descriptors,
+        task_bytes: u32,
+    ) -> Result<(), DeviceError>;
+    /// Waits for the slot's chunk and wipes its key table (`r.keys`) from
+    /// the staging buffer and the device; returns the buffer whose status
+    /// and data regions hold the chunk's results, laid out as `r`.
+    fn finish(&mut self, slot: usize, r: &Regions) -> Result<&[u8], DeviceError>;
+    /// Seconds per run of the kernels alone on the slot's chunk, its data
+    /// restored before each run (the chunk was filled by `input`).
+    #[cfg_attr(not(feature = "bench"), allow(dead_code))]
+    fn time_kernels(
+        &mut self,
+        slot: usize,
+        open: bool,
+        r: &Regions,
+        d: &Descriptors,
+        task_bytes: u32,
+        runs: usize,
+    ) -> Result<f64, DeviceError>;
+}

@@ -1,0 +1,321 @@
+//! The staging buffer's layout, shared with `kernel/bip324.cu` (the
+//! structures `ws_key`, `ws_packet`, `ws_task` and `ws_args`; a test compares
+//! every size and offset with the host build of the C source).
+//!
+//! One chunk of a batch is one buffer, copied to the device in one piece:
+//!
+//! | region | contents |
+//! |---|---|
+//! | packets | one 32-byte `ws_packet` per packet |
+//! | tasks | one 8-byte `ws_task` (packet, part) per part, in packet order |
+//! | multi | the packets of more than one part (`u32` each) |
+//! | mtasks | their parts (`u32` indices into tasks) |
+//! | keys | one 80-byte `ws_key` per session epoch the chunk touches |
+//! | status | one byte per packet, written by an open (1 verified, 2 failed) |
+//! | data | the packets: each length field at an offset whose body (offset + 3) is a multiple of 16 |
+//!
+//! Regions start on 256-byte boundaries. What comes back from the device is
+//! status and data, one contiguous range.
+
+use core::ops::Range;
+use wireseal::bip324::state::DirectionState;
+use wireseal::bip324::OVERHEAD;
+use wireseal::secret::Secret;
+
+/// Bytes of a `ws_packet`.
+pub(crate) const PACKET_DESC: usize = 32;
+/// Bytes of a `ws_task`.
+pub(crate) const TASK_DESC: usize = 8;
+/// Bytes of a `ws_key`.
+pub(crate) const KEY_DESC: usize = 80;
+/// Device scratch per task: 8 `u32` (a part's Poly1305 value in 5).
+pub(crate) const PARTIAL: usize = 32;
+const REGION_ALIGN: usize = 256;
+/// Bodies (header + contents) start on this boundary, so a device reads
+/// and writes whole 64-byte blocks with 16-byte accesses.
+pub(crate) const BODY_ALIGN: usize = 16;
+
+/// Where the packet after one ending at `cursor` starts in the data
+/// region: its body, 3 bytes on, on a [`BODY_ALIGN`] boundary.
+pub(crate) fn place(cursor: usize) -> usize {
+    (cursor + 3).next_multiple_of(BODY_ALIGN) - 3
+}
+
+/// Bytes a packet with `len` contents bytes occupies in the data region.
+pub(crate) fn wire_len(len: u32) -> usize {
+    len as usize + OVERHEAD
+}
+
+/// One `ws_packet`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct PacketDesc {
+    /// Offset of the length field in the data region.
+    pub offset: u64,
+    /// Contents bytes.
+    pub len: u32,
+    /// Index of its `ws_key`.
+    pub key: u32,
+    /// Packet index in its epoch (the nonce's first word).
+    pub index: u32,
+    /// Length-cipher chunk in its epoch.
+    pub chunk: u32,
+    /// Header byte to seal.
+    pub header: u32,
+    /// Its first part in the task list.
+    pub first_task: u32,
+}
+
+impl PacketDesc {
+    fn write(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.offset.to_le_bytes());
+        for (i, v) in [
+            self.len,
+            self.key,
+            self.index,
+            self.chunk,
+            self.header,
+            self.first_task,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            out[8 + 4 * i..12 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// One `ws_key`: a session direction's keys for one epoch of each cipher,
+/// in a zeroizing buffer.
+pub(crate) struct KeyDesc(Secret<KEY_DESC>);
+
+impl KeyDesc {
+    /// The keys `state` stands at.
+    pub(crate) fn of(state: &DirectionState) -> Self {
+        let mut k = Secret::new([0u8; KEY_DESC]);
+        let b = k.expose_mut();
+        b[..32].copy_from_slice(state.packet_key().expose());
+        b[32..64].copy_from_slice(state.length_key().expose());
+        b[64..72].copy_from_slice(&state.packet_position().epoch.to_le_bytes());
+        b[72..80].copy_from_slice(&state.length_position().epoch.to_le_bytes());
+        Self(k)
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8; KEY_DESC] {
+        self.0.expose()
+    }
+}
+
+/// The regions of one chunk's buffer.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Regions {
+    pub packets: Range<usize>,
+    pub tasks: Range<usize>,
+    pub multi: Range<usize>,
+    pub mtasks: Range<usize>,
+    pub keys: Range<usize>,
+    pub status: Range<usize>,
+    pub data: Range<usize>,
+}
+
+impl Regions {
+    /// The layout for these counts.
+    pub(crate) fn new(
+        packets: usize,
+        tasks: usize,
+        multi: usize,
+        mtasks: usize,
+        keys: usize,
+        data: usize,
+    ) -> Self {
+        let mut at = 0usize;
+        let mut next = |len: usize| {
+            let r = at..at + len;
+            at = (at + len).next_multiple_of(REGION_ALIGN);
+            r
+        };
+        Self {
+            packets: next(packets * PACKET_DESC),
+            tasks: next(tasks * TASK_DESC),
+            multi: next(multi * 4),
+            mtasks: next(mtasks * 4),
+            keys: next(keys * KEY_DESC),
+            status: next(packets),
+            data: next(data),
+        }
+    }
+
+    /// Bytes of the whole buffer.
+    pub(crate) fn total(&self) -> usize {
+        self.data.end
+    }
+
+    /// What the device sends back: status through data.
+    pub(crate) fn output(&self) -> Range<usize> {
+        self.status.start..self.data.end
+    }
+}
+
+/// A chunk's descriptors, as the planner made them.
+#[derive(Default)]
+pub(crate) struct Descriptors {
+    pub packets: Vec<PacketDesc>,
+    pub tasks: Vec<[u32; 2]>,
+    pub multi: Vec<u32>,
+    pub mtasks: Vec<u32>,
+    pub keys: Vec<KeyDesc>,
+    /// Bytes of the data region.
+    pub data_len: usize,
+}
+
+impl Descriptors {
+    pub(crate) fn clear(&mut self) {
+        self.packets.clear();
+        self.tasks.clear();
+        self.multi.clear();
+        self.mtasks.clear();
+        self.keys.clear();
+        self.data_len = 0;
+    }
+
+    pub(crate) fn regions(&self) -> Regions {
+        Regions::new(
+            self.packets.len(),
+            self.tasks.len(),
+            self.multi.len(),
+            self.mtasks.len(),
+            self.keys.len(),
+            self.data_len,
+        )
+    }
+
+    /// Writes every region but data into `buf` (laid out as `r`), and clears
+    /// the status bytes.
+    pub(crate) fn write(&self, r: &Regions, buf: &mut [u8]) {
+        for (d, out) in self
+            .packets
+            .iter()
+            .zip(buf[r.packets.clone()].chunks_exact_mut(PACKET_DESC))
+        {
+            d.write(out);
+        }
+        for (t, out) in self
+            .tasks
+            .iter()
+            .zip(buf[r.tasks.clone()].chunks_exact_mut(TASK_DESC))
+        {
+            out[..4].copy_from_slice(&t[0].to_le_bytes());
+            out[4..].copy_from_slice(&t[1].to_le_bytes());
+        }
+        for (list, range) in [(&self.multi, &r.multi), (&self.mtasks, &r.mtasks)] {
+            for (v, out) in list.iter().zip(buf[range.clone()].chunks_exact_mut(4)) {
+                out.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        for (k, out) in self
+            .keys
+            .iter()
+            .zip(buf[r.keys.clone()].chunks_exact_mut(KEY_DESC))
+        {
+            out.copy_from_slice(k.bytes());
+        }
+        buf[r.status.clone()].fill(0);
+    }
+}
+
+/// `ws_args`: where each region is on the device, and the counts.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Args {
+    pub packets: u64,
+    pub tasks: u64,
+    pub multi: u64,
+    pub mtasks: u64,
+    pub keys: u64,
+    pub data: u64,
+    pub status: u64,
+    pub partials: u64,
+    pub ntasks: u32,
+    pub nmulti: u32,
+    pub nmtasks: u32,
+    pub task_bytes: u32,
+}
+
+impl Args {
+    /// The arguments for a buffer at device address `base` laid out as `r`,
+    /// with scratch for the parts at `partials`.
+    pub(crate) fn new(
+        base: u64,
+        partials: u64,
+        r: &Regions,
+        d: &Descriptors,
+        task_bytes: u32,
+    ) -> Self {
+        let at = |range: &Range<usize>| base + range.start as u64;
+        Self {
+            packets: at(&r.packets),
+            tasks: at(&r.tasks),
+            multi: at(&r.multi),
+            mtasks: at(&r.mtasks),
+            keys: at(&r.keys),
+            data: at(&r.data),
+            status: at(&r.status),
+            partials,
+            ntasks: d.tasks.len() as u32,
+            nmulti: d.multi.len() as u32,
+            nmtasks: d.mtasks.len() as u32,
+            task_bytes,
+        }
+    }
+}
+
+/// The kernels, in the order a chunk runs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    SealParts,
+    SealFinish,
+    OpenParts,
+    OpenVerify,
+    OpenDecrypt,
+}
+
+impl Kernel {
+    /// The kernel's name in `kernel/bip324.cu`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kernel::SealParts => "ws_seal_parts",
+            Kernel::SealFinish => "ws_seal_finish",
+            Kernel::OpenParts => "ws_open_parts",
+            Kernel::OpenVerify => "ws_open_verify",
+            Kernel::OpenDecrypt => "ws_open_decrypt",
+        }
+    }
+
+    /// Every kernel.
+    pub(crate) const ALL: [Kernel; 5] = [
+        Kernel::SealParts,
+        Kernel::SealFinish,
+        Kernel::OpenParts,
+        Kernel::OpenVerify,
+        Kernel::OpenDecrypt,
+    ];
+
+    /// The launches of a seal or an open of `args`, with the number of
+    /// items (threads' worth of work) of each; kernels with nothing to do
+    /// are left out.
+    pub(crate) fn sequence(open: bool, args: &Args) -> Vec<(Kernel, u32)> {
+        let all = if open {
+            [
+                (Kernel::OpenParts, args.ntasks),
+                (Kernel::OpenVerify, args.nmulti),
+                (Kernel::OpenDecrypt, args.nmtasks),
+            ]
+        } else {
+            [
+                (Kernel::SealParts, args.ntasks),
+                (Kernel::SealFinish, args.nmulti),
+                (Kernel::SealFinish, 0),
+            ]
+        };
+        all.into_iter().filter(|(_, n)| *n > 0).collect()
+    }
+}

@@ -1,0 +1,59 @@
+//! The same comparison with the library on a CUDA device, when there is
+//! one: batches of 25K and of 130K packets over 1,024 sessions, on 4
+//! streams and on 1, several chunk and part sizes. Without a device it
+//! says `skipped: no CUDA device`.
+
+use super::differential::agree;
+use crate::engine::Engine;
+use crate::Config;
+
+#[test]
+fn the_device_agrees_with_the_library() {
+    match Engine::new(Config::default()).device() {
+        Ok(info) => println!("device: {info}"),
+        Err(why) if why.is_no_device() => {
+            // The reason starts with "no CUDA device".
+            println!("skipped: {why}");
+            return;
+        }
+        Err(why) => panic!("a CUDA device is there but cannot be used: {why}"),
+    }
+    // (streams, chunk packets, task bytes)
+    let shapes = [
+        (4usize, 16384usize, 512u32),
+        (1, 1000, 64),
+        (3, 4096, 128),
+        (4, 65536, 512),
+    ];
+    let mut make = |round: usize| {
+        let (streams, chunk_packets, task_bytes) = shapes[round];
+        Engine::new(Config {
+            min_gpu_batch: 0,
+            streams,
+            chunk_packets,
+            task_bytes,
+            ..Config::default()
+        })
+    };
+    let (sealed, opened) = agree(&mut make, 1024, 3, 10..41, 0x0d3c_1ce5);
+    let (big, big_opened) = agree(&mut make_big(&shapes[3]), 1024, 1, 100..156, 0xb16);
+    println!(
+        "{} packets sealed and {} opened on the device across 1024 sessions, byte for byte the \
+         library's",
+        sealed + big,
+        opened + big_opened
+    );
+}
+
+fn make_big(shape: &(usize, usize, u32)) -> impl FnMut(usize) -> Engine {
+    let (streams, chunk_packets, task_bytes) = *shape;
+    move |_| {
+        Engine::new(Config {
+            min_gpu_batch: 0,
+            streams,
+            chunk_packets,
+            task_bytes,
+            ..Config::default()
+        })
+    }
+}

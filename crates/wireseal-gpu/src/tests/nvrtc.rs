@@ -1,0 +1,39 @@
+//! The kernels' source through the real NVRTC (no device needed): it
+//! compiles for the architectures the engine meets (Turing to Blackwell,
+//! the H100's sm_90 among them), and every kernel the engine loads is in
+//! the PTX. NVRTC comes from PyPI (`nvidia-cuda-nvrtc`, CUDA 13), installed
+//! and put on the loader's path by scripts/setup-peers.sh; without it this
+//! test fails unless `WIRESEAL_ALLOW_MISSING_PEERS=1`.
+
+use crate::cuda::{compile, nvrtc_present, nvrtc_version};
+use crate::layout::Kernel;
+
+#[test]
+fn nvrtc_compiles_the_kernels() {
+    if !nvrtc_present() {
+        let why = "NVRTC (libnvrtc.so.13) is not on the loader's path: scripts/setup-peers.sh \
+                   installs it from PyPI (nvidia-cuda-nvrtc) and sets LD_LIBRARY_PATH";
+        if std::env::var_os("WIRESEAL_ALLOW_MISSING_PEERS").is_some_and(|v| v == "1") {
+            println!("skipped: {why}");
+            return;
+        }
+        panic!("{why} (WIRESEAL_ALLOW_MISSING_PEERS=1 skips this test)");
+    }
+    let (major, _) = nvrtc_version();
+    assert!(major >= 12, "NVRTC {major}");
+    for cc in [(7, 5), (8, 0), (8, 9), (9, 0), (10, 0), (12, 0)] {
+        let ptx = compile(cc).unwrap_or_else(|log| panic!("sm_{}{}: {log}", cc.0, cc.1));
+        let text = ptx.to_src();
+        assert!(
+            text.contains(&format!(".target sm_{}{}", cc.0, cc.1)),
+            "{cc:?}"
+        );
+        for k in Kernel::ALL {
+            assert!(
+                text.contains(&format!(".entry {}(", k.name())),
+                "{cc:?}: {}",
+                k.name()
+            );
+        }
+    }
+}
