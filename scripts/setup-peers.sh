@@ -38,6 +38,8 @@ command -v mosquitto >/dev/null 2>&1 \
 # The gateway store's tests start their own server from these binaries (and
 # run it as the package's `postgres` user when run as root).
 compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || setup_missing+=(postgresql)
+# The gateway's status page is opened in headless Chromium by its tests.
+command -v chromium >/dev/null 2>&1 || setup_missing+=(chromium)
 # The emulator tests (crates/wireseal-mcu): QEMU's Cortex-M4 machine and the
 # Arm cross compiler with its C library for the C harness.
 command -v qemu-system-arm >/dev/null 2>&1 || setup_missing+=(qemu-system-arm)

@@ -126,6 +126,9 @@ pub struct Config {
     pub flood_rate: Option<f64>,
     /// Messages one node may send at once above its rate (default 100).
     pub flood_burst: Option<u32>,
+    /// Serve `/metrics`, `/healthz`, `/readyz`, the API and the status page
+    /// on `ADDR` (`PORT` alone: loopback). Off by default.
+    pub http: Option<String>,
 }
 
 impl Config {
@@ -189,6 +192,7 @@ impl Config {
             dedup_window: over.dedup_window.or(self.dedup_window),
             flood_rate: over.flood_rate.or(self.flood_rate),
             flood_burst: over.flood_burst.or(self.flood_burst),
+            http: over.http.or(self.http),
         }
     }
 }

@@ -190,6 +190,8 @@ pub struct Counters {
     pub pruned_packets: Count,
     /// Receptions removed by retention.
     pub pruned_receptions: Count,
+    /// Time to decode one message, in seconds.
+    pub decode_seconds: prometheus_client::metrics::histogram::Histogram,
 }
 
 impl Default for Counters {
@@ -229,6 +231,7 @@ impl Default for Counters {
             store_unavailable: Count::default(),
             pruned_packets: Count::default(),
             pruned_receptions: Count::default(),
+            decode_seconds: crate::metrics::decode_histogram(),
         }
     }
 }

@@ -97,6 +97,11 @@ pub enum Event {
         /// The `crc32` number.
         to: u32,
     },
+    /// The HTTP read side listens (`--http`).
+    HttpListening {
+        /// The address, with the port the system chose for port 0.
+        addr: std::net::SocketAddr,
+    },
     /// The gateway is stopping: it commits and acknowledges what it holds.
     Stopping {
         /// Why (`interrupted`, `max-packets`, `output-closed`, ...).
@@ -120,6 +125,7 @@ impl Event {
             Event::FloodRefused(_) => "flood-refused",
             Event::KeyConflict { .. } => "key-conflict",
             Event::Renumbered { .. } => "renumbered",
+            Event::HttpListening { .. } => "http-listening",
             Event::Stopping { .. } => "stopping",
         }
     }
@@ -223,6 +229,7 @@ impl std::fmt::Display for Event {
                 NodeId(*to),
                 NodeId(*from)
             ),
+            Event::HttpListening { addr } => write!(f, "serving HTTP on http://{addr}/"),
             Event::Stopping { reason } => write!(f, "stopping ({reason})"),
         }
     }

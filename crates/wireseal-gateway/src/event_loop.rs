@@ -227,7 +227,10 @@ pub(crate) async fn run(gw: Gateway) -> Result<serde_json::Value, RunError> {
                     counters.messages.bump();
                     seq += 1;
                     let now = start.elapsed().as_millis() as u64;
-                    let decoded = match p.decoder.decode(now, &payload) {
+                    let t0 = std::time::Instant::now();
+                    let result = p.decoder.decode(now, &payload);
+                    counters.decode_seconds.observe(t0.elapsed().as_secs_f64());
+                    let decoded = match result {
                         Ok(d) => Some(d),
                         Err(e) => {
                             let kind = match e {

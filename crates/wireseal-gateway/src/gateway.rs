@@ -99,6 +99,7 @@ pub(crate) struct Prepared {
     pub max_retries: Option<u64>,
     pub dedup_window: Duration,
     pub flood: FloodLimits,
+    pub http: Option<std::net::SocketAddr>,
 }
 
 /// The gateway: build it from settings, add sinks and listeners, run it.
@@ -107,6 +108,7 @@ pub struct Gateway {
     pub(crate) sinks: Vec<Box<dyn Sink>>,
     pub(crate) listeners: Vec<Listener>,
     pub(crate) counters: Arc<Counters>,
+    pub(crate) health: Arc<crate::health::Health>,
     pub(crate) stop: Stop,
     pub(crate) log: Log,
     notes: Vec<String>,
@@ -299,12 +301,23 @@ impl Gateway {
             max_retries: c.max_retries,
             dedup_window,
             flood,
+            http: c
+                .http
+                .as_deref()
+                .map(crate::http::parse_addr)
+                .transpose()
+                .map_err(|e| ConfigError::new("http", e))?,
         };
+        // The probes' state follows every event, before any other listener
+        // hears of it.
+        let health = Arc::new(crate::health::Health::default());
+        let observer = health.clone();
         Ok(Self {
             prepared,
             sinks: Vec::new(),
-            listeners: Vec::new(),
+            listeners: vec![Box::new(move |e: &Event| observer.observe(e))],
             counters: Arc::new(Counters::default()),
+            health,
             stop: Stop::default(),
             log: Log::new(LogTarget::Stderr),
             notes,
@@ -373,6 +386,8 @@ impl Gateway {
         for n in std::mem::take(&mut self.notes) {
             self.log.always(&format!("note: {n}"));
         }
+        // Served until `run` returns (dropping it stops it).
+        let _http = self.serve_http()?;
         let store = match self.prepared.store.clone() {
             Some(url) => match self.open_store(&url)? {
                 Some(s) => Some(s),
@@ -407,6 +422,29 @@ impl Gateway {
             .build()
             .map_err(|e| RunError::Io(format!("starting the runtime: {e}")))?;
         rt.block_on(crate::event_loop::run(self))
+    }
+
+    /// Starts the read side when `--http` asks for it.
+    fn serve_http(&mut self) -> Result<Option<crate::http::Server>, RunError> {
+        let Some(addr) = self.prepared.http else {
+            return Ok(None);
+        };
+        let state = crate::http::State {
+            counters: self.counters.clone(),
+            health: self.health.clone(),
+            registry: crate::metrics::registry(self.counters.clone(), self.health.clone()),
+            reader: self
+                .prepared
+                .store
+                .as_ref()
+                .map(|u| Arc::new(crate::api::reader::Reader::new(u))),
+        };
+        let server = crate::http::Server::start(addr, state)
+            .map_err(|e| RunError::Io(format!("--http {addr}: {e}")))?;
+        self.emit(Event::HttpListening {
+            addr: server.addr(),
+        });
+        Ok(Some(server))
     }
 
     /// Opens the store, waiting while it cannot be reached (and only then);

@@ -56,6 +56,7 @@
 //! See docs/gateway.md for every setting, the JSON fields and the figures,
 //! and docs/gateway-store.md for the schema.
 
+mod api;
 pub mod config;
 pub mod counters;
 pub mod event;
@@ -63,10 +64,14 @@ mod event_loop;
 pub mod firmware_json;
 pub mod flood;
 mod gateway;
+pub mod health;
+pub mod http;
 pub mod keys;
 pub mod log;
+pub mod metrics;
 pub mod mqtt;
 mod mqtt_words;
+mod page;
 pub mod retry;
 pub mod setup;
 pub mod sink;

@@ -2,13 +2,17 @@
 //! against a real Mosquitto, SQLite files and PostgreSQL servers the tests
 //! start, traffic from the independent encoder and from the library's.
 
+mod api;
 mod config;
 mod feed;
 mod firmware_json;
 mod flood;
+mod grafana;
 mod hostile;
+mod http;
 mod map_reports;
 mod nodes;
+mod page;
 mod retention;
 mod store;
 mod support;

@@ -132,6 +132,9 @@ pub struct Args {
     /// Messages one node may send at once above its rate (default 100).
     #[arg(long, value_name = "N")]
     flood_burst: Option<u32>,
+    /// Serve /metrics, /healthz, /readyz, the JSON API and the status page on ADDR (PORT alone: loopback only). Off by default.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
     /// With --store: also write the JSON lines to stdout.
     #[arg(long)]
     json: bool,
@@ -175,6 +178,7 @@ impl Args {
             dedup_window: self.dedup_window.clone(),
             flood_rate: self.flood_rate,
             flood_burst: self.flood_burst,
+            http: self.http.clone(),
             ..Config::default()
         };
         self.decoder.apply(&mut c);

@@ -1,0 +1,181 @@
+//! The read side over HTTP end to end: the gateway fed by a real Mosquitto
+//! into a SQLite file, `--http` on a port the system picks; the probes'
+//! status codes follow the broker connection, and `/metrics`, read by a
+//! Prometheus text parser, counts exactly what was published.
+
+use crate::store::storing;
+use crate::support::{peers, Running};
+use crate::traffic::text_envelope;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+use wireseal_gateway::{Config, Event};
+use wireseal_testkit::db::Db;
+use wireseal_testkit::mosquitto::Mosquitto;
+use wireseal_testkit::mqtt::publish_qos1;
+
+/// One request (`Connection: close`): the status and the body.
+pub fn request(addr: SocketAddr, method: &str, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, body.to_owned())
+}
+
+/// `GET path`.
+pub fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    request(addr, "GET", path)
+}
+
+/// Starts a gateway serving HTTP; returns it and the address it serves on.
+pub fn serving(config: Config) -> (Running, SocketAddr) {
+    let gw = Running::spawn(Config {
+        http: Some("127.0.0.1:0".into()),
+        ..config
+    });
+    match gw.wait_for("http-listening", Duration::from_secs(30)) {
+        Event::HttpListening { addr } => (gw, addr),
+        e => panic!("{e:?}"),
+    }
+}
+
+/// A scrape parsed by `prometheus-parse`.
+pub fn scrape(addr: SocketAddr) -> prometheus_parse::Scrape {
+    let (status, body) = get(addr, "/metrics");
+    assert_eq!(status, 200, "{body}");
+    prometheus_parse::Scrape::parse(body.lines().map(|l| Ok(l.to_owned()))).unwrap()
+}
+
+/// The value of `metric` with the label `label` (if given), summed over
+/// its other labels; a histogram's `_count`.
+pub fn value(s: &prometheus_parse::Scrape, metric: &str, label: Option<(&str, &str)>) -> f64 {
+    use prometheus_parse::Value;
+    s.samples
+        .iter()
+        .filter(|x| x.metric == metric)
+        .filter(|x| label.is_none_or(|(k, v)| x.labels.get(k) == Some(v)))
+        .map(|x| match &x.value {
+            Value::Counter(v) | Value::Gauge(v) | Value::Untyped(v) => *v,
+            Value::Histogram(b) => b.last().map_or(0.0, |b| b.count),
+            Value::Summary(_) => panic!("no summaries"),
+        })
+        .sum()
+}
+
+const GWS: [&str; 3] = ["!0000d001", "!0000d002", "!0000d003"];
+const PACKETS: u32 = 40;
+
+#[test]
+fn probes_follow_the_broker_and_metrics_count_what_was_published() {
+    if !peers(false) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::Sqlite(dir.path().join("mesh.db"));
+    let broker = Mosquitto::start().unwrap();
+    let (c, _k) = storing(&broker, &db, "http-metrics");
+    let (gw, addr) = serving(c);
+    assert_eq!(get(addr, "/healthz").0, 200);
+    gw.wait_for("subscribed", Duration::from_secs(60));
+    assert_eq!(get(addr, "/readyz").0, 200);
+
+    let mut msgs = Vec::new();
+    for i in 0..PACKETS {
+        for g in GWS {
+            msgs.push(text_envelope(0x5000_0000 + i % 7, 0x0300_0000 + i, g, 0));
+        }
+    }
+    assert_eq!(publish_qos1(broker.port, &msgs, 1_000).unwrap(), msgs.len());
+    let n = msgs.len() as f64;
+    let end = Instant::now() + Duration::from_secs(60);
+    let s = loop {
+        let s = scrape(addr);
+        let done = value(
+            &s,
+            "wireseal_gateway_store_writes_total",
+            Some(("table", "receptions")),
+        ) == n
+            && value(&s, "wireseal_gateway_acks_total", Some(("result", "sent"))) == n;
+        if done || Instant::now() > end {
+            break s;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let v = |m: &str, l: Option<(&str, &str)>| value(&s, m, l);
+    assert_eq!(v("wireseal_gateway_messages_total", None), n);
+    assert_eq!(v("wireseal_gateway_packets_total", None), n);
+    assert_eq!(
+        v(
+            "wireseal_gateway_packets_total",
+            Some(("decryption", "channel"))
+        ),
+        n
+    );
+    assert_eq!(
+        v(
+            "wireseal_gateway_packet_kinds_total",
+            Some(("kind", "text"))
+        ),
+        n
+    );
+    assert_eq!(
+        v(
+            "wireseal_gateway_store_writes_total",
+            Some(("table", "packets"))
+        ),
+        f64::from(PACKETS)
+    );
+    assert_eq!(
+        v(
+            "wireseal_gateway_store_writes_total",
+            Some(("table", "receptions"))
+        ),
+        n
+    );
+    assert_eq!(
+        v("wireseal_gateway_acks_total", Some(("result", "sent"))),
+        n
+    );
+    assert_eq!(v("wireseal_gateway_decode_duration_seconds", None), n);
+    assert_eq!(v("wireseal_gateway_held_messages", None), 0.0);
+    assert_eq!(v("wireseal_gateway_subscribed", None), 1.0);
+    assert_eq!(v("wireseal_gateway_broker_connected", None), 1.0);
+    assert_eq!(v("wireseal_gateway_store_writable", None), 1.0);
+    assert_eq!(v("wireseal_gateway_malformed_messages_total", None), 0.0);
+    assert_eq!(
+        db.count("SELECT count(*) FROM receptions"),
+        msgs.len() as u64
+    );
+    // Every family the scrape holds is one the gateway documents.
+    for name in s.docs.keys() {
+        assert!(
+            wireseal_gateway::metrics::NAMES.contains(&name.as_str()),
+            "{name}"
+        );
+    }
+
+    // Read-only: nothing but GET and HEAD.
+    assert_eq!(request(addr, "POST", "/metrics").0, 405);
+    assert_eq!(request(addr, "DELETE", "/api/nodes").0, 405);
+    assert_eq!(get(addr, "/nothing-here").0, 404);
+
+    // The broker goes away: not ready until subscribed again.
+    let broker = broker.restart().unwrap();
+    gw.wait_for("connection-failed", Duration::from_secs(30));
+    let (status, body) = get(addr, "/readyz");
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(get(addr, "/healthz").0, 200);
+    gw.wait_for("subscribed", Duration::from_secs(60));
+    assert_eq!(get(addr, "/readyz").0, 200);
+    gw.stop().unwrap();
+    drop(broker);
+}

@@ -1,0 +1,93 @@
+//! The status page opened in headless Chromium (Debian's `chromium`)
+//! against a gateway whose store a real Mosquitto filled: the DOM shows the
+//! published nodes and packets, a node name made of markup stays text and
+//! runs nothing, and the console logs nothing.
+
+use crate::api::{filled, HOSTILE, NAMED, NODES};
+use crate::support::peers;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use wireseal_testkit::db::Db;
+use wireseal_testkit::mosquitto::Mosquitto;
+
+/// Chromium's path, or why it is missing.
+fn chromium() -> Result<std::path::PathBuf, String> {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.exists())
+        .ok_or_else(|| "chromium is not installed (scripts/setup-peers.sh installs it)".into())
+}
+
+/// The page's DOM after its scripts ran, and what Chromium logged.
+pub fn render(url: &str) -> (String, String) {
+    let profile = tempfile::tempdir().unwrap();
+    let mut child = Command::new(chromium().unwrap())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-extensions",
+            "--disable-background-networking",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=8000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let end = Instant::now() + Duration::from_secs(90);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > end {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish within 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_page_shows_the_feed_and_runs_none_of_it() {
+    if !peers(false) || !wireseal_testkit::peer_present(chromium().err()) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::Sqlite(dir.path().join("mesh.db"));
+    let broker = Mosquitto::start().unwrap();
+    let (gw, addr, _key) = filled(&broker, &db, "page");
+    let (dom, log) = render(&format!("http://{addr}/"));
+    gw.stop().unwrap();
+    assert!(dom.contains("data-loaded=\"1\""), "{dom}\n{log}");
+    for n in 0..NODES {
+        assert!(
+            dom.contains(&format!("data-node=\"!{:08x}\"", NAMED + n)),
+            "node {n}: {dom}"
+        );
+    }
+    let packets = db.count("SELECT count(*) FROM packets") as usize;
+    assert_eq!(dom.matches("data-packet=").count(), packets.min(100));
+    // The hostile name is on the page as text, and nothing of it ran.
+    let escaped = HOSTILE
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    assert!(dom.contains(&escaped), "{dom}");
+    assert!(!dom.contains("data-pwned=\"1\""), "{dom}");
+    assert!(!dom.contains("<title>pwned"), "{dom}");
+    assert!(dom.contains("<title>wireseal gateway</title>"), "{dom}");
+    assert!(dom.contains("class=\"badge ok\""), "{dom}");
+    let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
+    assert!(console.is_empty(), "{console:#?}");
+}
