@@ -14,8 +14,8 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use wireseal::aescrypt::io::{decrypt_into_sink, encrypt_stream, Error as IoError, SeekDecryptor};
-use wireseal_io::{PartialFile, Replace};
 use wireseal::aescrypt::Encryptor as REncryptor;
+use wireseal_io::{PartialFile, Replace};
 
 /// The input file, counting what was read for `progress(done, total)` (an
 /// exception from it stops the work) and keeping its first bytes.
