@@ -13,7 +13,7 @@ use super::{Better, Ctx, Row};
 use std::time::{Duration, Instant};
 use wireseal::batch::Batch;
 use wireseal::keys::{PrivateKey, PublicKey, StaticSecret};
-use wireseal::meshtastic::{open_batch_len, PkcEngine, PkcPacket, SealedPkc};
+use wireseal::meshtastic::{open_batch_len, PkcEngine, PkcPacket};
 use wireseal::peat::{seal_batch_len, MeshId, MeshSealer};
 use wireseal::sphinx::{self, Hop, Padding, PeelItem, Route};
 
@@ -105,18 +105,7 @@ pub fn meshtastic(ctx: &Ctx) -> Vec<Row> {
             64,
         )
         .expect("a clamped key");
-        let packets: Vec<SealedPkc<'_>> = feed[..n]
-            .iter()
-            .enumerate()
-            .map(|(i, (k, from, p))| SealedPkc {
-                packet: PkcPacket {
-                    peer_public: k,
-                    from: *from,
-                    id: i as u32,
-                },
-                payload: p,
-            })
-            .collect();
+        let packets = super::meshtastic::sealed_packets(&feed[..n]);
         let mut out = vec![0u8; open_batch_len(&packets)];
         // Fill the cache: the rows measure cached opens.
         let first = engine

@@ -62,6 +62,22 @@ pub fn open_uncached(
     Some(out)
 }
 
+/// A feed of (sender key, from, payload) as the batch API takes it, packet
+/// `i` with id `i`.
+pub fn sealed_packets(feed: &[([u8; 32], u32, Vec<u8>)]) -> Vec<SealedPkc<'_>> {
+    feed.iter()
+        .enumerate()
+        .map(|(i, (k, from, p))| SealedPkc {
+            packet: PkcPacket {
+                peer_public: k,
+                from: *from,
+                id: i as u32,
+            },
+            payload: p,
+        })
+        .collect()
+}
+
 /// Runs the section.
 pub fn run(ctx: &Ctx) -> Vec<Row> {
     let receiver = StaticSecret::generate();
@@ -119,18 +135,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             (*s.public_key(), i as u32 % 64, p)
         })
         .collect();
-    let packets: Vec<SealedPkc<'_>> = feed
-        .iter()
-        .enumerate()
-        .map(|(i, (k, from, p))| SealedPkc {
-            packet: PkcPacket {
-                peer_public: k,
-                from: *from,
-                id: i as u32,
-            },
-            payload: p,
-        })
-        .collect();
+    let packets = sealed_packets(&feed);
     let mut gw = PkcEngine::with_capacity(
         StaticSecret::from_bytes(receiver.expose()).expect("key"),
         64,
