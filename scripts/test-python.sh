@@ -4,7 +4,7 @@
 # (pytest + hypothesis), with the independent implementations they
 # cross-check against. Works on a fresh machine that reaches PyPI;
 # `cargo test --workspace --release` calls it
-# (crates/wireseal-bench/tests/python_package.rs).
+# (crates/wireseal-bench/tests/peers/python_package.rs).
 #
 #   scripts/test-python.sh [pytest args...]
 #

@@ -27,10 +27,7 @@ fuzz_target!(|data: &[u8]| {
                     .iterations
                     .is_none_or(|i| i >= 1 && i <= limits.max_iterations));
             }
-            (
-                Ok(Parse::NeedMore(n)),
-                Err(Error::Truncated { len, min }),
-            ) => {
+            (Ok(Parse::NeedMore(n)), Err(Error::Truncated { len, min })) => {
                 assert!(n > data.len());
                 assert_eq!((len, min), (data.len(), n));
             }

@@ -87,8 +87,11 @@ fn raw(role: Role, mut input: &[u8]) {
 }
 
 fn with_peer(role: Role, mut input: &[u8]) {
-    let garbage = vec![0x5a; u16::from_le_bytes([byte(&mut input), byte(&mut input)]) as usize % 4096];
-    let decoys: Vec<Vec<u8>> = (0..byte(&mut input) % 4).map(|i| vec![i; 9 * i as usize]).collect();
+    let garbage =
+        vec![0x5a; u16::from_le_bytes([byte(&mut input), byte(&mut input)]) as usize % 4096];
+    let decoys: Vec<Vec<u8>> = (0..byte(&mut input) % 4)
+        .map(|i| vec![i; 9 * i as usize])
+        .collect();
     let flip_at = u16::from_le_bytes([byte(&mut input), byte(&mut input)]) as usize;
     let mask = byte(&mut input);
     let peer_role = match role {
@@ -133,7 +136,10 @@ fn with_peer(role: Role, mut input: &[u8]) {
         if drain(&mut ours, &mut got).is_none() {
             return assert!(flipped, "an untouched packet failed");
         }
-        assert!(got.len() <= sent.len() && got[..] == sent[..got.len()], "a packet not sent");
+        assert!(
+            got.len() <= sent.len() && got[..] == sent[..got.len()],
+            "a packet not sent"
+        );
     }
     let flip_landed = flipped && flip_at < delivered;
     if !flip_landed {

@@ -6,9 +6,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
-use wireseal::bip324::{
-    EllSwiftKeypair, GarbageRead, Handshake, KeyRead, Network, VersionRead, ELLSWIFT_LEN,
-};
+use wireseal::bip324::handshake::{GarbageRead, Handshake, KeyRead, VersionRead};
+use wireseal::bip324::{EllSwiftKeypair, Network, ELLSWIFT_LEN};
 
 /// Fixed keys with fixed encodings, so runs are reproducible.
 fn keypair(secret: u8) -> EllSwiftKeypair {

@@ -29,8 +29,8 @@ where
     N: ccm::NonceSize + aes::cipher::generic_array::ArrayLength<u8>,
 {
     let theirs = ccm::Ccm::<C, M, N>::new_from_slice(key).expect("key length");
-    let ours = PairedCcm::new(C::new_from_slice(key).unwrap(), N::USIZE, M::USIZE)
-        .expect("CCM's lengths");
+    let ours =
+        PairedCcm::new(C::new_from_slice(key).unwrap(), N::USIZE, M::USIZE).expect("CCM's lengths");
     let nonce = &input.nonce[..N::USIZE];
     let (aad, msg) = (input.aad, input.msg);
 
@@ -50,7 +50,8 @@ where
     assert_eq!((&a, &t[..]), (&b, &tag[..]), "sealed bytes differ");
 
     let mut opened = b.clone();
-    ours.open_in_place(nonce, aad, &mut opened, &tag).expect("opens");
+    ours.open_in_place(nonce, aad, &mut opened, &tag)
+        .expect("opens");
     assert_eq!(opened, msg);
 
     // One flipped bit in the ciphertext, the tag or the associated data.
@@ -75,7 +76,9 @@ where
         bad_tag.as_slice().into(),
     );
     assert!(r.is_err(), "ccm opened a tampered message");
-    assert!(ours.open_in_place(nonce, &bad_aad, &mut ct, &bad_tag).is_err());
+    assert!(ours
+        .open_in_place(nonce, &bad_aad, &mut ct, &bad_tag)
+        .is_err());
     assert!(ct.iter().all(|&x| x == 0), "refused output not wiped");
 
     // Made-up ciphertext and tag: the same verdict and plaintext from both.

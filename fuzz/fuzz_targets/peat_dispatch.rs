@@ -7,7 +7,10 @@ use wireseal::peat::{classify, FrameKind, MeshKey, Mode, Received, Receiver};
 fuzz_target!(|data: &[u8]| {
     let kind = classify(data);
     for mode in [Mode::Strict, Mode::Permissive] {
-        let rx = Receiver::new(Some(MeshKey::derive(&"DEMO".parse().unwrap(), &[0x42; 32])), mode);
+        let rx = Receiver::new(
+            Some(MeshKey::derive(&"DEMO".parse().unwrap(), &[0x42; 32])),
+            mode,
+        );
         let Ok(r) = rx.receive(data) else { continue };
         let ok = match (&r, kind) {
             (Received::KeyExchange(b), FrameKind::KeyExchange)

@@ -298,8 +298,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         update_rate_hz: 2.0,
     };
     let t = ctx.time_per_op(|| {
-        policy::decide(
-            black_box(&p),
+        black_box(&p).decide(
             black_box(policy::DataType::Location),
             policy::Link::KnownPeer,
             c,

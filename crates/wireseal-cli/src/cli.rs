@@ -26,9 +26,8 @@ Flags every subcommand shares:
         One JSON object per result on stdout (field names: docs/cli.md).
         Without it results are human text: bare hex for data, `name: value`
         lines for several fields.
-Errors go to stderr with a non-zero exit status.
-Older names still work: v2 = bip324, file = aescrypt, onion = sphinx,
---private* = --key*, --node-key = --key, --peer-public / --hop-pubkey = --peer-key.";
+Errors go to stderr with a non-zero exit status (with --json, as one JSON
+object).";
 
 /// `wireseal`.
 #[derive(Parser)]
@@ -40,7 +39,7 @@ Older names still work: v2 = bip324, file = aescrypt, onion = sphinx,
 )]
 pub struct Cli {
     /// Print each result as one JSON object; also accepted after the
-    /// subcommand (`bench --json FILE` writes the rows to FILE instead).
+    /// subcommand.
     #[arg(long)]
     pub json: bool,
     /// The subcommand.

@@ -19,7 +19,7 @@
 //! magic word is read through its raw pointer before any reference to the
 //! block is made.
 //! The header `include/wireseal.h` is generated from this crate by
-//! cbindgen; `tests/header.rs` fails when it is stale.
+//! cbindgen; `tests/ffi/header.rs` fails when it is stale.
 #![cfg_attr(all(not(feature = "std"), not(test)), no_std)]
 
 mod channel;

@@ -112,8 +112,9 @@ pub struct Config {
     pub store: Option<String>,
     /// Messages held unacknowledged at most (default 40,000).
     pub store_buffer: Option<usize>,
-    /// JSON lines to standard output (default: when there is no store).
-    pub json: Option<bool>,
+    /// Each record as a JSON line on standard output (default: when there
+    /// is no store).
+    pub print_records: Option<bool>,
     /// The MQTT client id (needed with a store).
     pub client_id: Option<String>,
     /// Keep packets this long (`30d`, `12h`, `90m`, `45s`); default: forever.
@@ -186,7 +187,7 @@ impl Config {
             max_retries: over.max_retries.or(self.max_retries),
             store: over.store.or(self.store),
             store_buffer: over.store_buffer.or(self.store_buffer),
-            json: over.json.or(self.json),
+            print_records: over.print_records.or(self.print_records),
             client_id: over.client_id.or(self.client_id),
             retain: over.retain.or(self.retain),
             dedup_window: over.dedup_window.or(self.dedup_window),

@@ -91,7 +91,7 @@ pub(crate) struct Prepared {
     pub decoder: Decoder,
     pub store: Option<StoreUrl>,
     pub writer: WriterConfig,
-    pub json: bool,
+    pub print_records: bool,
     pub publish: Option<String>,
     pub firmware_root: Option<String>,
     pub stats: Option<Duration>,
@@ -278,7 +278,7 @@ impl Gateway {
             },
             filter,
             decoder,
-            json: c.json.unwrap_or(store.is_none()),
+            print_records: c.print_records.unwrap_or(store.is_none()),
             store,
             writer: WriterConfig {
                 buffer,
@@ -403,7 +403,7 @@ impl Gateway {
                 self.counters.clone(),
             )));
         }
-        if self.prepared.json {
+        if self.prepared.print_records {
             own.push(Box::new(JsonLines::stdout()));
         }
         if let Some(p) = self.prepared.publish.clone() {

@@ -6,9 +6,7 @@ use crate::jobs::SealJob;
 use rayon::prelude::*;
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{open_batch_into, OpenJob, OpenedRange};
-use wireseal::bip324::{
-    sealed_len, Error, Next, HEADER_LEN, LENGTH_LEN, MAX_CONTENTS_LEN, TAG_LEN,
-};
+use wireseal::bip324::{sealed_len, Error, HEADER_LEN, LENGTH_LEN, MAX_CONTENTS_LEN, TAG_LEN};
 
 /// Seals `job.packets[first..]`, whose contents start at `job.contents[from]`,
 /// through the library, appending to `job.out`; returns how many were
@@ -79,46 +77,10 @@ pub(crate) fn seal_all(jobs: &mut [SealJob<'_>]) {
     }
 }
 
-/// Every job opened through the library's batch; a single job on the
-/// calling thread, without the batch's hand-out of work.
+/// Every job opened through the library's batch (a single job on the
+/// calling thread).
 pub(crate) fn open_all(batch: &Batch, jobs: &mut [OpenJob<'_>]) {
-    match jobs {
-        [job] => open_single(job),
-        _ => open_batch_into(batch, jobs),
-    }
-}
-
-/// One job opened on the calling thread, packet by packet through
-/// [`wireseal::bip324::PacketReceiver::open_next`], with the library's
-/// batch's results: the ranges of the packets opened, then `Ok(count)`, the
-/// first error, or `Truncated` for a packet not all there.
-fn open_single(job: &mut OpenJob<'_>) {
-    job.opened.clear();
-    let mut at = 0usize;
-    while at < job.wire.len() {
-        match job.receiver.open_next(b"", &mut job.wire[at..]) {
-            Ok(Next::Packet { packet, consumed }) => {
-                job.opened.push(OpenedRange {
-                    offset: at + LENGTH_LEN + HEADER_LEN,
-                    len: packet.contents.len(),
-                    kind: packet.kind,
-                });
-                at += consumed;
-            }
-            Ok(Next::NeedMore(n)) => {
-                job.result = Err(Error::Truncated {
-                    len: job.wire.len() - at,
-                    min: n,
-                });
-                return;
-            }
-            Err(e) => {
-                job.result = Err(e);
-                return;
-            }
-        }
-    }
-    job.result = Ok(job.opened.len());
+    open_batch_into(batch, jobs);
 }
 
 /// Where the library takes over an open job: the offset in its wire, the

@@ -117,7 +117,10 @@ impl EnvelopeDecoder {
         let d = py
             .allow_threads(|| inner.decode(now, envelope))
             .map_err(errors::meshtastic)?;
-        Ok(PacketRecord::new(&self.inner, &d).to_json())
+        Ok(wireseal_io::record::to_json(&PacketRecord::new(
+            &self.inner,
+            &d,
+        )))
     }
 
     /// Decodes one envelope (`now` in milliseconds). A packet that cannot

@@ -1,7 +1,7 @@
 """The shared case table (vectors/meshtastic/driver_cases.json) through
 wireseal.meshtastic: PSK text, channel and PKC lengths, key clamping. The
-library (crates/wireseal/tests/meshtastic_driver_cases.rs) and the command
-line (crates/wireseal-cli/tests/meshtastic_cli_agree.rs) run the same table:
+library (crates/wireseal/tests/library/meshtastic_driver_cases.rs) and the command
+line (crates/wireseal-cli/tests/cli/meshtastic_cli_agree.rs) run the same table:
 the same bytes and the same error kinds (exception classes) everywhere."""
 
 import pytest

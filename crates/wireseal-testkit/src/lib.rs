@@ -2,22 +2,32 @@
 //! starts on loopback and stops when dropped ([`mosquitto::Mosquitto`],
 //! [`postgres::PgServer`]), free ports and readiness waits ([`net`]), a raw
 //! MQTT 3.1.1 publisher ([`mqtt`]), the independent Meshtastic feed
-//! ([`feed`]) and hostile Meshtastic traffic ([`meshtastic`]), a store read
+//! ([`feed`]) and hostile Meshtastic traffic ([`meshtastic`]), the firmware
+//! signature-policy scenarios' checks ([`meshtastic_policy`]), a store read
 //! back with each database's own client ([`db`]), and process figures from
 //! /proc ([`proc`]).
+//!
+//! The servers, the feed and the database clients need the default `servers`
+//! feature; the library's tests use the kit without it.
 //!
 //! Everything that can be missing (a program, a free port) is an `Err` with
 //! what to install; tests `expect` it, so a missing peer fails the test
 //! unless [`allow_missing`] says otherwise, and the bench reports the row as
 //! skipped with the same words.
 
+#[cfg(feature = "servers")]
 pub mod db;
+#[cfg(feature = "servers")]
 pub mod feed;
 pub mod meshtastic;
+pub mod meshtastic_policy;
+#[cfg(feature = "servers")]
 pub mod mosquitto;
 pub mod mqtt;
 pub mod net;
+#[cfg(feature = "servers")]
 pub mod pki;
+#[cfg(feature = "servers")]
 pub mod postgres;
 pub mod proc;
 

@@ -2,12 +2,10 @@
 //! handshake (both sides) with pooled keys.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use wireseal::bip324::{
-    EllSwiftKeypair, GarbageRead, Handshake, KeyPool, KeyRead, Network, Next, PacketType, Session,
-    VersionRead,
-};
+use wireseal::bip324::handshake::{GarbageRead, Handshake, KeyRead, VersionRead};
+use wireseal::bip324::{EllSwiftKeypair, KeyPool, Network, Next, PacketType, Session};
 
-fn finish(h: Handshake<wireseal::bip324::VersionSent>, input: &mut [u8]) -> Session {
+fn finish(h: Handshake<wireseal::bip324::handshake::VersionSent>, input: &mut [u8]) -> Session {
     let Ok(GarbageRead::Found {
         handshake: mut h,
         consumed: mut at,

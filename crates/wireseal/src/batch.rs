@@ -1,8 +1,10 @@
 //! Batch work across cores (rayon), with results in input order, identical to
 //! doing the items one at a time.
 //!
-//! A [`Batch`] runs on rayon's global pool (all cores) or on a pool of a fixed
-//! number of threads, which is how benchmarks compare one core with all.
+//! A [`Batch`] runs on rayon's global pool (all cores), on a pool of a fixed
+//! number of threads (how benchmarks compare one core with all), or on the
+//! calling thread alone ([`Batch::calling_thread`]: no pool, nothing
+//! started).
 //!
 //! Formats that write many packets into one caller buffer, back to back,
 //! share crate-internal layout helpers here: one sizes the buffer, one
@@ -91,16 +93,39 @@ pub(crate) fn ranges_fit(ranges: &[Range<usize>], len: usize) -> bool {
 /// Where batch work runs.
 #[derive(Debug, Default)]
 pub struct Batch {
-    pool: Option<rayon::ThreadPool>,
-    /// What a fan-out of `pool` costs (unused for the global pool).
+    threads: Threads,
+    /// What a fan-out of a dedicated pool costs (unused otherwise).
     fan_out: FanOutCost,
+}
+
+/// The threads a [`Batch`] runs on.
+#[derive(Debug, Default)]
+enum Threads {
+    /// rayon's global pool.
+    #[default]
+    Global,
+    /// A pool of the batch's own.
+    Pool(rayon::ThreadPool),
+    /// The calling thread only: no pool, nothing started.
+    Caller,
 }
 
 impl Batch {
     /// Runs on rayon's global pool (one thread per core).
     pub fn all_cores() -> Self {
         Self {
-            pool: None,
+            threads: Threads::Global,
+            fan_out: FanOutCost::default(),
+        }
+    }
+
+    /// Runs everything on the calling thread: no pool is built and rayon's
+    /// global pool is never started. The bytes are those of any other
+    /// batch; for small inputs (an AES Crypt buffer of a few KiB, a handful
+    /// of packets) and for callers that manage their own threads.
+    pub fn calling_thread() -> Self {
+        Self {
+            threads: Threads::Caller,
             fan_out: FanOutCost::default(),
         }
     }
@@ -112,16 +137,17 @@ impl Batch {
             .build()
             .expect("building a rayon pool");
         Self {
-            pool: Some(pool),
+            threads: Threads::Pool(pool),
             fan_out: FanOutCost::default(),
         }
     }
 
     /// Number of worker threads this batch uses.
     pub fn threads(&self) -> usize {
-        match &self.pool {
-            Some(p) => p.current_num_threads(),
-            None => rayon::current_num_threads(),
+        match &self.threads {
+            Threads::Global => rayon::current_num_threads(),
+            Threads::Pool(p) => p.current_num_threads(),
+            Threads::Caller => 1,
         }
     }
 
@@ -191,12 +217,12 @@ impl Batch {
                 background();
                 return foreground();
             }
-            match &self.pool {
-                Some(p) => p.in_place_scope(|s| {
+            match &self.threads {
+                Threads::Pool(p) => p.in_place_scope(|s| {
                     s.spawn(|_| background());
                     foreground()
                 }),
-                None => rayon::in_place_scope(|s| {
+                Threads::Global | Threads::Caller => rayon::in_place_scope(|s| {
                     s.spawn(|_| background());
                     foreground()
                 }),
@@ -257,9 +283,9 @@ impl Batch {
 
     /// The fan-out cost of this batch's pool.
     fn fan_out_cost(&self) -> &FanOutCost {
-        match &self.pool {
-            Some(_) => &self.fan_out,
-            None => &GLOBAL_FAN_OUT,
+        match &self.threads {
+            Threads::Pool(_) => &self.fan_out,
+            Threads::Global | Threads::Caller => &GLOBAL_FAN_OUT,
         }
     }
 
@@ -326,11 +352,12 @@ impl Batch {
             }
             clock.thread_finished();
         };
-        match &self.pool {
-            Some(p) => {
+        match &self.threads {
+            Threads::Pool(p) => {
                 p.broadcast(worker);
             }
-            None => {
+            // `run_chunks` never fans out a one-thread batch.
+            Threads::Global | Threads::Caller => {
                 rayon::broadcast(worker);
             }
         }

@@ -15,9 +15,8 @@ use std::hint::black_box;
 use std::time::Instant;
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{open_job, seal_job, OpenJob, OpenedRange, SealJob};
-use wireseal::bip324::{
-    GarbageRead, Handshake, KeyRead, Network, Next, PacketType, Session, VersionRead,
-};
+use wireseal::bip324::handshake::{GarbageRead, Handshake, KeyRead, VersionRead};
+use wireseal::bip324::{Network, Next, PacketType, Session};
 use wireseal::keys::EllSwiftKeypair;
 use wireseal_io::traffic::mixed_sizes;
 
@@ -69,7 +68,7 @@ pub(crate) fn our_handshake(ka: EllSwiftKeypair, kb: EllSwiftKeypair) -> (Sessio
     (finish(a, &mut b_out[64..]), finish(b, &mut a_out[64..]))
 }
 
-fn finish(h: Handshake<wireseal::bip324::VersionSent>, input: &mut [u8]) -> Session {
+fn finish(h: Handshake<wireseal::bip324::handshake::VersionSent>, input: &mut [u8]) -> Session {
     let Ok(GarbageRead::Found {
         handshake: mut h,
         consumed: mut at,

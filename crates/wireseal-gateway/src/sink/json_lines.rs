@@ -46,7 +46,7 @@ impl Sink for JsonLines {
             return Ok(Handled::Done);
         };
         self.line.clear();
-        PacketRecord::new(p.decoder, p.decoded).write_json(&mut self.line);
+        wireseal_io::record::write_json(&PacketRecord::new(p.decoder, p.decoded), &mut self.line);
         self.line.push(b'\n');
         self.out.write_all(&self.line).map_err(Self::closed)?;
         cx.counters().json_lines.bump();

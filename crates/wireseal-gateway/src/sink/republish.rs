@@ -39,7 +39,7 @@ impl Sink for Republish {
             NodeId(p.decoded.from)
         );
         let mut line = Vec::with_capacity(512);
-        PacketRecord::new(p.decoder, p.decoded).write_json(&mut line);
+        wireseal_io::record::write_json(&PacketRecord::new(p.decoder, p.decoded), &mut line);
         if cx.publish(&topic, line) {
             cx.counters().republished.bump();
         } else {

@@ -122,7 +122,7 @@ fn records_carry_the_policy_identity_and_signature() {
             broker: broker.url(),
             key_file: vec![format!("{}={}", v["our_node"], key.display())],
             signature_policy: Some(policy.into()),
-            json: Some(false),
+            print_records: Some(false),
             ..Config::default()
         });
         feed::publish(&root(), broker.port, &lines);

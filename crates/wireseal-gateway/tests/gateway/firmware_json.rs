@@ -35,7 +35,7 @@ fn gateway(broker: &Mosquitto, v: &Value, dir: &tempfile::TempDir) -> Running {
             .collect(),
         key_file: vec![format!("{}={}", v["our_node"], key.display())],
         firmware_json: Some(v["root"].as_str().unwrap().to_owned()),
-        json: Some(false),
+        print_records: Some(false),
         ..Config::default()
     })
 }

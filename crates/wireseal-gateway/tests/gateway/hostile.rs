@@ -39,7 +39,7 @@ fn a_hostile_feed_breaks_no_topic_and_no_connection() {
         client_id: Some("hostile".into()),
         max_packets: Some(N as u64),
         flood_rate: Some(0.0),
-        json: Some(false),
+        print_records: Some(false),
         ..Config::default()
     });
     assert_eq!(publish_qos1(broker.port, &feed, 5_000).unwrap(), N);

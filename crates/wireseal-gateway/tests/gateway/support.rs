@@ -53,7 +53,7 @@ pub fn config(broker: &str, key: &tempfile::NamedTempFile) -> Config {
             format!("Ops={}", b64(&ops_b)),
         ],
         key_file: vec![format!("!{OUR_NODE:08x}={}", key.path().display())],
-        json: Some(false),
+        print_records: Some(false),
         ..Config::default()
     }
 }

@@ -25,9 +25,11 @@
 //!   The output file every driver writes through (`wireseal_io::PartialFile`,
 //!   a [`ProvisionalSink`]) lives in the `wireseal-io` crate. They fail with [`io::Error`]: this module's
 //!   [`Error`] or an I/O error.
-//! - Every path that uses more than one core takes the caller's
-//!   [`Batch`](crate::batch::Batch): CBC and HMAC run on separate threads;
-//!   the bytes equal those of a one-thread batch.
+//! - Every call takes the caller's [`Batch`](crate::batch::Batch): on more
+//!   than one thread CBC and HMAC overlap; the bytes equal those of a
+//!   one-thread batch. [`Batch::calling_thread`](crate::batch::Batch::calling_thread)
+//!   runs a call on the calling thread alone, with no pool, which is all a
+//!   small input needs.
 //! - A wrong password is [`Error::WrongPassword`] (versions 1-3 check the
 //!   password against the session block's own HMAC); a failed body HMAC is
 //!   [`Error::Auth`] (version 0 has only that one).
@@ -36,7 +38,8 @@
 //! use wireseal::aescrypt::{self, EncryptOptions, Error, Limits};
 //! use wireseal::batch::Batch;
 //!
-//! let batch = Batch::all_cores();
+//! // A few bytes: no threads needed.
+//! let batch = Batch::calling_thread();
 //! let file = aescrypt::encrypt_to_vec(&batch, "hunter2", b"attack at dawn", &EncryptOptions::v2())?;
 //! let back = aescrypt::decrypt_to_vec(&batch, "hunter2", &file, &Limits::default())?;
 //! assert_eq!(back, b"attack at dawn");

@@ -119,3 +119,24 @@ fn regions_with_gaps_and_large_items() {
         (1..=odd.len() as u32).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_calling_thread_batch_never_leaves_the_calling_thread() {
+    let me = std::thread::current().id();
+    let b = Batch::calling_thread();
+    assert_eq!(b.threads(), 1);
+    // Enough work that a pool would spread it (a 1 ms spin per item).
+    let items: Vec<u32> = (0..64).collect();
+    let spin = |_: &u32| {
+        let t = std::time::Instant::now();
+        while t.elapsed() < Duration::from_millis(1) {}
+        std::thread::current().id()
+    };
+    assert!(b.map(&items, spin).iter().all(|t| *t == me));
+    let mut seen = vec![None; 64];
+    b.for_each_mut_coarse(&mut seen, |s| *s = Some(std::thread::current().id()));
+    assert!(seen.iter().all(|t| *t == Some(me)));
+    let (mut bg, fg) = (None, std::thread::current().id());
+    b.overlap(|| bg = Some(std::thread::current().id()), || ());
+    assert_eq!((bg, fg), (Some(me), me));
+}

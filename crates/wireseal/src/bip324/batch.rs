@@ -145,7 +145,11 @@ pub fn seal_batch_into(batch: &Batch, jobs: &mut [SealJob<'_>]) {
 
 /// Opens every job's packets in place in the job's `wire`, the contents
 /// ranges into its `opened`; jobs run in parallel on `batch` (each job may
-/// get its own thread), each job's result in its `result`.
+/// get its own thread), each job's result in its `result`. A single job
+/// runs on the calling thread without the batch's hand-out of work.
 pub fn open_batch_into(batch: &Batch, jobs: &mut [OpenJob<'_>]) {
-    batch.for_each_mut_coarse(jobs, open_job);
+    match jobs {
+        [job] => open_job(job),
+        _ => batch.for_each_mut_coarse(jobs, open_job),
+    }
 }

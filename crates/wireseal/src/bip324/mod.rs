@@ -13,10 +13,11 @@
 //! * Drivers beside the core, which never imports them: [`io`] (blocking
 //!   `std::io::Read + Write`) and, with the non-default `tokio` feature,
 //!   `tokio` (`AsyncRead + AsyncWrite`); both run a [`Connection`].
-//! * [`Handshake`]: the steps under [`Connection`] as consuming typestate
-//!   for either role (garbage up to 4095 bytes, the terminator search,
-//!   decoys, the version packet, [`Handshake::accept`] /
-//!   [`Handshake::classify`] / [`classify_first_bytes`] for v1 peers).
+//! * [`classify_first_bytes`]: v1-peer detection for a driver that serves
+//!   v1 and v2 on one port. The handshake's steps under [`Connection`] as
+//!   consuming typestate (`handshake::Handshake` and its states) are public
+//!   only with the non-default `hazmat` feature, for the bench, the fuzz
+//!   targets and the library's tests: [`Connection`] is the way in.
 //! * [`Session`], [`PacketSender`], [`PacketReceiver`]: the packet ciphers
 //!   (FSChaCha20 lengths, FSChaCha20Poly1305 contents, rekey every 224
 //!   packets), `seal_into` / `seal_in_place` / `seal_to_vec` and in-place
@@ -89,6 +90,12 @@ mod connection;
 mod driver;
 mod error;
 mod fschacha;
+#[cfg(feature = "hazmat")]
+pub mod handshake;
+// Without `hazmat` the typestate's accessors that only the bench, the fuzz
+// targets and the tests call are unused.
+#[cfg(not(feature = "hazmat"))]
+#[allow(dead_code)]
 mod handshake;
 pub mod io;
 mod keys;
@@ -104,10 +111,7 @@ pub use config::Config;
 pub use connection::{Connection, Event, Stage};
 pub use error::Error;
 pub use fschacha::REKEY_INTERVAL;
-pub use handshake::{
-    classify_first_bytes, AwaitingPeer, Classified, GarbageRead, GarbageReceived, Handshake,
-    KeyRead, KeySent, KeysDerived, PeerKind, Start, VersionRead, VersionSent, MAX_GARBAGE_LEN,
-};
+pub use handshake::{classify_first_bytes, PeerKind, MAX_GARBAGE_LEN};
 pub use keys::{MagicHex, Network, Role, SessionKeys, TERMINATOR_LEN};
 pub use packet::{
     opened_len, sealed_len, Next, Opened, PacketReceiver, PacketSender, PacketType,

@@ -17,8 +17,9 @@
 //!   src/error.rs           AeadError (opaque), KeyError
 //!   src/manual/            this manual
 //!   src/<format>/          one folder per wire format, with its own Error
-//!   tests/                 vector harnesses (whole official files), behaviour tests;
-//!                          tests/common/mod.rs is the shared harness
+//!   tests/library/         one test binary: vector harnesses (whole official
+//!                          files), behaviour tests; common/mod.rs is the shared
+//!                          harness (two allocation-counting tests are their own)
 //!   benches/               criterion, one group per headline figure
 //! crates/wireseal-cli      the `wireseal` binary: one command file per format, drivers
 //! crates/wireseal-bench    `wireseal bench`: sections, baselines, peer programs,

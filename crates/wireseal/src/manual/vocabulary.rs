@@ -1,7 +1,7 @@
 //! # The one vocabulary
 //!
 //! Every format module uses the same names for the same things, so a user
-//! who learns one format can read the others. `tests/vocabulary.rs` is a
+//! who learns one format can read the others. `tests/library/vocabulary.rs` is a
 //! compile-time check: it stops building when a module drifts from what
 //! this page says.
 //!
@@ -99,7 +99,7 @@
 //!
 //! ## Tests
 //!
-//! The library's tests share `tests/common/mod.rs` (`mod common;`):
+//! The library's tests share `tests/library/common/mod.rs` (`use crate::common;`):
 //! `common::load_json("meshtastic/vectors.json")`, `common::hx`,
 //! `common::arr32`, and `common::skip_or_fail(why)` for a missing peer.
 //! Tests that talk to peer programs live in `crates/wireseal-bench/tests`

@@ -1,6 +1,7 @@
-//! The JSON record of one decoded packet (feature `serde`): what
-//! `wireseal meshtastic gateway` prints per packet and `wireseal meshtastic
-//! decode` prints for one capture. The fields are documented in
+//! The record of one decoded packet (feature `serde`): its `Serialize` impl
+//! is what `wireseal meshtastic gateway` prints per packet and `wireseal
+//! meshtastic decode` prints for one capture, as JSON (written by
+//! `wireseal_io::record`; any serde format works). The fields are documented in
 //! `docs/gateway.md`; absent values are left out, except `portnum`,
 //! `payload_hex`, `kind` and `decryption`, which every record has.
 //!
@@ -22,7 +23,7 @@
 //!     gateway_id: "!00000929".into(),
 //! };
 //! let d = decoder.decode(0, &envelope::encode_to_vec(&env))?;
-//! let json = PacketRecord::new(&decoder, &d).to_json();
+//! let json = serde_json::to_string(&PacketRecord::new(&decoder, &d)).unwrap();
 //! assert!(json.starts_with(r#"{"from":2345,"to":4294967295,"id":7,"#));
 //! assert!(json.contains(r#""text":"hi""#));
 //! # Ok::<(), wireseal::meshtastic::Error>(())
@@ -46,16 +47,6 @@ impl<'a> PacketRecord<'a> {
     /// The record of `decoded`, as `decoder` produced it.
     pub fn new(decoder: &'a Decoder, decoded: &'a Decoded) -> Self {
         Self { decoder, decoded }
-    }
-
-    /// The record as one line of JSON.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("a record always serializes")
-    }
-
-    /// Appends the record's JSON to `out` (no newline).
-    pub fn write_json(&self, out: &mut Vec<u8>) {
-        serde_json::to_writer(out, self).expect("writing to a vector cannot fail");
     }
 }
 
@@ -152,7 +143,7 @@ impl Serialize for PacketRecord<'_> {
         m.serialize_entry("rx_time", &r.rx_time)?;
         if r.rx_rssi != 0 || r.rx_snr_bits != 0 {
             m.serialize_entry("rx_rssi", &r.rx_rssi)?;
-            // serde_json writes a NaN or an infinity as null.
+            // JSON has no NaN or infinity: serde_json writes them as null.
             m.serialize_entry("rx_snr", &r.rx_snr())?;
         }
         m.serialize_entry("hop_limit", &r.hop_limit)?;

@@ -12,7 +12,7 @@
 //!
 //! Start with [`MeshSealer`] (send), [`Receiver`] (receive, dispatch, and
 //! admission by mode or by policy), [`PeerSessions`] (per-peer E2EE, replay
-//! detection by nonce history) and [`policy::decide`]. Time is `now`, in the
+//! detection by nonce history) and [`policy::Policy::decide`]. Time is `now`, in the
 //! caller's milliseconds, the first argument after the receiver. Many frames
 //! across cores: [`MeshSealer::seal_batch_into`] and
 //! [`MeshKey::open_batch_ranges_in_place`] on the caller's

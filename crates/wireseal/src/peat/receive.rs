@@ -6,7 +6,7 @@
 //! with a caller-supplied function (after decryption for a mesh-wide frame;
 //! as received for a plain one) and rejects it with
 //! [`Error::BelowPolicy`] when it arrived below
-//! [`policy::required_floor`] for its type and link: plain where mesh-wide
+//! [`Policy::required_floor`](policy::Policy::required_floor) for its type and link: plain where mesh-wide
 //! was required, mesh-wide where per-peer was required. Plain documents the
 //! policy itself sends plain (with the defaults at `Selective`: counters and
 //! heartbeats) are accepted. A plain document is unauthenticated, so its
@@ -132,7 +132,7 @@ impl Receiver {
     /// A policy receiver: every document is classified by `classify` (after
     /// decryption, or as received when plain) and rejected
     /// ([`Error::BelowPolicy`]) when it arrived below
-    /// [`policy::required_floor`] for its type and link. The policy applies
+    /// [`Policy::required_floor`](policy::Policy::required_floor) for its type and link. The policy applies
     /// with or without a mesh key.
     pub fn with_policy(
         key: Option<MeshKey>,
@@ -173,7 +173,7 @@ impl Receiver {
     /// Whether a document that arrived with `received` protection over
     /// `link` is accepted: in strict mode (with a key) nothing plain; in
     /// permissive mode everything; a policy receiver accepts it at or above
-    /// [`policy::required_floor`] for the type `classify` gives it. Use it for
+    /// [`Policy::required_floor`](policy::Policy::required_floor) for the type `classify` gives it. Use it for
     /// documents opened elsewhere, e.g. by [`super::PeerSessions::open_to_vec`].
     ///
     /// # Errors
@@ -187,7 +187,7 @@ impl Receiver {
             Admission::Mode(_) => Ok(()),
             Admission::Policy { policy, classify } => {
                 let data = classify(document);
-                let required = policy::required_floor(policy, data, link);
+                let required = policy.required_floor(data, link);
                 if policy::admits(Mode::Strict, required, received) {
                     Ok(())
                 } else {

@@ -58,7 +58,10 @@ pub fn run(a: Args) -> Result<()> {
         eprintln!("wireseal: note: {n}");
     }
     let d = decoder.decode_envelope(0, env).context("capture")?;
-    println!("{}", PacketRecord::new(&decoder, &d).to_json());
+    println!(
+        "{}",
+        wireseal_io::record::to_json(&PacketRecord::new(&decoder, &d))
+    );
     if let Some(e) = d.error {
         bail!("the packet was not decoded: {e}");
     }

@@ -135,9 +135,9 @@ pub struct Args {
     /// Serve /metrics, /healthz, /readyz, the JSON API and the status page on ADDR (PORT alone: loopback only). Off by default.
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
-    /// With --store: also write the JSON lines to stdout.
+    /// With --store: also print each record as a JSON line on stdout (without a store they always are).
     #[arg(long)]
-    json: bool,
+    print_records: bool,
     /// MQTT client id (default: a fresh one per run). With --store, the same id across restarts resumes the broker's session, so what was not stored is delivered again.
     #[arg(long, value_name = "ID")]
     client_id: Option<String>,
@@ -172,7 +172,7 @@ impl Args {
             max_retries: self.max_retries,
             store: self.store.clone(),
             store_buffer: self.store_buffer,
-            json: self.json.then_some(true),
+            print_records: self.print_records.then_some(true),
             client_id: self.client_id.clone(),
             retain: self.retain.clone(),
             dedup_window: self.dedup_window.clone(),

@@ -3,9 +3,9 @@
 //! --json`) and Python returns it as a dict (`wireseal.peat.decide`), with
 //! the same field names and the same value spellings.
 
-use super::{decide, Adaptive, Conditions, DataType, Decision, Level, Link, Policy};
+use super::{Adaptive, Conditions, DataType, Decision, Level, Link, Policy};
 
-/// A [`decide`] call's inputs and result, for showing to a user.
+/// A [`Policy::decide`] call's inputs and result, for showing to a user.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Explanation {
     /// The policy's level.
@@ -20,7 +20,7 @@ pub struct Explanation {
     pub adaptive: Option<Adaptive>,
     /// The policy's always-encrypt list.
     pub always_encrypt: Vec<DataType>,
-    /// What [`decide`] returned.
+    /// What [`Policy::decide`] returned.
     pub decision: Decision,
 }
 
@@ -56,7 +56,7 @@ pub const EXPLANATION_FIELDS: [&str; 10] = [
     "always_encrypt",
 ];
 
-/// Decides the protection of one message ([`decide`]) and keeps the inputs
+/// Decides the protection of one message ([`Policy::decide`]) and keeps the inputs
 /// beside the result.
 pub fn explain(policy: &Policy, data: DataType, link: Link, cond: Conditions) -> Explanation {
     Explanation {
@@ -66,7 +66,7 @@ pub fn explain(policy: &Policy, data: DataType, link: Link, cond: Conditions) ->
         conditions: cond,
         adaptive: policy.adaptive,
         always_encrypt: policy.always_encrypt.clone(),
-        decision: decide(policy, data, link, cond),
+        decision: policy.decide(data, link, cond),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The encryption policy peat-btle proposed (docs/encryption-performance.md)
-//! and never built: pure data plus one pure decision function.
+//! and never built: pure data plus one pure decision.
 //!
-//! [`decide`] maps (data type, peer link, battery, update rate, policy) to
+//! [`Policy::decide`] (or [`PolicyRules::decide`] without an allocator) maps (data type, peer link, battery, update rate, policy) to
 //! the protection a message gets, in four steps:
 //!
 //! 1. **base**, from the policy [`Level`]: `None` → plain, `MeshWide` →
@@ -22,7 +22,7 @@
 //! those at all, and must not fall back to plain.
 //!
 //! A receiver cannot know the sender's battery or update rate, so it checks
-//! against [`required_floor`], the lowest protection [`decide`] could choose
+//! against [`Policy::required_floor`], the lowest protection the decision could choose
 //! for the data type and link under any conditions. A receiver built with
 //! [`super::Receiver::with_policy`] rejects any document below that floor
 //! ([`admits`] with [`super::Mode::Strict`]) and accepts the rest, plain ones
@@ -175,7 +175,7 @@ pub const DEFAULT_CLASSES: [(DataType, Protection); 6] = [
 /// The types no rule may lower below mesh-wide by default.
 pub const DEFAULT_ALWAYS_ENCRYPT: [DataType; 2] = [DataType::Emergency, DataType::SensitiveChat];
 
-/// A policy's rules over borrowed tables: what [`decide`] reads. A
+/// A policy's rules over borrowed tables: what the decision reads. A
 /// [`Policy`] lends one ([`Policy::rules`]); firmware without an allocator
 /// builds one over static tables ([`PolicyRules::new`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -222,12 +222,12 @@ impl PolicyRules<'_> {
         classify_in(self, t)
     }
 
-    /// [`decide`] under these rules.
+    /// [`Policy::decide`] under these rules.
     pub fn decide(&self, data: DataType, link: Link, cond: Conditions) -> Decision {
         decide_rules(self, data, link, cond)
     }
 
-    /// [`required_floor`] under these rules.
+    /// [`Policy::required_floor`] under these rules.
     pub fn required_floor(&self, data: DataType, link: Link) -> Protection {
         floor_in(self, data, link)
     }
@@ -309,6 +309,30 @@ impl Policy {
     pub fn classify(&self, t: DataType) -> Protection {
         classify_in(self, t)
     }
+
+    /// Decides the protection of one message. Pure: same inputs, same
+    /// output.
+    ///
+    /// The level only sets the base: the link override and the
+    /// always-encrypt floor apply on top of every level, [`Level::None`]
+    /// included (by default an untrusted relay gets per-peer, emergencies at
+    /// least mesh-wide). A node that lacks the keys for the result must not
+    /// send the message plain.
+    pub fn decide(&self, data: DataType, link: Link, cond: Conditions) -> Decision {
+        decide_rules(self, data, link, cond)
+    }
+
+    /// The lowest protection [`Policy::decide`] could return for `data`
+    /// sent over `link`, over every battery level (0–100 %) and every finite
+    /// update rate (≥ 0 Hz): what a receiver, which knows neither, must
+    /// require.
+    ///
+    /// The conditions enter the decision only through the adaptive rule's
+    /// yes/no (step 3), so evaluating one case where it fires if it ever can
+    /// and one where it stays off if it ever can covers every outcome.
+    pub fn required_floor(&self, data: DataType, link: Link) -> Protection {
+        floor_in(self, data, link)
+    }
 }
 
 /// The device's conditions when a message is sent.
@@ -362,7 +386,7 @@ pub enum Rule {
     AlwaysEncrypt,
 }
 
-/// The result of [`decide`], with its trail.
+/// The result of [`Policy::decide`], with its trail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decision {
     /// The protection to use.
@@ -377,35 +401,12 @@ pub struct Decision {
     pub decided_by: Rule,
 }
 
-/// Decides the protection of one message. Pure: same inputs, same output.
-///
-/// The level only sets the base: the link override and the always-encrypt
-/// floor apply on top of every level, [`Level::None`] included (by default
-/// an untrusted relay gets per-peer, emergencies at least mesh-wide). A node
-/// that lacks the keys for the result must not send the message plain.
-#[cfg(feature = "alloc")]
-pub fn decide(policy: &Policy, data: DataType, link: Link, cond: Conditions) -> Decision {
-    decide_rules(policy, data, link, cond)
-}
-
-/// The lowest protection [`decide`] could return for `data` sent over
-/// `link`, over every battery level (0–100 %) and every finite update rate
-/// (≥ 0 Hz): what a receiver, which knows neither, must require.
-///
-/// The conditions enter [`decide`] only through the adaptive rule's yes/no
-/// (step 3), so evaluating one case where it fires if it ever can and one
-/// where it stays off if it ever can covers every outcome.
-#[cfg(feature = "alloc")]
-pub fn required_floor(policy: &Policy, data: DataType, link: Link) -> Protection {
-    floor_in(policy, data, link)
-}
-
 /// Whether a receiver in `mode` accepts a message that arrived with
 /// `received` protection when the policy requires `required`. Strict mode
 /// accepts nothing weaker than the policy would have used; permissive mode
 /// accepts everything (legacy nodes). A policy receiver
 /// ([`super::Receiver::with_policy`]) applies the strict rule with
-/// `required` = [`required_floor`].
+/// `required` = [`Policy::required_floor`].
 #[cfg(feature = "std")]
 pub fn admits(mode: super::Mode, required: Protection, received: Protection) -> bool {
     match mode {

@@ -1,4 +1,4 @@
-//! The decision itself: [`super::decide`]'s four steps, once, over anything
+//! The decision itself: [`super::Policy::decide`]'s four steps, once, over anything
 //! that holds a policy's rules ([`super::Policy`], [`super::PolicyRules`])
 //! without copying it.
 
@@ -67,7 +67,7 @@ pub(super) fn classify_in<R: Rules>(policy: &R, t: DataType) -> Protection {
         .map_or(policy.unlisted(), |(_, p)| *p)
 }
 
-/// The four steps of [`super::decide`].
+/// The four steps of [`super::Policy::decide`].
 #[inline]
 pub(super) fn decide_rules<R: Rules>(
     policy: &R,
@@ -126,7 +126,7 @@ const LOWEST_POWER: Conditions = Conditions {
     update_rate_hz: f64::MAX,
 };
 
-/// [`super::required_floor`]: the conditions enter the decision only
+/// [`super::Policy::required_floor`]: the conditions enter the decision only
 /// through the adaptive rule's yes/no, so one case where it fires if it
 /// ever can and one where it stays off if it ever can cover every outcome.
 pub(super) fn floor_in<R: Rules>(policy: &R, data: DataType, link: Link) -> Protection {
