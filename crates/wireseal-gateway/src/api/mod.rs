@@ -5,6 +5,7 @@
 //! given back as `before`), never by an offset. Names are the store's and
 //! the library's: node ids as `!hex`, outcomes as their `as_str`.
 
+mod packets;
 mod query;
 pub(crate) mod reader;
 
@@ -133,7 +134,7 @@ pub(crate) async fn handle(
         };
         match path.strip_prefix("/api/") {
             Some("nodes") => query::nodes(r, &params).await,
-            Some("packets") => query::packets(r, &params).await,
+            Some("packets") => packets::packets(r, &params).await,
             Some("stats") => query::stats(r, &params, extra).await,
             Some(p) if p.starts_with("nodes/") => {
                 let id = decode(&p["nodes/".len()..])?;
