@@ -34,7 +34,8 @@ pub(crate) fn get(addr: SocketAddr, path: &str) -> Result<(u16, Vec<u8>), String
     )
     .map_err(|e| e.to_string())?;
     let mut buf = Vec::with_capacity(64 * 1024);
-    s.read_to_end(&mut buf).map_err(|e| format!("{path}: {e}"))?;
+    s.read_to_end(&mut buf)
+        .map_err(|e| format!("{path}: {e}"))?;
     let head_end = buf
         .windows(4)
         .position(|w| w == b"\r\n\r\n")

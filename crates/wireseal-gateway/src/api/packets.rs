@@ -11,14 +11,16 @@ use std::sync::Arc;
 use wireseal::meshtastic::NodeId;
 
 /// Each packet's receptions, by (`from_node`, `packet_id`): how many, and
-/// the first [`MAX_RECEPTIONS`] by time. One query for the whole page: the
-/// packets' keys as parameters (each term walks the receptions' primary
-/// key), the count and the rank by time as window functions.
+/// the first [`MAX_RECEPTIONS`] by time (`gateway_id`, `rx_time_ms`,
+/// `rssi`, `snr`, `hop_start`, `hop_limit`, `relay_node`). One query for
+/// the whole page: the packets' keys as parameters (each term walks the
+/// receptions' primary key), the count and the rank by time as window
+/// functions.
 async fn receptions(
     r: &Arc<Reader>,
     rows: &[Vec<Cell>],
-) -> Result<HashMap<(i64, i64), (i64, Vec<Value>)>, ApiError> {
-    let mut out: HashMap<(i64, i64), (i64, Vec<Value>)> = HashMap::with_capacity(rows.len());
+) -> Result<HashMap<(i64, i64), (i64, Vec<Vec<Cell>>)>, ApiError> {
+    let mut out: HashMap<(i64, i64), (i64, Vec<Vec<Cell>>)> = HashMap::with_capacity(rows.len());
     if rows.is_empty() {
         return Ok(out);
     }
@@ -42,26 +44,30 @@ async fn receptions(
          ORDER BY from_node, packet_id, pos",
         terms.join(" OR ")
     );
-    for g in run(r, sql, params).await? {
+    for mut g in run(r, sql, params).await? {
         let key = (g[0].int().unwrap_or(0), g[1].int().unwrap_or(0));
         let e = out.entry(key).or_default();
         e.0 = g[2].int().unwrap_or(0);
-        e.1.push(json!({
-            "gateway_id": g[3].json(),
-            "rx_time_ms": g[4].json(),
-            "rssi": g[5].json(),
-            "snr": g[6].json(),
-            "hop_start": g[7].json(),
-            "hop_limit": g[8].json(),
-            "relay_node": g[9].json(),
-        }));
+        e.1.push(g.split_off(3));
     }
     Ok(out)
 }
 
+fn reception_json(g: &[Cell]) -> Value {
+    json!({
+        "gateway_id": g[0].json(),
+        "rx_time_ms": g[1].json(),
+        "rssi": g[2].json(),
+        "snr": g[3].json(),
+        "hop_start": g[4].json(),
+        "hop_limit": g[5].json(),
+        "relay_node": g[6].json(),
+    })
+}
+
 /// `/api/packets?since=&node=&channel=&portnum=&limit=&before=`: packets,
 /// newest first, each with its receptions counted and listed.
-pub(super) async fn packets(r: &Arc<Reader>, p: &Params) -> Result<Value, ApiError> {
+pub(super) async fn packets(r: &Arc<Reader>, p: &Params) -> Result<Vec<u8>, ApiError> {
     p.only(&["since", "node", "channel", "portnum", "limit", "before"])?;
     let limit = p.int("limit", 1, MAX_LIMIT)?.unwrap_or(100);
     let mut filters = Vec::new();
@@ -135,11 +141,10 @@ pub(super) async fn packets(r: &Arc<Reader>, p: &Params) -> Result<Value, ApiErr
     );
     let rows = run(r, sql, params).await?;
     let mut receptions = receptions(r, &rows).await?;
-    let mut out = Vec::with_capacity(rows.len());
-    for row in &rows {
+    let packet = |row: &Vec<Cell>| {
         let key = (row[0].int().unwrap_or(0), row[1].int().unwrap_or(0));
         let (count, list) = receptions.remove(&key).unwrap_or_default();
-        out.push(json!({
+        json!({
             "from": id(&row[0]),
             "id": row[1].json(),
             "to": id(&row[2]),
@@ -159,14 +164,17 @@ pub(super) async fn packets(r: &Arc<Reader>, p: &Params) -> Result<Value, ApiErr
                 }
                 _ => Value::Null,
             },
-            "receptions": { "count": count, "list": list },
-        }));
-    }
+            "receptions": {
+                "count": count,
+                "list": list.iter().map(|g| reception_json(g)).collect::<Vec<_>>(),
+            },
+        })
+    };
     let next = match rows.last() {
         Some(l) if rows.len() as i64 == limit => {
             json!(format!("{}.{}.{}", l[12].json(), l[0].json(), l[1].json()))
         }
         _ => Value::Null,
     };
-    Ok(json!({ "packets": out, "next": next }))
+    Ok(super::list("packets", rows.iter().map(packet), &next))
 }

@@ -116,7 +116,7 @@ pub(super) fn cursor<const N: usize>(p: &Params) -> Result<Option<[i64; N]>, Api
 
 /// `/api/nodes?limit=&before=`: nodes, last heard first, each with its
 /// signing status.
-pub(super) async fn nodes(r: &Arc<Reader>, p: &Params) -> Result<Value, ApiError> {
+pub(super) async fn nodes(r: &Arc<Reader>, p: &Params) -> Result<Vec<u8>, ApiError> {
     p.only(&["limit", "before"])?;
     let limit = p.int("limit", 1, MAX_LIMIT)?.unwrap_or(100);
     let (filter, mut params) = match cursor::<2>(p)? {
@@ -142,15 +142,16 @@ pub(super) async fn nodes(r: &Arc<Reader>, p: &Params) -> Result<Value, ApiError
         }
         _ => Value::Null,
     };
-    Ok(json!({
-        "nodes": rows.iter().map(|r| node_json(r)).collect::<Vec<_>>(),
-        "next": next,
-    }))
+    Ok(super::list(
+        "nodes",
+        rows.iter().map(|r| node_json(r)),
+        &next,
+    ))
 }
 
 /// `/api/nodes/{!id}`: one node with its keys, signing status, last
 /// position and which of our nodes it sent direct messages to.
-pub(super) async fn node(r: &Arc<Reader>, node: u32, p: &Params) -> Result<Value, ApiError> {
+pub(super) async fn node(r: &Arc<Reader>, node: u32, p: &Params) -> Result<Vec<u8>, ApiError> {
     p.only(&[])?;
     let n = Param::Int(node.into());
     let rows = run(
@@ -228,7 +229,7 @@ pub(super) async fn node(r: &Arc<Reader>, node: u32, p: &Params) -> Result<Value
             .first()
             .map_or(Value::Null, |p| position_json(&p[0], &p[1])),
     );
-    Ok(out)
+    Ok(out.to_string().into_bytes())
 }
 
 pub(super) fn position_json(payload: &Cell, at: &Cell) -> Value {
@@ -251,7 +252,7 @@ pub(super) fn position_json(payload: &Cell, at: &Cell) -> Value {
 
 /// `/api/stats?minutes=`: packets per channel and per minute over the last
 /// minutes (60 by default), nodes heard, and the gateway's counts.
-pub(super) async fn stats(r: &Arc<Reader>, p: &Params, extra: Value) -> Result<Value, ApiError> {
+pub(super) async fn stats(r: &Arc<Reader>, p: &Params, extra: Value) -> Result<Vec<u8>, ApiError> {
     p.only(&["minutes"])?;
     let minutes = p.int("minutes", 1, MAX_STATS_MINUTES)?.unwrap_or(60);
     let since = now_ms() - minutes * 60_000;
@@ -313,5 +314,7 @@ pub(super) async fn stats(r: &Arc<Reader>, p: &Params, extra: Value) -> Result<V
         })).collect::<Vec<_>>(),
         "nodes_heard": nodes.first().map_or(Value::Null, |n| n[0].json()),
         "gateway": extra,
-    }))
+    })
+    .to_string()
+    .into_bytes())
 }

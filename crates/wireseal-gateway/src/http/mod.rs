@@ -30,7 +30,7 @@ const CONNECTION_LIFETIME: Duration = Duration::from_secs(120);
 /// API requests answered at once (as many as the store's read pool); more
 /// wait their turn, so the rows and JSON held at any time stay bounded
 /// however many clients ask.
-const API_AT_ONCE: usize = 4;
+const API_AT_ONCE: usize = 2;
 
 /// Parses `--http`: `HOST:PORT`, `[V6]:PORT`, or a bare `PORT` (or
 /// `:PORT`), which listens on loopback only.
@@ -87,7 +87,7 @@ impl Server {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             // The store's reads run on these: as many as its read pool.
-            .max_blocking_threads(4)
+            .max_blocking_threads(2)
             .thread_name("wireseal-http")
             .enable_all()
             .build()?;
