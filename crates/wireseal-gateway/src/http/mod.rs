@@ -85,7 +85,7 @@ impl Server {
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
+            .worker_threads(1)
             // The store's reads run on these: as many as its read pool.
             .max_blocking_threads(2)
             .thread_name("wireseal-http")
