@@ -17,7 +17,7 @@
 //!   (beside `/healthz`, the HTTP floor), the RSS the HTTP side adds while
 //!   50 clients fetch what the page fetches (the gateway's RSS before the
 //!   first request against the most sampled every 5 ms under the load),
-//!   and the status page's first render in headless Chromium, by the page's
+//!   `/api/stats?minutes=60`'s p99, and the status page's first render in headless Chromium, by the page's
 //!   own clock (see [`crate::meshtastic_gateway_read_http`]).
 
 use super::meshtastic_gateway::{feed, Feed};
@@ -290,6 +290,17 @@ fn idle_rows(g: &mut Idle<'_>, s: &Sizes) -> Vec<Row> {
             Ok(v) => row(v[0], Some(v[1])).seed(format!("target <= 5 ms: {}", pass(v[0], 5.0))),
             Err(RunError::Skip(why)) => row(0.0, None).skipped(&why),
             Err(RunError::Fail(why)) => row(0.0, None).failed(why),
+        },
+    );
+    let w = format!("gw --http /api/stats?minutes=60 p99, idle, {label}");
+    let row = Row::new(SECTION, w, "ms", Better::Lower, 0.0, "-", None);
+    rows.push(
+        match g.p99(&["/api/stats?minutes=60"], s.idle_requests / 4) {
+            Ok(v) => {
+                Row { ours: v[0], ..row }.seed("the last hour: the feed just taken and the store's")
+            }
+            Err(RunError::Skip(why)) => row.skipped(&why),
+            Err(RunError::Fail(why)) => row.failed(why),
         },
     );
     rows.push(page_row(g, s, &label));
