@@ -7,7 +7,8 @@
 //! process end to end through a local Mosquitto
 //! ([`crate::meshtastic_gateway_broker`]), and into its SQLite and
 //! PostgreSQL stores with the firmware's JSON published back
-//! ([`crate::meshtastic_gateway_store`]).
+//! ([`crate::meshtastic_gateway_store`]), and its read side over a large
+//! store ([`crate::meshtastic_gateway_read`]).
 //!
 //! The feed is made here with the library's encoder (envelope, AES-CTR, PKC,
 //! XEdDSA); the peer decodes it with the `meshtastic` package's own protobufs.
@@ -361,6 +362,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     rows.extend(super::meshtastic_gateway_store::rows(ctx));
     rows.extend(super::meshtastic_gateway_guard::rows(ctx));
     rows.extend(super::meshtastic_gateway_retention::rows(ctx));
+    rows.extend(super::meshtastic_gateway_read::rows(ctx));
     rows
 }
 

@@ -29,6 +29,8 @@ pub(crate) struct Run {
     pub summary: serde_json::Value,
     /// JSON lines it wrote.
     pub lines: usize,
+    /// When the first byte was published and when the gateway exited.
+    pub window: (Instant, Instant),
 }
 
 /// Publishes every message, reading the broker's acknowledgements on
@@ -137,7 +139,8 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Run, RunError> {
             peak = peak.max(peak_rss_kib(pid).unwrap_or(0));
             std::thread::sleep(Duration::from_millis(10));
         };
-        let secs = start.elapsed().as_secs_f64();
+        let ended = Instant::now();
+        let secs = (ended - start).as_secs_f64();
         let broker_cpu = (cpu(broker.pid(), false) - b0).as_secs_f64();
         let server_cpu = match (s0, pg) {
             (Some(s0), Some(pg)) => pg.cpu().saturating_sub(s0).as_secs_f64(),
@@ -147,7 +150,14 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Run, RunError> {
         if !status.success() {
             return Err(RunError::Fail(format!("the gateway exited with {status}")));
         }
-        Ok((secs, g.as_secs_f64(), broker_cpu, server_cpu, peak))
+        Ok((
+            secs,
+            g.as_secs_f64(),
+            broker_cpu,
+            server_cpu,
+            peak,
+            (start, ended),
+        ))
     })();
     let _ = gw.kill();
     let _ = gw.wait();
@@ -164,7 +174,7 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Run, RunError> {
         }
     }
     let seen = log.join().unwrap_or_default();
-    let (secs, gateway_cpu, broker_cpu, server_cpu, peak_kib) = match result {
+    let (secs, gateway_cpu, broker_cpu, server_cpu, peak_kib, window) = match result {
         Ok(r) => r,
         // The log's last lines say why.
         Err(RunError::Fail(why)) => {
@@ -191,6 +201,7 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Run, RunError> {
         peak_kib,
         summary,
         lines: lines.join().unwrap_or(0),
+        window,
     })
 }
 

@@ -130,6 +130,11 @@ pub struct Config {
     /// Serve `/metrics`, `/healthz`, `/readyz`, the API and the status page
     /// on `ADDR` (`PORT` alone: loopback). Off by default.
     pub http: Option<String>,
+    /// With `http`: draw the status page's positions over map tiles from
+    /// this URL (`https://HOST/{z}/{x}/{y}.png`); the page's policy then
+    /// allows images from that origin. Off by default: the page loads
+    /// nothing from elsewhere.
+    pub map_tiles: Option<String>,
 }
 
 impl Config {
@@ -194,6 +199,7 @@ impl Config {
             flood_rate: over.flood_rate.or(self.flood_rate),
             flood_burst: over.flood_burst.or(self.flood_burst),
             http: over.http.or(self.http),
+            map_tiles: over.map_tiles.or(self.map_tiles),
         }
     }
 }

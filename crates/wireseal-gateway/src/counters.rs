@@ -174,6 +174,9 @@ pub struct Counters {
     pub acks_for_closed_connection: Count,
     /// Messages taken and not yet acknowledged (a level).
     pub held: Count,
+    /// When the oldest message taken and not yet acknowledged was taken, in
+    /// Unix milliseconds (0 while none is held).
+    pub oldest_held_ms: Count,
     /// Packet rows the store inserted or completed.
     pub stored_packets: Count,
     /// Reception rows the store inserted.
@@ -192,6 +195,9 @@ pub struct Counters {
     pub pruned_receptions: Count,
     /// Time to decode one message, in seconds.
     pub decode_seconds: prometheus_client::metrics::histogram::Histogram,
+    /// Time from a message reaching the store's writer to its commit, in
+    /// seconds.
+    pub store_lag_seconds: prometheus_client::metrics::histogram::Histogram,
 }
 
 impl Default for Counters {
@@ -223,6 +229,7 @@ impl Default for Counters {
             ack_dropped: Count::default(),
             acks_for_closed_connection: Count::default(),
             held: Count::default(),
+            oldest_held_ms: Count::default(),
             stored_packets: Count::default(),
             stored_receptions: Count::default(),
             store_duplicates: Count::default(),
@@ -232,6 +239,7 @@ impl Default for Counters {
             pruned_packets: Count::default(),
             pruned_receptions: Count::default(),
             decode_seconds: crate::metrics::decode_histogram(),
+            store_lag_seconds: crate::metrics::store_lag_histogram(),
         }
     }
 }
@@ -264,6 +272,15 @@ impl Counters {
     /// learns one too).
     pub fn learned(e: &KeyEvent) -> bool {
         matches!(e, KeyEvent::Learned { .. } | KeyEvent::Renumbered { .. })
+    }
+
+    /// Seconds since the oldest message held was taken, at `now_ms` (Unix
+    /// milliseconds); 0 while none is held.
+    pub fn oldest_held_age(&self, now_ms: u64) -> f64 {
+        match self.oldest_held_ms.get() {
+            0 => 0.0,
+            t => now_ms.saturating_sub(t) as f64 / 1000.0,
+        }
     }
 
     /// Every count as one JSON object (what `--stats` and the summary print).

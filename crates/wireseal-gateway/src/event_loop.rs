@@ -53,10 +53,10 @@ fn emit(listeners: &[Listener], log: &mut Log, e: Event) {
     }
 }
 
-/// Messages taken and not yet acknowledged, in the order taken, and what
-/// each durable sink has not committed yet.
+/// Messages taken and not yet acknowledged, in the order taken (with when,
+/// in Unix milliseconds), and what each durable sink has not committed yet.
 struct Acks {
-    queue: VecDeque<(u64, Option<(Ack, u64)>)>,
+    queue: VecDeque<(u64, Option<(Ack, u64)>, u64)>,
     pending: Vec<VecDeque<u64>>,
 }
 
@@ -70,8 +70,8 @@ impl Acks {
             .min()
             .copied()
             .unwrap_or(u64::MAX);
-        while self.queue.front().is_some_and(|&(s, _)| s < first_held) {
-            let Some((_, ack)) = self.queue.pop_front() else {
+        while self.queue.front().is_some_and(|&(s, _, _)| s < first_held) {
+            let Some((_, ack, _)) = self.queue.pop_front() else {
                 break;
             };
             if let Some((a, on)) = ack {
@@ -85,6 +85,9 @@ impl Acks {
             }
         }
         counters.held.set(self.queue.len() as u64);
+        counters
+            .oldest_held_ms
+            .set(self.queue.front().map_or(0, |&(_, _, t)| t.max(1)));
     }
 }
 
@@ -220,12 +223,13 @@ pub(crate) async fn run(gw: Gateway) -> Result<serde_json::Value, RunError> {
                 Ok(mqtt::Incoming::Publish { topic, ack, .. }) if own.iter().any(|o| topic.starts_with(o.as_str())) => {
                     counters.own_output.bump();
                     seq += 1;
-                    acks.queue.push_back((seq, ack.map(|a| (a, connection))));
+                    acks.queue.push_back((seq, ack.map(|a| (a, connection)), unix_ms()));
                     acks.release(&client, connection, &counters);
                 }
                 Ok(mqtt::Incoming::Publish { topic, payload, ack }) => {
                     counters.messages.bump();
                     seq += 1;
+                    let taken_ms = unix_ms();
                     let now = start.elapsed().as_millis() as u64;
                     let t0 = std::time::Instant::now();
                     let result = p.decoder.decode(now, &payload);
@@ -288,7 +292,7 @@ pub(crate) async fn run(gw: Gateway) -> Result<serde_json::Value, RunError> {
                             });
                         }
                     }
-                    let item = Item { seq, topic: &topic, rx_time_ms: unix_ms(), packet };
+                    let item = Item { seq, topic: &topic, rx_time_ms: taken_ms, packet };
                     let mut cx = Cx { output: output.as_ref(), counters: &counters };
                     for (i, s) in sinks.iter_mut().enumerate() {
                         match s.handle(&item, &mut cx) {
@@ -301,7 +305,7 @@ pub(crate) async fn run(gw: Gateway) -> Result<serde_json::Value, RunError> {
                     if failure.is_some() {
                         break;
                     }
-                    acks.queue.push_back((seq, ack.map(|a| (a, connection))));
+                    acks.queue.push_back((seq, ack.map(|a| (a, connection)), taken_ms));
                     acks.release(&client, connection, &counters);
                 }
                 Ok(mqtt::Incoming::Other | mqtt::Incoming::Disconnected) => {}

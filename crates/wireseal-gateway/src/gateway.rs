@@ -100,6 +100,7 @@ pub(crate) struct Prepared {
     pub dedup_window: Duration,
     pub flood: FloodLimits,
     pub http: Option<std::net::SocketAddr>,
+    pub map_tiles: Option<crate::page::Tiles>,
 }
 
 /// The gateway: build it from settings, add sinks and listeners, run it.
@@ -307,6 +308,7 @@ impl Gateway {
                 .map(crate::http::parse_addr)
                 .transpose()
                 .map_err(|e| ConfigError::new("http", e))?,
+            map_tiles: crate::page::Tiles::setting(c.map_tiles.as_deref(), c.http.is_some())?,
         };
         // The probes' state follows every event, before any other listener
         // hears of it.
@@ -433,6 +435,7 @@ impl Gateway {
             counters: self.counters.clone(),
             health: self.health.clone(),
             registry: crate::metrics::registry(self.counters.clone(), self.health.clone()),
+            page: crate::page::Page::new(self.prepared.map_tiles.as_ref()),
             reader: self
                 .prepared
                 .store

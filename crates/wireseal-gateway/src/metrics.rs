@@ -19,7 +19,7 @@ pub const CONTENT_TYPE: &str = prometheus_client::encoding::prometheus_text::CON
 
 /// Every metric family the gateway exports, by its full name as a scrape
 /// shows it (counters with `_total`, the histogram without its suffixes).
-pub const NAMES: [&str; 31] = [
+pub const NAMES: [&str; 33] = [
     "wireseal_gateway_messages_total",
     "wireseal_gateway_malformed_messages_total",
     "wireseal_gateway_oversized_messages_total",
@@ -44,8 +44,10 @@ pub const NAMES: [&str; 31] = [
     "wireseal_gateway_output_errors_total",
     "wireseal_gateway_acks_total",
     "wireseal_gateway_held_messages",
+    "wireseal_gateway_oldest_held_message_age_seconds",
     "wireseal_gateway_store_writable",
     "wireseal_gateway_store_writes_total",
+    "wireseal_gateway_store_lag_seconds",
     "wireseal_gateway_store_duplicates_total",
     "wireseal_gateway_store_rejected_total",
     "wireseal_gateway_store_capped_total",
@@ -58,6 +60,11 @@ pub fn decode_histogram() -> Histogram {
     Histogram::new(exponential_buckets(1e-5, 2.5, 10))
 }
 
+/// The store-lag histogram's buckets: 1 ms to about 60 s.
+pub fn store_lag_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(1e-3, 2.5, 13))
+}
+
 #[derive(Debug)]
 struct Gateway {
     counters: Arc<Counters>,
@@ -65,6 +72,12 @@ struct Gateway {
 }
 
 const P: &str = "wireseal_gateway_";
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
 
 fn counter(e: &mut DescriptorEncoder, name: &str, help: &str, v: u64) -> fmt::Result {
     let name = format!("{P}{name}");
@@ -259,6 +272,13 @@ impl Collector for Gateway {
             "Messages taken and not yet acknowledged.",
             c.held.get(),
         )?;
+        e.encode_descriptor(
+            &format!("{P}oldest_held_message_age_seconds"),
+            "Seconds since the oldest message not yet acknowledged was taken (0 while none is held).",
+            None,
+            MetricType::Gauge,
+        )?
+        .encode_gauge(&c.oldest_held_age(now_ms()))?;
         gauge(
             e,
             "store_writable",
@@ -275,6 +295,12 @@ impl Collector for Gateway {
                 ("receptions", c.stored_receptions.get()),
             ],
         )?;
+        c.store_lag_seconds.encode(e.encode_descriptor(
+            &format!("{P}store_lag"),
+            "Time from a message reaching the store's writer to its commit.",
+            Some(&Unit::Seconds),
+            MetricType::Histogram,
+        )?)?;
         counter(
             e,
             "store_duplicates",
@@ -351,5 +377,42 @@ mod tests {
         );
         assert!(text.contains("wireseal_gateway_packets_total{decryption=\"pkc\"} 1\n"));
         assert!(text.contains("wireseal_gateway_decode_duration_seconds_count 1\n"));
+    }
+
+    #[test]
+    fn store_lag_and_the_oldest_held_message() {
+        let c = Arc::new(Counters::default());
+        let h = Arc::new(Health::default());
+        let r = registry(c.clone(), h);
+        assert!(render(&r).contains("\nwireseal_gateway_oldest_held_message_age_seconds 0.0\n"));
+        c.oldest_held_ms.set(now_ms() - 90_000);
+        let text = render(&r);
+        let age: f64 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("wireseal_gateway_oldest_held_message_age_seconds "))
+            .and_then(|v| v.parse().ok())
+            .expect("the gauge");
+        assert!((90.0..120.0).contains(&age), "{age}");
+        c.store_lag_seconds.observe(0.004);
+        c.store_lag_seconds.observe(0.004);
+        c.store_lag_seconds.observe(30.0);
+        let text = render(&r);
+        assert!(
+            text.contains("wireseal_gateway_store_lag_seconds_count 3\n"),
+            "{text}"
+        );
+        // (upper bound, count) of every bucket, in order.
+        let buckets: Vec<(f64, u64)> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("wireseal_gateway_store_lag_seconds_bucket{le=\""))
+            .filter_map(|l| {
+                let (le, n) = l.split_once("\"} ")?;
+                Some((le.parse().ok()?, n.parse().ok()?))
+            })
+            .collect();
+        assert_eq!(buckets.first(), Some(&(0.001, 0)), "{text}");
+        let at_5ms = buckets.iter().find(|b| b.0 >= 0.004).expect("a bucket");
+        assert!(at_5ms.0 < 0.01 && at_5ms.1 == 2, "{buckets:?}");
+        assert_eq!(buckets.last().map(|b| b.1), Some(3), "{buckets:?}");
     }
 }

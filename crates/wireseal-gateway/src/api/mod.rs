@@ -5,6 +5,7 @@
 //! given back as `before`), never by an offset. Names are the store's and
 //! the library's: node ids as `!hex`, outcomes as their `as_str`.
 
+mod packets;
 mod query;
 pub(crate) mod reader;
 
@@ -117,6 +118,27 @@ fn decode(s: &str) -> Result<String, ApiError> {
     String::from_utf8(out).map_err(|_| bad())
 }
 
+/// `{"FIELD": [ITEMS], "next": NEXT}`, each item serialised as it is
+/// made: a page of a thousand rows never has all its JSON built as values
+/// at once.
+pub(crate) fn list(
+    field: &str,
+    items: impl ExactSizeIterator<Item = Value>,
+    next: &Value,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + 512 * items.len());
+    out.extend_from_slice(format!("{{{}:[", Value::from(field)).as_bytes());
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        // Writing a value to a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut out, &item);
+    }
+    out.extend_from_slice(format!("],\"next\":{next}}}").as_bytes());
+    out
+}
+
 /// Answers `path` (under `/api/`) with `query`.
 pub(crate) async fn handle(
     reader: Option<&Arc<Reader>>,
@@ -133,7 +155,7 @@ pub(crate) async fn handle(
         };
         match path.strip_prefix("/api/") {
             Some("nodes") => query::nodes(r, &params).await,
-            Some("packets") => query::packets(r, &params).await,
+            Some("packets") => packets::packets(r, &params).await,
             Some("stats") => query::stats(r, &params, extra).await,
             Some(p) if p.starts_with("nodes/") => {
                 let id = decode(&p["nodes/".len()..])?;
@@ -147,7 +169,7 @@ pub(crate) async fn handle(
     }
     .await;
     match result {
-        Ok(v) => reply(StatusCode::OK, JSON, v.to_string()),
+        Ok(body) => reply(StatusCode::OK, JSON, body),
         Err(e) => e.response(),
     }
 }
@@ -168,5 +190,17 @@ mod tests {
         assert!(Params::parse("a=%zz").is_err());
         assert!(Params::parse("a=%ff").is_err());
         assert!(Params::parse("a=%4").is_err());
+    }
+
+    #[test]
+    fn lists_are_json() {
+        let items = vec![json!({"id": "!0a0b0c0d", "n": 1}), json!({"id": "\"<x>"})];
+        let v: Value =
+            serde_json::from_slice(&list("nodes", items.clone().into_iter(), &json!("5.7")))
+                .unwrap();
+        assert_eq!(v, json!({"nodes": items, "next": "5.7"}));
+        let v: Value =
+            serde_json::from_slice(&list("packets", Vec::new().into_iter(), &Value::Null)).unwrap();
+        assert_eq!(v, json!({"packets": [], "next": null}));
     }
 }

@@ -1,20 +1,30 @@
 //! The API's queries and the JSON they give.
 
 use super::reader::{Cell, Param, Reader};
-use super::{ApiError, Params, MAX_LIMIT, MAX_RECEPTIONS, MAX_STATS_MINUTES};
+use super::{ApiError, Params, MAX_LIMIT, MAX_STATS_MINUTES};
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
+use wireseal::meshtastic::decoder::Signature;
 use wireseal::meshtastic::NodeId;
+
+/// (minute, channel) groups `/api/stats` gives at most.
+const STATS_GROUPS: i64 = 20_000;
+/// Channels `/api/stats` totals at most.
+const STATS_CHANNELS: usize = 100;
 
 /// Packets of a node looked at for its signing status and our keys.
 const RECENT: i64 = 1000;
 
-async fn run(r: &Arc<Reader>, sql: String, p: Vec<Param>) -> Result<Vec<Vec<Cell>>, ApiError> {
+pub(super) async fn run(
+    r: &Arc<Reader>,
+    sql: String,
+    p: Vec<Param>,
+) -> Result<Vec<Vec<Cell>>, ApiError> {
     r.query(sql, p).await.map_err(ApiError::Unavailable)
 }
 
-fn id(c: &Cell) -> Value {
+pub(super) fn id(c: &Cell) -> Value {
     c.int()
         .and_then(|v| u32::try_from(v).ok())
         .map_or(Value::Null, |v| NodeId(v).to_string().into())
@@ -35,6 +45,43 @@ fn now_ms() -> i64 {
 const NODE_COLUMNS: &str = "node, long_name, short_name, public_key, identity, key_conflicts, \
      renumbered_from, renumbered_to, first_seen_ms, last_seen_ms";
 
+/// Packets of a node whose signatures give its signing status.
+const SIGNING_PACKETS: i64 = 10;
+
+/// The signing status of node `n.node`: the first of [`SIGNING`] that its
+/// last [`SIGNING_PACKETS`] packets show (through `packets_by_from`), as a
+/// rank from 1; NULL for a node with no packet stored.
+fn signing_rank() -> String {
+    let cases: String = SIGNING
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!(" WHEN '{s}' THEN {}", i + 1))
+        .collect();
+    format!(
+        "(SELECT min(CASE signature{cases} ELSE {} END) FROM (SELECT signature FROM packets \
+         WHERE from_node = n.node ORDER BY first_seen_ms DESC LIMIT {SIGNING_PACKETS}) AS recent)",
+        SIGNING.len()
+    )
+}
+
+/// Signature statuses by precedence: a bad signature among a node's recent
+/// packets outweighs good ones, a verified one outweighs one that could not
+/// be checked, and `absent` (nothing signed, or no status) comes last.
+const SIGNING: [&str; 5] = [
+    Signature::Invalid.as_str(),
+    Signature::Malformed.as_str(),
+    Signature::Valid.as_str(),
+    Signature::UnknownKey.as_str(),
+    Signature::Absent.as_str(),
+];
+
+fn signing(c: &Cell) -> Value {
+    c.int()
+        .and_then(|r| usize::try_from(r - 1).ok())
+        .and_then(|i| SIGNING.get(i))
+        .map_or(Value::Null, |s| (*s).into())
+}
+
 fn node_json(r: &[Cell]) -> Value {
     json!({
         "id": id(&r[0]),
@@ -48,11 +95,12 @@ fn node_json(r: &[Cell]) -> Value {
         "renumbered_to": id(&r[7]),
         "first_seen_ms": r[8].json(),
         "last_seen_ms": r[9].json(),
+        "signing": signing(&r[10]),
     })
 }
 
 /// Parses a cursor `A.B[.C]` of whole numbers.
-fn cursor<const N: usize>(p: &Params) -> Result<Option<[i64; N]>, ApiError> {
+pub(super) fn cursor<const N: usize>(p: &Params) -> Result<Option<[i64; N]>, ApiError> {
     let Some(c) = p.get("before") else {
         return Ok(None);
     };
@@ -66,8 +114,9 @@ fn cursor<const N: usize>(p: &Params) -> Result<Option<[i64; N]>, ApiError> {
         .map_err(|_| ApiError::BadRequest("before: the `next` of the previous page".into()))
 }
 
-/// `/api/nodes?limit=&before=`: nodes, last heard first.
-pub(super) async fn nodes(r: &Arc<Reader>, p: &Params) -> Result<Value, ApiError> {
+/// `/api/nodes?limit=&before=`: nodes, last heard first, each with its
+/// signing status.
+pub(super) async fn nodes(r: &Arc<Reader>, p: &Params) -> Result<Vec<u8>, ApiError> {
     p.only(&["limit", "before"])?;
     let limit = p.int("limit", 1, MAX_LIMIT)?.unwrap_or(100);
     let (filter, mut params) = match cursor::<2>(p)? {
@@ -79,8 +128,12 @@ pub(super) async fn nodes(r: &Arc<Reader>, p: &Params) -> Result<Value, ApiError
     };
     let n = params.len() + 1;
     params.push(Param::Int(limit));
+    // The page is cut first, so the signing status is read for its nodes
+    // alone.
     let sql = format!(
-        "SELECT {NODE_COLUMNS} FROM nodes {filter} ORDER BY last_seen_ms DESC, node DESC LIMIT ${n}"
+        "SELECT {NODE_COLUMNS}, {} FROM (SELECT {NODE_COLUMNS} FROM nodes {filter} \
+         ORDER BY last_seen_ms DESC, node DESC LIMIT ${n}) AS n ORDER BY last_seen_ms DESC, node DESC",
+        signing_rank()
     );
     let rows = run(r, sql, params).await?;
     let next = match rows.last() {
@@ -89,20 +142,24 @@ pub(super) async fn nodes(r: &Arc<Reader>, p: &Params) -> Result<Value, ApiError
         }
         _ => Value::Null,
     };
-    Ok(json!({
-        "nodes": rows.iter().map(|r| node_json(r)).collect::<Vec<_>>(),
-        "next": next,
-    }))
+    Ok(super::list(
+        "nodes",
+        rows.iter().map(|r| node_json(r)),
+        &next,
+    ))
 }
 
 /// `/api/nodes/{!id}`: one node with its keys, signing status, last
 /// position and which of our nodes it sent direct messages to.
-pub(super) async fn node(r: &Arc<Reader>, node: u32, p: &Params) -> Result<Value, ApiError> {
+pub(super) async fn node(r: &Arc<Reader>, node: u32, p: &Params) -> Result<Vec<u8>, ApiError> {
     p.only(&[])?;
     let n = Param::Int(node.into());
     let rows = run(
         r,
-        format!("SELECT {NODE_COLUMNS} FROM nodes WHERE node = $1"),
+        format!(
+            "SELECT {NODE_COLUMNS}, {} FROM nodes AS n WHERE node = $1",
+            signing_rank()
+        ),
         vec![n.clone()],
     )
     .await?;
@@ -172,10 +229,10 @@ pub(super) async fn node(r: &Arc<Reader>, node: u32, p: &Params) -> Result<Value
             .first()
             .map_or(Value::Null, |p| position_json(&p[0], &p[1])),
     );
-    Ok(out)
+    Ok(out.to_string().into_bytes())
 }
 
-fn position_json(payload: &Cell, at: &Cell) -> Value {
+pub(super) fn position_json(payload: &Cell, at: &Cell) -> Value {
     let Some(pos) = payload
         .blob()
         .and_then(|b| wireseal::meshtastic::envelope::decode_position(b).ok())
@@ -193,168 +250,50 @@ fn position_json(payload: &Cell, at: &Cell) -> Value {
     }
 }
 
-/// `/api/packets?since=&node=&channel=&portnum=&limit=&before=`: packets,
-/// newest first, each with its receptions counted and listed.
-pub(super) async fn packets(r: &Arc<Reader>, p: &Params) -> Result<Value, ApiError> {
-    p.only(&["since", "node", "channel", "portnum", "limit", "before"])?;
-    let limit = p.int("limit", 1, MAX_LIMIT)?.unwrap_or(100);
-    let mut filters = Vec::new();
-    let mut params = Vec::new();
-    // `f` gets the number of the first of `v`'s parameters.
-    let mut add = |f: &dyn Fn(usize) -> String, v: Vec<Param>| {
-        filters.push(f(params.len() + 1));
-        params.extend(v);
-    };
-    if let Some(s) = p.int("since", 0, i64::MAX)? {
-        add(&|i| format!("first_seen_ms >= ${i}"), vec![Param::Int(s)]);
-    }
-    if let Some([ms, from, id]) = cursor::<3>(p)? {
-        add(
-            &|i| {
-                format!(
-                    "(first_seen_ms, from_node, packet_id) < (${i}, ${}, ${})",
-                    i + 1,
-                    i + 2
-                )
-            },
-            vec![Param::Int(ms), Param::Int(from), Param::Int(id)],
-        );
-    }
-    if let Some(n) = p.get("node") {
-        let n: NodeId = n
-            .parse()
-            .map_err(|e| ApiError::BadRequest(format!("node: {e}")))?;
-        add(
-            &|i| format!("from_node = ${i}"),
-            vec![Param::Int(n.0.into())],
-        );
-    }
-    if let Some(c) = p.get("channel") {
-        add(
-            &|i| format!("channel_id = ${i}"),
-            vec![Param::Text(c.to_owned())],
-        );
-    }
-    if let Some(n) = p.int("portnum", 0, i64::from(u32::MAX))? {
-        add(&|i| format!("portnum = ${i}"), vec![Param::Int(n)]);
-    }
-    // The page's oldest time first, from the time index alone; the page
-    // is then read within that range, so the tie-breaking columns of the
-    // order never make the database sort the whole table.
-    let where_ = |f: &[String]| match f.is_empty() {
-        true => String::new(),
-        false => format!("WHERE {}", f.join(" AND ")),
-    };
-    let edge = run(
-        r,
-        format!(
-            "SELECT first_seen_ms FROM packets {} ORDER BY first_seen_ms DESC LIMIT 1 OFFSET {}",
-            where_(&filters),
-            limit - 1
-        ),
-        params.clone(),
-    )
-    .await?;
-    if let Some(ms) = edge.first().and_then(|e| e[0].int()) {
-        params.push(Param::Int(ms));
-        filters.push(format!("first_seen_ms >= ${}", params.len()));
-    }
-    params.push(Param::Int(limit));
-    let where_ = where_(&filters);
-    let sql = format!(
-        "SELECT from_node, packet_id, to_node, channel_id, channel_name, decryption, portnum, \
-         text, signature, identity, error, our_node, first_seen_ms, payload FROM packets {where_} \
-         ORDER BY first_seen_ms DESC, from_node DESC, packet_id DESC LIMIT ${}",
-        params.len()
-    );
-    let rows = run(r, sql, params).await?;
-    let mut out = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let key = vec![
-            Param::Int(row[0].int().unwrap_or(0)),
-            Param::Int(row[1].int().unwrap_or(0)),
-        ];
-        let count = run(
-            r,
-            "SELECT count(*) FROM receptions WHERE from_node = $1 AND packet_id = $2".into(),
-            key.clone(),
-        )
-        .await?;
-        let list = run(
-            r,
-            format!(
-                "SELECT gateway_id, rx_time_ms, rssi, snr, hop_start, hop_limit, relay_node \
-                 FROM receptions WHERE from_node = $1 AND packet_id = $2 \
-                 ORDER BY rx_time_ms LIMIT {MAX_RECEPTIONS}"
-            ),
-            key,
-        )
-        .await?;
-        out.push(json!({
-            "from": id(&row[0]),
-            "id": row[1].json(),
-            "to": id(&row[2]),
-            "channel_id": row[3].json(),
-            "channel_name": row[4].json(),
-            "decryption": row[5].json(),
-            "portnum": row[6].json(),
-            "text": row[7].json(),
-            "signature": row[8].json(),
-            "identity": row[9].json(),
-            "error": row[10].json(),
-            "our_node": id(&row[11]),
-            "first_seen_ms": row[12].json(),
-            "position": match row[6].int() {
-                Some(p) if p == i64::from(wireseal::meshtastic::envelope::POSITION_APP) => {
-                    position_json(&row[13], &row[12])
-                }
-                _ => Value::Null,
-            },
-            "receptions": {
-                "count": count.first().map_or(Value::Null, |c| c[0].json()),
-                "list": list.iter().map(|g| json!({
-                    "gateway_id": g[0].json(),
-                    "rx_time_ms": g[1].json(),
-                    "rssi": g[2].json(),
-                    "snr": g[3].json(),
-                    "hop_start": g[4].json(),
-                    "hop_limit": g[5].json(),
-                    "relay_node": g[6].json(),
-                })).collect::<Vec<_>>(),
-            },
-        }));
-    }
-    let next = match rows.last() {
-        Some(l) if rows.len() as i64 == limit => {
-            json!(format!("{}.{}.{}", l[12].json(), l[0].json(), l[1].json()))
-        }
-        _ => Value::Null,
-    };
-    Ok(json!({ "packets": out, "next": next }))
-}
-
 /// `/api/stats?minutes=`: packets per channel and per minute over the last
 /// minutes (60 by default), nodes heard, and the gateway's counts.
-pub(super) async fn stats(r: &Arc<Reader>, p: &Params, extra: Value) -> Result<Value, ApiError> {
+pub(super) async fn stats(r: &Arc<Reader>, p: &Params, extra: Value) -> Result<Vec<u8>, ApiError> {
     p.only(&["minutes"])?;
     let minutes = p.int("minutes", 1, MAX_STATS_MINUTES)?.unwrap_or(60);
     let since = now_ms() - minutes * 60_000;
-    let channels = run(
-        r,
-        "SELECT channel_id, count(*) FROM packets WHERE first_seen_ms >= $1 \
-         GROUP BY channel_id ORDER BY count(*) DESC LIMIT 100"
-            .into(),
-        vec![Param::Int(since)],
-    )
-    .await?;
     let per_minute = run(
         r,
-        "SELECT first_seen_ms / 60000 AS minute, channel_id, count(*) FROM packets \
-         WHERE first_seen_ms >= $1 GROUP BY minute, channel_id ORDER BY minute LIMIT 20000"
-            .into(),
+        format!(
+            "SELECT first_seen_ms / 60000 AS minute, channel_id, count(*) FROM packets \
+             WHERE first_seen_ms >= $1 GROUP BY minute, channel_id ORDER BY minute \
+             LIMIT {STATS_GROUPS}"
+        ),
         vec![Param::Int(since)],
     )
     .await?;
+    // The channels' totals are the minutes' sums when every minute came
+    // back (one pass over the window); else a query of their own.
+    let channels: Vec<(Value, i64)> = if (per_minute.len() as i64) < STATS_GROUPS {
+        let mut sums: Vec<(Value, i64)> = Vec::new();
+        for m in &per_minute {
+            let (c, n) = (m[1].json(), m[2].int().unwrap_or(0));
+            match sums.iter_mut().find(|s| s.0 == c) {
+                Some(s) => s.1 += n,
+                None => sums.push((c, n)),
+            }
+        }
+        sums.sort_by(|a, b| b.1.cmp(&a.1));
+        sums.truncate(STATS_CHANNELS);
+        sums
+    } else {
+        run(
+            r,
+            format!(
+                "SELECT channel_id, count(*) FROM packets WHERE first_seen_ms >= $1 \
+                 GROUP BY channel_id ORDER BY count(*) DESC LIMIT {STATS_CHANNELS}"
+            ),
+            vec![Param::Int(since)],
+        )
+        .await?
+        .iter()
+        .map(|c| (c[0].json(), c[1].int().unwrap_or(0)))
+        .collect()
+    };
     let nodes = run(
         r,
         "SELECT count(*) FROM nodes WHERE last_seen_ms >= $1".into(),
@@ -364,9 +303,9 @@ pub(super) async fn stats(r: &Arc<Reader>, p: &Params, extra: Value) -> Result<V
     Ok(json!({
         "since_ms": since,
         "minutes": minutes,
-        "channels": channels.iter().map(|c| json!({
-            "channel_id": c[0].json(),
-            "packets": c[1].json(),
+        "channels": channels.iter().map(|(c, n)| json!({
+            "channel_id": c,
+            "packets": n,
         })).collect::<Vec<_>>(),
         "per_minute": per_minute.iter().map(|m| json!({
             "minute_ms": m[0].int().map(|v| v * 60_000),
@@ -375,5 +314,7 @@ pub(super) async fn stats(r: &Arc<Reader>, p: &Params, extra: Value) -> Result<V
         })).collect::<Vec<_>>(),
         "nodes_heard": nodes.first().map_or(Value::Null, |n| n[0].json()),
         "gateway": extra,
-    }))
+    })
+    .to_string()
+    .into_bytes())
 }

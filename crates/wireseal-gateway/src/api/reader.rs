@@ -63,7 +63,7 @@ pub(crate) enum Param {
 }
 
 /// Read connections kept for reuse (SQLite).
-const POOL: usize = 4;
+const POOL: usize = 2;
 /// The page cache of each read connection, in KiB.
 const READ_CACHE_KIB: i64 = 512;
 /// How long one query may take.
@@ -157,9 +157,13 @@ impl Reader {
                 )
                 .map_err(|e| e.to_string())?;
                 c.busy_timeout(QUERY_TIMEOUT).map_err(|e| e.to_string())?;
-                // A small page cache per reader: the API reads a few index
-                // pages per request, and the pool's memory stays bounded.
+                // A small page cache per reader, for the database and for
+                // the temporary tables of sorts and groups: the API reads a
+                // few index pages per request, and the pool's memory stays
+                // bounded.
                 c.pragma_update(None, "cache_size", -READ_CACHE_KIB)
+                    .map_err(|e| e.to_string())?;
+                c.execute_batch(&format!("PRAGMA temp.cache_size = -{READ_CACHE_KIB}"))
                     .map_err(|e| e.to_string())?;
                 c
             }

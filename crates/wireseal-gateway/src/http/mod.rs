@@ -27,6 +27,10 @@ const MAX_CONNECTIONS: usize = 256;
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one connection may stay open.
 const CONNECTION_LIFETIME: Duration = Duration::from_secs(120);
+/// API requests answered at once (as many as the store's read pool); more
+/// wait their turn, so the rows and JSON held at any time stay bounded
+/// however many clients ask.
+const API_AT_ONCE: usize = 2;
 
 /// Parses `--http`: `HOST:PORT`, `[V6]:PORT`, or a bare `PORT` (or
 /// `:PORT`), which listens on loopback only.
@@ -47,6 +51,7 @@ pub(crate) struct State {
     pub(crate) counters: Arc<Counters>,
     pub(crate) health: Arc<Health>,
     pub(crate) registry: Registry,
+    pub(crate) page: crate::page::Page,
     pub(crate) reader: Option<Arc<crate::api::reader::Reader>>,
 }
 
@@ -80,9 +85,9 @@ impl Server {
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
+            .worker_threads(1)
             // The store's reads run on these: as many as its read pool.
-            .max_blocking_threads(4)
+            .max_blocking_threads(2)
             .thread_name("wireseal-http")
             .enable_all()
             .build()?;
@@ -123,6 +128,7 @@ async fn serve(
         return;
     };
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let api = Arc::new(Semaphore::new(API_AT_ONCE));
     loop {
         let permit = tokio::select! {
             _ = &mut stop => return,
@@ -142,11 +148,11 @@ async fn serve(
                 }
             },
         };
-        let state = state.clone();
+        let (state, api) = (state.clone(), api.clone());
         tokio::spawn(async move {
             let svc = service_fn(move |req| {
-                let state = state.clone();
-                async move { Ok::<_, Infallible>(route(&state, req).await) }
+                let (state, api) = (state.clone(), api.clone());
+                async move { Ok::<_, Infallible>(route(&state, &api, req).await) }
             });
             let conn = http1::Builder::new()
                 .timer(TokioTimer::new())
@@ -179,7 +185,7 @@ pub(crate) fn reply(
 
 const TEXT: &str = "text/plain; charset=utf-8";
 
-async fn route(state: &State, req: Request<Incoming>) -> Response<Full<Bytes>> {
+async fn route(state: &State, api: &Semaphore, req: Request<Incoming>) -> Response<Full<Bytes>> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = reply(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -206,6 +212,8 @@ async fn route(state: &State, req: Request<Incoming>) -> Response<Full<Bytes>> {
             crate::metrics::render(&state.registry),
         ),
         p if p.starts_with("/api/") => {
+            // The semaphore is never closed.
+            let _turn = api.acquire().await;
             crate::api::handle(
                 state.reader.as_ref(),
                 state.gateway(),
@@ -214,7 +222,9 @@ async fn route(state: &State, req: Request<Incoming>) -> Response<Full<Bytes>> {
             )
             .await
         }
-        p => crate::page::file(p)
+        p => state
+            .page
+            .file(p)
             .unwrap_or_else(|| reply(StatusCode::NOT_FOUND, TEXT, "not found\n")),
     }
 }

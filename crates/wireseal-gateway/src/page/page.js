@@ -75,22 +75,57 @@ function showRate(stats) {
   }
 }
 
+// The operator's tile server (`--map-tiles`), or none: then positions are
+// drawn on a plain latitude/longitude plot and nothing is loaded from
+// elsewhere.
+const TILES = document.getElementById("map").dataset.tiles || "";
+const TILE = 256;
+
+// Web Mercator pixel coordinates at zoom z.
+function mercator(lat, lon, z) {
+  const n = TILE * 2 ** z;
+  const s = Math.sin(Math.max(-85, Math.min(85, lat)) * Math.PI / 180);
+  return [(lon + 180) / 360 * n, (0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)) * n];
+}
+
+// A projection of the positions into the 600 x 300 plot: over tiles, the
+// largest zoom that holds them all (the tiles behind it are drawn); else a
+// plain equirectangular plot fitted to them.
+function projection(plot, lats, lons) {
+  const pad = 0.01;
+  const [la0, la1] = [Math.min(...lats) - pad, Math.max(...lats) + pad];
+  const [lo0, lo1] = [Math.min(...lons) - pad, Math.max(...lons) + pad];
+  if (!TILES) {
+    return (lat, lon) => [10 + (lon - lo0) / (lo1 - lo0) * 580, 290 - (lat - la0) / (la1 - la0) * 280];
+  }
+  let z = 18;
+  for (; z > 0; z--) {
+    const [x0, y0] = mercator(la1, lo0, z), [x1, y1] = mercator(la0, lo1, z);
+    if (x1 - x0 <= 580 && y1 - y0 <= 280) break;
+  }
+  const [x0, y0] = mercator(la1, lo0, z), [x1, y1] = mercator(la0, lo1, z);
+  const ox = (x0 + x1) / 2 - 300, oy = (y0 + y1) / 2 - 150, n = 2 ** z;
+  for (let ty = Math.floor(oy / TILE); ty * TILE < oy + 300; ty++) {
+    if (ty < 0 || ty >= n) continue;
+    for (let tx = Math.floor(ox / TILE); tx * TILE < ox + 600; tx++) {
+      const href = TILES.replace("{z}", z).replace("{x}", ((tx % n) + n) % n).replace("{y}", ty);
+      plot.appendChild(svg("image", { href, x: tx * TILE - ox, y: ty * TILE - oy, width: TILE, height: TILE }));
+    }
+  }
+  plot.appendChild(svg("text", { x: 4, y: 296, "font-size": 9 }, "tiles: " + new URL(TILES).host));
+  return (lat, lon) => { const [x, y] = mercator(lat, lon, z); return [x - ox, y - oy]; };
+}
+
 function showMap(packets) {
   const plot = document.getElementById("map");
   plot.replaceChildren();
   const last = new Map();
   for (const p of packets) if (p.position && !last.has(p.from)) last.set(p.from, p.position);
-  // A plain equirectangular plot of latitude and longitude, fitted to the
-  // positions heard (no map tiles, no network).
   const pts = [...last.entries()];
   if (!pts.length) { plot.appendChild(svg("text", { x: 10, y: 20 }, "no positions heard")); return; }
-  const lats = pts.map(p => p[1].latitude), lons = pts.map(p => p[1].longitude);
-  const pad = 0.01;
-  const [la0, la1] = [Math.min(...lats) - pad, Math.max(...lats) + pad];
-  const [lo0, lo1] = [Math.min(...lons) - pad, Math.max(...lons) + pad];
+  const at = projection(plot, pts.map(p => p[1].latitude), pts.map(p => p[1].longitude));
   for (const [id, pos] of pts) {
-    const cx = 10 + (pos.longitude - lo0) / (lo1 - lo0) * 580;
-    const cy = 290 - (pos.latitude - la0) / (la1 - la0) * 280;
+    const [cx, cy] = at(pos.latitude, pos.longitude);
     const dot = svg("circle", { cx: cx.toFixed(1), cy: cy.toFixed(1), r: 4, fill: "#d62728" });
     dot.appendChild(svg("title", {}, `${id} ${pos.latitude.toFixed(5)}, ${pos.longitude.toFixed(5)}`));
     plot.appendChild(dot);
@@ -111,9 +146,10 @@ function showNodes(nodes) {
   const body = document.querySelector("#nodes tbody");
   const rows = nodes.map(n => {
     const renumbered = n.renumbered_from ? `from ${n.renumbered_from}` : (n.renumbered_to ? `to ${n.renumbered_to}` : "");
-    const tr = row([n.id, n.long_name, n.short_name, n.identity, n.public_key ? "yes" : "", renumbered, when(n.last_seen_ms)],
-      [null, null, null, n.identity, null, null, null]);
+    const tr = row([n.id, n.long_name, n.short_name, n.identity, n.signing, n.public_key ? "yes" : "", renumbered,
+      when(n.last_seen_ms)], [null, null, null, n.identity, n.signing, null, null, null]);
     tr.dataset.node = n.id;
+    if (n.signing) tr.dataset.signing = n.signing;
     tr.addEventListener("click", () => showNode(n.id));
     return tr;
   });
@@ -143,6 +179,13 @@ async function refresh() {
     showPackets(packets.packets);
     showMap(positions.packets);
     document.getElementById("updated").textContent = "updated " + when(Date.now());
+    if (!document.body.dataset.loaded) {
+      // The first render's time since navigation began, once the frame
+      // holding it is drawn (a task after the next animation frame).
+      requestAnimationFrame(() => setTimeout(() => {
+        document.body.dataset.firstRenderMs = performance.now().toFixed(1);
+      }, 0));
+    }
     document.body.dataset.loaded = "1";
   } catch (e) {
     const h = document.getElementById("health");

@@ -1,17 +1,20 @@
 //! The store as a durable sink: every message's record (or `None`, so that
 //! its acknowledgement keeps its place) pushed to the [`StoreWriter`], and
 //! the writer's commits reported to the gateway, which acknowledges them.
+//! Each message's time from its push to its commit is the store's lag
+//! ([`Counters::store_lag_seconds`]).
 
 use super::{Committer, Context, Handled, Item, Sink, SinkError};
 use crate::event::Event;
 use crate::store::{ingest, Event as WriterEvent, Store, StoreWriter, WriterConfig};
 use crate::Counters;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The store sink.
 pub struct StoreSink {
     waiting: Option<(Store, WriterConfig)>,
-    writer: Option<StoreWriter<u64>>,
+    writer: Option<StoreWriter<(u64, Instant)>>,
     counters: Arc<Counters>,
 }
 
@@ -34,10 +37,15 @@ impl StoreSink {
 fn notify(
     committer: Committer,
     counters: Arc<Counters>,
-) -> Box<dyn FnMut(WriterEvent<u64>) + Send> {
+) -> Box<dyn FnMut(WriterEvent<(u64, Instant)>) + Send> {
     Box::new(move |e| match e {
         WriterEvent::Committed { acks, summary } => {
             let c = &counters;
+            let now = Instant::now();
+            for (_, pushed) in &acks {
+                c.store_lag_seconds
+                    .observe(now.saturating_duration_since(*pushed).as_secs_f64());
+            }
             c.stored_packets.add(summary.packets);
             c.stored_receptions.add(summary.receptions);
             c.store_duplicates.add(summary.duplicates);
@@ -46,7 +54,7 @@ fn notify(
             for r in summary.rejected {
                 committer.event(Event::StoreRejected { reason: r.reason });
             }
-            if let Some(&last) = acks.last() {
+            if let Some(&(last, _)) = acks.last() {
                 committer.committed(last);
             }
         }
@@ -127,10 +135,11 @@ impl Sink for StoreSink {
                 reason: "the store's writer is not running".into(),
             });
         };
-        w.push(record, item.seq).map_err(|_| SinkError::Failed {
-            sink: "store",
-            reason: "the store took no more messages".into(),
-        })?;
+        w.push(record, (item.seq, Instant::now()))
+            .map_err(|_| SinkError::Failed {
+                sink: "store",
+                reason: "the store took no more messages".into(),
+            })?;
         self.counters.held.set(w.held() as u64);
         Ok(Handled::Pending)
     }

@@ -125,6 +125,38 @@ fn api_counts_what_was_published(db: &Db) {
         .collect();
     assert_eq!((paged.len(), ids.len()), (NODES as usize, NODES as usize));
 
+    // Unsigned senders; then one whose newest packet's signature failed
+    // and one whose signature verified, written into the store directly.
+    for n in nodes["nodes"].as_array().unwrap() {
+        assert_eq!(n["signing"], "absent", "{n}");
+    }
+    let later = i64::MAX / 2;
+    for (node, sig) in [(NAMED + 1, "invalid"), (NAMED + 2, "valid")] {
+        db.exec(&format!(
+            "INSERT INTO packets (from_node, packet_id, to_node, channel_id, decryption, \
+             first_seen_ms, signature) VALUES ({node}, 7, 4294967295, 'LongFast', 'channel', \
+             {later}, '{sig}')"
+        ));
+    }
+    let signing = |node: u32| json(addr, &format!("/api/nodes/!{node:08x}"))["signing"].clone();
+    assert_eq!(signing(NAMED + 1), "invalid");
+    assert_eq!(signing(NAMED + 2), "valid");
+    assert_eq!(signing(NAMED + 3), "absent");
+    let listed = json(addr, "/api/nodes?limit=1000");
+    let by_id = |id: u32| {
+        listed["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["id"] == format!("!{id:08x}"))
+            .map(|n| n["signing"].clone())
+    };
+    assert_eq!(by_id(NAMED + 1), Some("invalid".into()));
+    assert_eq!(by_id(NAMED + 2), Some("valid".into()));
+    db.exec(&format!(
+        "DELETE FROM packets WHERE first_seen_ms = {later}"
+    ));
+
     let named = json(addr, &format!("/api/nodes/!{NAMED:08x}"));
     assert_eq!(named["long_name"], HOSTILE, "{named}");
     assert_eq!(named["short_name"], "<b>");

@@ -93,6 +93,36 @@ fn bad_settings_are_refused_by_name() {
     assert!(e.starts_with("--config"), "{e}");
 }
 
+/// A tile server for the status page is the operator's URL, checked at
+/// start: an `http(s)` origin with `{z}`, `{x}` and `{y}`, and only with
+/// `--http`.
+#[test]
+fn a_tile_server_is_checked_at_start() {
+    let with = |url: &str, http: bool| Config {
+        map_tiles: Some(url.into()),
+        http: http.then(|| "127.0.0.1:0".into()),
+        ..base()
+    };
+    for bad in [
+        "file:///tiles/{z}/{x}/{y}.png",
+        "https://tiles.example/{z}/{x}.png",
+        "https://tiles.example/{z}/{x}/{y}.png' https://evil.example",
+        "https://tiles.example/{z}/{x}/{y}.png;script-src",
+        "https://user@tiles.example/{z}/{x}/{y}.png",
+    ] {
+        let e = refused(with(bad, true));
+        assert!(e.starts_with("--map-tiles: "), "{bad}: {e}");
+    }
+    let e = refused(with("https://tiles.example/{z}/{x}/{y}.png", false));
+    assert!(e.starts_with("--map-tiles") && e.contains("--http"), "{e}");
+    assert!(Gateway::new(with("https://tiles.example/{z}/{x}/{y}.png", true)).is_ok());
+    let c = Config::from_toml("map-tiles = \"https://t.example/{z}/{x}/{y}.png\"").unwrap();
+    assert_eq!(
+        c.map_tiles.as_deref(),
+        Some("https://t.example/{z}/{x}/{y}.png")
+    );
+}
+
 /// A store that refuses the gateway for good is an error at once, not a
 /// wait: a SQLite file that cannot be created, a PostgreSQL database that
 /// does not exist.

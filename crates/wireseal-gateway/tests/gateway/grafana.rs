@@ -74,6 +74,8 @@ fn the_dashboard_parses_and_names_only_exported_metrics() {
         "wireseal_gateway_packet_signatures_total",
         "wireseal_gateway_store_writes_total",
         "wireseal_gateway_held_messages",
+        "wireseal_gateway_oldest_held_message_age_seconds",
+        "wireseal_gateway_store_lag_seconds",
         "wireseal_gateway_flood_refused_total",
         "wireseal_gateway_broker_connected",
         "wireseal_gateway_broker_connects_total",

@@ -147,6 +147,12 @@ fn probes_follow_the_broker_and_metrics_count_what_was_published() {
     );
     assert_eq!(v("wireseal_gateway_decode_duration_seconds", None), n);
     assert_eq!(v("wireseal_gateway_held_messages", None), 0.0);
+    // Every message's commit is timed; none is left waiting.
+    assert_eq!(v("wireseal_gateway_store_lag_seconds", None), n);
+    assert_eq!(
+        v("wireseal_gateway_oldest_held_message_age_seconds", None),
+        0.0
+    );
     assert_eq!(v("wireseal_gateway_subscribed", None), 1.0);
     assert_eq!(v("wireseal_gateway_broker_connected", None), 1.0);
     assert_eq!(v("wireseal_gateway_store_writable", None), 1.0);

@@ -4,6 +4,7 @@
 //! runs nothing, and the console logs nothing.
 
 use crate::api::{filled, HOSTILE, NAMED, NODES};
+use crate::http::serving;
 use crate::support::peers;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -76,6 +77,14 @@ fn the_page_shows_the_feed_and_runs_none_of_it() {
             "node {n}: {dom}"
         );
     }
+    // The node table shows each node's signing status.
+    assert_eq!(
+        dom.matches("data-signing=\"absent\"").count(),
+        NODES as usize,
+        "{dom}"
+    );
+    assert!(dom.contains("<th>signing</th>"), "{dom}");
+    assert!(dom.contains("data-first-render-ms="), "{dom}");
     let packets = db.count("SELECT count(*) FROM packets") as usize;
     assert_eq!(dom.matches("data-packet=").count(), packets.min(100));
     // The hostile name is on the page as text, and nothing of it ran.
@@ -90,4 +99,66 @@ fn the_page_shows_the_feed_and_runs_none_of_it() {
     assert!(dom.contains("class=\"badge ok\""), "{dom}");
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
     assert!(console.is_empty(), "{console:#?}");
+}
+
+/// The page's head as the gateway serves it: its `Content-Security-Policy`
+/// and body.
+fn page(addr: std::net::SocketAddr) -> (String, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET / HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let csp = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-security-policy: "))
+        .unwrap_or_else(|| panic!("no policy: {head}"))
+        .to_owned();
+    (csp, body.to_owned())
+}
+
+/// Without a tile server the page names no other origin; with one, its
+/// policy allows images from that origin alone and the map carries the URL.
+#[test]
+fn a_tile_server_is_the_only_other_origin_and_only_when_set() {
+    let base = wireseal_gateway::Config {
+        broker: "mqtt://127.0.0.1:1".into(),
+        print_records: Some(false),
+        ..Default::default()
+    };
+    let (gw, addr) = serving(base.clone());
+    let (csp, body) = page(addr);
+    gw.stop().unwrap();
+    assert!(csp.contains("img-src 'self' data:;"), "{csp}");
+    assert!(
+        !csp.contains("http") && !body.contains("data-tiles"),
+        "{csp}"
+    );
+    let (gw, addr) = serving(wireseal_gateway::Config {
+        map_tiles: Some("https://tiles.example.net/osm/{z}/{x}/{y}.png".into()),
+        ..base
+    });
+    let (csp, body) = page(addr);
+    gw.stop().unwrap();
+    assert!(
+        csp.contains("img-src 'self' data: https://tiles.example.net;"),
+        "{csp}"
+    );
+    assert_eq!(csp.matches("http").count(), 1, "{csp}");
+    for d in [
+        "script-src 'self';",
+        "connect-src 'self';",
+        "style-src 'self';",
+    ] {
+        assert!(csp.contains(d), "{csp}");
+    }
+    assert!(
+        body.contains("data-tiles=\"https://tiles.example.net/osm/{z}/{x}/{y}.png\""),
+        "{body}"
+    );
 }

@@ -135,6 +135,9 @@ pub struct Args {
     /// Serve /metrics, /healthz, /readyz, the JSON API and the status page on ADDR (PORT alone: loopback only). Off by default.
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
+    /// With --http: draw the status page's positions over map tiles from URL (https://HOST/{z}/{x}/{y}.png); the page's policy then allows images from that origin. Off by default (the page loads nothing from elsewhere).
+    #[arg(long, value_name = "URL")]
+    map_tiles: Option<String>,
     /// With --store: also print each record as a JSON line on stdout (without a store they always are).
     #[arg(long)]
     print_records: bool,
@@ -179,6 +182,7 @@ impl Args {
             flood_rate: self.flood_rate,
             flood_burst: self.flood_burst,
             http: self.http.clone(),
+            map_tiles: self.map_tiles.clone(),
             ..Config::default()
         };
         self.decoder.apply(&mut c);
