@@ -21,6 +21,7 @@ mod meshtastic_gateway_peer;
 mod meshtastic_gateway_read;
 mod meshtastic_gateway_read_fill;
 mod meshtastic_gateway_read_http;
+mod meshtastic_gateway_read_ratio;
 mod meshtastic_gateway_retention;
 mod meshtastic_gateway_run;
 mod meshtastic_gateway_store;

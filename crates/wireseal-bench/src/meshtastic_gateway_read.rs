@@ -12,7 +12,7 @@
 //!   ingest; samples that ended between the first byte published and the
 //!   gateway's exit count.
 //! - the ingest rate with `--http` on and idle against the same run
-//!   without it, fresh SQLite stores, runs alternated.
+//!   without it ([`crate::meshtastic_gateway_read_ratio`]).
 //! - on the idle gateway over the SQLite store: the `/metrics` scrape's p99
 //!   (beside `/healthz`, the HTTP floor), the RSS the HTTP side adds while
 //!   50 clients fetch what the page fetches (the gateway's RSS before the
@@ -92,7 +92,7 @@ fn pass(ours: f64, target: f64) -> &'static str {
     }
 }
 
-fn strings(v: &[&str]) -> Vec<String> {
+pub(crate) fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
@@ -224,8 +224,12 @@ impl Drop for Idle<'_> {
     }
 }
 
+/// The API's p99 in ms while ingesting and idle (in [`API`]'s order), and
+/// the requests answered during the ingest.
+type ApiP99 = Result<([f64; 2], [f64; 2], usize), RunError>;
+
 /// The API rows of one database: p99 during ingest and idle.
-fn api_rows(name: &str, s: &Sizes, r: Result<([f64; 2], [f64; 2], usize), RunError>) -> Vec<Row> {
+fn api_rows(name: &str, s: &Sizes, r: ApiP99) -> Vec<Row> {
     let mut rows = Vec::new();
     for (i, path) in API.iter().enumerate() {
         let w = format!(
@@ -257,7 +261,7 @@ fn one_store(
     pg: Option<&PgServer>,
     s: &Sizes,
     more: &mut dyn FnMut(&mut Idle<'_>) -> Vec<Row>,
-) -> (Result<([f64; 2], [f64; 2], usize), RunError>, Vec<Row>) {
+) -> (ApiP99, Vec<Row>) {
     let url = db.url();
     let measured = (|| -> Result<_, RunError> {
         fill::fill(&url, db, s.stored)?;
@@ -367,51 +371,6 @@ fn page_row(g: &mut Idle<'_>, s: &Sizes, label: &str) -> Row {
     }
 }
 
-/// Ingest rates into fresh SQLite stores with `--http` idle and without,
-/// alternated; (with, without) in msg/s.
-fn ingest_ratio(
-    b: &Mosquitto,
-    f: &Feed,
-    t: &Traffic,
-    pairs: usize,
-) -> Result<(f64, f64), RunError> {
-    let (mut with, mut without) = (Vec::new(), Vec::new());
-    for k in 0..2 * pairs {
-        let http = k % 2 == 0;
-        let db = SqliteFile::new(&format!("read-ratio-{k}"))?;
-        let id = format!("bench-read-ratio-{}-{k}", std::process::id());
-        let mut extra = strings(&[
-            "--firmware-json",
-            "msh/US",
-            "--store",
-            &db.url(),
-            "--client-id",
-            &id,
-        ]);
-        if http {
-            extra.extend(["--http".into(), "127.0.0.1:0".into()]);
-        }
-        let r = runner::run(&Job {
-            broker: b,
-            feed: f,
-            bytes: &t.bytes,
-            messages: t.messages,
-            extra,
-            pg: None,
-        })?;
-        complete(&r, t, true)?;
-        let rate = t.messages as f64 / r.secs;
-        match http {
-            true => with.push(rate),
-            false => without.push(rate),
-        }
-    }
-    Ok((
-        crate::timing::median(&mut with),
-        crate::timing::median(&mut without),
-    ))
-}
-
 /// Runs the rows.
 pub fn rows(ctx: &Ctx) -> Vec<Row> {
     let s = Sizes::of(ctx);
@@ -454,25 +413,9 @@ pub fn rows(ctx: &Ctx) -> Vec<Row> {
     };
     drop(pg);
     rows.extend(api_rows("PostgreSQL", &s, api));
-    let w = format!(
-        "gw into SQLite with --http idle, {} pkts x 3 gws = {} msgs",
-        s.feed, t.messages
-    );
-    let base = "same runs without --http";
-    let row = |ours, b| Row::new(SECTION, &w, "msg/s", Better::Higher, ours, base, b);
-    rows.push(match ingest_ratio(&b, &f, &t, s.pairs) {
-        Ok((with, without)) => row(with, Some(without)).seed(format!(
-            "target >= 0.90x: {}; medians of {} runs each, alternated",
-            if with >= 0.9 * without {
-                "pass"
-            } else {
-                "MISS"
-            },
-            s.pairs
-        )),
-        Err(RunError::Skip(why)) => row(0.0, None).skipped(&why),
-        Err(RunError::Fail(why)) => row(0.0, None).failed(why),
-    });
+    rows.push(super::meshtastic_gateway_read_ratio::row(
+        &b, &f, &t, s.pairs,
+    ));
     rows
 }
 

@@ -53,10 +53,15 @@ fn emit(listeners: &[Listener], log: &mut Log, e: Event) {
     }
 }
 
-/// Messages taken and not yet acknowledged, in the order taken (with when,
-/// in Unix milliseconds), and what each durable sink has not committed yet.
+/// A message taken and not yet acknowledged: its sequence number, its
+/// acknowledgement with the connection it came on, and when it was taken
+/// (Unix milliseconds).
+type Held = (u64, Option<(Ack, u64)>, u64);
+
+/// Messages taken and not yet acknowledged, in the order taken, and what
+/// each durable sink has not committed yet.
 struct Acks {
-    queue: VecDeque<(u64, Option<(Ack, u64)>, u64)>,
+    queue: VecDeque<Held>,
     pending: Vec<VecDeque<u64>>,
 }
 

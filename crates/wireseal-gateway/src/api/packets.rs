@@ -1,6 +1,7 @@
 //! `/api/packets`: a page of packets, newest first, with their receptions
-//! counted and listed, read in three queries whatever the page's size (the
-//! page's oldest time, the page, and the receptions of all its packets).
+//! counted and listed, read in two queries whatever the page's size (the
+//! page, within the time range of its oldest row, and the receptions of all
+//! its packets).
 
 use super::query::{cursor, id, position_json, run};
 use super::reader::{Cell, Param, Reader};
@@ -10,17 +11,18 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use wireseal::meshtastic::NodeId;
 
+/// Receptions by packet: (`from_node`, `packet_id`) to the count and the
+/// rows listed.
+type Receptions = HashMap<(i64, i64), (i64, Vec<Vec<Cell>>)>;
+
 /// Each packet's receptions, by (`from_node`, `packet_id`): how many, and
 /// the first [`MAX_RECEPTIONS`] by time (`gateway_id`, `rx_time_ms`,
 /// `rssi`, `snr`, `hop_start`, `hop_limit`, `relay_node`). One query for
 /// the whole page: the packets' keys as parameters (each term walks the
 /// receptions' primary key), the count and the rank by time as window
 /// functions.
-async fn receptions(
-    r: &Arc<Reader>,
-    rows: &[Vec<Cell>],
-) -> Result<HashMap<(i64, i64), (i64, Vec<Vec<Cell>>)>, ApiError> {
-    let mut out: HashMap<(i64, i64), (i64, Vec<Vec<Cell>>)> = HashMap::with_capacity(rows.len());
+async fn receptions(r: &Arc<Reader>, rows: &[Vec<Cell>]) -> Result<Receptions, ApiError> {
+    let mut out = Receptions::with_capacity(rows.len());
     if rows.is_empty() {
         return Ok(out);
     }
@@ -110,27 +112,21 @@ pub(super) async fn packets(r: &Arc<Reader>, p: &Params) -> Result<Vec<u8>, ApiE
     if let Some(n) = p.int("portnum", 0, i64::from(u32::MAX))? {
         add(&|i| format!("portnum = ${i}"), vec![Param::Int(n)]);
     }
-    // The page's oldest time first, from the time index alone; the page
-    // is then read within that range, so the tie-breaking columns of the
-    // order never make the database sort the whole table.
+    // The page is read within the time range of its oldest row, found from
+    // the time index alone (the same filters, the same parameters), so the
+    // tie-breaking columns of the order never make the database sort the
+    // whole table; a short last page has no such row and reads from time 0
+    // (times are never negative).
     let where_ = |f: &[String]| match f.is_empty() {
         true => String::new(),
         false => format!("WHERE {}", f.join(" AND ")),
     };
-    let edge = run(
-        r,
-        format!(
-            "SELECT first_seen_ms FROM packets {} ORDER BY first_seen_ms DESC LIMIT 1 OFFSET {}",
-            where_(&filters),
-            limit - 1
-        ),
-        params.clone(),
-    )
-    .await?;
-    if let Some(ms) = edge.first().and_then(|e| e[0].int()) {
-        params.push(Param::Int(ms));
-        filters.push(format!("first_seen_ms >= ${}", params.len()));
-    }
+    filters.push(format!(
+        "first_seen_ms >= COALESCE((SELECT first_seen_ms FROM packets {} \
+         ORDER BY first_seen_ms DESC LIMIT 1 OFFSET {}), 0)",
+        where_(&filters),
+        limit - 1
+    ));
     params.push(Param::Int(limit));
     let where_ = where_(&filters);
     let sql = format!(

@@ -277,7 +277,7 @@ pub(super) async fn stats(r: &Arc<Reader>, p: &Params, extra: Value) -> Result<V
                 None => sums.push((c, n)),
             }
         }
-        sums.sort_by(|a, b| b.1.cmp(&a.1));
+        sums.sort_by_key(|s| std::cmp::Reverse(s.1));
         sums.truncate(STATS_CHANNELS);
         sums
     } else {

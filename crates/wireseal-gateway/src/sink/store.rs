@@ -11,10 +11,14 @@ use crate::Counters;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// What the writer hands back with each commit: the message's sequence
+/// number and when it was pushed.
+type Token = (u64, Instant);
+
 /// The store sink.
 pub struct StoreSink {
     waiting: Option<(Store, WriterConfig)>,
-    writer: Option<StoreWriter<(u64, Instant)>>,
+    writer: Option<StoreWriter<Token>>,
     counters: Arc<Counters>,
 }
 
@@ -37,7 +41,7 @@ impl StoreSink {
 fn notify(
     committer: Committer,
     counters: Arc<Counters>,
-) -> Box<dyn FnMut(WriterEvent<(u64, Instant)>) + Send> {
+) -> Box<dyn FnMut(WriterEvent<Token>) + Send> {
     Box::new(move |e| match e {
         WriterEvent::Committed { acks, summary } => {
             let c = &counters;
