@@ -165,13 +165,8 @@ pub(crate) fn load(
     Ok(total)
 }
 
-/// Chromium's path, or why it is missing.
 fn chromium() -> Result<std::path::PathBuf, Skip> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .iter()
-        .map(std::path::PathBuf::from)
-        .find(|p| p.exists())
-        .ok_or_else(|| Skip::new("chromium is not installed (scripts/setup-peers.sh installs it)"))
+    wireseal_testkit::chromium::program().map_err(Skip::new)
 }
 
 /// Profiles made by this process so far (each browser gets its own).
@@ -204,15 +199,8 @@ impl Browser {
             .arg("-c")
             .arg("exec \"$0\" \"$@\" 3<&0 4>&1 </dev/null >/dev/null 2>/dev/null")
             .arg(exe)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-extensions",
-                "--disable-background-networking",
-                "--remote-debugging-pipe",
-            ])
+            .args(wireseal_testkit::chromium::HEADLESS)
+            .arg("--remote-debugging-pipe")
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("about:blank")
             .stdin(Stdio::piped())

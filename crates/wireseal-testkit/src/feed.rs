@@ -2,7 +2,6 @@
 //! `meshtastic` PyPI protobufs, `cryptography`, python-xeddsa, paho-mqtt).
 
 use super::Error;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -71,22 +70,11 @@ pub fn make(
 /// # Panics
 /// When the script fails.
 pub fn publish(root: &Path, port: u16, lines: &[serde_json::Value]) {
-    let mut child = Command::new("python3")
-        .arg(script(root))
-        .args(["publish", "--port", &port.to_string()])
-        .stdin(Stdio::piped())
-        .spawn()
-        .expect("run feed.py publish");
-    let mut input = String::new();
-    for l in lines {
-        input.push_str(&l.to_string());
-        input.push('\n');
-    }
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(input.as_bytes())
-        .expect("feeding feed.py");
-    assert!(child.wait().expect("feed.py").success());
+    let out = super::lines::feed(
+        Command::new("python3")
+            .arg(script(root))
+            .args(["publish", "--port", &port.to_string()]),
+        lines,
+    );
+    assert!(out.status.success(), "feed.py publish failed");
 }

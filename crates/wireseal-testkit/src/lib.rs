@@ -1,7 +1,8 @@
 //! Test support shared by wireseal's crates (not published): servers a test
 //! starts on loopback and stops when dropped ([`mosquitto::Mosquitto`],
 //! [`postgres::PgServer`]), free ports and readiness waits ([`net`]), a raw
-//! MQTT 3.1.1 publisher ([`mqtt`]), the independent Meshtastic feed
+//! MQTT 3.1.1 publisher ([`mqtt`]), headless Chromium ([`chromium`]), JSON
+//! lines to a peer's input ([`lines`]), the independent Meshtastic feed
 //! ([`feed`]) and hostile Meshtastic traffic ([`meshtastic`]), the firmware
 //! signature-policy scenarios' checks ([`meshtastic_policy`]), a store read
 //! back with each database's own client ([`db`]), and process figures from
@@ -15,10 +16,12 @@
 //! unless [`allow_missing`] says otherwise, and the bench reports the row as
 //! skipped with the same words.
 
+pub mod chromium;
 #[cfg(feature = "servers")]
 pub mod db;
 #[cfg(feature = "servers")]
 pub mod feed;
+pub mod lines;
 pub mod meshtastic;
 pub mod meshtastic_policy;
 #[cfg(feature = "servers")]

@@ -8,7 +8,6 @@
 //! `WIRESEAL_ALLOW_MISSING_PEERS=1`).
 
 use serde_json::Value;
-use std::io::Write;
 use std::process::{Command, Stdio};
 use wireseal::hazmat::xeddsa::XedSigningKey;
 use wireseal::keys::StaticSecret;
@@ -43,25 +42,12 @@ fn fields(v: &Value) -> (u32, u32, u32, Vec<u8>) {
 
 /// Sends `lines` to the peer's `verify` and returns its answers.
 fn python_verifies(lines: &[Value]) -> Vec<String> {
-    let mut child = Command::new("python3")
-        .arg(interop("xeddsa_peer.py"))
-        .arg("verify")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run xeddsa_peer.py");
-    let mut input = String::new();
-    for l in lines {
-        input.push_str(&l.to_string());
-        input.push('\n');
-    }
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = wireseal_testkit::lines::feed(
+        Command::new("python3")
+            .arg(interop("xeddsa_peer.py"))
+            .arg("verify"),
+        lines,
+    );
     assert!(out.status.success());
     String::from_utf8(out.stdout)
         .unwrap()

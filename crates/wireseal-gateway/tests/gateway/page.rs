@@ -8,29 +8,16 @@ use crate::http::serving;
 use crate::support::peers;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use wireseal_testkit::chromium;
 use wireseal_testkit::db::Db;
 use wireseal_testkit::mosquitto::Mosquitto;
-
-/// Chromium's path, or why it is missing.
-fn chromium() -> Result<std::path::PathBuf, String> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .iter()
-        .map(std::path::PathBuf::from)
-        .find(|p| p.exists())
-        .ok_or_else(|| "chromium is not installed (scripts/setup-peers.sh installs it)".into())
-}
 
 /// The page's DOM after its scripts ran, and what Chromium logged.
 pub fn render(url: &str) -> (String, String) {
     let profile = tempfile::tempdir().unwrap();
-    let mut child = Command::new(chromium().unwrap())
+    let mut child = Command::new(chromium::program().unwrap())
+        .args(chromium::HEADLESS)
         .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-extensions",
-            "--disable-background-networking",
             "--enable-logging=stderr",
             "--v=0",
             "--virtual-time-budget=8000",
@@ -61,7 +48,7 @@ pub fn render(url: &str) -> (String, String) {
 
 #[test]
 fn the_page_shows_the_feed_and_runs_none_of_it() {
-    if !peers(false) || !wireseal_testkit::peer_present(chromium().err()) {
+    if !peers(false) || !wireseal_testkit::peer_present(chromium::program().err()) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
