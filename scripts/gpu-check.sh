@@ -81,13 +81,31 @@ for p in wireseal-bench wireseal-gpu-tests; do
 done
 
 # The driver's libcuda and the toolkit's libnvrtc (with its builtins) on the
-# loader's path: the engine loads both at run time.
+# loader's path: the engine loads both at run time. They live in different
+# folders (the driver's with the system libraries, the toolkit's under its
+# own prefix), so each is looked for on its own; a CUDA `stubs` folder
+# (link-time stand-ins whose every call fails) is never taken.
+find_lib_dir() {
+  local name=$1 d
+  d=$(ldconfig -p 2>/dev/null | awk -v n="$name" 'index($1, n ".so") == 1 {print $NF}' |
+    grep -v '/stubs/' | head -n 1)
+  if [ -n "$d" ]; then dirname "$d"; return 0; fi
+  for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64 \
+    /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda-*/lib64 \
+    /usr/local/cuda-*/targets/x86_64-linux/lib /opt/cuda/lib64; do
+    if [ -d "$d" ] && ls "$d/$name".so* >/dev/null 2>&1; then echo "$d"; return 0; fi
+  done
+  d=$(find /usr /opt -name "$name.so*" -not -path '*/stubs/*' 2>/dev/null | head -n 1)
+  [ -n "$d" ] && dirname "$d"
+}
 libdirs=()
-for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/local/cuda/lib64 \
-  /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda-*/lib64 \
-  /usr/local/cuda-*/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
-  if [ -d "$d" ] && ls "$d"/libcuda.so* "$d"/libnvrtc.so* >/dev/null 2>&1; then
-    libdirs+=("$d")
+for lib in libcuda libnvrtc; do
+  d=$(find_lib_dir "$lib")
+  if [ -n "$d" ]; then
+    note "$lib: $d"
+    case " ${libdirs[*]:-} " in *" $d "*) ;; *) libdirs+=("$d") ;; esac
+  else
+    note "$lib: not found (outside any stubs folder)"
   fi
 done
 if [ ${#libdirs[@]} -gt 0 ]; then

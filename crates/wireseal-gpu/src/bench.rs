@@ -3,10 +3,10 @@
 //! path timed without a device. Not API for applications.
 
 use crate::engine::{Engine, Path, Report};
-use crate::exec::{DeviceError, DeviceInfo, Executor};
+use crate::exec::{DeviceError, DeviceInfo, Direction, Executor};
 use crate::jobs::SealJob;
-use crate::layout::{Descriptors, Regions};
-use crate::plan::{ChunkPlan, Limits};
+use crate::layout::{Counts, Regions};
+use crate::plan::{Chunk, Limits};
 use crate::work::{OpenWork, SealWork, Work};
 use crate::Config;
 use wireseal::bip324::batch::OpenJob;
@@ -66,17 +66,16 @@ impl Engine {
 
     fn time_one_chunk(&mut self, work: &mut dyn Work, runs: usize) -> Result<f64, DeviceError> {
         let task_bytes = self.config().sane().task_bytes;
-        let open = work.open();
+        let dir = work.direction();
         let exec = self.executor().map_err(|e| DeviceError(e.to_string()))?;
-        let mut plan = ChunkPlan::default();
+        let mut plan = Chunk::default();
         if !work.plan(&mut plan) {
             return Ok(0.0);
         }
-        let r = plan.desc.regions();
+        let r = Regions::new(&plan.counts);
         let buf = exec.input(0, r.total())?;
-        plan.desc.write(&r, buf);
         work.fill(&plan, &r, buf);
-        let t = exec.time_kernels(0, open, &r, &plan.desc, task_bytes, runs.max(1));
+        let t = exec.time_kernels(0, dir, &r, &plan.counts, task_bytes, runs.max(1));
         // Wipes the key table from the staging buffer and the device.
         exec.finish(0, &r)?;
         t
@@ -130,9 +129,9 @@ impl Executor for NoKernels {
     fn submit(
         &mut self,
         slot: usize,
-        _: bool,
+        _: Direction,
         r: &Regions,
-        _: &Descriptors,
+        _: &Counts,
         _: u32,
     ) -> Result<(), DeviceError> {
         self.slots[slot][r.status.clone()].fill(1);
@@ -147,9 +146,9 @@ impl Executor for NoKernels {
     fn time_kernels(
         &mut self,
         _: usize,
-        _: bool,
+        _: Direction,
         _: &Regions,
-        _: &Descriptors,
+        _: &Counts,
         _: u32,
         _: usize,
     ) -> Result<f64, DeviceError> {

@@ -15,14 +15,14 @@
 #![allow(unsafe_code)]
 
 use crate::config::Config;
-use crate::exec::{DeviceError, DeviceInfo, Executor, Unavailable, NO_DEVICE};
-use crate::layout::{Args, Descriptors, Kernel, Regions, PARTIAL};
+use crate::exec::{DeviceError, DeviceInfo, Direction, Executor, Unavailable};
+use crate::layout::{Args, Counts, Kernel, Regions, PARTIAL};
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CU_MEMHOSTALLOC_WRITECOMBINED};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PinnedHostSlice,
     PushKernelArg,
 };
-use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions, Ptx};
+use cudarc::nvrtc::Ptx;
 use std::sync::Arc;
 
 // SAFETY: `Args` is `#[repr(C)]`, made of u64 and u32 fields only, with the
@@ -38,21 +38,153 @@ fn driver(e: impl std::fmt::Display) -> DeviceError {
     DeviceError(e.to_string())
 }
 
+/// Most bytes of NVRTC's log kept, and most bytes of PTX believed: a
+/// library that reports more (a stub's garbage) is not trusted with an
+/// allocation.
+const MAX_LOG: usize = 64 << 10;
+const MAX_PTX: usize = 64 << 20;
+
+/// The shared library the process has loaded under `stem` (`libnvrtc`), as
+/// the loader found it (from `/proc/self/maps`), or `"?"`.
+pub(crate) fn loaded_library(stem: &str) -> String {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .find(|path| {
+            path.rsplit('/')
+                .next()
+                .is_some_and(|f| f.starts_with(&format!("{stem}.so")))
+        })
+        .unwrap_or("?")
+        .to_string()
+}
+
 /// Compiles the kernels for compute capability `cc` to PTX with NVRTC
-/// (the driver compiles the PTX for the device when it loads it).
+/// (the driver compiles the PTX for the device when it loads it), through
+/// NVRTC's C API with every size it reports bounded.
 ///
 /// # Errors
 ///
-/// NVRTC's log when the source does not compile.
-pub(crate) fn compile(cc: (u32, u32)) -> Result<Ptx, String> {
-    let opts = CompileOptions {
-        options: vec![
-            format!("--gpu-architecture=compute_{}{}", cc.0, cc.1),
-            "--std=c++17".into(),
-        ],
-        ..Default::default()
+/// [`Unavailable::Compile`] with NVRTC's log when the source does not
+/// compile; [`Unavailable::NoNvrtc`] when the library fails a call that
+/// cannot fail in a working NVRTC.
+pub(crate) fn compile(cc: (u32, u32)) -> Result<Ptx, Unavailable> {
+    compile_source(&crate::kernel_source(), cc)
+}
+
+/// [`compile`] for any source.
+pub(crate) fn compile_source(source: &str, cc: (u32, u32)) -> Result<Ptx, Unavailable> {
+    use cudarc::nvrtc::sys::{self as nv, nvrtcResult};
+    use std::ffi::CString;
+    let (major, minor) = nvrtc_version().ok_or_else(|| {
+        Unavailable::NoNvrtc(format!(
+            "{} does not answer nvrtcVersion (a CUDA stubs library on the loader's path?)",
+            loaded_library("libnvrtc")
+        ))
+    })?;
+    let broken = |call: &str, r: nvrtcResult| {
+        Unavailable::NoNvrtc(format!(
+            "{call} failed in {} (NVRTC {major}.{minor}): {r:?}",
+            loaded_library("libnvrtc")
+        ))
     };
-    compile_ptx_with_opts(crate::kernel_source(), opts).map_err(|e| format!("{e:?}"))
+    let src = CString::new(source).map_err(|_| Unavailable::Compile {
+        library: loaded_library("libnvrtc"),
+        version_major: major,
+        version_minor: minor,
+        log: "the source holds a NUL byte".into(),
+    })?;
+    let opts: Vec<CString> = [
+        format!("--gpu-architecture=compute_{}{}", cc.0, cc.1),
+        "--std=c++17".to_string(),
+    ]
+    .into_iter()
+    .map(|o| CString::new(o).expect("no NUL"))
+    .collect();
+    let ptrs: Vec<*const std::ffi::c_char> = opts.iter().map(|o| o.as_ptr()).collect();
+    let mut prog = std::mem::MaybeUninit::<nv::nvrtcProgram>::uninit();
+    // SAFETY: NVRTC is loaded and answered nvrtcVersion; `src` is a valid
+    // C string that outlives the program (destroyed below); no headers.
+    let r = unsafe {
+        nv::nvrtcCreateProgram(
+            prog.as_mut_ptr(),
+            src.as_ptr(),
+            c"bip324.cu".as_ptr(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    if r != nvrtcResult::NVRTC_SUCCESS {
+        return Err(broken("nvrtcCreateProgram", r));
+    }
+    // SAFETY: written by the successful call above.
+    let prog = unsafe { prog.assume_init() };
+    // SAFETY: `prog` is a live program; `ptrs` holds `opts.len()` valid C
+    // strings that outlive the call.
+    let compiled = unsafe { nv::nvrtcCompileProgram(prog, ptrs.len() as i32, ptrs.as_ptr()) };
+    let out = if compiled == nvrtcResult::NVRTC_SUCCESS {
+        // SAFETY: `prog` compiled.
+        unsafe { program_text(prog, true) }
+            .map(Ptx::from_src)
+            .map_err(|r| broken("nvrtcGetPTX", r))
+    } else {
+        // SAFETY: `prog` is a live program.
+        let log =
+            unsafe { program_text(prog, false) }.unwrap_or_else(|r| format!("(no log: {r:?})"));
+        Err(Unavailable::Compile {
+            library: loaded_library("libnvrtc"),
+            version_major: major,
+            version_minor: minor,
+            log: format!("{compiled:?}: {log}"),
+        })
+    };
+    let mut prog = prog;
+    // SAFETY: `prog` is live and not used after this.
+    let _ = unsafe { nv::nvrtcDestroyProgram(&mut prog) };
+    out
+}
+
+/// The PTX (`ptx`) or the log of a program, as text, its size bounded.
+///
+/// # Safety
+///
+/// `prog` is a live NVRTC program (compiled, for the PTX).
+unsafe fn program_text(
+    prog: cudarc::nvrtc::sys::nvrtcProgram,
+    ptx: bool,
+) -> Result<String, cudarc::nvrtc::sys::nvrtcResult> {
+    use cudarc::nvrtc::sys::{self as nv, nvrtcResult};
+    let mut size = 0usize;
+    // SAFETY: the caller's promise; the call writes one usize.
+    let r = unsafe {
+        if ptx {
+            nv::nvrtcGetPTXSize(prog, &mut size)
+        } else {
+            nv::nvrtcGetProgramLogSize(prog, &mut size)
+        }
+    };
+    if r != nvrtcResult::NVRTC_SUCCESS {
+        return Err(r);
+    }
+    if size > if ptx { MAX_PTX } else { MAX_LOG } {
+        return Err(nvrtcResult::NVRTC_ERROR_OUT_OF_MEMORY);
+    }
+    let mut buf = vec![0u8; size.max(1)];
+    // SAFETY: `buf` has the `size` bytes NVRTC said it writes.
+    let r = unsafe {
+        if ptx {
+            nv::nvrtcGetPTX(prog, buf.as_mut_ptr().cast())
+        } else {
+            nv::nvrtcGetProgramLog(prog, buf.as_mut_ptr().cast())
+        }
+    };
+    if r != nvrtcResult::NVRTC_SUCCESS {
+        return Err(r);
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    buf.truncate(end);
+    Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
 /// Whether NVRTC's library can be loaded (from the loader's path).
@@ -62,16 +194,17 @@ pub(crate) fn nvrtc_present() -> bool {
     unsafe { cudarc::nvrtc::sys::is_culib_present() }
 }
 
-/// NVRTC's version.
-pub(crate) fn nvrtc_version() -> (u32, u32) {
+/// NVRTC's version, or `None` when the loaded library does not answer (a
+/// stub).
+pub(crate) fn nvrtc_version() -> Option<(u32, u32)> {
     let (mut major, mut minor) = (0i32, 0i32);
     // SAFETY: the library is present (checked by the caller); the call
     // writes two ints through the pointers, which are valid for the call.
     let r = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
-    if r != cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS {
-        return (0, 0);
+    if r != cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS || major <= 0 {
+        return None;
     }
-    (major.max(0) as u32, minor.max(0) as u32)
+    Some((major as u32, minor.max(0) as u32))
 }
 
 struct Slot {
@@ -123,42 +256,44 @@ impl Cuda {
                     .cloned()
                     .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                     .unwrap_or_default();
-                Err(Unavailable(format!(
-                    "the CUDA libraries could not be used: {why}"
-                )))
+                Err(Unavailable::Setup {
+                    what: "the CUDA libraries could not be used",
+                    why,
+                })
             })
     }
 
     fn open_inner(config: &Config) -> Result<Self, Unavailable> {
         // SAFETY: only tries to dlopen libcuda by its usual names.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
-            return Err(Unavailable(format!(
-                "{NO_DEVICE} (the NVIDIA driver's libcuda.so is not installed)"
-            )));
+            return Err(Unavailable::NoDriver);
         }
         let count = CudaContext::device_count()
-            .map_err(|e| Unavailable(format!("{NO_DEVICE} (the driver says: {e:?})")))?;
+            .map_err(|e| Unavailable::NoDevice(format!("the driver says: {e:?}")))?;
         if count <= 0 || config.device >= count as usize {
-            return Err(Unavailable(format!(
-                "{NO_DEVICE} (the driver lists {count} device(s), device {} asked for)",
+            return Err(Unavailable::NoDevice(format!(
+                "the driver lists {count} device(s), device {} asked for",
                 config.device
             )));
         }
         if !nvrtc_present() {
-            return Err(Unavailable(
-                "NVRTC (libnvrtc.so) was not found: put the CUDA toolkit's lib64 on \
-                 LD_LIBRARY_PATH"
+            return Err(Unavailable::NoNvrtc(
+                "libnvrtc.so was not found: put the CUDA toolkit's lib64 (not its stubs \
+                 folder) on LD_LIBRARY_PATH"
                     .into(),
             ));
         }
-        let fail = |what: &str, e: &dyn std::fmt::Debug| Unavailable(format!("{what}: {e:?}"));
+        let fail = |what: &'static str, e: &dyn std::fmt::Debug| Unavailable::Setup {
+            what,
+            why: format!("{e:?}"),
+        };
         let ctx =
             CudaContext::new(config.device).map_err(|e| fail("creating a CUDA context", &e))?;
         let (major, minor) = ctx
             .compute_capability()
             .map_err(|e| fail("reading the compute capability", &e))?;
         let cc = (major as u32, minor as u32);
-        let ptx = compile(cc).map_err(|log| Unavailable(format!("NVRTC: {log}")))?;
+        let ptx = compile(cc)?;
         let module = ctx
             .load_module(ptx)
             .map_err(|e| fail("loading the kernels", &e))?;
@@ -182,7 +317,7 @@ impl Cuda {
             multiprocessors: sms,
             memory: ctx.total_mem().unwrap_or(0) as u64,
             driver_version: version.max(0) as u32,
-            nvrtc_version: nvrtc_version(),
+            nvrtc_version: nvrtc_version().unwrap_or((0, 0)),
         };
         let mut slots = Vec::new();
         for _ in 0..config.streams.max(1) {
@@ -220,9 +355,9 @@ impl Cuda {
     fn launch(
         &self,
         slot: usize,
-        open: bool,
+        dir: Direction,
         r: &Regions,
-        d: &Descriptors,
+        c: &Counts,
         task_bytes: u32,
     ) -> Result<(), DeviceError> {
         let s = &self.slots[slot];
@@ -230,8 +365,8 @@ impl Cuda {
         let partials = s.partials.as_ref().expect("allocated by submit");
         let (base, _dg) = cudarc::driver::DevicePtr::device_ptr(dev, &s.stream);
         let (pbase, _pg) = cudarc::driver::DevicePtr::device_ptr(partials, &s.stream);
-        let args = Args::new(base, pbase, r, d, task_bytes);
-        for (k, n) in Kernel::sequence(open, &args) {
+        let args = Args::new(base, pbase, r, c, task_bytes);
+        for (k, n) in Kernel::sequence(dir, &args) {
             let cfg = LaunchConfig {
                 grid_dim: (n.div_ceil(BLOCK).clamp(1, self.max_blocks), 1, 1),
                 block_dim: (BLOCK, 1, 1),
@@ -253,8 +388,8 @@ impl Cuda {
 
     /// Queues the copy of the slot's filled buffer to the device, with
     /// scratch for the chunk's parts.
-    fn copy_in(&mut self, slot: usize, r: &Regions, d: &Descriptors) -> Result<(), DeviceError> {
-        self.ensure_partials(slot, d.tasks.len())?;
+    fn copy_in(&mut self, slot: usize, r: &Regions, c: &Counts) -> Result<(), DeviceError> {
+        self.ensure_partials(slot, c.tasks)?;
         let total = r.total();
         let s = &mut self.slots[slot];
         let input = s
@@ -323,13 +458,13 @@ impl Executor for Cuda {
     fn submit(
         &mut self,
         slot: usize,
-        open: bool,
+        dir: Direction,
         r: &Regions,
-        d: &Descriptors,
+        c: &Counts,
         task_bytes: u32,
     ) -> Result<(), DeviceError> {
-        self.copy_in(slot, r, d)?;
-        self.launch(slot, open, r, d, task_bytes)?;
+        self.copy_in(slot, r, c)?;
+        self.launch(slot, dir, r, c, task_bytes)?;
         let s = &mut self.slots[slot];
         let out = s
             .output
@@ -366,13 +501,13 @@ impl Executor for Cuda {
     fn time_kernels(
         &mut self,
         slot: usize,
-        open: bool,
+        dir: Direction,
         r: &Regions,
-        d: &Descriptors,
+        c: &Counts,
         task_bytes: u32,
         runs: usize,
     ) -> Result<f64, DeviceError> {
-        self.copy_in(slot, r, d)?;
+        self.copy_in(slot, r, c)?;
         let total = r.total();
         {
             let s = &mut self.slots[slot];
@@ -403,7 +538,7 @@ impl Executor for Cuda {
             let start = stream
                 .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
                 .map_err(driver)?;
-            self.launch(slot, open, r, d, task_bytes)?;
+            self.launch(slot, dir, r, c, task_bytes)?;
             let end = stream
                 .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
                 .map_err(driver)?;

@@ -6,7 +6,7 @@ use crate::cpu;
 use crate::exec::{DeviceError, DeviceInfo, Executor, Unavailable};
 use crate::jobs::{Outgoing, SealJob};
 use crate::layout::Regions;
-use crate::plan::{ChunkPlan, Limits};
+use crate::plan::{Chunk, Limits};
 use crate::work::{OpenWork, SealWork, Work};
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -71,7 +71,7 @@ impl Engine {
 
     /// An engine that runs every batch through the library on the CPU.
     pub fn cpu_only(config: Config) -> Self {
-        Self::with(config, Err(Unavailable("CPU only, by request".into())))
+        Self::with(config, Err(Unavailable::Disabled))
     }
 
     pub(crate) fn with(config: Config, device: Result<Box<dyn Executor>, Unavailable>) -> Self {
@@ -181,7 +181,7 @@ impl Engine {
         let (chunks, device_error) = match outcome {
             Ok(c) => (c, None),
             Err(e) => {
-                self.device = Err(Unavailable(format!("disabled after a device error: {e}")));
+                self.device = Err(Unavailable::AfterError(e.clone()));
                 (0, Some(e))
             }
         };
@@ -353,10 +353,10 @@ fn pipeline(
     task_bytes: u32,
 ) -> Result<usize, DeviceError> {
     let slots = exec.slots().max(1);
-    let mut in_flight: VecDeque<(usize, ChunkPlan, Regions)> = VecDeque::with_capacity(slots);
-    let mut spare: Vec<ChunkPlan> = Vec::new();
+    let mut in_flight: VecDeque<(usize, Chunk, Regions)> = VecDeque::with_capacity(slots);
+    let mut spare: Vec<Chunk> = Vec::new();
     let mut chunks = 0usize;
-    let open = work.open();
+    let dir = work.direction();
     loop {
         let mut plan = spare.pop().unwrap_or_default();
         if !work.plan(&mut plan) {
@@ -370,11 +370,10 @@ fn pipeline(
             work.scatter(&done, &r, out);
             spare.push(done);
         }
-        let r = plan.desc.regions();
+        let r = Regions::new(&plan.counts);
         let buf = exec.input(slot, r.total())?;
-        plan.desc.write(&r, buf);
         work.fill(&plan, &r, buf);
-        exec.submit(slot, open, &r, &plan.desc, task_bytes)?;
+        exec.submit(slot, dir, &r, &plan.counts, task_bytes)?;
         in_flight.push_back((slot, plan, r));
         chunks += 1;
     }

@@ -2,7 +2,7 @@
 //! tests, the kernels built for the host. Each slot is an independent
 //! stream with its own buffers.
 
-use crate::layout::{Descriptors, Regions};
+use crate::layout::{Counts, Regions};
 
 /// A CUDA call failed while a batch ran. The batch was finished on the CPU
 /// and the engine uses the CPU from then on.
@@ -12,18 +12,64 @@ pub struct DeviceError(pub String);
 
 /// Why the engine has no device (it runs every batch on the CPU).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct Unavailable(pub String);
+#[non_exhaustive]
+pub enum Unavailable {
+    /// The NVIDIA driver's `libcuda.so` could not be loaded.
+    #[error("no CUDA device (the NVIDIA driver's libcuda.so is not installed)")]
+    NoDriver,
+    /// The driver lists no device, or not the one asked for.
+    #[error("no CUDA device ({0})")]
+    NoDevice(String),
+    /// The engine was made CPU-only ([`crate::Engine::cpu_only`]).
+    #[error("CPU only, by request")]
+    Disabled,
+    /// A device error in an earlier batch turned the device off.
+    #[error("disabled after a device error: {0}")]
+    AfterError(DeviceError),
+    /// NVRTC's library was not found, or the one found does not work (a
+    /// CUDA `stubs` folder on the loader's path, say).
+    #[error("NVRTC: {0}")]
+    NoNvrtc(String),
+    /// NVRTC did not compile the kernels.
+    #[error(
+        "NVRTC {version_major}.{version_minor} ({library}) did not compile the kernels: {log}"
+    )]
+    Compile {
+        /// The library loaded, as the loader found it.
+        library: String,
+        /// NVRTC's major version.
+        version_major: u32,
+        /// NVRTC's minor version.
+        version_minor: u32,
+        /// NVRTC's log (at most 64 KiB of it).
+        log: String,
+    },
+    /// A CUDA call failed while the device was being set up.
+    #[error("{what}: {why}")]
+    Setup {
+        /// The step.
+        what: &'static str,
+        /// What the driver said.
+        why: String,
+    },
+}
 
 impl Unavailable {
-    /// The reason a machine without a GPU gives.
+    /// There is no driver or no device (what a machine without a GPU
+    /// gives), as opposed to a device that is there but cannot be used.
     pub fn is_no_device(&self) -> bool {
-        self.0.starts_with(NO_DEVICE)
+        matches!(self, Self::NoDriver | Self::NoDevice(_))
     }
 }
 
-/// The start of the reason when there is no CUDA driver or no device.
-pub(crate) const NO_DEVICE: &str = "no CUDA device";
+/// Which way a batch goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    /// Sealing packets.
+    Seal,
+    /// Opening packets.
+    Open,
+}
 
 /// The device a batch engine runs on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,9 +120,9 @@ pub(crate) trait Executor: Send {
     fn submit(
         &mut self,
         slot: usize,
-        open: bool,
+        dir: Direction,
         r: &Regions,
-        d: &Descriptors,
+        c: &Counts,
         task_bytes: u32,
     ) -> Result<(), DeviceError>;
     /// Waits for the slot's chunk and wipes its key table (`r.keys`) from
@@ -89,9 +135,9 @@ pub(crate) trait Executor: Send {
     fn time_kernels(
         &mut self,
         slot: usize,
-        open: bool,
+        dir: Direction,
         r: &Regions,
-        d: &Descriptors,
+        c: &Counts,
         task_bytes: u32,
         runs: usize,
     ) -> Result<f64, DeviceError>;

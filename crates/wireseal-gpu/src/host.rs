@@ -4,8 +4,8 @@
 //! with each "launch" running every thread of the grid in turn.
 #![allow(unsafe_code)]
 
-use crate::exec::{DeviceError, DeviceInfo, Executor};
-use crate::layout::{Args, Descriptors, Kernel, Regions, PARTIAL};
+use crate::exec::{DeviceError, DeviceInfo, Direction, Executor};
+use crate::layout::{Args, Counts, Kernel, Regions, PARTIAL};
 
 mod ffi {
     use crate::layout::Args;
@@ -141,16 +141,16 @@ impl Executor for HostExec {
     fn submit(
         &mut self,
         slot: usize,
-        open: bool,
+        dir: Direction,
         r: &Regions,
-        d: &Descriptors,
+        c: &Counts,
         task_bytes: u32,
     ) -> Result<(), DeviceError> {
         let s = &mut self.slots[slot];
-        let partials = s.partials.get(d.tasks.len().max(1) * PARTIAL).as_mut_ptr() as u64;
+        let partials = s.partials.get(c.tasks.max(1) * PARTIAL).as_mut_ptr() as u64;
         let buf = s.buf.get(s.len);
-        let args = Args::new(buf.as_mut_ptr() as u64, partials, r, d, task_bytes);
-        for (k, n) in Kernel::sequence(open, &args) {
+        let args = Args::new(buf.as_mut_ptr() as u64, partials, r, c, task_bytes);
+        for (k, n) in Kernel::sequence(dir, &args) {
             let grid = n.div_ceil(self.block).clamp(1, self.grid);
             run(k, args, grid, self.block);
         }
@@ -167,9 +167,9 @@ impl Executor for HostExec {
     fn time_kernels(
         &mut self,
         _: usize,
-        _: bool,
+        _: Direction,
         _: &Regions,
-        _: &Descriptors,
+        _: &Counts,
         _: u32,
         _: usize,
     ) -> Result<f64, DeviceError> {

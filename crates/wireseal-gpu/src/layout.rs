@@ -17,6 +17,7 @@
 //! Regions start on 256-byte boundaries. What comes back from the device is
 //! status and data, one contiguous range.
 
+use crate::exec::Direction;
 use core::ops::Range;
 use wireseal::bip324::state::DirectionState;
 use wireseal::bip324::OVERHEAD;
@@ -66,7 +67,7 @@ pub(crate) struct PacketDesc {
 }
 
 impl PacketDesc {
-    fn write(&self, out: &mut [u8]) {
+    pub(crate) fn write(&self, out: &mut [u8]) {
         out[..8].copy_from_slice(&self.offset.to_le_bytes());
         for (i, v) in [
             self.len,
@@ -119,14 +120,7 @@ pub(crate) struct Regions {
 
 impl Regions {
     /// The layout for these counts.
-    pub(crate) fn new(
-        packets: usize,
-        tasks: usize,
-        multi: usize,
-        mtasks: usize,
-        keys: usize,
-        data: usize,
-    ) -> Self {
+    pub(crate) fn new(c: &Counts) -> Self {
         let mut at = 0usize;
         let mut next = |len: usize| {
             let r = at..at + len;
@@ -134,14 +128,37 @@ impl Regions {
             r
         };
         Self {
-            packets: next(packets * PACKET_DESC),
-            tasks: next(tasks * TASK_DESC),
-            multi: next(multi * 4),
-            mtasks: next(mtasks * 4),
-            keys: next(keys * KEY_DESC),
-            status: next(packets),
-            data: next(data),
+            packets: next(c.packets * PACKET_DESC),
+            tasks: next(c.tasks * TASK_DESC),
+            multi: next(c.multi * 4),
+            mtasks: next(c.mtasks * 4),
+            keys: next(c.keys * KEY_DESC),
+            status: next(c.packets),
+            data: next(c.data),
         }
+    }
+
+    /// `buf` cut into the regions, in order: packets, tasks, multi, mtasks,
+    /// keys, status, data.
+    pub(crate) fn split<'b>(&self, buf: &'b mut [u8]) -> [&'b mut [u8]; 7] {
+        let mut rest = &mut buf[..self.total()];
+        let mut at = 0usize;
+        let mut take = |range: &Range<usize>| {
+            let (_, tail) = core::mem::take(&mut rest).split_at_mut(range.start - at);
+            let (mine, tail) = tail.split_at_mut(range.len());
+            rest = tail;
+            at = range.end;
+            mine
+        };
+        [
+            take(&self.packets),
+            take(&self.tasks),
+            take(&self.multi),
+            take(&self.mtasks),
+            take(&self.keys),
+            take(&self.status),
+            take(&self.data),
+        ]
     }
 
     /// Bytes of the whole buffer.
@@ -167,59 +184,15 @@ pub(crate) struct Descriptors {
     pub data_len: usize,
 }
 
-impl Descriptors {
-    pub(crate) fn clear(&mut self) {
-        self.packets.clear();
-        self.tasks.clear();
-        self.multi.clear();
-        self.mtasks.clear();
-        self.keys.clear();
-        self.data_len = 0;
-    }
-
-    pub(crate) fn regions(&self) -> Regions {
-        Regions::new(
-            self.packets.len(),
-            self.tasks.len(),
-            self.multi.len(),
-            self.mtasks.len(),
-            self.keys.len(),
-            self.data_len,
-        )
-    }
-
-    /// Writes every region but data into `buf` (laid out as `r`), and clears
-    /// the status bytes.
-    pub(crate) fn write(&self, r: &Regions, buf: &mut [u8]) {
-        for (d, out) in self
-            .packets
-            .iter()
-            .zip(buf[r.packets.clone()].chunks_exact_mut(PACKET_DESC))
-        {
-            d.write(out);
-        }
-        for (t, out) in self
-            .tasks
-            .iter()
-            .zip(buf[r.tasks.clone()].chunks_exact_mut(TASK_DESC))
-        {
-            out[..4].copy_from_slice(&t[0].to_le_bytes());
-            out[4..].copy_from_slice(&t[1].to_le_bytes());
-        }
-        for (list, range) in [(&self.multi, &r.multi), (&self.mtasks, &r.mtasks)] {
-            for (v, out) in list.iter().zip(buf[range.clone()].chunks_exact_mut(4)) {
-                out.copy_from_slice(&v.to_le_bytes());
-            }
-        }
-        for (k, out) in self
-            .keys
-            .iter()
-            .zip(buf[r.keys.clone()].chunks_exact_mut(KEY_DESC))
-        {
-            out.copy_from_slice(k.bytes());
-        }
-        buf[r.status.clone()].fill(0);
-    }
+/// How many entries of each kind a chunk holds, and its data bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub packets: usize,
+    pub tasks: usize,
+    pub multi: usize,
+    pub mtasks: usize,
+    pub keys: usize,
+    pub data: usize,
 }
 
 /// `ws_args`: where each region is on the device, and the counts.
@@ -243,13 +216,7 @@ pub(crate) struct Args {
 impl Args {
     /// The arguments for a buffer at device address `base` laid out as `r`,
     /// with scratch for the parts at `partials`.
-    pub(crate) fn new(
-        base: u64,
-        partials: u64,
-        r: &Regions,
-        d: &Descriptors,
-        task_bytes: u32,
-    ) -> Self {
+    pub(crate) fn new(base: u64, partials: u64, r: &Regions, c: &Counts, task_bytes: u32) -> Self {
         let at = |range: &Range<usize>| base + range.start as u64;
         Self {
             packets: at(&r.packets),
@@ -260,9 +227,9 @@ impl Args {
             data: at(&r.data),
             status: at(&r.status),
             partials,
-            ntasks: d.tasks.len() as u32,
-            nmulti: d.multi.len() as u32,
-            nmtasks: d.mtasks.len() as u32,
+            ntasks: c.tasks as u32,
+            nmulti: c.multi as u32,
+            nmtasks: c.mtasks as u32,
             task_bytes,
         }
     }
@@ -302,8 +269,8 @@ impl Kernel {
     /// The launches of a seal or an open of `args`, with the number of
     /// items (threads' worth of work) of each; kernels with nothing to do
     /// are left out.
-    pub(crate) fn sequence(open: bool, args: &Args) -> Vec<(Kernel, u32)> {
-        let all = if open {
+    pub(crate) fn sequence(dir: Direction, args: &Args) -> Vec<(Kernel, u32)> {
+        let all = if dir == Direction::Open {
             [
                 (Kernel::OpenParts, args.ntasks),
                 (Kernel::OpenVerify, args.nmulti),

@@ -1,20 +1,22 @@
-//! A batch on its way through the GPU: planning chunks from the jobs,
-//! filling the staging buffer, handing each finished chunk's packets to the
-//! jobs (moving each session by what was sealed or verified), and finally
-//! giving the library whatever the GPU did not finish.
+//! A batch on its way through the GPU: every job's share laid out on every
+//! core, chunks cut from those and written into the staging buffer, each
+//! finished chunk's packets handed to the jobs (moving each session by what
+//! was sealed or verified), and finally whatever the GPU did not finish
+//! given to the library.
 
 use crate::cpu::{open_tails, seal_from, valid_prefix, OpenTail};
+use crate::exec::Direction;
 use crate::jobs::SealJob;
 use crate::layout::{wire_len, Regions};
-use crate::plan::{before_rekey, ChunkPlan, Limits, Segment};
+use crate::plan::{before_rekey, Chunk, Cursor, Fragment, Limits, Segment};
 use rayon::prelude::*;
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
 use wireseal::bip324::state::{DirectionState, Framed};
-use wireseal::bip324::{sealed_len, Error, Next, PacketType, HEADER_LEN, LENGTH_LEN};
+use wireseal::bip324::{sealed_len, Error, Next, PacketType, HEADER_LEN, LENGTH_LEN, OVERHEAD};
 
-/// Runs `f` on each job of `jobs` with its plan, in parallel when there are
-/// several.
+/// Runs `f` on each job of `jobs` (its index, the job, its plan), in
+/// parallel when there are several.
 fn each_job<J: Send, P: Send>(
     jobs: &mut [J],
     plans: &mut [P],
@@ -34,16 +36,17 @@ fn each_job<J: Send, P: Send>(
 
 /// One direction's batch, as the pipeline drives it.
 pub(crate) trait Work {
-    /// True for an open.
-    fn open(&self) -> bool;
-    /// Plans the next chunk into `plan` (cleared first); false when every
+    /// Seal or open.
+    fn direction(&self) -> Direction;
+    /// Cuts the next chunk into `chunk` (cleared first); false when every
     /// packet for the GPU is placed.
-    fn plan(&mut self, plan: &mut ChunkPlan) -> bool;
-    /// Copies the chunk's packets into the data region of `buf`.
-    fn fill(&self, plan: &ChunkPlan, r: &Regions, buf: &mut [u8]);
+    fn plan(&mut self, chunk: &mut Chunk) -> bool;
+    /// Writes the chunk (descriptors, keys, packets) into `buf`, laid out
+    /// as `r`.
+    fn fill(&self, chunk: &Chunk, r: &Regions, buf: &mut [u8]);
     /// Hands a finished chunk to its jobs (`out` holds the status and data
     /// regions as `r` lays them out).
-    fn scatter(&mut self, plan: &ChunkPlan, r: &Regions, out: &[u8]);
+    fn scatter(&mut self, chunk: &Chunk, r: &Regions, out: &[u8]);
     /// Finishes every job through the library from where the GPU stopped;
     /// returns the engine faults found (see [`crate::Report`]).
     fn finish(&mut self, batch: &Batch) -> usize;
@@ -51,146 +54,134 @@ pub(crate) trait Work {
     fn committed(&self) -> usize;
 }
 
-/// Copies each run's input into its slice of the data region, in parallel.
-fn fill_runs<'s>(
-    plan: &ChunkPlan,
-    r: &Regions,
-    buf: &mut [u8],
-    input: impl Fn(usize) -> &'s [u8] + Sync,
-    open: bool,
-) {
-    let slices = plan.run_slices(&mut buf[r.data.clone()]);
-    let copy = |(run, (base, data)): (&crate::plan::Run, (usize, &mut [u8]))| {
-        let src = &input(run.job)[run.src..];
-        let mut at = 0usize;
-        for d in &plan.desc.packets[run.descs.clone()] {
-            let off = d.offset as usize - base;
-            let len = d.len as usize;
-            if open {
-                let n = wire_len(d.len);
-                data[off..off + n].copy_from_slice(&src[at..at + n]);
-                at += n;
-            } else {
-                let body = off + LENGTH_LEN + HEADER_LEN;
-                data[body..body + len].copy_from_slice(&src[at..at + len]);
-                at += len;
-            }
-        }
-    };
-    if plan.runs.len() < 2 {
-        plan.runs.iter().zip(slices).for_each(copy);
-    } else {
-        plan.runs
-            .par_iter()
-            .zip(slices.into_par_iter())
-            .for_each(copy);
+/// Lays out `count` packets of a session at `state`: packet `k` has
+/// `len(k)` contents bytes and header `header(k)`; the first's input is at
+/// `src` and each next one `input_len(len)` bytes on. Returns the fragment
+/// and the input bytes it covers.
+fn fragment(
+    mut state: DirectionState,
+    count: usize,
+    src: usize,
+    task_bytes: u32,
+    len: &dyn Fn(usize) -> u32,
+    header: &dyn Fn(usize) -> u8,
+    input_len: fn(u32) -> usize,
+) -> (Fragment, usize) {
+    let mut f = Fragment::with_capacity(count);
+    let (mut placed, mut at) = (0usize, src);
+    while placed < count {
+        let n = before_rekey(&state, count - placed);
+        let first = placed;
+        let seg = Segment {
+            first,
+            count: n,
+            src: at,
+            state: &state,
+            len: &|k| len(first + k),
+            header: &|k| header(first + k),
+            input_len,
+        };
+        at += f.place(&seg, task_bytes);
+        state
+            .advance(n as u64)
+            .expect("placed within the key schedule");
+        placed += n;
     }
+    (f, at - src)
 }
 
 /// A seal job's progress.
 #[derive(Default)]
 pub(crate) struct SealPlan {
-    started: bool,
-    /// Packets the GPU may seal (valid contents, within the key schedule).
-    gpu: usize,
-    state: Option<DirectionState>,
-    placed: usize,
-    placed_from: usize,
     committed: usize,
+    /// Where the contents of the first packet not committed start.
     committed_from: usize,
 }
 
 pub(crate) struct SealWork<'j, 'a> {
     jobs: &'j mut [SealJob<'a>],
     plans: Vec<SealPlan>,
-    cursor: usize,
+    frags: Vec<Fragment>,
+    cursor: Cursor,
     lim: Limits,
 }
 
 impl<'j, 'a> SealWork<'j, 'a> {
     pub(crate) fn new(jobs: &'j mut [SealJob<'a>], lim: Limits) -> Self {
-        let plans = (0..jobs.len()).map(|_| SealPlan::default()).collect();
+        let plans: Vec<SealPlan> = (0..jobs.len()).map(|_| SealPlan::default()).collect();
+        let mut frags: Vec<Fragment> = (0..jobs.len()).map(|_| Fragment::default()).collect();
+        // Each job's share for the GPU (valid contents, within the key
+        // schedule) laid out, on every core.
+        each_job(jobs, &mut frags, |_, job, f| {
+            let state = job.sender.export_state();
+            let (valid, _) = valid_prefix(job);
+            let gpu = valid.min(usize::try_from(state.messages_left()).unwrap_or(usize::MAX));
+            let packets = job.packets;
+            let (frag, bytes) = fragment(
+                state,
+                gpu,
+                0,
+                lim.task_bytes,
+                &|k| packets[k].len,
+                &|k| packets[k].kind.header(),
+                |len| len as usize,
+            );
+            *f = frag;
+            job.out.reserve(bytes + gpu * OVERHEAD);
+        });
         Self {
             jobs,
             plans,
-            cursor: 0,
+            frags,
+            cursor: Cursor::default(),
             lim,
         }
     }
 }
 
 impl Work for SealWork<'_, '_> {
-    fn open(&self) -> bool {
-        false
+    fn direction(&self) -> Direction {
+        Direction::Seal
     }
 
-    fn plan(&mut self, plan: &mut ChunkPlan) -> bool {
-        plan.clear();
-        while self.cursor < self.jobs.len() {
-            let job = &self.jobs[self.cursor];
-            let p = &mut self.plans[self.cursor];
-            if !p.started {
-                p.started = true;
-                let state = job.sender.export_state();
-                let (valid, _) = valid_prefix(job);
-                p.gpu = valid.min(usize::try_from(state.messages_left()).unwrap_or(usize::MAX));
-                p.state = Some(state);
+    fn plan(&mut self, chunk: &mut Chunk) -> bool {
+        chunk.cut(&self.frags, &mut self.cursor, &self.lim)
+    }
+
+    fn fill(&self, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
+        chunk.write(&self.frags, r, buf, |p, f, data| {
+            let contents = self.jobs[p.job].contents;
+            for k in p.first..p.first + p.count {
+                let body = p.offset(f, k) - p.data.start + LENGTH_LEN + HEADER_LEN;
+                let (s, len) = (f.src[k], f.desc.packets[k].len as usize);
+                data[body..body + len].copy_from_slice(&contents[s..s + len]);
             }
-            while p.placed < p.gpu {
-                let state = p.state.as_mut().expect("state exported");
-                let count = before_rekey(state, p.gpu - p.placed);
-                let first = p.placed;
-                let packets = job.packets;
-                let seg = Segment {
-                    job: self.cursor,
-                    first,
-                    count,
-                    src: p.placed_from,
-                    state,
-                    len: &|k| packets[first + k].len,
-                    header: &|k| packets[first + k].kind.header(),
-                    input_len: |len| len as usize,
-                };
-                let (n, bytes) = plan.place(&seg, &self.lim);
-                if n > 0 {
-                    state
-                        .advance(n as u64)
-                        .expect("planned within the key schedule");
-                }
-                p.placed += n;
-                p.placed_from += bytes;
-                if n < count {
-                    return true;
-                }
-            }
-            self.cursor += 1;
-        }
-        !plan.is_empty()
+        });
     }
 
-    fn fill(&self, plan: &ChunkPlan, r: &Regions, buf: &mut [u8]) {
-        fill_runs(plan, r, buf, |j| self.jobs[j].contents, false);
-    }
-
-    fn scatter(&mut self, plan: &ChunkPlan, r: &Regions, out: &[u8]) {
-        let jobs = plan.jobs();
-        let by_job = plan.runs_by_job(jobs.clone());
+    fn scatter(&mut self, chunk: &Chunk, r: &Regions, out: &[u8]) {
+        let jobs = chunk.jobs();
+        let by_job = chunk.pieces_by_job(jobs.clone());
         let data = &out[r.data.clone()];
+        let frags = &self.frags[jobs.clone()];
         each_job(
             &mut self.jobs[jobs.clone()],
             &mut self.plans[jobs],
             |i, job, p| {
-                let runs = &plan.runs[by_job[i].clone()];
-                let n: usize = runs.iter().map(|run| run.descs.len()).sum();
+                let pieces = &chunk.pieces[by_job[i].clone()];
+                let n: usize = pieces.iter().map(|piece| piece.count).sum();
                 if n == 0 || job.sender.advance(n as u64).is_err() {
                     return;
                 }
-                for run in runs {
-                    for d in &plan.desc.packets[run.descs.clone()] {
-                        let at = d.offset as usize;
-                        job.out.extend_from_slice(&data[at..at + wire_len(d.len)]);
-                        p.committed_from += d.len as usize;
+                let f = &frags[i];
+                for piece in pieces {
+                    for k in piece.first..piece.first + piece.count {
+                        let at = piece.offset(f, k);
+                        let end = at + wire_len(f.desc.packets[k].len);
+                        job.out.extend_from_slice(&data[at..end]);
                     }
+                    let last = piece.first + piece.count - 1;
+                    p.committed_from = f.src[last] + f.desc.packets[last].len as usize;
                 }
                 p.committed += n;
             },
@@ -216,7 +207,6 @@ impl Work for SealWork<'_, '_> {
 /// An open job's progress.
 #[derive(Default)]
 pub(crate) struct OpenPlan {
-    started: bool,
     /// The result is final (the first packet, opened by the library, failed
     /// or was partial).
     done: bool,
@@ -225,7 +215,6 @@ pub(crate) struct OpenPlan {
     head: usize,
     frames: Vec<Framed>,
     state: Option<DirectionState>,
-    placed: usize,
     committed: usize,
     /// Where the library takes over.
     committed_at: usize,
@@ -236,17 +225,39 @@ pub(crate) struct OpenPlan {
 pub(crate) struct OpenWork<'j, 'a> {
     jobs: &'j mut [OpenJob<'a>],
     plans: Vec<OpenPlan>,
-    cursor: usize,
+    frags: Vec<Fragment>,
+    cursor: Cursor,
     lim: Limits,
 }
 
 impl<'j, 'a> OpenWork<'j, 'a> {
     pub(crate) fn new(jobs: &'j mut [OpenJob<'a>], lim: Limits) -> Self {
-        let plans = (0..jobs.len()).map(|_| OpenPlan::default()).collect();
+        let mut plans: Vec<OpenPlan> = (0..jobs.len()).map(|_| OpenPlan::default()).collect();
+        let mut frags: Vec<Fragment> = (0..jobs.len()).map(|_| Fragment::default()).collect();
+        // Every job framed (its lengths decrypted) and its packets laid
+        // out, on every core.
+        each_job(jobs, &mut plans, |_, job, p| start_open(job, p));
+        each_job(&mut plans, &mut frags, |_, p, f| {
+            let (Some(state), Some(first)) = (p.state.take(), p.frames.first()) else {
+                return;
+            };
+            let frames = &p.frames;
+            *f = fragment(
+                state,
+                frames.len(),
+                first.offset,
+                lim.task_bytes,
+                &|k| frames[k].contents_len as u32,
+                &|_| 0,
+                wire_len,
+            )
+            .0;
+        });
         Self {
             jobs,
             plans,
-            cursor: 0,
+            frags,
+            cursor: Cursor::default(),
             lim,
         }
     }
@@ -256,7 +267,6 @@ impl<'j, 'a> OpenWork<'j, 'a> {
 /// opens a packet whose length the receiver already read (through the
 /// library), then exports the state and frames the whole packets after it.
 fn start_open(job: &mut OpenJob<'_>, p: &mut OpenPlan) {
-    p.started = true;
     job.opened.clear();
     job.result = Ok(0);
     let mut at = 0usize;
@@ -298,57 +308,31 @@ fn start_open(job: &mut OpenJob<'_>, p: &mut OpenPlan) {
 }
 
 impl Work for OpenWork<'_, '_> {
-    fn open(&self) -> bool {
-        true
+    fn direction(&self) -> Direction {
+        Direction::Open
     }
 
-    fn plan(&mut self, plan: &mut ChunkPlan) -> bool {
-        plan.clear();
-        while self.cursor < self.jobs.len() {
-            let p = &mut self.plans[self.cursor];
-            if !p.started {
-                start_open(&mut self.jobs[self.cursor], p);
+    fn plan(&mut self, chunk: &mut Chunk) -> bool {
+        chunk.cut(&self.frags, &mut self.cursor, &self.lim)
+    }
+
+    fn fill(&self, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
+        chunk.write(&self.frags, r, buf, |p, f, data| {
+            let wire = &*self.jobs[p.job].wire;
+            for k in p.first..p.first + p.count {
+                let at = p.offset(f, k) - p.data.start;
+                let (s, n) = (f.src[k], wire_len(f.desc.packets[k].len));
+                data[at..at + n].copy_from_slice(&wire[s..s + n]);
             }
-            while p.placed < p.frames.len() {
-                let state = p.state.as_mut().expect("state exported");
-                let count = before_rekey(state, p.frames.len() - p.placed);
-                let first = p.placed;
-                let frames = &p.frames;
-                let seg = Segment {
-                    job: self.cursor,
-                    first,
-                    count,
-                    src: frames[first].offset,
-                    state,
-                    len: &|k| frames[first + k].contents_len as u32,
-                    header: &|_| 0,
-                    input_len: wire_len,
-                };
-                let (n, _) = plan.place(&seg, &self.lim);
-                if n > 0 {
-                    state
-                        .advance(n as u64)
-                        .expect("framed within the key schedule");
-                }
-                p.placed += n;
-                if n < count {
-                    return true;
-                }
-            }
-            self.cursor += 1;
-        }
-        !plan.is_empty()
+        });
     }
 
-    fn fill(&self, plan: &ChunkPlan, r: &Regions, buf: &mut [u8]) {
-        fill_runs(plan, r, buf, |j| &*self.jobs[j].wire, true);
-    }
-
-    fn scatter(&mut self, plan: &ChunkPlan, r: &Regions, out: &[u8]) {
-        let jobs = plan.jobs();
-        let by_job = plan.runs_by_job(jobs.clone());
+    fn scatter(&mut self, chunk: &Chunk, r: &Regions, out: &[u8]) {
+        let jobs = chunk.jobs();
+        let by_job = chunk.pieces_by_job(jobs.clone());
         let status = &out[r.status.clone()];
         let data = &out[r.data.clone()];
+        let frags = &self.frags[jobs.clone()];
         each_job(
             &mut self.jobs[jobs.clone()],
             &mut self.plans[jobs],
@@ -356,26 +340,35 @@ impl Work for OpenWork<'_, '_> {
                 if p.failed {
                     return;
                 }
-                let runs = &plan.runs[by_job[i].clone()];
-                // The packets that verified, in order, up to the first that did not.
-                let descs = runs.iter().flat_map(|run| run.descs.clone());
-                let ok = descs.clone().take_while(|&d| status[d] == 1).count();
-                let all = runs.iter().map(|run| run.descs.len()).sum::<usize>();
+                let pieces = &chunk.pieces[by_job[i].clone()];
+                let all: usize = pieces.iter().map(|piece| piece.count).sum();
+                // The packets that verified, in order, up to the first that
+                // did not.
+                let ok = pieces
+                    .iter()
+                    .flat_map(|piece| piece.packet..piece.packet + piece.count)
+                    .take_while(|&d| status[d] == 1)
+                    .count();
                 if ok > 0 && job.receiver.advance(ok as u64).is_err() {
                     p.failed = true;
                     return;
                 }
-                for (k, d) in descs.take(ok).enumerate() {
-                    let desc = &plan.desc.packets[d];
-                    let f = p.frames[p.committed + k];
-                    let body = LENGTH_LEN;
-                    let n = HEADER_LEN + f.contents_len;
-                    let src = desc.offset as usize + body;
-                    job.wire[f.offset + body..f.offset + body + n]
-                        .copy_from_slice(&data[src..src + n]);
+                let f = &frags[i];
+                let verified = pieces
+                    .iter()
+                    .flat_map(|piece| {
+                        (piece.first..piece.first + piece.count).map(move |k| (piece, k))
+                    })
+                    .take(ok);
+                for (piece, k) in verified {
+                    let fr = p.frames[k];
+                    let src = piece.offset(f, k) + LENGTH_LEN;
+                    let n = HEADER_LEN + fr.contents_len;
+                    let body = fr.offset + LENGTH_LEN;
+                    job.wire[body..body + n].copy_from_slice(&data[src..src + n]);
                     job.opened.push(OpenedRange {
-                        offset: f.offset + LENGTH_LEN + HEADER_LEN,
-                        len: f.contents_len,
+                        offset: body + HEADER_LEN,
+                        len: fr.contents_len,
                         kind: PacketType::from_header(data[src]),
                     });
                 }
@@ -397,9 +390,6 @@ impl Work for OpenWork<'_, '_> {
             .iter_mut()
             .zip(&mut self.plans)
             .map(|(job, p)| {
-                if !p.started {
-                    start_open(job, p);
-                }
                 if p.done {
                     return None;
                 }

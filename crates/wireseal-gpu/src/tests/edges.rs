@@ -6,10 +6,10 @@
 
 use super::{contents, host_engine, open_both, outgoing, seal_both, twin_pairs, Pair, SealCase};
 use crate::engine::{Engine, Path};
-use crate::exec::{DeviceError, DeviceInfo, Executor};
+use crate::exec::{DeviceError, DeviceInfo, Direction, Executor};
 use crate::host::HostExec;
 use crate::jobs::{Outgoing, SealJob};
-use crate::layout::{Descriptors, Regions};
+use crate::layout::{Counts, Regions};
 use crate::Config;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -251,12 +251,12 @@ impl Executor for Failing {
     fn submit(
         &mut self,
         slot: usize,
-        open: bool,
+        dir: Direction,
         r: &Regions,
-        d: &Descriptors,
+        c: &Counts,
         t: u32,
     ) -> Result<(), DeviceError> {
-        self.inner.submit(slot, open, r, d, t)
+        self.inner.submit(slot, dir, r, c, t)
     }
     fn finish(&mut self, slot: usize, r: &Regions) -> Result<&[u8], DeviceError> {
         self.finishes += 1;
@@ -268,9 +268,9 @@ impl Executor for Failing {
     fn time_kernels(
         &mut self,
         _: usize,
-        _: bool,
+        _: Direction,
         _: &Regions,
-        _: &Descriptors,
+        _: &Counts,
         _: u32,
         _: usize,
     ) -> Result<f64, DeviceError> {
