@@ -10,6 +10,7 @@ use crate::plan::{Chunk, Limits};
 use crate::work::{OpenWork, SealWork, Work};
 use crate::Config;
 use wireseal::bip324::batch::OpenJob;
+use wireseal::bip324::OVERHEAD;
 
 impl Engine {
     /// Seals on the GPU whatever the batch size (as [`Engine::seal`] does
@@ -35,9 +36,9 @@ impl Engine {
         jobs: &mut [SealJob<'_>],
         runs: usize,
     ) -> Result<f64, DeviceError> {
-        let lim = self.whole_batch();
+        let lim = self.whole_batch(jobs.iter().map(|j| j.packets.len()).sum());
         let mut work = SealWork::new(jobs, lim);
-        self.time_one_chunk(&mut work, runs)
+        self.time_one_chunk(&mut work, runs, lim.task_bytes)
     }
 
     /// The same for opening `jobs`' packets (each run on the packets as
@@ -51,21 +52,27 @@ impl Engine {
         jobs: &mut [OpenJob<'_>],
         runs: usize,
     ) -> Result<f64, DeviceError> {
-        let lim = self.whole_batch();
+        let lim = self.whole_batch(jobs.iter().map(|j| j.wire.len() / OVERHEAD).sum());
         let mut work = OpenWork::new(jobs, lim);
-        self.time_one_chunk(&mut work, runs)
+        self.time_one_chunk(&mut work, runs, lim.task_bytes)
     }
 
-    fn whole_batch(&self) -> Limits {
+    /// The limits the engine uses for a batch of `packets`, the whole
+    /// batch in one chunk.
+    fn whole_batch(&self, packets: usize) -> Limits {
         Limits {
             packets: usize::MAX,
             bytes: usize::MAX,
-            task_bytes: self.config().sane().task_bytes,
+            ..self.limits(packets)
         }
     }
 
-    fn time_one_chunk(&mut self, work: &mut dyn Work, runs: usize) -> Result<f64, DeviceError> {
-        let task_bytes = self.config().sane().task_bytes;
+    fn time_one_chunk(
+        &mut self,
+        work: &mut dyn Work,
+        runs: usize,
+        task_bytes: u32,
+    ) -> Result<f64, DeviceError> {
         let dir = work.direction();
         let exec = self.executor().map_err(|e| DeviceError(e.to_string()))?;
         let mut plan = Chunk::default();

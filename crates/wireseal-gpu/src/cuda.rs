@@ -289,6 +289,12 @@ impl Cuda {
         };
         let ctx =
             CudaContext::new(config.device).map_err(|e| fail("creating a CUDA context", &e))?;
+        // SAFETY: every device buffer here belongs to one slot and is
+        // allocated, used and freed on that slot's stream only (stream
+        // order keeps each use after the last), so cudarc's cross-stream
+        // events (several driver calls per buffer per launch) are not
+        // needed; they are turned off before any buffer exists.
+        unsafe { ctx.disable_event_tracking() };
         let (major, minor) = ctx
             .compute_capability()
             .map_err(|e| fail("reading the compute capability", &e))?;

@@ -6,7 +6,7 @@ use crate::cpu;
 use crate::exec::{DeviceError, DeviceInfo, Executor, Unavailable};
 use crate::jobs::{Outgoing, SealJob};
 use crate::layout::Regions;
-use crate::plan::{Chunk, Limits};
+use crate::plan::{Chunk, Fan, Limits};
 use crate::work::{OpenWork, SealWork, Work};
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -111,12 +111,27 @@ impl Engine {
         }
     }
 
-    fn limits(&self) -> Limits {
+    /// The chunk limits for a batch of about `packets` packets: small
+    /// batches cut bodies into smaller parts, so that more threads share a
+    /// packet and the batch's latency falls (a device that is mostly idle
+    /// anyway); large ones use [`Config::task_bytes`], which costs less
+    /// work per byte.
+    pub(crate) fn limits(&self, packets: usize) -> Limits {
         let c = self.config.sane();
+        let small = match packets {
+            0..=SMALLEST_PARTS_UP_TO => 64,
+            _ if packets <= SMALL_PARTS_UP_TO => 128,
+            _ => c.task_bytes,
+        };
         Limits {
             packets: c.chunk_packets,
             bytes: c.chunk_bytes,
-            task_bytes: c.task_bytes,
+            task_bytes: small.min(c.task_bytes),
+            fan: if packets < FAN_OUT_FROM {
+                Fan::Inline
+            } else {
+                Fan::Cores
+            },
         }
     }
 
@@ -157,9 +172,10 @@ impl Engine {
             cpu::seal_all(jobs);
             return Report::cpu(0);
         }
-        let lim = self.limits();
+        let n = jobs.iter().map(|j| j.packets.len()).sum();
+        let lim = self.limits(n);
         let mut work = SealWork::new(jobs, lim);
-        self.run(&mut work)
+        self.run(&mut work, lim.task_bytes)
     }
 
     pub(crate) fn open_on(&mut self, jobs: &mut [OpenJob<'_>], path: Path) -> Report {
@@ -167,13 +183,13 @@ impl Engine {
             cpu::open_all(&self.batch, jobs);
             return Report::cpu(0);
         }
-        let lim = self.limits();
+        let n = jobs.iter().map(|j| j.wire.len() / OVERHEAD).sum();
+        let lim = self.limits(n);
         let mut work = OpenWork::new(jobs, lim);
-        self.run(&mut work)
+        self.run(&mut work, lim.task_bytes)
     }
 
-    fn run(&mut self, work: &mut dyn Work) -> Report {
-        let task_bytes = self.config.sane().task_bytes;
+    fn run(&mut self, work: &mut dyn Work, task_bytes: u32) -> Report {
         let Ok(exec) = self.device.as_mut() else {
             unreachable!("checked by the caller")
         };
@@ -306,6 +322,13 @@ impl Engine {
         t.elapsed().as_secs_f64()
     }
 }
+
+/// Batches of fewer packets do their host work on the calling thread.
+const FAN_OUT_FROM: usize = 512;
+/// Batches of at most this many packets cut bodies into 64-byte parts.
+const SMALLEST_PARTS_UP_TO: usize = 256;
+/// Batches of at most this many packets cut bodies into 128-byte parts.
+const SMALL_PARTS_UP_TO: usize = 4096;
 
 /// Batch sizes [`Engine::calibrate`] measures.
 pub const CALIBRATION_BATCHES: [usize; 9] = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536];

@@ -18,12 +18,22 @@ use wireseal::bip324::REKEY_INTERVAL;
 /// Most packets in one piece (the unit the host writes in parallel).
 const PIECE_PACKETS: usize = 512;
 
-/// What bounds a chunk.
+/// What bounds a chunk, and how its host work is spread.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub packets: usize,
     pub bytes: usize,
     pub task_bytes: u32,
+    pub fan: Fan,
+}
+
+/// Where a batch's host work runs: small batches on the calling thread
+/// (waking other threads costs more than their work), large ones on every
+/// core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fan {
+    Inline,
+    Cores,
 }
 
 /// One job's share for the GPU laid out as if its chunk held nothing else:
@@ -288,12 +298,12 @@ impl Chunk {
     /// end) input, the pieces on every core; the status bytes cleared.
     pub(crate) fn write(
         &self,
+        fan: Fan,
         frags: &[Fragment],
         r: &Regions,
         buf: &mut [u8],
-        data: impl Fn(&Piece, &Fragment, &mut [u8]) + Sync,
+        data: impl Fn(&Piece, &Fragment, &mut [u8]) + Sync + Send,
     ) {
-        use rayon::prelude::*;
         let mut slices = Vec::with_capacity(self.pieces.len());
         {
             let [mut packets, mut tasks, mut multi, mut mtasks, mut keys, status, mut rest] =
@@ -350,9 +360,10 @@ impl Chunk {
             }
             data(p, f, b.data);
         };
-        if self.pieces.len() < 2 {
+        if fan == Fan::Inline || self.pieces.len() < 2 {
             self.pieces.iter().zip(slices).for_each(one);
         } else {
+            use rayon::prelude::*;
             self.pieces
                 .par_iter()
                 .zip(slices.into_par_iter())

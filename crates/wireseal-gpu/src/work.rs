@@ -8,21 +8,22 @@ use crate::cpu::{open_tails, seal_from, valid_prefix, OpenTail};
 use crate::exec::Direction;
 use crate::jobs::SealJob;
 use crate::layout::{wire_len, Regions};
-use crate::plan::{before_rekey, Chunk, Cursor, Fragment, Limits, Segment};
+use crate::plan::{before_rekey, Chunk, Cursor, Fan, Fragment, Limits, Segment};
 use rayon::prelude::*;
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
 use wireseal::bip324::state::{DirectionState, Framed};
 use wireseal::bip324::{sealed_len, Error, Next, PacketType, HEADER_LEN, LENGTH_LEN, OVERHEAD};
 
-/// Runs `f` on each job of `jobs` (its index, the job, its plan), in
-/// parallel when there are several.
+/// Runs `f` on each job of `jobs` (its index, the job, its plan), on every
+/// core or on the calling thread as `fan` says.
 fn each_job<J: Send, P: Send>(
+    fan: Fan,
     jobs: &mut [J],
     plans: &mut [P],
-    f: impl Fn(usize, &mut J, &mut P) + Sync,
+    f: impl Fn(usize, &mut J, &mut P) + Sync + Send,
 ) {
-    if jobs.len() < 2 {
+    if fan == Fan::Inline || jobs.len() < 2 {
         for (i, (j, p)) in jobs.iter_mut().zip(plans.iter_mut()).enumerate() {
             f(i, j, p);
         }
@@ -112,7 +113,7 @@ impl<'j, 'a> SealWork<'j, 'a> {
         let mut frags: Vec<Fragment> = (0..jobs.len()).map(|_| Fragment::default()).collect();
         // Each job's share for the GPU (valid contents, within the key
         // schedule) laid out, on every core.
-        each_job(jobs, &mut frags, |_, job, f| {
+        each_job(lim.fan, jobs, &mut frags, |_, job, f| {
             let state = job.sender.export_state();
             let (valid, _) = valid_prefix(job);
             let gpu = valid.min(usize::try_from(state.messages_left()).unwrap_or(usize::MAX));
@@ -149,7 +150,7 @@ impl Work for SealWork<'_, '_> {
     }
 
     fn fill(&self, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
-        chunk.write(&self.frags, r, buf, |p, f, data| {
+        chunk.write(self.lim.fan, &self.frags, r, buf, |p, f, data| {
             let contents = self.jobs[p.job].contents;
             for k in p.first..p.first + p.count {
                 let body = p.offset(f, k) - p.data.start + LENGTH_LEN + HEADER_LEN;
@@ -165,6 +166,7 @@ impl Work for SealWork<'_, '_> {
         let data = &out[r.data.clone()];
         let frags = &self.frags[jobs.clone()];
         each_job(
+            self.lim.fan,
             &mut self.jobs[jobs.clone()],
             &mut self.plans[jobs],
             |i, job, p| {
@@ -189,7 +191,7 @@ impl Work for SealWork<'_, '_> {
     }
 
     fn finish(&mut self, _batch: &Batch) -> usize {
-        each_job(self.jobs, &mut self.plans, |_, job, p| {
+        each_job(self.lim.fan, self.jobs, &mut self.plans, |_, job, p| {
             job.result = if p.committed == job.packets.len() {
                 Ok(p.committed)
             } else {
@@ -236,8 +238,8 @@ impl<'j, 'a> OpenWork<'j, 'a> {
         let mut frags: Vec<Fragment> = (0..jobs.len()).map(|_| Fragment::default()).collect();
         // Every job framed (its lengths decrypted) and its packets laid
         // out, on every core.
-        each_job(jobs, &mut plans, |_, job, p| start_open(job, p));
-        each_job(&mut plans, &mut frags, |_, p, f| {
+        each_job(lim.fan, jobs, &mut plans, |_, job, p| start_open(job, p));
+        each_job(lim.fan, &mut plans, &mut frags, |_, p, f| {
             let (Some(state), Some(first)) = (p.state.take(), p.frames.first()) else {
                 return;
             };
@@ -317,7 +319,7 @@ impl Work for OpenWork<'_, '_> {
     }
 
     fn fill(&self, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
-        chunk.write(&self.frags, r, buf, |p, f, data| {
+        chunk.write(self.lim.fan, &self.frags, r, buf, |p, f, data| {
             let wire = &*self.jobs[p.job].wire;
             for k in p.first..p.first + p.count {
                 let at = p.offset(f, k) - p.data.start;
@@ -334,6 +336,7 @@ impl Work for OpenWork<'_, '_> {
         let data = &out[r.data.clone()];
         let frags = &self.frags[jobs.clone()];
         each_job(
+            self.lim.fan,
             &mut self.jobs[jobs.clone()],
             &mut self.plans[jobs],
             |i, job, p| {
