@@ -9,6 +9,7 @@ use crate::layout::{Counts, Regions};
 use crate::plan::{Chunk, Limits};
 use crate::work::{OpenWork, SealWork, Work};
 use crate::Config;
+use wireseal::batch::Batch;
 use wireseal::bip324::batch::OpenJob;
 use wireseal::bip324::OVERHEAD;
 
@@ -37,7 +38,7 @@ impl Engine {
         runs: usize,
     ) -> Result<f64, DeviceError> {
         let lim = self.whole_batch(jobs.iter().map(|j| j.packets.len()).sum());
-        let mut work = SealWork::new(jobs, lim);
+        let mut work = SealWork::new(&Batch::all_cores(), jobs, lim);
         self.time_one_chunk(&mut work, runs, lim.task_bytes)
     }
 
@@ -53,7 +54,7 @@ impl Engine {
         runs: usize,
     ) -> Result<f64, DeviceError> {
         let lim = self.whole_batch(jobs.iter().map(|j| j.wire.len() / OVERHEAD).sum());
-        let mut work = OpenWork::new(jobs, lim);
+        let mut work = OpenWork::new(&Batch::all_cores(), jobs, lim);
         self.time_one_chunk(&mut work, runs, lim.task_bytes)
     }
 
@@ -81,11 +82,23 @@ impl Engine {
         }
         let r = Regions::new(&plan.counts);
         let buf = exec.input(0, r.total())?;
-        work.fill(&plan, &r, buf);
+        work.fill(&Batch::all_cores(), &plan, &r, buf);
         let t = exec.time_kernels(0, dir, &r, &plan.counts, task_bytes, runs.max(1));
         // Wipes the key table from the staging buffer and the device.
         exec.finish(0, &r)?;
         t
+    }
+
+    /// The device's floor with no work: seconds to queue one empty kernel,
+    /// and seconds for 64 bytes in, an empty kernel, 64 bytes out and a
+    /// wait (medians of `runs`).
+    ///
+    /// # Errors
+    ///
+    /// No device, or a CUDA error.
+    pub fn device_floor(&mut self, runs: usize) -> Result<(f64, f64), DeviceError> {
+        let exec = self.executor().map_err(|e| DeviceError(e.to_string()))?;
+        exec.floor(runs)
     }
 
     /// An engine whose "device" copies nothing and runs no kernel: it

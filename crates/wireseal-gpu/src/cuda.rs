@@ -233,6 +233,7 @@ impl Drop for Slot {
 pub(crate) struct Cuda {
     ctx: Arc<CudaContext>,
     functions: Vec<(Kernel, CudaFunction)>,
+    noop: CudaFunction,
     slots: Vec<Slot>,
     info: DeviceInfo,
     max_blocks: u32,
@@ -310,6 +311,9 @@ impl Cuda {
                 .map_err(|e| fail(k.name(), &e))?;
             functions.push((k, f));
         }
+        let noop = module
+            .load_function("ws_noop")
+            .map_err(|e| fail("ws_noop", &e))?;
         let sms = ctx
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(|e| fail("reading the device's attributes", &e))? as u32;
@@ -342,6 +346,7 @@ impl Cuda {
         Ok(Self {
             ctx,
             functions,
+            noop,
             slots,
             info,
             max_blocks: sms.max(1) * 16,
@@ -502,6 +507,59 @@ impl Executor for Cuda {
             .as_slice()
             .map_err(driver)?;
         Ok(&out[..r.total()])
+    }
+
+    fn floor(&mut self, runs: usize) -> Result<(f64, f64), DeviceError> {
+        use std::time::Instant;
+        self.input(0, 4096)?;
+        let args = Args::default();
+        let cfg = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (1, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let launch = |stream: &Arc<CudaStream>, f: &CudaFunction| -> Result<(), DeviceError> {
+            let mut b = stream.launch_builder(f);
+            b.arg(&args);
+            // SAFETY: `ws_noop` takes a `ws_args` and reads nothing.
+            unsafe { b.launch(cfg) }.map(|_| ()).map_err(driver)
+        };
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let s = &mut self.slots[0];
+        let (mut queue, mut trip) = (Vec::new(), Vec::new());
+        for _ in 0..runs.max(1) {
+            let t = Instant::now();
+            launch(&s.stream, &self.noop)?;
+            queue.push(t.elapsed().as_secs_f64());
+            s.stream.synchronize().map_err(driver)?;
+            let t = Instant::now();
+            let input = s
+                .input
+                .as_ref()
+                .expect("allocated")
+                .as_slice()
+                .map_err(driver)?;
+            let dev = s.dev.as_mut().expect("allocated");
+            s.stream
+                .memcpy_htod(&input[..64], &mut dev.slice_mut(..64))
+                .map_err(driver)?;
+            launch(&s.stream, &self.noop)?;
+            let out = s
+                .output
+                .as_mut()
+                .expect("allocated")
+                .as_mut_slice()
+                .map_err(driver)?;
+            s.stream
+                .memcpy_dtoh(&dev.slice(..64), &mut out[..64])
+                .map_err(driver)?;
+            s.stream.synchronize().map_err(driver)?;
+            trip.push(t.elapsed().as_secs_f64());
+        }
+        Ok((median(queue), median(trip)))
     }
 
     fn time_kernels(

@@ -6,7 +6,7 @@ use crate::cpu;
 use crate::exec::{DeviceError, DeviceInfo, Executor, Unavailable};
 use crate::jobs::{Outgoing, SealJob};
 use crate::layout::Regions;
-use crate::plan::{Chunk, Fan, Limits};
+use crate::plan::{Chunk, Limits};
 use crate::work::{OpenWork, SealWork, Work};
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -127,11 +127,6 @@ impl Engine {
             packets: c.chunk_packets,
             bytes: c.chunk_bytes,
             task_bytes: small.min(c.task_bytes),
-            fan: if packets < FAN_OUT_FROM {
-                Fan::Inline
-            } else {
-                Fan::Cores
-            },
         }
     }
 
@@ -174,7 +169,7 @@ impl Engine {
         }
         let n = jobs.iter().map(|j| j.packets.len()).sum();
         let lim = self.limits(n);
-        let mut work = SealWork::new(jobs, lim);
+        let mut work = SealWork::new(&self.batch, jobs, lim);
         self.run(&mut work, lim.task_bytes)
     }
 
@@ -185,7 +180,7 @@ impl Engine {
         }
         let n = jobs.iter().map(|j| j.wire.len() / OVERHEAD).sum();
         let lim = self.limits(n);
-        let mut work = OpenWork::new(jobs, lim);
+        let mut work = OpenWork::new(&self.batch, jobs, lim);
         self.run(&mut work, lim.task_bytes)
     }
 
@@ -193,7 +188,7 @@ impl Engine {
         let Ok(exec) = self.device.as_mut() else {
             unreachable!("checked by the caller")
         };
-        let outcome = pipeline(exec.as_mut(), work, task_bytes);
+        let outcome = pipeline(exec.as_mut(), &self.batch, work, task_bytes);
         let (chunks, device_error) = match outcome {
             Ok(c) => (c, None),
             Err(e) => {
@@ -323,8 +318,6 @@ impl Engine {
     }
 }
 
-/// Batches of fewer packets do their host work on the calling thread.
-const FAN_OUT_FROM: usize = 512;
 /// Batches of at most this many packets cut bodies into 64-byte parts.
 const SMALLEST_PARTS_UP_TO: usize = 256;
 /// Batches of at most this many packets cut bodies into 128-byte parts.
@@ -372,6 +365,7 @@ impl Report {
 /// returns the number of chunks.
 fn pipeline(
     exec: &mut dyn Executor,
+    batch: &Batch,
     work: &mut dyn Work,
     task_bytes: u32,
 ) -> Result<usize, DeviceError> {
@@ -390,19 +384,19 @@ fn pipeline(
             let (s, done, r) = in_flight.pop_front().expect("a chunk in flight");
             debug_assert_eq!(s, slot);
             let out = exec.finish(s, &r)?;
-            work.scatter(&done, &r, out);
+            work.scatter(batch, &done, &r, out);
             spare.push(done);
         }
         let r = Regions::new(&plan.counts);
         let buf = exec.input(slot, r.total())?;
-        work.fill(&plan, &r, buf);
+        work.fill(batch, &plan, &r, buf);
         exec.submit(slot, dir, &r, &plan.counts, task_bytes)?;
         in_flight.push_back((slot, plan, r));
         chunks += 1;
     }
     while let Some((s, done, r)) = in_flight.pop_front() {
         let out = exec.finish(s, &r)?;
-        work.scatter(&done, &r, out);
+        work.scatter(batch, &done, &r, out);
     }
     Ok(chunks)
 }

@@ -129,6 +129,14 @@ pub(crate) trait Executor: Send {
     /// the staging buffer and the device; returns the buffer whose status
     /// and data regions hold the chunk's results, laid out as `r`.
     fn finish(&mut self, slot: usize, r: &Regions) -> Result<&[u8], DeviceError>;
+    /// What the device costs with no work: seconds to queue one empty
+    /// kernel (the host's part of a launch), and seconds for a round trip
+    /// (64 bytes in, the empty kernel, 64 bytes out, a wait), medians of
+    /// `runs`.
+    #[cfg_attr(not(feature = "bench"), allow(dead_code))]
+    fn floor(&mut self, _runs: usize) -> Result<(f64, f64), DeviceError> {
+        Ok((0.0, 0.0))
+    }
     /// Seconds per run of the kernels alone on the slot's chunk, its data
     /// restored before each run (the chunk was filled by `input`).
     #[cfg_attr(not(feature = "bench"), allow(dead_code))]

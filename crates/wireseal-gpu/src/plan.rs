@@ -12,28 +12,19 @@ use crate::layout::{
     TASK_DESC,
 };
 use core::ops::Range;
+use wireseal::batch::Batch;
 use wireseal::bip324::state::DirectionState;
 use wireseal::bip324::REKEY_INTERVAL;
 
 /// Most packets in one piece (the unit the host writes in parallel).
 const PIECE_PACKETS: usize = 512;
 
-/// What bounds a chunk, and how its host work is spread.
+/// What bounds a chunk.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub packets: usize,
     pub bytes: usize,
     pub task_bytes: u32,
-    pub fan: Fan,
-}
-
-/// Where a batch's host work runs: small batches on the calling thread
-/// (waking other threads costs more than their work), large ones on every
-/// core.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Fan {
-    Inline,
-    Cores,
 }
 
 /// One job's share for the GPU laid out as if its chunk held nothing else:
@@ -298,7 +289,7 @@ impl Chunk {
     /// end) input, the pieces on every core; the status bytes cleared.
     pub(crate) fn write(
         &self,
-        fan: Fan,
+        batch: &Batch,
         frags: &[Fragment],
         r: &Regions,
         buf: &mut [u8],
@@ -360,14 +351,19 @@ impl Chunk {
             }
             data(p, f, b.data);
         };
-        if fan == Fan::Inline || self.pieces.len() < 2 {
+        if self.pieces.len() < 2 {
             self.pieces.iter().zip(slices).for_each(one);
         } else {
-            use rayon::prelude::*;
-            self.pieces
-                .par_iter()
-                .zip(slices.into_par_iter())
-                .for_each(one);
+            let mut items: Vec<(&Piece, Option<PieceBufs<'_>>)> = self
+                .pieces
+                .iter()
+                .zip(slices.into_iter().map(Some))
+                .collect();
+            batch.for_each_mut_coarse(&mut items, |(p, b)| {
+                if let Some(b) = b.take() {
+                    one((p, b));
+                }
+            });
         }
     }
 

@@ -8,30 +8,29 @@ use crate::cpu::{open_tails, seal_from, valid_prefix, OpenTail};
 use crate::exec::Direction;
 use crate::jobs::SealJob;
 use crate::layout::{wire_len, Regions};
-use crate::plan::{before_rekey, Chunk, Cursor, Fan, Fragment, Limits, Segment};
-use rayon::prelude::*;
+use crate::plan::{before_rekey, Chunk, Cursor, Fragment, Limits, Segment};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
 use wireseal::bip324::state::{DirectionState, Framed};
 use wireseal::bip324::{sealed_len, Error, Next, PacketType, HEADER_LEN, LENGTH_LEN, OVERHEAD};
 
-/// Runs `f` on each job of `jobs` (its index, the job, its plan), on every
-/// core or on the calling thread as `fan` says.
+/// Runs `f` on each job of `jobs` (its index, the job, its plan) through
+/// the library's batch: on the calling thread, other cores woken only when
+/// the jobs left pay for it.
 fn each_job<J: Send, P: Send>(
-    fan: Fan,
+    batch: &Batch,
     jobs: &mut [J],
     plans: &mut [P],
     f: impl Fn(usize, &mut J, &mut P) + Sync + Send,
 ) {
-    if fan == Fan::Inline || jobs.len() < 2 {
+    if jobs.len() < 2 {
         for (i, (j, p)) in jobs.iter_mut().zip(plans.iter_mut()).enumerate() {
             f(i, j, p);
         }
     } else {
-        jobs.par_iter_mut()
-            .zip(plans.par_iter_mut())
-            .enumerate()
-            .for_each(|(i, (j, p))| f(i, j, p));
+        let mut items: Vec<(usize, (&mut J, &mut P))> =
+            jobs.iter_mut().zip(plans.iter_mut()).enumerate().collect();
+        batch.for_each_mut_coarse(&mut items, |(i, (j, p))| f(*i, j, p));
     }
 }
 
@@ -44,10 +43,10 @@ pub(crate) trait Work {
     fn plan(&mut self, chunk: &mut Chunk) -> bool;
     /// Writes the chunk (descriptors, keys, packets) into `buf`, laid out
     /// as `r`.
-    fn fill(&self, chunk: &Chunk, r: &Regions, buf: &mut [u8]);
+    fn fill(&self, batch: &Batch, chunk: &Chunk, r: &Regions, buf: &mut [u8]);
     /// Hands a finished chunk to its jobs (`out` holds the status and data
     /// regions as `r` lays them out).
-    fn scatter(&mut self, chunk: &Chunk, r: &Regions, out: &[u8]);
+    fn scatter(&mut self, batch: &Batch, chunk: &Chunk, r: &Regions, out: &[u8]);
     /// Finishes every job through the library from where the GPU stopped;
     /// returns the engine faults found (see [`crate::Report`]).
     fn finish(&mut self, batch: &Batch) -> usize;
@@ -108,12 +107,12 @@ pub(crate) struct SealWork<'j, 'a> {
 }
 
 impl<'j, 'a> SealWork<'j, 'a> {
-    pub(crate) fn new(jobs: &'j mut [SealJob<'a>], lim: Limits) -> Self {
+    pub(crate) fn new(batch: &Batch, jobs: &'j mut [SealJob<'a>], lim: Limits) -> Self {
         let plans: Vec<SealPlan> = (0..jobs.len()).map(|_| SealPlan::default()).collect();
         let mut frags: Vec<Fragment> = (0..jobs.len()).map(|_| Fragment::default()).collect();
         // Each job's share for the GPU (valid contents, within the key
         // schedule) laid out, on every core.
-        each_job(lim.fan, jobs, &mut frags, |_, job, f| {
+        each_job(batch, jobs, &mut frags, |_, job, f| {
             let state = job.sender.export_state();
             let (valid, _) = valid_prefix(job);
             let gpu = valid.min(usize::try_from(state.messages_left()).unwrap_or(usize::MAX));
@@ -149,8 +148,8 @@ impl Work for SealWork<'_, '_> {
         chunk.cut(&self.frags, &mut self.cursor, &self.lim)
     }
 
-    fn fill(&self, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
-        chunk.write(self.lim.fan, &self.frags, r, buf, |p, f, data| {
+    fn fill(&self, batch: &Batch, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
+        chunk.write(batch, &self.frags, r, buf, |p, f, data| {
             let contents = self.jobs[p.job].contents;
             for k in p.first..p.first + p.count {
                 let body = p.offset(f, k) - p.data.start + LENGTH_LEN + HEADER_LEN;
@@ -160,13 +159,13 @@ impl Work for SealWork<'_, '_> {
         });
     }
 
-    fn scatter(&mut self, chunk: &Chunk, r: &Regions, out: &[u8]) {
+    fn scatter(&mut self, batch: &Batch, chunk: &Chunk, r: &Regions, out: &[u8]) {
         let jobs = chunk.jobs();
         let by_job = chunk.pieces_by_job(jobs.clone());
         let data = &out[r.data.clone()];
         let frags = &self.frags[jobs.clone()];
         each_job(
-            self.lim.fan,
+            batch,
             &mut self.jobs[jobs.clone()],
             &mut self.plans[jobs],
             |i, job, p| {
@@ -190,8 +189,8 @@ impl Work for SealWork<'_, '_> {
         );
     }
 
-    fn finish(&mut self, _batch: &Batch) -> usize {
-        each_job(self.lim.fan, self.jobs, &mut self.plans, |_, job, p| {
+    fn finish(&mut self, batch: &Batch) -> usize {
+        each_job(batch, self.jobs, &mut self.plans, |_, job, p| {
             job.result = if p.committed == job.packets.len() {
                 Ok(p.committed)
             } else {
@@ -233,13 +232,13 @@ pub(crate) struct OpenWork<'j, 'a> {
 }
 
 impl<'j, 'a> OpenWork<'j, 'a> {
-    pub(crate) fn new(jobs: &'j mut [OpenJob<'a>], lim: Limits) -> Self {
+    pub(crate) fn new(batch: &Batch, jobs: &'j mut [OpenJob<'a>], lim: Limits) -> Self {
         let mut plans: Vec<OpenPlan> = (0..jobs.len()).map(|_| OpenPlan::default()).collect();
         let mut frags: Vec<Fragment> = (0..jobs.len()).map(|_| Fragment::default()).collect();
         // Every job framed (its lengths decrypted) and its packets laid
         // out, on every core.
-        each_job(lim.fan, jobs, &mut plans, |_, job, p| start_open(job, p));
-        each_job(lim.fan, &mut plans, &mut frags, |_, p, f| {
+        each_job(batch, jobs, &mut plans, |_, job, p| start_open(job, p));
+        each_job(batch, &mut plans, &mut frags, |_, p, f| {
             let (Some(state), Some(first)) = (p.state.take(), p.frames.first()) else {
                 return;
             };
@@ -318,8 +317,8 @@ impl Work for OpenWork<'_, '_> {
         chunk.cut(&self.frags, &mut self.cursor, &self.lim)
     }
 
-    fn fill(&self, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
-        chunk.write(self.lim.fan, &self.frags, r, buf, |p, f, data| {
+    fn fill(&self, batch: &Batch, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
+        chunk.write(batch, &self.frags, r, buf, |p, f, data| {
             let wire = &*self.jobs[p.job].wire;
             for k in p.first..p.first + p.count {
                 let at = p.offset(f, k) - p.data.start;
@@ -329,14 +328,14 @@ impl Work for OpenWork<'_, '_> {
         });
     }
 
-    fn scatter(&mut self, chunk: &Chunk, r: &Regions, out: &[u8]) {
+    fn scatter(&mut self, batch: &Batch, chunk: &Chunk, r: &Regions, out: &[u8]) {
         let jobs = chunk.jobs();
         let by_job = chunk.pieces_by_job(jobs.clone());
         let status = &out[r.status.clone()];
         let data = &out[r.data.clone()];
         let frags = &self.frags[jobs.clone()];
         each_job(
-            self.lim.fan,
+            batch,
             &mut self.jobs[jobs.clone()],
             &mut self.plans[jobs],
             |i, job, p| {

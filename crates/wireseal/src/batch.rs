@@ -178,29 +178,27 @@ impl Batch {
         }
     }
 
-    crate::visibility::pub_if_hazmat! {
-        /// Applies `f` to every item in place, in parallel. Items are handed
-        /// out in chunks (cheap items: one packet each).
-        fn for_each_mut<T, F>(&self, items: &mut [T], f: F)
-        where
-            T: Send,
-            F: Fn(&mut T) + Sync + Send,
-        {
-            self.for_each_mut_chunked(items, MAX_CHUNK, f);
-        }
+    /// Applies `f` to every item in place, in parallel: started on the
+    /// calling thread, the batch's threads woken only when the items left
+    /// pay for it. Items are handed out in chunks (cheap items: one packet
+    /// each).
+    pub fn for_each_mut<T, F>(&self, items: &mut [T], f: F)
+    where
+        T: Send,
+        F: Fn(&mut T) + Sync + Send,
+    {
+        self.for_each_mut_chunked(items, MAX_CHUNK, f);
     }
 
-    crate::visibility::pub_if_hazmat! {
-        /// Like [`Batch::for_each_mut`] for items that are each a large job
-        /// (a whole session's run of packets): every item may go to its own
-        /// thread, so even a handful of jobs spreads over the cores.
-        fn for_each_mut_coarse<T, F>(&self, items: &mut [T], f: F)
-        where
-            T: Send,
-            F: Fn(&mut T) + Sync + Send,
-        {
-            self.for_each_mut_chunked(items, 1, f);
-        }
+    /// Like [`Batch::for_each_mut`] for items that are each a large job
+    /// (a whole session's run of packets): every item may go to its own
+    /// thread, so even a handful of jobs spreads over the cores.
+    pub fn for_each_mut_coarse<T, F>(&self, items: &mut [T], f: F)
+    where
+        T: Send,
+        F: Fn(&mut T) + Sync + Send,
+    {
+        self.for_each_mut_chunked(items, 1, f);
     }
 
     crate::visibility::pub_if_hazmat! {

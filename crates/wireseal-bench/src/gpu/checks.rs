@@ -87,6 +87,26 @@ fn check_against_library(gpu: &mut Engine) -> Result<Row, Box<Row>> {
     ))
 }
 
+/// What the device costs before any work, the floor under every latency
+/// row: queueing one empty kernel, and a round trip of 64 bytes in, the
+/// empty kernel, 64 bytes out and a wait.
+pub(super) fn floor(gpu: &mut Engine) -> Vec<Row> {
+    let row = |what: &str, secs: f64| Row::new(S, what, "µs", Better::Lower, secs * 1e6, "-", None);
+    match gpu.device_floor(2000) {
+        Ok((queue, trip)) => vec![
+            row(
+                "floor: queueing an empty kernel (host side of a launch)",
+                queue,
+            ),
+            row(
+                "floor: 64 B in, an empty kernel, 64 B out and a wait (one round trip)",
+                trip,
+            ),
+        ],
+        Err(e) => vec![row("floor: round trip", 1.0).failed(e.to_string())],
+    }
+}
+
 /// The threshold measured on this device ([`Engine::calibrate`]).
 pub(super) fn calibration(gpu: &mut Engine) -> Vec<Row> {
     let mut pairs: Vec<_> = lanes(64).into_iter().map(|l| (l.tx, l.rx)).collect();

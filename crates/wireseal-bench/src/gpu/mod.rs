@@ -65,6 +65,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     if failed {
         return rows;
     }
+    rows.extend(checks::floor(&mut gpu));
     rows.extend(checks::calibration(&mut gpu));
     let mut one = Engine::new(Config {
         streams: 1,
