@@ -1,80 +1,15 @@
-//! The CPU path: the library's own calls, across cores. It runs whole
+//! The CPU path: the library's own batch calls. It runs whole
 //! batches under the threshold (and every batch without a device), and
 //! finishes the jobs the GPU stopped short of, from where it stopped.
 
 use crate::jobs::SealJob;
-use rayon::prelude::*;
 use wireseal::batch::Batch;
-use wireseal::bip324::batch::{open_batch_into, OpenJob, OpenedRange};
-use wireseal::bip324::{sealed_len, Error, HEADER_LEN, LENGTH_LEN, MAX_CONTENTS_LEN, TAG_LEN};
+use wireseal::bip324::batch::{open_batch_into, seal_outgoing_into, OpenJob, OpenedRange};
+use wireseal::bip324::Error;
 
-/// Seals `job.packets[first..]`, whose contents start at `job.contents[from]`,
-/// through the library, appending to `job.out`; returns how many were
-/// sealed, or the first error (as the library's batch seal does).
-pub(crate) fn seal_from(
-    job: &mut SealJob<'_>,
-    first: usize,
-    mut from: usize,
-) -> Result<usize, Error> {
-    let rest = &job.packets[first.min(job.packets.len())..];
-    job.out.reserve(
-        rest.iter()
-            .map(|p| sealed_len(p.len as usize))
-            .fold(0usize, usize::saturating_add)
-            .min(1 << 30),
-    );
-    for p in rest {
-        let s = p.len as usize;
-        let Some(c) = job.contents.get(from..from.saturating_add(s)) else {
-            return Err(Error::Truncated {
-                len: job.contents.len(),
-                min: from + s,
-            });
-        };
-        if s > MAX_CONTENTS_LEN {
-            return Err(Error::TooLong {
-                len: s,
-                max: MAX_CONTENTS_LEN,
-            });
-        }
-        let at = job.out.len();
-        job.out.extend_from_slice(&[0u8; LENGTH_LEN + HEADER_LEN]);
-        job.out.extend_from_slice(c);
-        job.out.extend_from_slice(&[0u8; TAG_LEN]);
-        if let Err(e) = job.sender.seal_in_place(s, p.kind, b"", &mut job.out[at..]) {
-            job.out.truncate(at);
-            return Err(e);
-        }
-        from += s;
-    }
-    Ok(rest.len())
-}
-
-/// How many of `job`'s packets, from the start, have their contents in
-/// `job.contents` and a length the format allows (where the library's
-/// batch would stop with `Truncated` or `TooLong`), and the contents bytes
-/// they take.
-pub(crate) fn valid_prefix(job: &SealJob<'_>) -> (usize, usize) {
-    let mut from = 0usize;
-    for (i, p) in job.packets.iter().enumerate() {
-        let s = p.len as usize;
-        if s > MAX_CONTENTS_LEN || job.contents.len() - from < s {
-            return (i, from);
-        }
-        from += s;
-    }
-    (job.packets.len(), from)
-}
-
-/// Every job sealed through the library from its start; jobs in parallel
-/// when there are several.
-pub(crate) fn seal_all(jobs: &mut [SealJob<'_>]) {
-    let run = |job: &mut SealJob<'_>| job.result = seal_from(job, 0, 0);
-    if jobs.len() < 2 {
-        jobs.iter_mut().for_each(run);
-    } else {
-        jobs.par_iter_mut().for_each(run);
-    }
+/// Every job sealed through the library's batch from its start.
+pub(crate) fn seal_all(batch: &Batch, jobs: &mut [SealJob<'_>]) {
+    seal_outgoing_into(batch, jobs);
 }
 
 /// Every job opened through the library's batch (a single job on the

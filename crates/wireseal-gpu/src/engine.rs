@@ -164,7 +164,7 @@ impl Engine {
 
     pub(crate) fn seal_on(&mut self, jobs: &mut [SealJob<'_>], path: Path) -> Report {
         if path == Path::Cpu || self.device.is_err() {
-            cpu::seal_all(jobs);
+            cpu::seal_all(&self.batch, jobs);
             return Report::cpu(0);
         }
         let n = jobs.iter().map(|j| j.packets.len()).sum();

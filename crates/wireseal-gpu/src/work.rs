@@ -4,13 +4,13 @@
 //! was sealed or verified), and finally whatever the GPU did not finish
 //! given to the library.
 
-use crate::cpu::{open_tails, seal_from, valid_prefix, OpenTail};
+use crate::cpu::{open_tails, OpenTail};
 use crate::exec::Direction;
 use crate::jobs::SealJob;
 use crate::layout::{wire_len, Regions};
 use crate::plan::{before_rekey, Chunk, Cursor, Fragment, Limits, Segment};
 use wireseal::batch::Batch;
-use wireseal::bip324::batch::{OpenJob, OpenedRange};
+use wireseal::bip324::batch::{seal_outgoing_from, valid_prefix, OpenJob, OpenedRange};
 use wireseal::bip324::state::{DirectionState, Framed};
 use wireseal::bip324::{sealed_len, Error, Next, PacketType, HEADER_LEN, LENGTH_LEN, OVERHEAD};
 
@@ -194,7 +194,7 @@ impl Work for SealWork<'_, '_> {
             job.result = if p.committed == job.packets.len() {
                 Ok(p.committed)
             } else {
-                seal_from(job, p.committed, p.committed_from).map(|n| p.committed + n)
+                seal_outgoing_from(job, p.committed, p.committed_from).map(|n| p.committed + n)
             };
         });
         0

@@ -61,46 +61,143 @@ pub fn wire_len(sizes: &[u32]) -> usize {
     sizes.iter().map(|&s| packet_sealed_len(s as usize)).sum()
 }
 
+/// One packet of an [`OutgoingJob`]: its contents length and its type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outgoing {
+    /// Contents bytes (taken in turn from the job's `contents`).
+    pub len: u32,
+    /// Genuine, or a decoy (header byte 0x80) the receiver drops.
+    pub kind: PacketType,
+}
+
+impl Outgoing {
+    /// A genuine packet of `len` contents bytes.
+    pub const fn genuine(len: u32) -> Self {
+        Self {
+            len,
+            kind: PacketType::Genuine,
+        }
+    }
+
+    /// A decoy of `len` contents bytes.
+    pub const fn decoy(len: u32) -> Self {
+        Self {
+            len,
+            kind: PacketType::Decoy,
+        }
+    }
+}
+
+/// Outbound work for one session with a type per packet: seal `packets`
+/// (their contents back to back in `contents`), appending the wire bytes to
+/// `out`. [`SealJob`] with decoys.
+#[derive(Debug)]
+pub struct OutgoingJob<'a> {
+    /// The session's sender.
+    pub sender: &'a mut PacketSender,
+    /// Every packet's contents, back to back.
+    pub contents: &'a [u8],
+    /// The packets, in order.
+    pub packets: &'a [Outgoing],
+    /// Wire bytes are appended here (keep it between batches to reuse it).
+    pub out: &'a mut Vec<u8>,
+    /// Packets sealed, or the first error: [`Error::Truncated`] when
+    /// `contents` ends before a packet's, [`Error::TooLong`] for contents
+    /// over [`MAX_CONTENTS_LEN`], [`Error::Exhausted`] when the key schedule
+    /// is spent. `out` then keeps the packets sealed before that one.
+    pub result: Result<usize, Error>,
+}
+
+/// Seals packets of `sizes` and `kinds` (from `contents` at `from` on)
+/// with `sender`, appending to `out`; returns how many, or the first error
+/// (`out` keeping the packets before it).
+fn seal_run(
+    sender: &mut PacketSender,
+    contents: &[u8],
+    mut from: usize,
+    packets: impl ExactSizeIterator<Item = (u32, PacketType)> + Clone,
+    out: &mut Vec<u8>,
+) -> Result<usize, Error> {
+    out.reserve(
+        packets
+            .clone()
+            .map(|(s, _)| packet_sealed_len(s as usize))
+            .fold(0usize, usize::saturating_add)
+            .min(1 << 30),
+    );
+    let n = packets.len();
+    for (s, kind) in packets {
+        let s = s as usize;
+        let Some(c) = contents.get(from..from.saturating_add(s)) else {
+            return Err(Error::Truncated {
+                len: contents.len(),
+                min: from + s,
+            });
+        };
+        if s > MAX_CONTENTS_LEN {
+            return Err(Error::TooLong {
+                len: s,
+                max: MAX_CONTENTS_LEN,
+            });
+        }
+        // Length field and header, contents, tag: each byte written once.
+        let at = out.len();
+        out.extend_from_slice(&[0u8; LENGTH_LEN + HEADER_LEN]);
+        out.extend_from_slice(c);
+        out.extend_from_slice(&[0u8; TAG_LEN]);
+        if let Err(e) = sender.seal_in_place(s, kind, b"", &mut out[at..]) {
+            out.truncate(at);
+            return Err(e);
+        }
+        from += s;
+    }
+    Ok(n)
+}
+
 crate::visibility::pub_if_hazmat! {
     /// Runs one seal job on the calling thread (what [`seal_batch_into`] runs
     /// per job). On error, `out` keeps the packets sealed before the failing
     /// one.
     fn seal_job(job: &mut SealJob<'_>) {
-        job.out.reserve(wire_len(job.sizes));
-        let mut from = 0usize;
-        for &s in job.sizes {
-            let s = s as usize;
-            let Some(c) = job.contents.get(from..from + s) else {
-                job.result = Err(Error::Truncated {
-                    len: job.contents.len(),
-                    min: from + s,
-                });
-                return;
-            };
-            if s > MAX_CONTENTS_LEN {
-                job.result = Err(Error::TooLong {
-                    len: s,
-                    max: MAX_CONTENTS_LEN,
-                });
-                return;
-            }
-            // Length field and header, contents, tag: each byte written once.
-            let at = job.out.len();
-            job.out.extend_from_slice(&[0u8; LENGTH_LEN + HEADER_LEN]);
-            job.out.extend_from_slice(c);
-            job.out.extend_from_slice(&[0u8; TAG_LEN]);
-            if let Err(e) = job
-                .sender
-                .seal_in_place(s, PacketType::Genuine, b"", &mut job.out[at..])
-            {
-                job.out.truncate(at);
-                job.result = Err(e);
-                return;
-            }
-            from += s;
-        }
-        job.result = Ok(job.sizes.len());
+        let packets = job.sizes.iter().map(|&s| (s, PacketType::Genuine));
+        job.result = seal_run(job.sender, job.contents, 0, packets, job.out);
     }
+}
+
+/// Seals `job.packets[first..]`, whose contents start at
+/// `job.contents[from]`, appending to `job.out`; returns how many were
+/// sealed, or the first error. What an engine that sealed the first
+/// `first` packets elsewhere (from [`PacketSender::export_state`], moving
+/// the sender by [`PacketSender::advance`]) runs to finish the job exactly
+/// as [`seal_outgoing_into`] would have.
+///
+/// # Errors
+///
+/// As [`OutgoingJob::result`].
+pub fn seal_outgoing_from(
+    job: &mut OutgoingJob<'_>,
+    first: usize,
+    from: usize,
+) -> Result<usize, Error> {
+    let rest = &job.packets[first.min(job.packets.len())..];
+    let packets = rest.iter().map(|p| (p.len, p.kind));
+    seal_run(job.sender, job.contents, from, packets, job.out)
+}
+
+/// How many of `job`'s packets, from the start, have their contents in
+/// `job.contents` and a length the format allows, and the contents bytes
+/// they take: where [`seal_outgoing_into`] would stop with
+/// [`Error::Truncated`] or [`Error::TooLong`] (the key schedule aside).
+pub fn valid_prefix(job: &OutgoingJob<'_>) -> (usize, usize) {
+    let mut from = 0usize;
+    for (i, p) in job.packets.iter().enumerate() {
+        let s = p.len as usize;
+        if s > MAX_CONTENTS_LEN || job.contents.len() - from < s {
+            return (i, from);
+        }
+        from += s;
+    }
+    (job.packets.len(), from)
 }
 
 crate::visibility::pub_if_hazmat! {
@@ -141,6 +238,17 @@ crate::visibility::pub_if_hazmat! {
 /// whole run of packets), each job's result in its `result`.
 pub fn seal_batch_into(batch: &Batch, jobs: &mut [SealJob<'_>]) {
     batch.for_each_mut_coarse(jobs, seal_job);
+}
+
+/// Seals every job's packets, each with its own type, appending them to the
+/// job's `out`; jobs run in parallel on `batch` (a single job on the
+/// calling thread), each job's result in its `result`.
+pub fn seal_outgoing_into(batch: &Batch, jobs: &mut [OutgoingJob<'_>]) {
+    let run = |job: &mut OutgoingJob<'_>| job.result = seal_outgoing_from(job, 0, 0);
+    match jobs {
+        [job] => run(job),
+        _ => batch.for_each_mut_coarse(jobs, run),
+    }
 }
 
 /// Opens every job's packets in place in the job's `wire`, the contents

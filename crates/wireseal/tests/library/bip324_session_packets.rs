@@ -206,3 +206,86 @@ fn batch_matches_one_by_one() {
     assert!(matches!(job.result, Err(Error::Truncated { .. })));
     assert_eq!(opened.len(), 2);
 }
+
+/// Typed packets (decoys among them) through the library's batch equal
+/// sealing them one at a time; a job finished from its middle equals the
+/// whole job; the valid prefix stops where the batch stops.
+#[test]
+fn outgoing_batch_with_decoys_matches_one_by_one() {
+    use wireseal::bip324::batch::{
+        seal_outgoing_from, seal_outgoing_into, valid_prefix, Outgoing, OutgoingJob,
+    };
+    let packets: Vec<Outgoing> = (0..240u32)
+        .map(|i| {
+            let len = i * 29 % 700;
+            if i % 5 == 4 {
+                Outgoing::decoy(len)
+            } else {
+                Outgoing::genuine(len)
+            }
+        })
+        .collect();
+    let total: usize = packets.iter().map(|p| p.len as usize).sum();
+    let contents: Vec<u8> = (0..total).map(|i| (i * 7) as u8).collect();
+    let mut pairs: Vec<(Session, Session)> = (0..8).map(|i| fixed_pair(100 + i)).collect();
+    let mut outs: Vec<Vec<u8>> = vec![Vec::new(); pairs.len()];
+    {
+        let mut jobs: Vec<OutgoingJob> = pairs
+            .iter_mut()
+            .zip(outs.iter_mut())
+            .map(|((a, _), out)| OutgoingJob {
+                sender: &mut a.sender,
+                contents: &contents,
+                packets: &packets,
+                out,
+                result: Ok(0),
+            })
+            .collect();
+        assert_eq!(valid_prefix(&jobs[0]), (packets.len(), total));
+        seal_outgoing_into(&Batch::with_threads(2), &mut jobs);
+        assert!(jobs.iter().all(|j| j.result == Ok(packets.len())));
+    }
+    let one_by_one = |i: u8, first: usize| {
+        let (mut a, _) = fixed_pair(100 + i);
+        let mut wire = Vec::new();
+        let mut from = 0usize;
+        for p in &packets[..first] {
+            let c = &contents[from..from + p.len as usize];
+            wire.extend(a.seal_to_vec(c, p.kind).unwrap());
+            from += p.len as usize;
+        }
+        (a, wire, from)
+    };
+    for (i, out) in outs.iter().enumerate() {
+        let (_, whole, _) = one_by_one(i as u8, packets.len());
+        assert_eq!(&whole, out, "session {i}");
+    }
+    // Finished from packet 100 on: the same bytes as the whole job.
+    let (mut a, mut wire, from) = one_by_one(0, 100);
+    let mut job = OutgoingJob {
+        sender: &mut a.sender,
+        contents: &contents,
+        packets: &packets,
+        out: &mut wire,
+        result: Ok(0),
+    };
+    assert_eq!(seal_outgoing_from(&mut job, 100, from), Ok(140));
+    assert_eq!(wire, outs[0]);
+    // Contents that end inside packet 7: the prefix and the batch stop there.
+    let cut: usize = packets[..7].iter().map(|p| p.len as usize).sum::<usize>() + 1;
+    let (mut a, _) = fixed_pair(100);
+    let mut out = Vec::new();
+    let mut jobs = [OutgoingJob {
+        sender: &mut a.sender,
+        contents: &contents[..cut],
+        packets: &packets,
+        out: &mut out,
+        result: Ok(0),
+    }];
+    assert_eq!(valid_prefix(&jobs[0]).0, 7);
+    seal_outgoing_into(&Batch::calling_thread(), &mut jobs);
+    assert!(matches!(jobs[0].result, Err(Error::Truncated { .. })));
+    // The packets before the cut stay in `out`, byte for byte.
+    drop(jobs);
+    assert_eq!(out, one_by_one(0, 7).1);
+}
