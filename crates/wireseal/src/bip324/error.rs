@@ -83,6 +83,17 @@ crate::error::format_error! {
         #[error("exported session state is invalid: a message index is not below the rekey \
                  interval")]
         InvalidState => Malformed,
+        /// A message's short type id that no BIP assigns
+        /// ([`super::message::SHORT_IDS`]).
+        #[error("unknown short message type id {id}")]
+        UnknownMessageType {
+            /// The id.
+            id: u8,
+        } => Unsupported,
+        /// A long-form message command that is empty, longer than 12 bytes,
+        /// not printable ASCII, or not NUL-padded.
+        #[error("malformed message command: 1 to 12 printable ASCII bytes, padded with NULs")]
+        MalformedCommand => Malformed,
     }
     impl From<KeyError> => InvalidKey;
 }

@@ -99,6 +99,7 @@ pub mod handshake;
 mod handshake;
 pub mod io;
 mod keys;
+pub mod message;
 mod packet;
 mod pool;
 mod session;

@@ -20,6 +20,7 @@ mod bip324_session_handshake;
 mod bip324_session_packets;
 mod bip324_state;
 mod bip324_vectors_ellswift;
+mod bip324_vectors_message_types;
 mod bip324_vectors_packets;
 mod churn_replay;
 mod docs_names;
