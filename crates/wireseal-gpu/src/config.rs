@@ -15,6 +15,10 @@
 /// measurement, and `WIRESEAL_GPU_MIN_BATCH` overrides the default.
 pub const DEFAULT_MIN_GPU_BATCH: usize = 1024;
 
+/// The default [`Config::min_gpu_bytes`]: [`DEFAULT_MIN_GPU_BATCH`] packets
+/// of the mixed profile's mean size on the wire (about 384 bytes).
+pub const DEFAULT_MIN_GPU_BYTES: usize = DEFAULT_MIN_GPU_BATCH * 384;
+
 /// Engine settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -22,6 +26,11 @@ pub struct Config {
     /// a GPU round trip would cost more than it saves. See
     /// [`DEFAULT_MIN_GPU_BATCH`] and [`crate::Engine::calibrate`].
     pub min_gpu_batch: usize,
+    /// Open batches of fewer wire bytes (over all their jobs) run on the
+    /// CPU: an open's packets are only known once their lengths are read,
+    /// so it is routed by its bytes. See [`DEFAULT_MIN_GPU_BYTES`] and
+    /// [`crate::Engine::calibrate`].
+    pub min_gpu_bytes: usize,
     /// CUDA streams (each with its own pinned buffers): chunks on different
     /// streams overlap their copies and kernels. 1 runs chunks one after
     /// another.
@@ -37,29 +46,37 @@ pub struct Config {
     pub task_bytes: u32,
     /// The CUDA device's ordinal.
     pub device: usize,
+    /// Threads for the host's share of the work and the CPU path (the
+    /// library's batch): 0 for every core.
+    pub host_threads: usize,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Self {
             min_gpu_batch: DEFAULT_MIN_GPU_BATCH,
+            min_gpu_bytes: DEFAULT_MIN_GPU_BYTES,
             streams: 4,
-            chunk_packets: 16 * 1024,
+            chunk_packets: 4096,
             chunk_bytes: 16 << 20,
             task_bytes: 512,
             device: 0,
+            host_threads: 0,
         }
     }
 }
 
 impl Config {
-    /// The defaults, with `WIRESEAL_GPU_MIN_BATCH` and
-    /// `WIRESEAL_GPU_STREAMS` applied when set to a number.
+    /// The defaults, with `WIRESEAL_GPU_MIN_BATCH`, `WIRESEAL_GPU_MIN_BYTES`
+    /// and `WIRESEAL_GPU_STREAMS` applied when set to a number.
     pub fn from_env() -> Self {
         let mut c = Self::default();
         let num = |name: &str| std::env::var(name).ok()?.trim().parse::<usize>().ok();
         if let Some(n) = num("WIRESEAL_GPU_MIN_BATCH") {
             c.min_gpu_batch = n;
+        }
+        if let Some(n) = num("WIRESEAL_GPU_MIN_BYTES") {
+            c.min_gpu_bytes = n;
         }
         if let Some(n) = num("WIRESEAL_GPU_STREAMS") {
             c.streams = n.max(1);

@@ -75,10 +75,14 @@ impl Engine {
     }
 
     pub(crate) fn with(config: Config, device: Result<Box<dyn Executor>, Unavailable>) -> Self {
+        let batch = match config.host_threads {
+            0 => Batch::all_cores(),
+            n => Batch::with_threads(n),
+        };
         Self {
             config,
             device,
-            batch: Batch::all_cores(),
+            batch,
         }
     }
 
@@ -100,6 +104,11 @@ impl Engine {
     /// Sets [`Config::min_gpu_batch`].
     pub fn set_min_gpu_batch(&mut self, packets: usize) {
         self.config.min_gpu_batch = packets;
+    }
+
+    /// Sets [`Config::min_gpu_bytes`].
+    pub fn set_min_gpu_bytes(&mut self, bytes: usize) {
+        self.config.min_gpu_bytes = bytes;
     }
 
     /// The device's executor, or why there is none.
@@ -147,8 +156,11 @@ impl Engine {
     /// CPU.
     pub fn open(&mut self, jobs: &mut [OpenJob<'_>]) -> Report {
         let bytes: usize = jobs.iter().map(|j| j.wire.len()).sum();
-        // Every packet is at least OVERHEAD bytes: no more packets than that.
-        let path = self.choose(bytes / OVERHEAD);
+        let path = if self.device.is_ok() && bytes >= self.config.min_gpu_bytes {
+            Path::Gpu
+        } else {
+            Path::Cpu
+        };
         let mut r = self.open_on(jobs, path);
         r.requested = bytes;
         r
@@ -207,12 +219,14 @@ impl Engine {
         }
     }
 
-    /// Measures where the GPU starts to pay: seals and opens batches of
-    /// mixed-profile packets (`sizes`, cycled) over `pairs` (a sender and the
-    /// receiver of its peer each) through the library on the CPU and through
-    /// the GPU, alternately, and sets [`Config::min_gpu_batch`] to the
-    /// smallest measured batch from which the GPU is faster at every larger
-    /// size (`usize::MAX` when it never is). The pairs' sessions move on.
+    /// Measures where the GPU starts to pay on this device: seals, then
+    /// opens, batches of mixed-profile packets (`sizes`, cycled) over
+    /// `pairs` (a sender and the receiver of its peer each) through the
+    /// library on the CPU and through the GPU, alternately, and sets
+    /// [`Config::min_gpu_batch`] (seal) and [`Config::min_gpu_bytes`] (open)
+    /// to the smallest measured batch from which the GPU is faster at every
+    /// larger size (`usize::MAX` when it never is). The pairs' sessions move
+    /// on.
     ///
     /// # Errors
     ///
@@ -227,48 +241,66 @@ impl Engine {
         }
         let mut points = Vec::new();
         for &b in &CALIBRATION_BATCHES {
-            let mut t = [Vec::new(), Vec::new()];
+            // [path][seal, open]
+            let mut t = [[Vec::new(), Vec::new()], [Vec::new(), Vec::new()]];
             for rep in 0..CALIBRATION_REPS {
                 let order = if rep % 2 == 0 { [0, 1] } else { [1, 0] };
                 for k in order {
                     let path = [Path::Cpu, Path::Gpu][k];
-                    t[k].push(self.round_trip(pairs, sizes, b, path));
+                    let (seal, open) = self.round_trip(pairs, sizes, b, path);
+                    t[k][0].push(seal);
+                    t[k][1].push(open);
                 }
             }
             let med = |v: &mut Vec<f64>| {
                 v.sort_by(f64::total_cmp);
                 v[v.len() / 2]
             };
+            let [[cs, co], [gs, go]] = &mut t;
             points.push(CalibrationPoint {
                 packets: b,
-                cpu_seconds: med(&mut t[0]),
-                gpu_seconds: med(&mut t[1]),
+                cpu_seal_seconds: med(cs),
+                gpu_seal_seconds: med(gs),
+                cpu_open_seconds: med(co),
+                gpu_open_seconds: med(go),
             });
         }
-        let min = points
-            .iter()
-            .rposition(|p| p.gpu_seconds >= p.cpu_seconds)
-            .map_or(CALIBRATION_BATCHES[0], |i| {
-                CALIBRATION_BATCHES
-                    .get(i + 1)
-                    .copied()
-                    .unwrap_or(usize::MAX)
-            });
-        self.config.min_gpu_batch = min;
+        let crossover = |gpu_slower: &dyn Fn(&CalibrationPoint) -> bool| {
+            points
+                .iter()
+                .rposition(gpu_slower)
+                .map_or(CALIBRATION_BATCHES[0], |i| {
+                    CALIBRATION_BATCHES
+                        .get(i + 1)
+                        .copied()
+                        .unwrap_or(usize::MAX)
+                })
+        };
+        let seal = crossover(&|p| p.gpu_seal_seconds >= p.cpu_seal_seconds);
+        let open = crossover(&|p| p.gpu_open_seconds >= p.cpu_open_seconds);
+        // Open batches are routed by their wire bytes: the packets at the
+        // crossover times the profile's mean packet on the wire.
+        let mean_wire =
+            sizes.iter().map(|&s| s as usize + OVERHEAD).sum::<usize>() / sizes.len().max(1);
+        let open_bytes = open.saturating_mul(mean_wire.max(OVERHEAD));
+        self.config.min_gpu_batch = seal;
+        self.config.min_gpu_bytes = open_bytes;
         Ok(Calibration {
             points,
-            min_gpu_batch: min,
+            min_gpu_batch: seal,
+            min_gpu_bytes: open_bytes,
         })
     }
 
-    /// Seconds for one batch of `b` packets over `pairs`: seal, then open.
+    /// Seconds for one batch of `b` packets over `pairs`: the seal, then
+    /// the open of what it sealed.
     fn round_trip(
         &mut self,
         pairs: &mut [(PacketSender, PacketReceiver)],
         sizes: &[u32],
         b: usize,
         path: Path,
-    ) -> f64 {
+    ) -> (f64, f64) {
         let lanes = b.min(pairs.len()).max(1);
         let per: Vec<Vec<Outgoing>> = (0..lanes)
             .map(|l| {
@@ -284,7 +316,6 @@ impl Engine {
             .collect();
         let mut outs: Vec<Vec<u8>> = vec![Vec::new(); lanes];
         let mut opened: Vec<Vec<OpenedRange>> = vec![Vec::new(); lanes];
-        let t = Instant::now();
         let (senders, receivers): (Vec<_>, Vec<_>) =
             pairs[..lanes].iter_mut().map(|(s, r)| (s, r)).unzip();
         let mut seal: Vec<SealJob<'_>> = senders
@@ -300,7 +331,9 @@ impl Engine {
                 result: Ok(0),
             })
             .collect();
+        let t = Instant::now();
         self.seal_on(&mut seal, path);
+        let sealed = t.elapsed().as_secs_f64();
         drop(seal);
         let mut open: Vec<OpenJob<'_>> = receivers
             .into_iter()
@@ -313,8 +346,9 @@ impl Engine {
                 result: Ok(0),
             })
             .collect();
+        let t = Instant::now();
         self.open_on(&mut open, path);
-        t.elapsed().as_secs_f64()
+        (sealed, t.elapsed().as_secs_f64())
     }
 }
 
@@ -324,7 +358,7 @@ const SMALLEST_PARTS_UP_TO: usize = 256;
 const SMALL_PARTS_UP_TO: usize = 4096;
 
 /// Batch sizes [`Engine::calibrate`] measures.
-pub const CALIBRATION_BATCHES: [usize; 9] = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536];
+pub const CALIBRATION_BATCHES: [usize; 10] = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 131_072];
 const CALIBRATION_REPS: usize = 5;
 
 /// One measured batch size.
@@ -332,10 +366,14 @@ const CALIBRATION_REPS: usize = 5;
 pub struct CalibrationPoint {
     /// Packets in the batch.
     pub packets: usize,
-    /// Median seconds to seal and open it through the library on the CPU.
-    pub cpu_seconds: f64,
+    /// Median seconds to seal it through the library on the CPU.
+    pub cpu_seal_seconds: f64,
     /// The same through the GPU.
-    pub gpu_seconds: f64,
+    pub gpu_seal_seconds: f64,
+    /// Median seconds to open it through the library on the CPU.
+    pub cpu_open_seconds: f64,
+    /// The same through the GPU.
+    pub gpu_open_seconds: f64,
 }
 
 /// What [`Engine::calibrate`] measured and chose.
@@ -343,8 +381,10 @@ pub struct CalibrationPoint {
 pub struct Calibration {
     /// Each batch size's times.
     pub points: Vec<CalibrationPoint>,
-    /// The threshold chosen.
+    /// The seal threshold chosen (packets).
     pub min_gpu_batch: usize,
+    /// The open threshold chosen (wire bytes).
+    pub min_gpu_bytes: usize,
 }
 
 impl Report {

@@ -61,8 +61,8 @@ mod host;
 #[cfg(test)]
 mod tests;
 
-pub use config::{Config, DEFAULT_MIN_GPU_BATCH};
-pub use engine::{Calibration, Engine, Path, Report};
+pub use config::{Config, DEFAULT_MIN_GPU_BATCH, DEFAULT_MIN_GPU_BYTES};
+pub use engine::{Calibration, CalibrationPoint, Engine, Path, Report, CALIBRATION_BATCHES};
 pub use exec::{DeviceError, DeviceInfo, Unavailable};
 pub use jobs::{Outgoing, SealJob};
 pub use wireseal::bip324::batch::{OpenJob, OpenedRange};

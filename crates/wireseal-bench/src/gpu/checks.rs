@@ -8,9 +8,12 @@ use super::measure::{
 use super::S;
 use crate::{Better, Ctx, Row};
 use std::time::Instant;
+use wireseal::batch::Batch;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
-use wireseal::bip324::{Error, Next, PacketType};
-use wireseal_gpu::{Config, Engine, Outgoing, SealJob, DEFAULT_MIN_GPU_BATCH};
+use wireseal::bip324::{Error, Next, PacketType, OVERHEAD};
+use wireseal_gpu::{
+    Config, Engine, Outgoing, SealJob, DEFAULT_MIN_GPU_BATCH, DEFAULT_MIN_GPU_BYTES,
+};
 use wireseal_io::traffic::mixed_sizes;
 
 /// Before any figure: packets the GPU sealed open in the library (contents
@@ -119,25 +122,38 @@ pub(super) fn calibration(gpu: &mut Engine) -> Vec<Row> {
             ]
         }
     };
-    let mut rows: Vec<Row> = cal
-        .points
-        .iter()
-        .map(|p| {
-            Row::new(
+    let mut rows = Vec::new();
+    for p in &cal.points {
+        for (dir, gpu, cpu) in [
+            ("seal", p.gpu_seal_seconds, p.cpu_seal_seconds),
+            ("open", p.gpu_open_seconds, p.cpu_open_seconds),
+        ] {
+            rows.push(Row::new(
                 S,
-                format!("calibration: seal + open a batch of {}, GPU", p.packets),
+                format!("calibration: {dir} a batch of {}, GPU", p.packets),
                 "µs",
                 Better::Lower,
-                p.gpu_seconds * 1e6,
+                gpu * 1e6,
                 "CPU library, all cores",
-                Some(p.cpu_seconds * 1e6),
-            )
-        })
-        .collect();
+                Some(cpu * 1e6),
+            ));
+        }
+    }
+    let threshold = |n: usize| {
+        if n == usize::MAX {
+            "never".to_string()
+        } else {
+            n.to_string()
+        }
+    };
     rows.push(
         Row::new(
             S,
-            "CPU/GPU threshold measured here (packets per batch)",
+            format!(
+                "CPU/GPU threshold measured here: seal from {} packets, open from {} wire bytes",
+                threshold(cal.min_gpu_batch),
+                threshold(cal.min_gpu_bytes)
+            ),
             "packets",
             Better::Lower,
             cal.min_gpu_batch as f64,
@@ -145,7 +161,7 @@ pub(super) fn calibration(gpu: &mut Engine) -> Vec<Row> {
             None,
         )
         .seed(format!(
-            "default {DEFAULT_MIN_GPU_BATCH}, not measured on a device"
+            "default {DEFAULT_MIN_GPU_BATCH} packets / {DEFAULT_MIN_GPU_BYTES} bytes, not measured on a device"
         )),
     );
     rows
@@ -275,54 +291,141 @@ pub(super) fn fallback(ctx: &Ctx) -> Vec<Row> {
 /// on all cores: what the host can feed a device at most, on this machine.
 pub(super) fn host_side(ctx: &Ctx) -> Vec<Row> {
     let b = 16_384;
-    let mut host = Engine::host_side_only_for_timing(Config::from_env());
-    let mut cpu = Engine::cpu_only(Config::default());
-    let mut ls = lanes(256);
-    let mut lo = lanes(256);
-    let t = Traffic::new(b, ls.len(), false, 5);
+    let t = Traffic::new(b, 256, false, 5);
+    let all = rayon::current_num_threads();
+    let mb = wire_bytes(&t) as f64 / 1e6;
+    let mut rows = Vec::new();
+    // Seconds per batch, [threads][seal, open], host side then library.
+    let mut per: Vec<[(f64, f64); 2]> = Vec::new();
+    for threads in [1, all] {
+        let (m, fail) = host_side_on(ctx, &t, threads);
+        per.push(m);
+        for (k, dir) in ["seal", "open"].into_iter().enumerate() {
+            let (h, c) = m[k];
+            let row = Row::new(
+                S,
+                format!(
+                    "{dir}, batch of {b} ({mb:.1} MB): host side of the GPU path only, {threads} \
+                     thr"
+                ),
+                "pkt/s",
+                Better::Higher,
+                b as f64 / h,
+                format!("CPU library, {threads} thr"),
+                Some(b as f64 / c),
+            );
+            rows.push(match &fail {
+                Some(e) => row.failed(e.clone()),
+                None => row,
+            });
+        }
+    }
+    // How the host side scales: all threads against n times one thread.
+    for (k, dir) in ["seal", "open"].into_iter().enumerate() {
+        let (one, every) = (b as f64 / per[0][k].0, b as f64 / per[1][k].0);
+        rows.push(Row::new(
+            S,
+            format!(
+                "{dir}, batch of {b}: host side of the GPU path, {all} thr against {all} x 1 thr"
+            ),
+            "pkt/s",
+            Better::Higher,
+            every,
+            format!("{all} x the 1-thread rate"),
+            Some(all as f64 * one),
+        ));
+    }
+    let copies = copy_floor(ctx, &t);
+    rows.push(Row::new(
+        S,
+        format!(
+            "batch of {b} ({mb:.1} MB): the copies alone (each session's bytes into a staging \
+             buffer and back out, as the GPU path moves them), {all} thr"
+        ),
+        "pkt/s",
+        Better::Higher,
+        b as f64 / copies,
+        format!("CPU library seal, {all} thr"),
+        Some(b as f64 / per[1][0].1),
+    ));
+    rows
+}
+
+/// Median seconds of the host side of the GPU path and of the library, for
+/// seal and for open of `t`, on `threads` threads (samples alternated), and
+/// the first failure.
+fn host_side_on(ctx: &Ctx, t: &Traffic, threads: usize) -> ([(f64, f64); 2], Option<String>) {
+    let config = Config {
+        host_threads: threads,
+        ..Config::from_env()
+    };
+    let mut host = Engine::host_side_only_for_timing(config.clone());
+    let mut cpu = Engine::cpu_only(config.clone());
+    let mut sealer = Engine::cpu_only(Config::default());
+    let mut ls = lanes(t.lanes());
+    let mut lo = lanes(t.lanes());
     let mut outs = vec![Vec::new(); t.lanes()];
     let (mut hs, mut cs, mut ho, mut co) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut fail = None;
     for _ in 0..ctx.samples() {
         for (engine, v) in [(&mut host, &mut hs), (&mut cpu, &mut cs)] {
-            match seal(engine, Via::Gpu, &mut ls, &t, &mut outs) {
+            match seal(engine, Via::Gpu, &mut ls, t, &mut outs) {
                 Ok(s) => v.push(s),
                 Err(e) => fail = Some(e),
             }
         }
         for (engine, v, real) in [(&mut host, &mut ho, false), (&mut cpu, &mut co, true)] {
             let mut wires = vec![Vec::new(); t.lanes()];
-            let r = seal(
-                &mut Engine::cpu_only(Config::default()),
-                Via::Auto,
-                &mut lo,
-                &t,
-                &mut wires,
-            )
-            .and_then(|_| open(engine, Via::Gpu, &mut lo, &t, &mut wires, real));
+            let r = seal(&mut sealer, Via::Auto, &mut lo, t, &mut wires)
+                .and_then(|_| open(engine, Via::Gpu, &mut lo, t, &mut wires, real));
             match r {
                 Ok(s) => v.push(s),
                 Err(e) => fail = Some(e),
             }
         }
     }
-    let threads = rayon::current_num_threads();
-    let mb = wire_bytes(&t) as f64 / 1e6;
-    let mut rows = Vec::new();
-    for (dir, h, c) in [("seal", &mut hs, &mut cs), ("open", &mut ho, &mut co)] {
-        let row = Row::new(
-            S,
-            format!("{dir}, batch of {b} ({mb:.1} MB): host side of the GPU path only"),
-            "pkt/s",
-            Better::Higher,
-            b as f64 / median(h),
-            format!("CPU library, all cores ({threads} thr)"),
-            Some(b as f64 / median(c)),
-        );
-        rows.push(match &fail {
-            Some(e) => row.failed(e.clone()),
-            None => row,
-        });
+    if fail.is_some() {
+        return ([(1.0, 1.0); 2], fail);
     }
-    rows
+    (
+        [
+            (median(&mut hs), median(&mut cs)),
+            (median(&mut ho), median(&mut co)),
+        ],
+        None,
+    )
+}
+
+/// Median seconds to copy `t`'s wire bytes, session by session on all
+/// cores, into one staging buffer and back out into each session's own
+/// buffer: the memory traffic of the GPU path's host side with nothing
+/// else, the floor under its row.
+fn copy_floor(ctx: &Ctx, t: &Traffic) -> f64 {
+    let lens: Vec<usize> = t
+        .per_lane
+        .iter()
+        .map(|p| p.iter().map(|o| o.len as usize + OVERHEAD).sum())
+        .collect();
+    let src: Vec<Vec<u8>> = lens.iter().map(|&n| vec![0x5a; n]).collect();
+    let mut dst: Vec<Vec<u8>> = lens.iter().map(|&n| vec![0; n]).collect();
+    let mut staging = vec![0u8; lens.iter().sum()];
+    let batch = Batch::all_cores();
+    let mut secs = Vec::new();
+    for _ in 0..ctx.samples() {
+        let start = Instant::now();
+        let mut rest = staging.as_mut_slice();
+        let mut items: Vec<(&[u8], &mut [u8], &mut Vec<u8>)> = Vec::with_capacity(src.len());
+        for (s, d) in src.iter().zip(dst.iter_mut()) {
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(s.len());
+            rest = tail;
+            items.push((s, mine, d));
+        }
+        batch.for_each_mut_coarse(&mut items, |(s, mine, d)| {
+            mine.copy_from_slice(s);
+            d.copy_from_slice(mine);
+        });
+        secs.push(start.elapsed().as_secs_f64());
+        std::hint::black_box(&dst);
+    }
+    median(&mut secs)
 }

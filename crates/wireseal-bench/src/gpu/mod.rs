@@ -184,7 +184,7 @@ fn curves(
             let t = Traffic::new(b, MAX_LANES, decoys, b as u64);
             let n = t.lanes();
             let mut outs = vec![Vec::new(); n];
-            let mut v: [Vec<f64>; 6] = Default::default();
+            let mut v: [Vec<f64>; 8] = Default::default();
             let mut fail = None;
             for _ in 0..ctx.samples() {
                 let mut step = |k: usize, r: Result<f64, String>| match r {
@@ -215,6 +215,11 @@ fn curves(
                         5,
                         open_after_seal(gpu, Some(&mut *one), Via::Gpu, olanes, &t, reps),
                     );
+                    step(
+                        6,
+                        per_call(reps, || seal(gpu, Via::Auto, lanes, &t, &mut outs)),
+                    );
+                    step(7, open_after_seal(gpu, None, Via::Auto, olanes, &t, reps));
                 }
             }
             if let Some(e) = fail {
@@ -233,7 +238,7 @@ fn curves(
                 continue;
             }
             let rate = |v: &mut Vec<f64>| b as f64 / median(v);
-            let [g4s, cs, g1s, g4o, co, g1o] = &mut v;
+            let [g4s, cs, g1s, g4o, co, g1o, autos, autoo] = &mut v;
             let (g4s, cs, g4o, co) = (rate(g4s), rate(cs), rate(g4o), rate(co));
             let kernels = (!decoys).then(|| {
                 checks::kernels(
@@ -267,6 +272,29 @@ fn curves(
                     continue;
                 }
                 let g1 = rate(if dir == "seal" { g1s } else { g1o });
+                let auto = rate(if dir == "seal" { autos } else { autoo });
+                let (limit, unit) = if dir == "seal" {
+                    (gpu.config().min_gpu_batch, "packets")
+                } else {
+                    (gpu.config().min_gpu_bytes, "bytes")
+                };
+                let limit = if limit == usize::MAX {
+                    "never".to_string()
+                } else {
+                    format!("{limit} {unit}")
+                };
+                rows.push(at(
+                    Row::new(
+                        S,
+                        format!("{dir}, batch of {b}: auto path (GPU from {limit})"),
+                        "pkt/s",
+                        Better::Higher,
+                        auto,
+                        "the faster of CPU library and GPU end to end",
+                        Some(g4.max(c)),
+                    ),
+                    "auto path".into(),
+                ));
                 rows.push(at(
                     pkt("GPU end to end, 1 stream", g1),
                     "GPU end to end, 1 stream".into(),

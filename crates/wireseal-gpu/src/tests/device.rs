@@ -29,6 +29,7 @@ fn the_device_agrees_with_the_library() {
         let (streams, chunk_packets, task_bytes) = shapes[round];
         Engine::new(Config {
             min_gpu_batch: 0,
+            min_gpu_bytes: 0,
             streams,
             chunk_packets,
             task_bytes,
@@ -50,6 +51,7 @@ fn make_big(shape: &(usize, usize, u32)) -> impl FnMut(usize) -> Engine {
     move |_| {
         Engine::new(Config {
             min_gpu_batch: 0,
+            min_gpu_bytes: 0,
             streams,
             chunk_packets,
             task_bytes,

@@ -16,7 +16,7 @@ use rand::{Rng, SeedableRng};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{seal_batch_into, SealJob as LibSealJob};
 use wireseal::bip324::state::{DirectionState, STATE_LEN, STATE_VERSION};
-use wireseal::bip324::{PacketReceiver, PacketSender, MAX_CONTENTS_LEN};
+use wireseal::bip324::{PacketReceiver, PacketSender, MAX_CONTENTS_LEN, OVERHEAD};
 
 fn pairs(rng: &mut StdRng, n: usize) -> (Vec<Pair>, Vec<Pair>) {
     (0..n).map(|i| twin_pairs(rng, i % 2 == 0)).unzip()
@@ -194,6 +194,9 @@ fn small_batches_run_on_the_cpu_and_large_ones_on_the_gpu() {
     let mut engine = host_engine(config.clone(), 2, 2, 2);
     engine.set_min_gpu_batch(100);
     config.min_gpu_batch = 100;
+    // Opens of 100 packets' worth of the smallest packets on the wire.
+    engine.set_min_gpu_bytes(100 * OVERHEAD);
+    config.min_gpu_bytes = 100 * OVERHEAD;
     assert_eq!(
         engine.config(),
         &Config {
@@ -285,6 +288,7 @@ fn a_device_error_mid_batch_is_finished_by_the_library() {
         let config = Config {
             chunk_packets: 50,
             min_gpu_batch: 0,
+            min_gpu_bytes: 0,
             streams: 2,
             ..Config::default()
         };

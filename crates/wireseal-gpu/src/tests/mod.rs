@@ -23,6 +23,7 @@ use wireseal::bip324::{Error, PacketReceiver, PacketSender, PacketType};
 /// to it.
 pub(crate) fn host_engine(mut config: Config, slots: usize, grid: u32, block: u32) -> Engine {
     config.min_gpu_batch = 0;
+    config.min_gpu_bytes = 0;
     config.streams = slots;
     Engine::with(config, Ok(Box::new(HostExec::new(slots, grid, block))))
 }
