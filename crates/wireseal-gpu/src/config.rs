@@ -57,7 +57,7 @@ impl Default for Config {
             min_gpu_batch: DEFAULT_MIN_GPU_BATCH,
             min_gpu_bytes: DEFAULT_MIN_GPU_BYTES,
             streams: 4,
-            chunk_packets: 4096,
+            chunk_packets: 16 * 1024,
             chunk_bytes: 16 << 20,
             task_bytes: 512,
             device: 0,

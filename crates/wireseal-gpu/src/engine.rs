@@ -128,7 +128,10 @@ impl Engine {
     pub(crate) fn limits(&self, packets: usize) -> Limits {
         let c = self.config.sane();
         let small = match packets {
-            0..=SMALLEST_PARTS_UP_TO => 64,
+            // A handful of packets: one part each where it can, so that
+            // each packet is one thread of one launch.
+            0..=WHOLE_PACKETS_UP_TO => c.task_bytes,
+            _ if packets <= SMALLEST_PARTS_UP_TO => 64,
             _ if packets <= SMALL_PARTS_UP_TO => 128,
             _ => c.task_bytes,
         };
@@ -352,7 +355,10 @@ impl Engine {
     }
 }
 
-/// Batches of at most this many packets cut bodies into 64-byte parts.
+/// Batches of at most this many packets keep [`Config::task_bytes`].
+const WHOLE_PACKETS_UP_TO: usize = 8;
+/// Larger batches of at most this many packets cut bodies into 64-byte
+/// parts.
 const SMALLEST_PARTS_UP_TO: usize = 256;
 /// Batches of at most this many packets cut bodies into 128-byte parts.
 const SMALL_PARTS_UP_TO: usize = 4096;

@@ -335,18 +335,32 @@ pub(super) fn host_side(ctx: &Ctx) -> Vec<Row> {
             Some(all as f64 * one),
         ));
     }
-    let copies = copy_floor(ctx, &t);
+    // The floor under both: the same bytes copied in and out with nothing
+    // else, on 1 thread and on all.
+    let copies = [copy_floor(ctx, &t, 1), copy_floor(ctx, &t, all)];
+    for (threads, secs) in [(1, copies[0]), (all, copies[1])] {
+        let k = usize::from(threads != 1);
+        rows.push(Row::new(
+            S,
+            format!(
+                "batch of {b} ({mb:.1} MB): the copies alone (each session's bytes into a \
+                 staging buffer and back out, as the GPU path moves them), {threads} thr"
+            ),
+            "pkt/s",
+            Better::Higher,
+            b as f64 / secs,
+            format!("CPU library seal, {threads} thr"),
+            Some(b as f64 / per[k][0].1),
+        ));
+    }
     rows.push(Row::new(
         S,
-        format!(
-            "batch of {b} ({mb:.1} MB): the copies alone (each session's bytes into a staging \
-             buffer and back out, as the GPU path moves them), {all} thr"
-        ),
+        format!("batch of {b}: the copies alone, {all} thr against {all} x 1 thr"),
         "pkt/s",
         Better::Higher,
-        b as f64 / copies,
-        format!("CPU library seal, {all} thr"),
-        Some(b as f64 / per[1][0].1),
+        b as f64 / copies[1],
+        format!("{all} x the 1-thread rate"),
+        Some(all as f64 * b as f64 / copies[0]),
     ));
     rows
 }
@@ -396,11 +410,11 @@ fn host_side_on(ctx: &Ctx, t: &Traffic, threads: usize) -> ([(f64, f64); 2], Opt
     )
 }
 
-/// Median seconds to copy `t`'s wire bytes, session by session on all
-/// cores, into one staging buffer and back out into each session's own
+/// Median seconds to copy `t`'s wire bytes, session by session on
+/// `threads` threads, into one staging buffer and back out into each session's own
 /// buffer: the memory traffic of the GPU path's host side with nothing
 /// else, the floor under its row.
-fn copy_floor(ctx: &Ctx, t: &Traffic) -> f64 {
+fn copy_floor(ctx: &Ctx, t: &Traffic, threads: usize) -> f64 {
     let lens: Vec<usize> = t
         .per_lane
         .iter()
@@ -409,7 +423,7 @@ fn copy_floor(ctx: &Ctx, t: &Traffic) -> f64 {
     let src: Vec<Vec<u8>> = lens.iter().map(|&n| vec![0x5a; n]).collect();
     let mut dst: Vec<Vec<u8>> = lens.iter().map(|&n| vec![0; n]).collect();
     let mut staging = vec![0u8; lens.iter().sum()];
-    let batch = Batch::all_cores();
+    let batch = Batch::with_threads(threads);
     let mut secs = Vec::new();
     for _ in 0..ctx.samples() {
         let start = Instant::now();
