@@ -172,18 +172,6 @@ impl Regions {
     }
 }
 
-/// A chunk's descriptors, as the planner made them.
-#[derive(Default)]
-pub(crate) struct Descriptors {
-    pub packets: Vec<PacketDesc>,
-    pub tasks: Vec<[u32; 2]>,
-    pub multi: Vec<u32>,
-    pub mtasks: Vec<u32>,
-    pub keys: Vec<KeyDesc>,
-    /// Bytes of the data region.
-    pub data_len: usize,
-}
-
 /// How many entries of each kind a chunk holds, and its data bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Counts {

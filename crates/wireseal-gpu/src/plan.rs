@@ -1,19 +1,25 @@
-//! Planning. Each job's share for the GPU is laid out on its own first, a
-//! [`Fragment`]: every packet's place in a data region of its own, its parts,
-//! its key entry, nonce index and length-keystream position, from the
-//! session's exported state. Fragments are built for every job at once, on
-//! every core. Chunks are then cut from the fragments in job order
-//! ([`Chunk::cut`]) as [`Piece`]s, each with its place in the chunk's
-//! regions, and every piece is written into the staging buffer on its own
-//! core. After this, every packet is independent on the device.
+//! Planning, in three passes that touch each packet as little as they can:
+//!
+//! 1. every job's [`Shape`] on every core: its share for the GPU, the state
+//!    it starts from, and what its packets take of each region (counted from
+//!    their lengths alone);
+//! 2. chunks cut from the shapes in job order ([`Chunk::cut`]), as
+//!    [`Piece`]s with their places in the chunk's regions; only a job that a
+//!    chunk's limit splits is walked packet by packet;
+//! 3. every piece written straight into the staging buffer on its own core
+//!    ([`Chunk::write`]): each packet's descriptor, computed as it goes (its
+//!    key entry, nonce index and length-keystream position from the state),
+//!    its parts, its key entries and its input.
+//!
+//! After this, every packet is independent on the device.
 
 use crate::layout::{
-    place, wire_len, Counts, Descriptors, KeyDesc, PacketDesc, Regions, KEY_DESC, PACKET_DESC,
+    place, wire_len, Counts, KeyDesc, PacketDesc, Regions, BODY_ALIGN, KEY_DESC, PACKET_DESC,
     TASK_DESC,
 };
 use core::ops::Range;
 use wireseal::batch::Batch;
-use wireseal::bip324::state::DirectionState;
+use wireseal::bip324::state::{DirectionState, Position};
 use wireseal::bip324::REKEY_INTERVAL;
 
 /// Most packets in one piece (the unit the host writes in parallel).
@@ -27,176 +33,140 @@ pub(crate) struct Limits {
     pub task_bytes: u32,
 }
 
-/// One job's share for the GPU laid out as if its chunk held nothing else:
-/// data offsets from `place(0)`, keys, tasks and packet indices from 0.
+/// Bytes a packet of `len` contents bytes takes in the data region: its
+/// wire bytes, up to the next packet's place (every body starts on a
+/// [`BODY_ALIGN`] boundary).
+pub(crate) fn slot(len: u32) -> usize {
+    wire_len(len).next_multiple_of(BODY_ALIGN)
+}
+
+/// Parts of a packet of `len` contents bytes (its body is `len + 1`).
+fn parts(len: u32, task_bytes: u32) -> u32 {
+    (len + 1).div_ceil(task_bytes)
+}
+
+/// The packets of a batch as planning reads them: packet `k` of job `job`
+/// (counted from the job's first packet for the GPU).
+pub(crate) trait Source: Sync {
+    /// Its contents bytes.
+    fn len(&self, job: usize, k: usize) -> u32;
+    /// The header byte to seal (0 for an open).
+    fn header(&self, job: usize, k: usize) -> u8;
+    /// Input bytes a packet of `len` contents bytes takes in its job (its
+    /// contents to seal, its wire bytes to open).
+    fn input_len(&self, len: u32) -> usize;
+    /// Copies the packet whose input starts at `src` in job `job` into its
+    /// slot of the data region (`slot` starts at its length field).
+    fn copy_in(&self, job: usize, src: usize, len: u32, slot: &mut [u8]);
+}
+
+/// One job's share for the GPU, as planning sees it.
 #[derive(Default)]
-pub(crate) struct Fragment {
-    pub desc: Descriptors,
-    /// Each packet's input offset in its job (contents for a seal, wire for
-    /// an open).
-    pub src: Vec<usize>,
-}
-
-/// A job's next packets for [`Fragment::place`]: packet `first + k` has
-/// `len(k)` contents bytes and header `header(k)`, and its input starts at
-/// byte `src` of the job (each packet's input is `input_len(len)` bytes).
-pub(crate) struct Segment<'a> {
-    pub first: usize,
+pub(crate) struct Shape {
+    /// Packets for the GPU.
     pub count: usize,
+    /// Where the first one's input starts in the job.
     pub src: usize,
-    pub state: &'a DirectionState,
-    pub len: &'a dyn Fn(usize) -> u32,
-    pub header: &'a dyn Fn(usize) -> u8,
-    pub input_len: fn(u32) -> usize,
+    /// The session's state before the first one.
+    pub state: Option<DirectionState>,
+    /// What the packets take of each region, laid out alone.
+    pub totals: Counts,
 }
 
-impl Fragment {
-    /// An empty fragment with room for `packets`.
-    pub(crate) fn with_capacity(packets: usize) -> Self {
-        let mut f = Self::default();
-        f.desc.packets.reserve(packets);
-        f.desc.tasks.reserve(packets);
-        f.src.reserve(packets);
-        f
-    }
-
-    /// Packets in the fragment.
-    pub(crate) fn len(&self) -> usize {
-        self.desc.packets.len()
-    }
-
-    /// Places `seg.count` packets of one epoch of each cipher (the caller
-    /// cuts segments at rekeys); returns the input bytes they take.
-    pub(crate) fn place(&mut self, seg: &Segment<'_>, task_bytes: u32) -> usize {
-        let lp = seg.state.length_position();
-        let pp = seg.state.packet_position();
-        debug_assert!(pp.index as usize + seg.count <= REKEY_INTERVAL as usize);
-        debug_assert!(lp.index as usize + seg.count <= REKEY_INTERVAL as usize);
-        debug_assert_eq!(seg.first, self.len());
-        if seg.count == 0 {
-            return 0;
+impl Shape {
+    /// The shape of `count` packets from `state` on, their input from
+    /// `src`, packet `k` of `len(k)` contents bytes.
+    pub(crate) fn new(
+        state: DirectionState,
+        count: usize,
+        src: usize,
+        task_bytes: u32,
+        len: impl Fn(usize) -> u32,
+    ) -> Self {
+        let mut totals = Counts {
+            packets: count,
+            keys: segments(&state, 0, count),
+            ..Counts::default()
+        };
+        for k in 0..count {
+            add(&mut totals, len(k), task_bytes);
         }
-        let d = &mut self.desc;
-        let key = d.keys.len() as u32;
-        d.keys.push(KeyDesc::of(seg.state));
-        let mut src = seg.src;
-        for k in 0..seg.count {
-            let len = (seg.len)(k);
-            let offset = place(d.data_len);
-            d.data_len = offset + wire_len(len);
-            let index = d.packets.len() as u32;
-            let parts = (len + 1).div_ceil(task_bytes);
-            let first_task = d.tasks.len() as u32;
-            d.tasks.extend((0..parts).map(|part| [index, part]));
-            if parts > 1 {
-                d.multi.push(index);
-                d.mtasks.extend(first_task..first_task + parts);
-            }
-            d.packets.push(PacketDesc {
-                offset: offset as u64,
-                len,
-                key,
-                index: pp.index + k as u32,
-                chunk: lp.index + k as u32,
-                header: u32::from((seg.header)(k)),
-                first_task,
-            });
-            self.src.push(src);
-            src += (seg.input_len)(len);
+        Self {
+            count,
+            src,
+            state: Some(state),
+            totals,
         }
-        src - seg.src
-    }
-
-    /// The first task of packet `k` (all tasks when `k` is the length).
-    fn task(&self, k: usize) -> usize {
-        self.desc
-            .packets
-            .get(k)
-            .map_or(self.desc.tasks.len(), |p| p.first_task as usize)
-    }
-
-    /// Where packet `k` ends in the fragment's data.
-    fn end(&self, k: usize) -> usize {
-        let p = &self.desc.packets[k];
-        p.offset as usize + wire_len(p.len)
     }
 }
 
-/// Packets `first..first + count` of job `job`'s fragment, and where their
-/// entries go in the chunk.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Adds one packet's entries (not the packet count) to `c`.
+fn add(c: &mut Counts, len: u32, task_bytes: u32) {
+    let p = parts(len, task_bytes) as usize;
+    c.tasks += p;
+    if p > 1 {
+        c.multi += 1;
+        c.mtasks += p;
+    }
+    c.data += slot(len);
+}
+
+/// How many key epochs `count` packets span from `skip` packets past
+/// `state`: one key entry each.
+fn segments(state: &DirectionState, skip: usize, count: usize) -> usize {
+    let at = |p: Position| ((p.index as usize + skip) % REKEY_INTERVAL as usize) as u32;
+    let (mut a, mut b) = (at(state.packet_position()), at(state.length_position()));
+    let (mut left, mut n) = (count, 0);
+    while left > 0 {
+        let step = left
+            .min((REKEY_INTERVAL - a) as usize)
+            .min((REKEY_INTERVAL - b) as usize);
+        left -= step;
+        a = ((a as usize + step) % REKEY_INTERVAL as usize) as u32;
+        b = ((b as usize + step) % REKEY_INTERVAL as usize) as u32;
+        n += 1;
+    }
+    n
+}
+
+/// Packets `first..first + count` of job `job`'s share, and where their
+/// entries go in the chunk: the first index of each kind, and the data
+/// offset of the first packet's length field.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Piece {
     pub job: usize,
     pub first: usize,
     pub count: usize,
-    /// Its first packet's index in the chunk.
-    pub packet: usize,
-    /// Its first task's index in the chunk, and its tasks in the fragment.
-    pub task: usize,
-    pub tasks: Range<usize>,
-    /// Its first entry of the multi-part list in the chunk, and its entries
-    /// in the fragment's.
-    pub multi: usize,
-    pub multis: Range<usize>,
-    /// The same for the multi-part tasks.
-    pub mtask: usize,
-    pub mtasks: Range<usize>,
-    /// Its first key entry in the chunk, and its keys in the fragment.
-    pub key: usize,
-    pub keys: Range<usize>,
-    /// Where its first packet's length field is in the chunk's data region,
-    /// and where its last packet ends.
-    pub data: Range<usize>,
+    /// Where the first packet's input starts in the job.
+    pub src: usize,
+    /// Its first entry of each kind in the chunk (`data`: the first
+    /// packet's offset in the data region).
+    pub at: Counts,
+    /// What it takes of each region.
+    pub takes: Counts,
 }
 
 impl Piece {
-    /// Where fragment packet `k` (of this piece) is in the chunk's data.
-    pub(crate) fn offset(&self, f: &Fragment, k: usize) -> usize {
-        f.desc.packets[k].offset as usize - f.desc.packets[self.first].offset as usize
-            + self.data.start
-    }
-
-    /// The chunk's descriptor for fragment packet `k` (of this piece).
-    pub(crate) fn desc(&self, f: &Fragment, k: usize) -> PacketDesc {
-        let d = f.desc.packets[k];
-        PacketDesc {
-            offset: self.offset(f, k) as u64,
-            key: d.key - self.keys.start as u32 + self.key as u32,
-            first_task: d.first_task - self.tasks.start as u32 + self.task as u32,
-            ..d
-        }
+    /// Where the piece's packets are in the data region.
+    pub(crate) fn data(&self) -> Range<usize> {
+        self.at.data..self.at.data + self.takes.data
     }
 }
 
-/// The first `n` bytes of `s`, which moves past them.
-fn take<'b>(s: &mut &'b mut [u8], n: usize) -> &'b mut [u8] {
-    let (a, b) = core::mem::take(s).split_at_mut(n);
-    *s = b;
-    a
-}
-
-/// A piece's slices of the staging buffer's regions.
-struct PieceBufs<'b> {
-    packets: &'b mut [u8],
-    tasks: &'b mut [u8],
-    multi: &'b mut [u8],
-    mtasks: &'b mut [u8],
-    keys: &'b mut [u8],
-    data: &'b mut [u8],
-}
-
-/// One chunk: the pieces of fragments it holds, in job order.
+/// One chunk: the pieces it holds, in job order, and its counts.
 #[derive(Default)]
 pub(crate) struct Chunk {
     pub pieces: Vec<Piece>,
     pub counts: Counts,
 }
 
-/// Where the next chunk starts: a job and a packet of its fragment.
+/// Where the next chunk starts: a job, a packet of its share, and that
+/// packet's input offset.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Cursor {
     job: usize,
     at: usize,
+    src: usize,
 }
 
 impl Chunk {
@@ -214,19 +184,31 @@ impl Chunk {
         self.is_empty() || (self.counts.packets < lim.packets && self.counts.data < lim.bytes)
     }
 
-    /// Cuts the next chunk from `frags` at `cur` (cleared first); false when
-    /// every packet is placed.
-    pub(crate) fn cut(&mut self, frags: &[Fragment], cur: &mut Cursor, lim: &Limits) -> bool {
+    /// Cuts the next chunk from `shapes` at `cur` (cleared first); false
+    /// when every packet is placed.
+    pub(crate) fn cut(
+        &mut self,
+        shapes: &[Shape],
+        src: &dyn Source,
+        cur: &mut Cursor,
+        lim: &Limits,
+    ) -> bool {
         self.clear();
-        while cur.job < frags.len() {
-            let f = &frags[cur.job];
-            while cur.at < f.len() {
+        while cur.job < shapes.len() {
+            let s = &shapes[cur.job];
+            if cur.at == 0 {
+                cur.src = s.src;
+            }
+            while cur.at < s.count {
                 if !self.has_room(lim) {
                     return true;
                 }
-                let n = self.fit(f, cur.at, lim);
-                self.push(cur.job, f, cur.at, n);
-                cur.at += n;
+                let piece = self.fit(cur, s, src, lim);
+                cur.at += piece.count;
+                cur.src += (0..piece.count)
+                    .map(|i| src.input_len(src.len(cur.job, piece.first + i)))
+                    .sum::<usize>();
+                self.push(piece);
             }
             cur.job += 1;
             cur.at = 0;
@@ -234,134 +216,94 @@ impl Chunk {
         !self.is_empty()
     }
 
-    /// How many of `f`'s packets from `at` fit (at least one).
-    fn fit(&self, f: &Fragment, at: usize, lim: &Limits) -> usize {
-        let most = (f.len() - at)
-            .min(lim.packets.saturating_sub(self.counts.packets).max(1))
-            .min(PIECE_PACKETS);
-        let base = place(self.counts.data);
-        let off0 = f.desc.packets[at].offset as usize;
-        // Packet `at + j` (j >= 1) goes in while the data before it is
-        // under the limit: the packets before it end in increasing order.
-        1 + f.desc.packets[at..at + most - 1]
-            .partition_point(|p| base + p.offset as usize + wire_len(p.len) - off0 < lim.bytes)
+    /// The next piece of the job at `cur` that fits: the rest of the job
+    /// at once when it does, else packet by packet (at least one).
+    fn fit(&self, cur: &Cursor, s: &Shape, src: &dyn Source, lim: &Limits) -> Piece {
+        let room = lim.packets.saturating_sub(self.counts.packets).max(1);
+        let most = (s.count - cur.at).min(room).min(PIECE_PACKETS);
+        let start = if self.is_empty() {
+            place(0)
+        } else {
+            self.counts.data
+        };
+        let state = s.state.as_ref().expect("a share has its state");
+        let mut takes = Counts::default();
+        if cur.at == 0 && most == s.count && start + s.totals.data <= lim.bytes {
+            takes = s.totals;
+        } else {
+            // Packet by packet while the data before each stays under the
+            // limit.
+            while takes.packets < most && (takes.packets == 0 || start + takes.data < lim.bytes) {
+                let len = src.len(cur.job, cur.at + takes.packets);
+                add(&mut takes, len, lim.task_bytes);
+                takes.packets += 1;
+            }
+            takes.keys = segments(state, cur.at, takes.packets);
+        }
+        let mut at = self.counts;
+        at.data = start;
+        Piece {
+            job: cur.job,
+            first: cur.at,
+            count: takes.packets,
+            src: cur.src,
+            at,
+            takes,
+        }
     }
 
-    fn push(&mut self, job: usize, f: &Fragment, first: usize, count: usize) {
+    fn push(&mut self, p: Piece) {
         let c = &mut self.counts;
-        let last = first + count;
-        let tasks = f.task(first)..f.task(last);
-        let m = &f.desc.multi;
-        let multis = m.partition_point(|&i| (i as usize) < first)
-            ..m.partition_point(|&i| (i as usize) < last);
-        let mt = &f.desc.mtasks;
-        let mtasks = mt.partition_point(|&t| (t as usize) < tasks.start)
-            ..mt.partition_point(|&t| (t as usize) < tasks.end);
-        let keys = f.desc.packets[first].key as usize..f.desc.packets[last - 1].key as usize + 1;
-        let start = place(c.data);
-        let end = start + f.end(last - 1) - f.desc.packets[first].offset as usize;
-        self.pieces.push(Piece {
-            job,
-            first,
-            count,
-            packet: c.packets,
-            task: c.tasks,
-            multi: c.multi,
-            mtask: c.mtasks,
-            key: c.keys,
-            data: start..end,
-            tasks: tasks.clone(),
-            multis: multis.clone(),
-            mtasks: mtasks.clone(),
-            keys: keys.clone(),
-        });
-        c.packets += count;
-        c.tasks += tasks.len();
-        c.multi += multis.len();
-        c.mtasks += mtasks.len();
-        c.keys += keys.len();
-        c.data = end;
+        c.packets += p.takes.packets;
+        c.tasks += p.takes.tasks;
+        c.multi += p.takes.multi;
+        c.mtasks += p.takes.mtasks;
+        c.keys += p.takes.keys;
+        c.data = p.data().end;
+        self.pieces.push(p);
     }
 
     /// Writes the chunk into `buf` (laid out as `r`): every piece's
-    /// descriptors, keys and (through `data`, given the piece and its slice
-    /// of the data region, from its first length field to its last packet's
-    /// end) input, the pieces on every core; the status bytes cleared.
+    /// descriptors, parts, key entries and input, each piece on a core of
+    /// `batch`; the status bytes cleared.
     pub(crate) fn write(
         &self,
         batch: &Batch,
-        frags: &[Fragment],
+        shapes: &[Shape],
+        src: &dyn Source,
+        task_bytes: u32,
         r: &Regions,
         buf: &mut [u8],
-        data: impl Fn(&Piece, &Fragment, &mut [u8]) + Sync + Send,
     ) {
-        let mut slices = Vec::with_capacity(self.pieces.len());
+        let mut bufs = Vec::with_capacity(self.pieces.len());
         {
-            let [mut packets, mut tasks, mut multi, mut mtasks, mut keys, status, mut rest] =
+            let [mut packets, mut tasks, mut multi, mut mtasks, mut keys, status, mut data] =
                 r.split(buf);
             status.fill(0);
-            let mut at = r.data.start;
+            let mut at = 0usize;
             for p in &self.pieces {
-                let gap = r.data.start + p.data.start - at;
-                let _ = take(&mut rest, gap);
-                at += gap + p.data.len();
-                slices.push(PieceBufs {
-                    packets: take(&mut packets, p.count * PACKET_DESC),
-                    tasks: take(&mut tasks, p.tasks.len() * TASK_DESC),
-                    multi: take(&mut multi, p.multis.len() * 4),
-                    mtasks: take(&mut mtasks, p.mtasks.len() * 4),
-                    keys: take(&mut keys, p.keys.len() * KEY_DESC),
-                    data: take(&mut rest, p.data.len()),
+                let range = p.data();
+                let _ = take(&mut data, range.start - at);
+                at = range.end;
+                bufs.push(PieceBufs {
+                    packets: take(&mut packets, p.takes.packets * PACKET_DESC),
+                    tasks: take(&mut tasks, p.takes.tasks * TASK_DESC),
+                    multi: take(&mut multi, p.takes.multi * 4),
+                    mtasks: take(&mut mtasks, p.takes.mtasks * 4),
+                    keys: take(&mut keys, p.takes.keys * KEY_DESC),
+                    data: take(&mut data, range.len()),
                 });
             }
         }
-        let one = |(p, b): (&Piece, PieceBufs<'_>)| {
-            let f = &frags[p.job];
-            for (k, out) in
-                (p.first..p.first + p.count).zip(b.packets.chunks_exact_mut(PACKET_DESC))
-            {
-                p.desc(f, k).write(out);
-            }
-            let task0 = p.tasks.start as u32;
-            for (t, out) in f.desc.tasks[p.tasks.clone()]
-                .iter()
-                .zip(b.tasks.chunks_exact_mut(TASK_DESC))
-            {
-                let index = t[0] - p.first as u32 + p.packet as u32;
-                out[..4].copy_from_slice(&index.to_le_bytes());
-                out[4..].copy_from_slice(&t[1].to_le_bytes());
-            }
-            for (m, out) in f.desc.multi[p.multis.clone()]
-                .iter()
-                .zip(b.multi.chunks_exact_mut(4))
-            {
-                out.copy_from_slice(&(m - p.first as u32 + p.packet as u32).to_le_bytes());
-            }
-            for (t, out) in f.desc.mtasks[p.mtasks.clone()]
-                .iter()
-                .zip(b.mtasks.chunks_exact_mut(4))
-            {
-                out.copy_from_slice(&(t - task0 + p.task as u32).to_le_bytes());
-            }
-            for (k, out) in f.desc.keys[p.keys.clone()]
-                .iter()
-                .zip(b.keys.chunks_exact_mut(KEY_DESC))
-            {
-                out.copy_from_slice(k.bytes());
-            }
-            data(p, f, b.data);
-        };
+        let one = |p: &Piece, b: PieceBufs<'_>| write_piece(p, &shapes[p.job], src, task_bytes, b);
         if self.pieces.len() < 2 {
-            self.pieces.iter().zip(slices).for_each(one);
+            self.pieces.iter().zip(bufs).for_each(|(p, b)| one(p, b));
         } else {
-            let mut items: Vec<(&Piece, Option<PieceBufs<'_>>)> = self
-                .pieces
-                .iter()
-                .zip(slices.into_iter().map(Some))
-                .collect();
+            let mut items: Vec<(&Piece, Option<PieceBufs<'_>>)> =
+                self.pieces.iter().zip(bufs.into_iter().map(Some)).collect();
             batch.for_each_mut_coarse(&mut items, |(p, b)| {
                 if let Some(b) = b.take() {
-                    one((p, b));
+                    one(p, b);
                 }
             });
         }
@@ -388,6 +330,89 @@ impl Chunk {
             (Some(a), Some(b)) => a.job..b.job + 1,
             _ => 0..0,
         }
+    }
+}
+
+/// The first `n` bytes of `s`, which moves past them.
+fn take<'b>(s: &mut &'b mut [u8], n: usize) -> &'b mut [u8] {
+    let (a, b) = core::mem::take(s).split_at_mut(n);
+    *s = b;
+    a
+}
+
+/// A piece's slices of the staging buffer's regions.
+struct PieceBufs<'b> {
+    packets: &'b mut [u8],
+    tasks: &'b mut [u8],
+    multi: &'b mut [u8],
+    mtasks: &'b mut [u8],
+    keys: &'b mut [u8],
+    data: &'b mut [u8],
+}
+
+/// Writes one piece: walks its packets from the job's state, one key
+/// entry per epoch, each packet's descriptor, parts and input.
+fn write_piece(p: &Piece, s: &Shape, src: &dyn Source, task_bytes: u32, b: PieceBufs<'_>) {
+    let base = s.state.as_ref().expect("a share has its state");
+    let mut state = DirectionState::from_bytes(base.to_bytes().expose())
+        .expect("a state's own bytes read back");
+    state
+        .advance(p.first as u64)
+        .expect("planned within the key schedule");
+    let mut packets = b.packets.chunks_exact_mut(PACKET_DESC);
+    let mut tasks = b.tasks.chunks_exact_mut(TASK_DESC);
+    let mut multi = b.multi.chunks_exact_mut(4);
+    let mut mtasks = b.mtasks.chunks_exact_mut(4);
+    let mut keys = b.keys.chunks_exact_mut(KEY_DESC);
+    let (mut k, mut key, mut task) = (0usize, p.at.keys as u32, p.at.tasks as u32);
+    let (mut off, mut from) = (0usize, p.src);
+    while k < p.count {
+        let n = before_rekey(&state, p.count - k);
+        let (pp, lp) = (state.packet_position(), state.length_position());
+        keys.next()
+            .expect("a key entry per epoch")
+            .copy_from_slice(KeyDesc::of(&state).bytes());
+        for j in 0..n {
+            let (job_k, index) = (p.first + k + j, (p.at.packets + k + j) as u32);
+            let len = src.len(p.job, job_k);
+            let np = parts(len, task_bytes);
+            PacketDesc {
+                offset: (p.at.data + off) as u64,
+                len,
+                key,
+                index: pp.index + j as u32,
+                chunk: lp.index + j as u32,
+                header: u32::from(src.header(p.job, job_k)),
+                first_task: task,
+            }
+            .write(packets.next().expect("a descriptor per packet"));
+            for part in 0..np {
+                let t = tasks.next().expect("an entry per part");
+                t[..4].copy_from_slice(&index.to_le_bytes());
+                t[4..].copy_from_slice(&part.to_le_bytes());
+                if np > 1 {
+                    let m = mtasks
+                        .next()
+                        .expect("an entry per part of a multi-part packet");
+                    m.copy_from_slice(&(task + part).to_le_bytes());
+                }
+            }
+            if np > 1 {
+                let m = multi.next().expect("an entry per multi-part packet");
+                m.copy_from_slice(&index.to_le_bytes());
+            }
+            let size = slot(len);
+            let end = (off + size).min(b.data.len());
+            src.copy_in(p.job, from, len, &mut b.data[off..end]);
+            off += size;
+            from += src.input_len(len);
+            task += np;
+        }
+        state
+            .advance(n as u64)
+            .expect("planned within the key schedule");
+        k += n;
+        key += 1;
     }
 }
 

@@ -8,7 +8,7 @@ use crate::cpu::{open_tails, OpenTail};
 use crate::exec::Direction;
 use crate::jobs::SealJob;
 use crate::layout::{wire_len, Regions};
-use crate::plan::{before_rekey, Chunk, Cursor, Fragment, Limits, Segment};
+use crate::plan::{slot, Chunk, Cursor, Limits, Shape, Source};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{seal_outgoing_from, valid_prefix, OpenJob, OpenedRange};
 use wireseal::bip324::state::{DirectionState, Framed};
@@ -54,40 +54,27 @@ pub(crate) trait Work {
     fn committed(&self) -> usize;
 }
 
-/// Lays out `count` packets of a session at `state`: packet `k` has
-/// `len(k)` contents bytes and header `header(k)`; the first's input is at
-/// `src` and each next one `input_len(len)` bytes on. Returns the fragment
-/// and the input bytes it covers.
-fn fragment(
-    mut state: DirectionState,
-    count: usize,
-    src: usize,
-    task_bytes: u32,
-    len: &dyn Fn(usize) -> u32,
-    header: &dyn Fn(usize) -> u8,
-    input_len: fn(u32) -> usize,
-) -> (Fragment, usize) {
-    let mut f = Fragment::with_capacity(count);
-    let (mut placed, mut at) = (0usize, src);
-    while placed < count {
-        let n = before_rekey(&state, count - placed);
-        let first = placed;
-        let seg = Segment {
-            first,
-            count: n,
-            src: at,
-            state: &state,
-            len: &|k| len(first + k),
-            header: &|k| header(first + k),
-            input_len,
-        };
-        at += f.place(&seg, task_bytes);
-        state
-            .advance(n as u64)
-            .expect("placed within the key schedule");
-        placed += n;
+/// The seal jobs' packets, as planning reads them.
+struct Sealing<'s, 'a>(&'s [SealJob<'a>]);
+
+impl Source for Sealing<'_, '_> {
+    fn len(&self, job: usize, k: usize) -> u32 {
+        self.0[job].packets[k].len
     }
-    (f, at - src)
+
+    fn header(&self, job: usize, k: usize) -> u8 {
+        self.0[job].packets[k].kind.header()
+    }
+
+    fn input_len(&self, len: u32) -> usize {
+        len as usize
+    }
+
+    fn copy_in(&self, job: usize, src: usize, len: u32, slot: &mut [u8]) {
+        let body = LENGTH_LEN + HEADER_LEN;
+        let len = len as usize;
+        slot[body..body + len].copy_from_slice(&self.0[job].contents[src..src + len]);
+    }
 }
 
 /// A seal job's progress.
@@ -101,7 +88,7 @@ pub(crate) struct SealPlan {
 pub(crate) struct SealWork<'j, 'a> {
     jobs: &'j mut [SealJob<'a>],
     plans: Vec<SealPlan>,
-    frags: Vec<Fragment>,
+    shapes: Vec<Shape>,
     cursor: Cursor,
     lim: Limits,
 }
@@ -109,30 +96,26 @@ pub(crate) struct SealWork<'j, 'a> {
 impl<'j, 'a> SealWork<'j, 'a> {
     pub(crate) fn new(batch: &Batch, jobs: &'j mut [SealJob<'a>], lim: Limits) -> Self {
         let plans: Vec<SealPlan> = (0..jobs.len()).map(|_| SealPlan::default()).collect();
-        let mut frags: Vec<Fragment> = (0..jobs.len()).map(|_| Fragment::default()).collect();
+        let mut shapes: Vec<Shape> = (0..jobs.len()).map(|_| Shape::default()).collect();
         // Each job's share for the GPU (valid contents, within the key
-        // schedule) laid out, on every core.
-        each_job(batch, jobs, &mut frags, |_, job, f| {
+        // schedule), on every core.
+        each_job(batch, jobs, &mut shapes, |_, job, s| {
             let state = job.sender.export_state();
-            let (valid, _) = valid_prefix(job);
+            let (valid, bytes) = valid_prefix(job);
             let gpu = valid.min(usize::try_from(state.messages_left()).unwrap_or(usize::MAX));
             let packets = job.packets;
-            let (frag, bytes) = fragment(
-                state,
-                gpu,
-                0,
-                lim.task_bytes,
-                &|k| packets[k].len,
-                &|k| packets[k].kind.header(),
-                |len| len as usize,
-            );
-            *f = frag;
-            job.out.reserve(bytes + gpu * OVERHEAD);
+            *s = Shape::new(state, gpu, 0, lim.task_bytes, |k| packets[k].len);
+            let contents = if gpu == valid {
+                bytes
+            } else {
+                packets[..gpu].iter().map(|p| p.len as usize).sum()
+            };
+            job.out.reserve(contents + gpu * OVERHEAD);
         });
         Self {
             jobs,
             plans,
-            frags,
+            shapes,
             cursor: Cursor::default(),
             lim,
         }
@@ -145,25 +128,23 @@ impl Work for SealWork<'_, '_> {
     }
 
     fn plan(&mut self, chunk: &mut Chunk) -> bool {
-        chunk.cut(&self.frags, &mut self.cursor, &self.lim)
+        chunk.cut(
+            &self.shapes,
+            &Sealing(self.jobs),
+            &mut self.cursor,
+            &self.lim,
+        )
     }
 
     fn fill(&self, batch: &Batch, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
-        chunk.write(batch, &self.frags, r, buf, |p, f, data| {
-            let contents = self.jobs[p.job].contents;
-            for k in p.first..p.first + p.count {
-                let body = p.offset(f, k) - p.data.start + LENGTH_LEN + HEADER_LEN;
-                let (s, len) = (f.src[k], f.desc.packets[k].len as usize);
-                data[body..body + len].copy_from_slice(&contents[s..s + len]);
-            }
-        });
+        let src = Sealing(self.jobs);
+        chunk.write(batch, &self.shapes, &src, self.lim.task_bytes, r, buf);
     }
 
     fn scatter(&mut self, batch: &Batch, chunk: &Chunk, r: &Regions, out: &[u8]) {
         let jobs = chunk.jobs();
         let by_job = chunk.pieces_by_job(jobs.clone());
         let data = &out[r.data.clone()];
-        let frags = &self.frags[jobs.clone()];
         each_job(
             batch,
             &mut self.jobs[jobs.clone()],
@@ -174,15 +155,13 @@ impl Work for SealWork<'_, '_> {
                 if n == 0 || job.sender.advance(n as u64).is_err() {
                     return;
                 }
-                let f = &frags[i];
                 for piece in pieces {
-                    for k in piece.first..piece.first + piece.count {
-                        let at = piece.offset(f, k);
-                        let end = at + wire_len(f.desc.packets[k].len);
-                        job.out.extend_from_slice(&data[at..end]);
+                    let mut at = piece.at.data;
+                    for o in &job.packets[piece.first..piece.first + piece.count] {
+                        job.out.extend_from_slice(&data[at..at + wire_len(o.len)]);
+                        at += slot(o.len);
+                        p.committed_from += o.len as usize;
                     }
-                    let last = piece.first + piece.count - 1;
-                    p.committed_from = f.src[last] + f.desc.packets[last].len as usize;
                 }
                 p.committed += n;
             },
@@ -226,7 +205,7 @@ pub(crate) struct OpenPlan {
 pub(crate) struct OpenWork<'j, 'a> {
     jobs: &'j mut [OpenJob<'a>],
     plans: Vec<OpenPlan>,
-    frags: Vec<Fragment>,
+    shapes: Vec<Shape>,
     cursor: Cursor,
     lim: Limits,
 }
@@ -234,33 +213,51 @@ pub(crate) struct OpenWork<'j, 'a> {
 impl<'j, 'a> OpenWork<'j, 'a> {
     pub(crate) fn new(batch: &Batch, jobs: &'j mut [OpenJob<'a>], lim: Limits) -> Self {
         let mut plans: Vec<OpenPlan> = (0..jobs.len()).map(|_| OpenPlan::default()).collect();
-        let mut frags: Vec<Fragment> = (0..jobs.len()).map(|_| Fragment::default()).collect();
-        // Every job framed (its lengths decrypted) and its packets laid
-        // out, on every core.
+        let mut shapes: Vec<Shape> = (0..jobs.len()).map(|_| Shape::default()).collect();
+        // Every job framed (its lengths decrypted) and shaped, on every
+        // core.
         each_job(batch, jobs, &mut plans, |_, job, p| start_open(job, p));
-        each_job(batch, &mut plans, &mut frags, |_, p, f| {
+        each_job(batch, &mut plans, &mut shapes, |_, p, s| {
             let (Some(state), Some(first)) = (p.state.take(), p.frames.first()) else {
                 return;
             };
             let frames = &p.frames;
-            *f = fragment(
-                state,
-                frames.len(),
-                first.offset,
-                lim.task_bytes,
-                &|k| frames[k].contents_len as u32,
-                &|_| 0,
-                wire_len,
-            )
-            .0;
+            *s = Shape::new(state, frames.len(), first.offset, lim.task_bytes, |k| {
+                frames[k].contents_len as u32
+            });
         });
         Self {
             jobs,
             plans,
-            frags,
+            shapes,
             cursor: Cursor::default(),
             lim,
         }
+    }
+}
+
+/// The open jobs' framed packets, as planning reads them.
+struct Opening<'s, 'a> {
+    jobs: &'s [OpenJob<'a>],
+    plans: &'s [OpenPlan],
+}
+
+impl Source for Opening<'_, '_> {
+    fn len(&self, job: usize, k: usize) -> u32 {
+        self.plans[job].frames[k].contents_len as u32
+    }
+
+    fn header(&self, _: usize, _: usize) -> u8 {
+        0
+    }
+
+    fn input_len(&self, len: u32) -> usize {
+        wire_len(len)
+    }
+
+    fn copy_in(&self, job: usize, src: usize, len: u32, slot: &mut [u8]) {
+        let n = wire_len(len);
+        slot[..n].copy_from_slice(&self.jobs[job].wire[src..src + n]);
     }
 }
 
@@ -314,18 +311,19 @@ impl Work for OpenWork<'_, '_> {
     }
 
     fn plan(&mut self, chunk: &mut Chunk) -> bool {
-        chunk.cut(&self.frags, &mut self.cursor, &self.lim)
+        let src = Opening {
+            jobs: self.jobs,
+            plans: &self.plans,
+        };
+        chunk.cut(&self.shapes, &src, &mut self.cursor, &self.lim)
     }
 
     fn fill(&self, batch: &Batch, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
-        chunk.write(batch, &self.frags, r, buf, |p, f, data| {
-            let wire = &*self.jobs[p.job].wire;
-            for k in p.first..p.first + p.count {
-                let at = p.offset(f, k) - p.data.start;
-                let (s, n) = (f.src[k], wire_len(f.desc.packets[k].len));
-                data[at..at + n].copy_from_slice(&wire[s..s + n]);
-            }
-        });
+        let src = Opening {
+            jobs: self.jobs,
+            plans: &self.plans,
+        };
+        chunk.write(batch, &self.shapes, &src, self.lim.task_bytes, r, buf);
     }
 
     fn scatter(&mut self, batch: &Batch, chunk: &Chunk, r: &Regions, out: &[u8]) {
@@ -333,7 +331,6 @@ impl Work for OpenWork<'_, '_> {
         let by_job = chunk.pieces_by_job(jobs.clone());
         let status = &out[r.status.clone()];
         let data = &out[r.data.clone()];
-        let frags = &self.frags[jobs.clone()];
         each_job(
             batch,
             &mut self.jobs[jobs.clone()],
@@ -348,31 +345,29 @@ impl Work for OpenWork<'_, '_> {
                 // did not.
                 let ok = pieces
                     .iter()
-                    .flat_map(|piece| piece.packet..piece.packet + piece.count)
+                    .flat_map(|piece| piece.at.packets..piece.at.packets + piece.count)
                     .take_while(|&d| status[d] == 1)
                     .count();
                 if ok > 0 && job.receiver.advance(ok as u64).is_err() {
                     p.failed = true;
                     return;
                 }
-                let f = &frags[i];
-                let verified = pieces
-                    .iter()
-                    .flat_map(|piece| {
-                        (piece.first..piece.first + piece.count).map(move |k| (piece, k))
-                    })
-                    .take(ok);
-                for (piece, k) in verified {
-                    let fr = p.frames[k];
-                    let src = piece.offset(f, k) + LENGTH_LEN;
-                    let n = HEADER_LEN + fr.contents_len;
-                    let body = fr.offset + LENGTH_LEN;
-                    job.wire[body..body + n].copy_from_slice(&data[src..src + n]);
-                    job.opened.push(OpenedRange {
-                        offset: body + HEADER_LEN,
-                        len: fr.contents_len,
-                        kind: PacketType::from_header(data[src]),
-                    });
+                let mut left = ok;
+                for piece in pieces {
+                    let mut at = piece.at.data;
+                    for fr in &p.frames[piece.first..piece.first + piece.count.min(left)] {
+                        let src = at + LENGTH_LEN;
+                        let n = HEADER_LEN + fr.contents_len;
+                        let body = fr.offset + LENGTH_LEN;
+                        job.wire[body..body + n].copy_from_slice(&data[src..src + n]);
+                        job.opened.push(OpenedRange {
+                            offset: body + HEADER_LEN,
+                            len: fr.contents_len,
+                            kind: PacketType::from_header(data[src]),
+                        });
+                        at += slot(fr.contents_len as u32);
+                    }
+                    left -= piece.count.min(left);
                 }
                 if ok > 0 {
                     let last = p.frames[p.committed + ok - 1];
