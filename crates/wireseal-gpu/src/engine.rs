@@ -9,7 +9,7 @@ use crate::layout::Regions;
 use crate::plan::{Chunk, Limits};
 use crate::work::{OpenWork, SealWork, Work};
 use std::collections::VecDeque;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
 use wireseal::bip324::{PacketReceiver, PacketSender, OVERHEAD};
@@ -41,6 +41,29 @@ pub struct Report {
     /// Jobs where the library opened a packet the GPU had failed: an engine
     /// fault (the library's result stands). Zero in every test.
     pub disagreements: usize,
+    /// Where a GPU batch's time went (zero for a CPU batch).
+    pub phases: Phases,
+}
+
+/// Where a GPU batch's time went, on the calling thread's clock. The host's
+/// share is `shape + cut + fill + scatter + finish`; `submit` is queueing
+/// copies and launches, `wait` the time the host waited for the device.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Phases {
+    /// Reading each job's share (its state, framing an open's packets).
+    pub shape: Duration,
+    /// Cutting chunks.
+    pub cut: Duration,
+    /// Writing descriptors and packets into the staging buffers.
+    pub fill: Duration,
+    /// Queueing copies and kernels.
+    pub submit: Duration,
+    /// Waiting for chunks to come back.
+    pub wait: Duration,
+    /// Handing results to the jobs.
+    pub scatter: Duration,
+    /// Finishing jobs through the library (what the GPU did not finish).
+    pub finish: Duration,
 }
 
 /// A BIP324 batch engine (see the [crate docs](crate)).
@@ -184,8 +207,10 @@ impl Engine {
         }
         let n = jobs.iter().map(|j| j.packets.len()).sum();
         let lim = self.limits(n);
+        let t = Instant::now();
         let mut work = SealWork::new(&self.batch, jobs, lim);
-        self.run(&mut work, lim.task_bytes)
+        let shape = t.elapsed();
+        self.run(&mut work, lim.task_bytes, shape)
     }
 
     pub(crate) fn open_on(&mut self, jobs: &mut [OpenJob<'_>], path: Path) -> Report {
@@ -195,15 +220,21 @@ impl Engine {
         }
         let n = jobs.iter().map(|j| j.wire.len() / OVERHEAD).sum();
         let lim = self.limits(n);
+        let t = Instant::now();
         let mut work = OpenWork::new(&self.batch, jobs, lim);
-        self.run(&mut work, lim.task_bytes)
+        let shape = t.elapsed();
+        self.run(&mut work, lim.task_bytes, shape)
     }
 
-    fn run(&mut self, work: &mut dyn Work, task_bytes: u32) -> Report {
+    fn run(&mut self, work: &mut dyn Work, task_bytes: u32, shape: Duration) -> Report {
         let Ok(exec) = self.device.as_mut() else {
             unreachable!("checked by the caller")
         };
-        let outcome = pipeline(exec.as_mut(), &self.batch, work, task_bytes);
+        let mut phases = Phases {
+            shape,
+            ..Phases::default()
+        };
+        let outcome = pipeline(exec.as_mut(), &self.batch, work, task_bytes, &mut phases);
         let (chunks, device_error) = match outcome {
             Ok(c) => (c, None),
             Err(e) => {
@@ -211,7 +242,9 @@ impl Engine {
                 (0, Some(e))
             }
         };
+        let t = Instant::now();
         let disagreements = work.finish(&self.batch);
+        phases.finish = t.elapsed();
         Report {
             path: Path::Gpu,
             requested: 0,
@@ -219,6 +252,7 @@ impl Engine {
             chunks,
             device_error,
             disagreements,
+            phases,
         }
     }
 
@@ -402,6 +436,7 @@ impl Report {
             chunks: 0,
             device_error: None,
             disagreements: 0,
+            phases: Phases::default(),
         }
     }
 }
@@ -414,15 +449,25 @@ fn pipeline(
     batch: &Batch,
     work: &mut dyn Work,
     task_bytes: u32,
+    ph: &mut Phases,
 ) -> Result<usize, DeviceError> {
+    let lap = |since: &mut Instant| {
+        let now = Instant::now();
+        let d = now - *since;
+        *since = now;
+        d
+    };
     let slots = exec.slots().max(1);
     let mut in_flight: VecDeque<(usize, Chunk, Regions)> = VecDeque::with_capacity(slots);
     let mut spare: Vec<Chunk> = Vec::new();
     let mut chunks = 0usize;
     let dir = work.direction();
+    let mut t = Instant::now();
     loop {
         let mut plan = spare.pop().unwrap_or_default();
-        if !work.plan(&mut plan) {
+        let more = work.plan(&mut plan);
+        ph.cut += lap(&mut t);
+        if !more {
             break;
         }
         let slot = chunks % slots;
@@ -430,19 +475,25 @@ fn pipeline(
             let (s, done, r) = in_flight.pop_front().expect("a chunk in flight");
             debug_assert_eq!(s, slot);
             let out = exec.finish(s, &r)?;
+            ph.wait += lap(&mut t);
             work.scatter(batch, &done, &r, out);
+            ph.scatter += lap(&mut t);
             spare.push(done);
         }
         let r = Regions::new(&plan.counts);
         let buf = exec.input(slot, r.total())?;
         work.fill(batch, &plan, &r, buf);
+        ph.fill += lap(&mut t);
         exec.submit(slot, dir, &r, &plan.counts, task_bytes)?;
+        ph.submit += lap(&mut t);
         in_flight.push_back((slot, plan, r));
         chunks += 1;
     }
     while let Some((s, done, r)) = in_flight.pop_front() {
         let out = exec.finish(s, &r)?;
+        ph.wait += lap(&mut t);
         work.scatter(batch, &done, &r, out);
+        ph.scatter += lap(&mut t);
     }
     Ok(chunks)
 }

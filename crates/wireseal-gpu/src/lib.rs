@@ -62,7 +62,9 @@ mod host;
 mod tests;
 
 pub use config::{Config, DEFAULT_MIN_GPU_BATCH, DEFAULT_MIN_GPU_BYTES};
-pub use engine::{Calibration, CalibrationPoint, Engine, Path, Report, CALIBRATION_BATCHES};
+pub use engine::{
+    Calibration, CalibrationPoint, Engine, Path, Phases, Report, CALIBRATION_BATCHES,
+};
 pub use exec::{DeviceError, DeviceInfo, Unavailable};
 pub use jobs::{Outgoing, SealJob};
 pub use wireseal::bip324::batch::{OpenJob, OpenedRange};

@@ -71,6 +71,8 @@ pub(crate) struct Shape {
     pub state: Option<DirectionState>,
     /// What the packets take of each region, laid out alone.
     pub totals: Counts,
+    /// Their input bytes in the job.
+    pub input: usize,
 }
 
 impl Shape {
@@ -82,20 +84,25 @@ impl Shape {
         src: usize,
         task_bytes: u32,
         len: impl Fn(usize) -> u32,
+        input_len: impl Fn(u32) -> usize,
     ) -> Self {
         let mut totals = Counts {
             packets: count,
             keys: segments(&state, 0, count),
             ..Counts::default()
         };
+        let mut input = 0usize;
         for k in 0..count {
-            add(&mut totals, len(k), task_bytes);
+            let l = len(k);
+            add(&mut totals, l, task_bytes);
+            input += input_len(l);
         }
         Self {
             count,
             src,
             state: Some(state),
             totals,
+            input,
         }
     }
 }
@@ -205,9 +212,13 @@ impl Chunk {
                 }
                 let piece = self.fit(cur, s, src, lim);
                 cur.at += piece.count;
-                cur.src += (0..piece.count)
-                    .map(|i| src.input_len(src.len(cur.job, piece.first + i)))
-                    .sum::<usize>();
+                cur.src += if piece.count == s.count {
+                    s.input
+                } else {
+                    (0..piece.count)
+                        .map(|i| src.input_len(src.len(cur.job, piece.first + i)))
+                        .sum::<usize>()
+                };
                 self.push(piece);
             }
             cur.job += 1;

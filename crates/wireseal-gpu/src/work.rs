@@ -104,7 +104,14 @@ impl<'j, 'a> SealWork<'j, 'a> {
             let (valid, bytes) = valid_prefix(job);
             let gpu = valid.min(usize::try_from(state.messages_left()).unwrap_or(usize::MAX));
             let packets = job.packets;
-            *s = Shape::new(state, gpu, 0, lim.task_bytes, |k| packets[k].len);
+            *s = Shape::new(
+                state,
+                gpu,
+                0,
+                lim.task_bytes,
+                |k| packets[k].len,
+                |len| len as usize,
+            );
             let contents = if gpu == valid {
                 bytes
             } else {
@@ -169,12 +176,19 @@ impl Work for SealWork<'_, '_> {
     }
 
     fn finish(&mut self, batch: &Batch) -> usize {
-        each_job(batch, self.jobs, &mut self.plans, |_, job, p| {
-            job.result = if p.committed == job.packets.len() {
-                Ok(p.committed)
+        // Jobs the GPU sealed whole are done here; the others go to the
+        // library from where the GPU stopped, on the batch's threads.
+        let mut rest: Vec<(&mut SealJob<'_>, &mut SealPlan)> = Vec::new();
+        for (job, p) in self.jobs.iter_mut().zip(&mut self.plans) {
+            if p.committed == job.packets.len() {
+                job.result = Ok(p.committed);
             } else {
-                seal_outgoing_from(job, p.committed, p.committed_from).map(|n| p.committed + n)
-            };
+                rest.push((job, p));
+            }
+        }
+        batch.for_each_mut_coarse(&mut rest, |(job, p)| {
+            job.result =
+                seal_outgoing_from(job, p.committed, p.committed_from).map(|n| p.committed + n);
         });
         0
     }
@@ -222,9 +236,14 @@ impl<'j, 'a> OpenWork<'j, 'a> {
                 return;
             };
             let frames = &p.frames;
-            *s = Shape::new(state, frames.len(), first.offset, lim.task_bytes, |k| {
-                frames[k].contents_len as u32
-            });
+            *s = Shape::new(
+                state,
+                frames.len(),
+                first.offset,
+                lim.task_bytes,
+                |k| frames[k].contents_len as u32,
+                wire_len,
+            );
         });
         Self {
             jobs,
@@ -260,6 +279,10 @@ impl Source for Opening<'_, '_> {
         slot[..n].copy_from_slice(&self.jobs[job].wire[src..src + n]);
     }
 }
+
+/// Wire bytes per packet assumed when reserving room for an open job's
+/// frames.
+const FRAME_GUESS: usize = 256;
 
 /// Starts an open job as the library's batch open does: clears its output,
 /// opens a packet whose length the receiver already read (through the
@@ -297,6 +320,9 @@ fn start_open(job: &mut OpenJob<'_>, p: &mut OpenPlan) {
         return;
     }
     if let Ok(state) = job.receiver.export_state() {
+        // Room for the packets of a mixed profile's mean size (more are
+        // pushed as they come).
+        p.frames.reserve((job.wire.len() - at) / FRAME_GUESS + 1);
         job.receiver.frame(&job.wire[at..], &mut p.frames);
         for f in &mut p.frames {
             f.offset += at;

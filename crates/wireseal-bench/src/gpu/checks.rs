@@ -3,7 +3,8 @@
 //! fallback on one packet, and the host side of the GPU path.
 
 use super::measure::{
-    lanes, median, open, open_jobs, seal, seal_jobs, wire_bytes, Lane, Traffic, Via,
+    lanes, median, open, open_jobs, open_phases, seal, seal_jobs, seal_phases, wire_bytes, Lane,
+    Traffic, Via,
 };
 use super::S;
 use crate::{Better, Ctx, Row};
@@ -12,7 +13,7 @@ use wireseal::batch::Batch;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
 use wireseal::bip324::{Error, Next, PacketType, OVERHEAD};
 use wireseal_gpu::{
-    Config, Engine, Outgoing, SealJob, DEFAULT_MIN_GPU_BATCH, DEFAULT_MIN_GPU_BYTES,
+    Config, Engine, Outgoing, Phases, SealJob, DEFAULT_MIN_GPU_BATCH, DEFAULT_MIN_GPU_BYTES,
 };
 use wireseal_io::traffic::mixed_sizes;
 
@@ -298,8 +299,16 @@ pub(super) fn host_side(ctx: &Ctx) -> Vec<Row> {
     // Seconds per batch, [threads][seal, open], host side then library.
     let mut per: Vec<[(f64, f64); 2]> = Vec::new();
     for threads in [1, all] {
-        let (m, fail) = host_side_on(ctx, &t, threads);
+        let (m, phases, fail) = host_side_on(ctx, &t, threads);
         per.push(m);
+        if threads == all {
+            for (dir, p) in ["seal", "open"].into_iter().zip(phases) {
+                rows.extend(phase_rows(
+                    &format!("{dir}, batch of {b}, host side only, {all} thr"),
+                    &p,
+                ));
+            }
+        }
         for (k, dir) in ["seal", "open"].into_iter().enumerate() {
             let (h, c) = m[k];
             let row = Row::new(
@@ -368,7 +377,11 @@ pub(super) fn host_side(ctx: &Ctx) -> Vec<Row> {
 /// Median seconds of the host side of the GPU path and of the library, for
 /// seal and for open of `t`, on `threads` threads (samples alternated), and
 /// the first failure.
-fn host_side_on(ctx: &Ctx, t: &Traffic, threads: usize) -> ([(f64, f64); 2], Option<String>) {
+fn host_side_on(
+    ctx: &Ctx,
+    t: &Traffic,
+    threads: usize,
+) -> ([(f64, f64); 2], [Phases; 2], Option<String>) {
     let config = Config {
         host_threads: threads,
         ..Config::from_env()
@@ -380,32 +393,44 @@ fn host_side_on(ctx: &Ctx, t: &Traffic, threads: usize) -> ([(f64, f64); 2], Opt
     let mut lo = lanes(t.lanes());
     let mut outs = vec![Vec::new(); t.lanes()];
     let (mut hs, mut cs, mut ho, mut co) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut phases = [Phases::default(); 2];
     let mut fail = None;
     for _ in 0..ctx.samples() {
-        for (engine, v) in [(&mut host, &mut hs), (&mut cpu, &mut cs)] {
-            match seal(engine, Via::Gpu, &mut ls, t, &mut outs) {
-                Ok(s) => v.push(s),
+        for (engine, v, k) in [(&mut host, &mut hs, Some(0)), (&mut cpu, &mut cs, None)] {
+            match seal_phases(engine, Via::Gpu, &mut ls, t, &mut outs) {
+                Ok((s, p)) => {
+                    v.push(s);
+                    if let Some(k) = k {
+                        phases[k] = p;
+                    }
+                }
                 Err(e) => fail = Some(e),
             }
         }
         for (engine, v, real) in [(&mut host, &mut ho, false), (&mut cpu, &mut co, true)] {
             let mut wires = vec![Vec::new(); t.lanes()];
             let r = seal(&mut sealer, Via::Auto, &mut lo, t, &mut wires)
-                .and_then(|_| open(engine, Via::Gpu, &mut lo, t, &mut wires, real));
+                .and_then(|_| open_phases(engine, Via::Gpu, &mut lo, t, &mut wires, real));
             match r {
-                Ok(s) => v.push(s),
+                Ok((s, p)) => {
+                    v.push(s);
+                    if !real {
+                        phases[1] = p;
+                    }
+                }
                 Err(e) => fail = Some(e),
             }
         }
     }
     if fail.is_some() {
-        return ([(1.0, 1.0); 2], fail);
+        return ([(1.0, 1.0); 2], phases, fail);
     }
     (
         [
             (median(&mut hs), median(&mut cs)),
             (median(&mut ho), median(&mut co)),
         ],
+        phases,
         None,
     )
 }
@@ -442,4 +467,56 @@ fn copy_floor(ctx: &Ctx, t: &Traffic, threads: usize) -> f64 {
         std::hint::black_box(&dst);
     }
     median(&mut secs)
+}
+
+/// One row per phase of a batch (µs, on the calling thread's clock).
+pub(super) fn phase_rows(what: &str, p: &Phases) -> Vec<Row> {
+    [
+        ("shape", p.shape),
+        ("cut", p.cut),
+        ("fill", p.fill),
+        ("submit", p.submit),
+        ("wait for the device", p.wait),
+        ("scatter", p.scatter),
+        ("finish", p.finish),
+    ]
+    .into_iter()
+    .map(|(phase, d)| {
+        Row::new(
+            S,
+            format!("{what}: {phase}"),
+            "µs",
+            Better::Lower,
+            d.as_secs_f64() * 1e6,
+            "-",
+            None,
+        )
+    })
+    .collect()
+}
+
+/// Where a large batch's time goes end to end on the GPU (the last of
+/// three seals and opens of 131,072 packets over 1,024 sessions).
+pub(super) fn gpu_phases(gpu: &mut Engine) -> Vec<Row> {
+    let b = 131_072;
+    let mut ls = lanes(super::measure::MAX_LANES);
+    let t = Traffic::new(b, ls.len(), false, 17);
+    let mut outs = vec![Vec::new(); t.lanes()];
+    let mut last = Err(String::new());
+    for _ in 0..3 {
+        last = seal_phases(gpu, Via::Gpu, &mut ls, &t, &mut outs).and_then(|(_, sp)| {
+            open_phases(gpu, Via::Gpu, &mut ls, &t, &mut outs, true).map(|(_, op)| (sp, op))
+        });
+    }
+    match last {
+        Ok((sp, op)) => {
+            let mut rows = phase_rows(&format!("seal, batch of {b}, GPU end to end"), &sp);
+            rows.extend(phase_rows(
+                &format!("open, batch of {b}, GPU end to end"),
+                &op,
+            ));
+            rows
+        }
+        Err(e) => vec![Row::new(S, "phases", "µs", Better::Lower, 0.0, "-", None).failed(e)],
+    }
 }

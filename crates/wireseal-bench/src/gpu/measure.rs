@@ -7,7 +7,7 @@ use std::time::Instant;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
 use wireseal::bip324::{PacketReceiver, PacketSender, PacketType, OVERHEAD};
 use wireseal::keys::EllSwiftKeypair;
-use wireseal_gpu::{Engine, Outgoing, Report, SealJob};
+use wireseal_gpu::{Engine, Outgoing, Phases, Report, SealJob};
 use wireseal_io::traffic::mixed_sizes;
 
 /// Most sessions a batch spreads over.
@@ -107,6 +107,17 @@ pub(super) fn seal(
     t: &Traffic,
     outs: &mut [Vec<u8>],
 ) -> Result<f64, String> {
+    seal_phases(engine, via, lanes, t, outs).map(|(s, _)| s)
+}
+
+/// [`seal`], with where the batch's time went.
+pub(super) fn seal_phases(
+    engine: &mut Engine,
+    via: Via,
+    lanes: &mut [Lane],
+    t: &Traffic,
+    outs: &mut [Vec<u8>],
+) -> Result<(f64, Phases), String> {
     outs.iter_mut().for_each(Vec::clear);
     let mut jobs = seal_jobs(lanes, t, outs);
     let start = Instant::now();
@@ -121,7 +132,7 @@ pub(super) fn seal(
             return Err(format!("seal: {:?} for {} packets", j.result, p.len()));
         }
     }
-    Ok(secs)
+    Ok((secs, r.phases))
 }
 
 /// Opens `wires` (sealed for `t` on `lanes`) in place through `engine`;
@@ -135,6 +146,18 @@ pub(super) fn open(
     wires: &mut [Vec<u8>],
     verify: bool,
 ) -> Result<f64, String> {
+    open_phases(engine, via, lanes, t, wires, verify).map(|(s, _)| s)
+}
+
+/// [`open`], with where the batch's time went.
+pub(super) fn open_phases(
+    engine: &mut Engine,
+    via: Via,
+    lanes: &mut [Lane],
+    t: &Traffic,
+    wires: &mut [Vec<u8>],
+    verify: bool,
+) -> Result<(f64, Phases), String> {
     let mut opened: Vec<Vec<OpenedRange>> = vec![Vec::new(); wires.len()];
     let mut jobs = open_jobs(lanes, wires, &mut opened);
     let start = Instant::now();
@@ -162,7 +185,7 @@ pub(super) fn open(
             from += o.len as usize;
         }
     }
-    Ok(secs)
+    Ok((secs, r.phases))
 }
 
 /// One seal job per lane of `t`, appending to `outs`.

@@ -72,6 +72,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         ..config.clone()
     });
     rows.extend(curves(ctx, &mut gpu, &mut one, &config, &info.name));
+    rows.extend(checks::gpu_phases(&mut gpu));
     rows
 }
 
