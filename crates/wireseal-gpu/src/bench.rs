@@ -163,6 +163,10 @@ impl Executor for NoKernels {
         Ok(&self.slots[slot][..r.total()])
     }
 
+    fn output(&mut self, slot: usize) -> Result<&[u8], DeviceError> {
+        Ok(&self.slots[slot])
+    }
+
     fn time_kernels(
         &mut self,
         _: usize,

@@ -509,6 +509,15 @@ impl Executor for Cuda {
         Ok(&out[..r.total()])
     }
 
+    fn output(&mut self, slot: usize) -> Result<&[u8], DeviceError> {
+        let s = &self.slots[slot];
+        s.output
+            .as_ref()
+            .ok_or_else(|| DeviceError("no chunk ran on this slot".into()))?
+            .as_slice()
+            .map_err(driver)
+    }
+
     fn floor(&mut self, runs: usize) -> Result<(f64, f64), DeviceError> {
         use std::time::Instant;
         self.input(0, 4096)?;

@@ -68,9 +68,9 @@ pub struct Phases {
 
 /// A BIP324 batch engine (see the [crate docs](crate)).
 pub struct Engine {
-    config: Config,
-    device: Result<Box<dyn Executor>, Unavailable>,
-    batch: Batch,
+    pub(crate) config: Config,
+    pub(crate) device: Result<Box<dyn Executor>, Unavailable>,
+    pub(crate) batch: Batch,
 }
 
 impl std::fmt::Debug for Engine {

@@ -129,6 +129,9 @@ pub(crate) trait Executor: Send {
     /// the staging buffer and the device; returns the buffer whose status
     /// and data regions hold the chunk's results, laid out as `r`.
     fn finish(&mut self, slot: usize, r: &Regions) -> Result<&[u8], DeviceError>;
+    /// The slot's output buffer as its last chunk left it (data and status
+    /// laid out as that chunk's regions).
+    fn output(&mut self, slot: usize) -> Result<&[u8], DeviceError>;
     /// What the device costs with no work: seconds to queue one empty
     /// kernel (the host's part of a launch), and seconds for a round trip
     /// (64 bytes in, the empty kernel, 64 bytes out, a wait), medians of

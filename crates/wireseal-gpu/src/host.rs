@@ -164,6 +164,11 @@ impl Executor for HostExec {
         Ok(buf)
     }
 
+    fn output(&mut self, slot: usize) -> Result<&[u8], DeviceError> {
+        let s = &mut self.slots[slot];
+        Ok(s.buf.get(s.len))
+    }
+
     fn time_kernels(
         &mut self,
         _: usize,

@@ -6,16 +6,19 @@
 //!
 //! | region | contents |
 //! |---|---|
+//! | data | the packets: each length field at an offset whose body (offset + 3) is a multiple of 16 |
+//! | status | one byte per packet, written by an open (1 verified, 2 failed) |
 //! | packets | one 32-byte `ws_packet` per packet |
 //! | tasks | one 8-byte `ws_task` (packet, part) per part, in packet order |
 //! | multi | the packets of more than one part (`u32` each) |
 //! | mtasks | their parts (`u32` indices into tasks) |
 //! | keys | one 80-byte `ws_key` per session epoch the chunk touches |
-//! | status | one byte per packet, written by an open (1 verified, 2 failed) |
-//! | data | the packets: each length field at an offset whose body (offset + 3) is a multiple of 16 |
 //!
-//! Regions start on 256-byte boundaries. What comes back from the device is
-//! status and data, one contiguous range.
+//! Regions start on 256-byte boundaries. Data comes first, so a packet's
+//! place in the buffer is known before the descriptors are counted (what
+//! lets callers write contents straight into the buffer, `crate::arena`).
+//! What comes back from the device is data and status, one contiguous
+//! range.
 
 use crate::exec::Direction;
 use core::ops::Range;
@@ -127,14 +130,16 @@ impl Regions {
             at = (at + len).next_multiple_of(REGION_ALIGN);
             r
         };
+        let data = next(c.data);
+        let status = next(c.packets);
         Self {
+            data,
+            status,
             packets: next(c.packets * PACKET_DESC),
             tasks: next(c.tasks * TASK_DESC),
             multi: next(c.multi * 4),
             mtasks: next(c.mtasks * 4),
             keys: next(c.keys * KEY_DESC),
-            status: next(c.packets),
-            data: next(c.data),
         }
     }
 
@@ -150,25 +155,28 @@ impl Regions {
             at = range.end;
             mine
         };
+        // In memory order.
+        let data = take(&self.data);
+        let status = take(&self.status);
         [
             take(&self.packets),
             take(&self.tasks),
             take(&self.multi),
             take(&self.mtasks),
             take(&self.keys),
-            take(&self.status),
-            take(&self.data),
+            status,
+            data,
         ]
     }
 
     /// Bytes of the whole buffer.
     pub(crate) fn total(&self) -> usize {
-        self.data.end
+        self.keys.end
     }
 
-    /// What the device sends back: status through data.
+    /// What the device sends back: data and status.
     pub(crate) fn output(&self) -> Range<usize> {
-        self.status.start..self.data.end
+        self.data.start..self.status.end
     }
 }
 

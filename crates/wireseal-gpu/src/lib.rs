@@ -11,24 +11,27 @@
 //! A batch is a list of jobs in the library's batch shape: a [`SealJob`]
 //! is one session's sender and a run of packets to seal (each genuine or a
 //! decoy, [`Outgoing`]); an [`OpenJob`] is one session's receiver and a run
-//! of wire bytes, opened in place (the library's own
-//! [`wireseal::bip324::batch::OpenJob`]). Packets of a job are sealed and
+//! of wire bytes, opened in place (both the library's own
+//! [`wireseal::bip324::batch`] jobs). Packets of a job are sealed and
 //! opened in the session's order.
 //!
-//! * Batches of fewer than [`Config::min_gpu_batch`] packets, and every
-//!   batch when no device is present, run on the CPU through the library
-//!   (its packet calls, across cores): the fallback.
+//! * Seal batches of fewer than [`Config::min_gpu_batch`] packets, open
+//!   batches of fewer than [`Config::min_gpu_bytes`] wire bytes, and every
+//!   batch when no device is present, run through the library's batch on
+//!   the CPU: the fallback. [`Engine::calibrate`] measures both thresholds
+//!   on the device in hand.
 //! * Larger batches go to the GPU. The host takes each session's exported
-//!   state ([`wireseal::bip324::state`]), derives the keys of every epoch
-//!   the batch reaches and each packet's nonce and length-keystream
-//!   position, so every packet is independent on the device; receivers
-//!   find their packets' bounds with
-//!   [`PacketReceiver::frame`](wireseal::bip324::PacketReceiver::frame)
-//!   first. The packets go to the device in chunks through pinned host
-//!   buffers, on several streams at once, so one chunk's copies overlap
-//!   another's kernels. As each chunk comes back its packets are handed to
-//!   the jobs and the sessions are moved forward by exactly what was sealed
-//!   or verified ([`PacketSender::advance`](wireseal::bip324::PacketSender::advance)).
+//!   state ([`wireseal::bip324::state`]; receivers first find their
+//!   packets' bounds with
+//!   [`PacketReceiver::frame`](wireseal::bip324::PacketReceiver::frame)),
+//!   and writes each packet's descriptor (its key entry, nonce index and
+//!   length-keystream position) straight into pinned staging memory, so
+//!   every packet is independent on the device. Chunks go to the device on
+//!   several streams at once, so one chunk's copies overlap another's
+//!   kernels. As each chunk comes back its packets are handed to the jobs
+//!   and the sessions are moved forward by exactly what was sealed or
+//!   verified ([`PacketSender::advance`](wireseal::bip324::PacketSender::advance)).
+//!   [`Report::phases`] says where the time went.
 //! * What the GPU does not finish goes back to the library, from the exact
 //!   point the GPU reached: the first packet whose tag failed (the library
 //!   fails it, wipes it and poisons the receiver, and no later packet of
@@ -44,6 +47,7 @@
 //! sessions. docs/bip324.md describes the design, the state export and the
 //! fallback threshold.
 
+mod arena;
 #[cfg(feature = "bench")]
 mod bench;
 mod config;
@@ -61,6 +65,7 @@ mod host;
 #[cfg(test)]
 mod tests;
 
+pub use arena::{ArenaError, Capacity, Run, SealArena, Sealed};
 pub use config::{Config, DEFAULT_MIN_GPU_BATCH, DEFAULT_MIN_GPU_BYTES};
 pub use engine::{
     Calibration, CalibrationPoint, Engine, Path, Phases, Report, CALIBRATION_BATCHES,

@@ -41,7 +41,7 @@ pub(crate) fn slot(len: u32) -> usize {
 }
 
 /// Parts of a packet of `len` contents bytes (its body is `len + 1`).
-fn parts(len: u32, task_bytes: u32) -> u32 {
+pub(crate) fn parts(len: u32, task_bytes: u32) -> u32 {
     (len + 1).div_ceil(task_bytes)
 }
 

@@ -69,6 +69,9 @@ pub struct PgServer {
     child: Option<Child>,
 }
 
+/// Ports tried before a server that cannot bind is an error.
+const PORT_TRIES: usize = 4;
+
 impl PgServer {
     /// Creates a cluster and starts the server on it.
     ///
@@ -105,8 +108,15 @@ impl PgServer {
                 "-N",
             ])
         })?;
-        s.run()?;
-        Ok(s)
+        // The port was free when chosen; another server started since may
+        // hold it: another port then.
+        for _ in 0..PORT_TRIES {
+            match s.run() {
+                Err(e) if e.contains("Address already in use") => s.port = free_port()?,
+                done => return done.map(|()| s),
+            }
+        }
+        s.run().map(|()| s)
     }
 
     fn data(&self) -> PathBuf {

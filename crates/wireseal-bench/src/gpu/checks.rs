@@ -3,8 +3,8 @@
 //! fallback on one packet, and the host side of the GPU path.
 
 use super::measure::{
-    lanes, median, open, open_jobs, open_phases, seal, seal_jobs, seal_phases, wire_bytes, Lane,
-    Traffic, Via,
+    lanes, median, open, open_jobs, open_phases, seal, seal_arena, seal_jobs, seal_phases,
+    wire_bytes, Lane, Traffic, Via,
 };
 use super::S;
 use crate::{Better, Ctx, Row};
@@ -47,6 +47,10 @@ fn check_against_library(gpu: &mut Engine) -> Result<Row, Box<Row>> {
     seal(gpu, Via::Gpu, &mut ls, &t, &mut wires).map_err(|e| fail("GPU seal", e))?;
     open(&mut cpu, Via::Auto, &mut ls, &t, &mut wires, true)
         .map_err(|e| fail("GPU seal, library open", e))?;
+    seal_arena(gpu, &mut ls, &t, true).map_err(|e| fail("GPU arena seal, library open", e))?;
+    seal(gpu, Via::Gpu, &mut ls, &t, &mut wires).map_err(|e| fail("GPU seal", e))?;
+    open(&mut cpu, Via::Auto, &mut ls, &t, &mut wires, true)
+        .map_err(|e| fail("GPU seal, library open", e))?;
     seal(&mut cpu, Via::Auto, &mut ls, &t, &mut wires).map_err(|e| fail("library seal", e))?;
     open(gpu, Via::Gpu, &mut ls, &t, &mut wires, true)
         .map_err(|e| fail("library seal, GPU open", e))?;
@@ -78,11 +82,11 @@ fn check_against_library(gpu: &mut Engine) -> Result<Row, Box<Row>> {
             ));
         }
     }
-    let packets = 4 * t.packets;
+    let packets = 6 * t.packets;
     Ok(Row::new(
         S,
         "check: packets sealed or opened on the GPU, agreeing with the library \
-         (16,384 per pass, 20 % decoys, 32 sessions tampered)",
+         (16,384 per pass, one through an arena, 20 % decoys, 32 sessions tampered)",
         "packets",
         Better::Higher,
         packets as f64,
@@ -301,6 +305,23 @@ pub(super) fn host_side(ctx: &Ctx) -> Vec<Row> {
     for threads in [1, all] {
         let (m, phases, fail) = host_side_on(ctx, &t, threads);
         per.push(m);
+        let arena = arena_host_side(ctx, &t, threads);
+        let row = Row::new(
+            S,
+            format!(
+                "seal, batch of {b} ({mb:.1} MB): host side of the arena path only (contents \
+                 written into engine memory, packets read there), {threads} thr"
+            ),
+            "pkt/s",
+            Better::Higher,
+            arena.as_ref().map_or(0.0, |s| b as f64 / s),
+            format!("CPU library, {threads} thr"),
+            Some(b as f64 / m[0].1),
+        );
+        rows.push(match arena {
+            Ok(_) => row,
+            Err(e) => row.failed(e),
+        });
         if threads == all {
             for (dir, p) in ["seal", "open"].into_iter().zip(phases) {
                 rows.extend(phase_rows(
@@ -519,4 +540,20 @@ pub(super) fn gpu_phases(gpu: &mut Engine) -> Vec<Row> {
         }
         Err(e) => vec![Row::new(S, "phases", "µs", Better::Lower, 0.0, "-", None).failed(e)],
     }
+}
+
+/// Median seconds of the arena's host side (an engine whose "device" runs
+/// nothing) sealing `t` on `threads` threads.
+fn arena_host_side(ctx: &Ctx, t: &Traffic, threads: usize) -> Result<f64, String> {
+    let config = Config {
+        host_threads: threads,
+        ..Config::from_env()
+    };
+    let mut host = Engine::host_side_only_for_timing(config);
+    let mut ls = lanes(t.lanes());
+    let mut v = Vec::new();
+    for _ in 0..ctx.samples() {
+        v.push(seal_arena(&mut host, &mut ls, t, false)?);
+    }
+    Ok(median(&mut v))
 }

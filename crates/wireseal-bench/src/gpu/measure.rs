@@ -7,7 +7,7 @@ use std::time::Instant;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
 use wireseal::bip324::{PacketReceiver, PacketSender, PacketType, OVERHEAD};
 use wireseal::keys::EllSwiftKeypair;
-use wireseal_gpu::{Engine, Outgoing, Phases, Report, SealJob};
+use wireseal_gpu::{Capacity, Engine, Outgoing, Phases, Report, Run, SealJob};
 use wireseal_io::traffic::mixed_sizes;
 
 /// Most sessions a batch spreads over.
@@ -240,4 +240,104 @@ pub(super) fn wire_bytes(t: &Traffic) -> usize {
 /// Median of `v` (sorted in place).
 pub(super) fn median(v: &mut [f64]) -> f64 {
     crate::timing::median(v)
+}
+
+/// Seals `t` on `lanes` through an arena of `engine` (each packet's
+/// contents copied from `t` into the engine's memory, the sealed packets
+/// read in place); seconds taken. When `verify`, every lane's packets are
+/// then opened by its receiver and compared with `t` (not timed).
+pub(super) fn seal_arena(
+    engine: &mut Engine,
+    lanes: &mut [Lane],
+    t: &Traffic,
+    verify: bool,
+) -> Result<f64, String> {
+    let n = t.lanes();
+    let cap = Capacity {
+        sessions: n,
+        packets: t.packets,
+        contents: t.contents.iter().map(Vec::len).sum(),
+    };
+    // Each lane's packets a run, filled from `t` on the engine's threads.
+    let offsets: Vec<Vec<usize>> = t
+        .per_lane
+        .iter()
+        .map(|p| {
+            let mut at = 0usize;
+            p.iter()
+                .map(|o| {
+                    let here = at;
+                    at += o.len as usize;
+                    here
+                })
+                .collect()
+        })
+        .collect();
+    let runs: Vec<Run<'_>> = t
+        .per_lane
+        .iter()
+        .enumerate()
+        .map(|(session, packets)| Run { session, packets })
+        .collect();
+    let start = Instant::now();
+    let mut arena = engine.seal_arena(cap).map_err(|e| e.to_string())?;
+    arena
+        .reserve_runs(&runs, |r, k, dst| {
+            let at = offsets[r][k];
+            dst.copy_from_slice(&t.contents[r][at..at + dst.len()]);
+        })
+        .map_err(|e| e.to_string())?;
+    let mut senders: Vec<&mut PacketSender> = lanes.iter_mut().map(|l| &mut l.tx).collect();
+    let sealed = arena.seal(&mut senders).map_err(|e| e.to_string())?;
+    let bytes: usize = sealed.iter().map(<[u8]>::len).sum();
+    let secs = start.elapsed().as_secs_f64();
+    std::hint::black_box(bytes);
+    if let Some(e) = sealed.device_error() {
+        return Err(format!("arena: {e}"));
+    }
+    // Reserved lane by lane: lane l's packets follow lane l - 1's.
+    let mut wires: Vec<Vec<u8>> = vec![Vec::new(); if verify { n } else { 0 }];
+    {
+        let mut it = sealed.iter();
+        for (l, w) in wires.iter_mut().enumerate() {
+            for p in it.by_ref().take(t.per_lane[l].len()) {
+                w.extend_from_slice(p);
+            }
+        }
+    }
+    drop(sealed);
+    drop(senders);
+    for (l, lane) in lanes.iter_mut().enumerate() {
+        match wires.get_mut(l) {
+            Some(wire) => open_lane(lane, wire, t, l)?,
+            // The receivers skip what they did not open, to stay in step.
+            None => lane
+                .rx
+                .advance(t.per_lane[l].len() as u64)
+                .map_err(|e| e.to_string())?,
+        }
+    }
+    Ok(secs)
+}
+
+/// Opens lane `l`'s packets in `wire` with its receiver and compares each
+/// with `t`.
+fn open_lane(lane: &mut Lane, wire: &mut [u8], t: &Traffic, l: usize) -> Result<(), String> {
+    let (mut at, mut from) = (0usize, 0usize);
+    for o in &t.per_lane[l] {
+        let ok = match lane.rx.open_next(b"", &mut wire[at..]) {
+            Ok(wireseal::bip324::Next::Packet { packet, consumed }) => {
+                let same = packet.kind == o.kind
+                    && packet.contents == &t.contents[l][from..from + o.len as usize];
+                at += consumed;
+                same
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err(format!("arena: lane {l}: a packet does not open as sealed"));
+        }
+        from += o.len as usize;
+    }
+    Ok(())
 }

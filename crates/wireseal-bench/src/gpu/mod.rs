@@ -19,7 +19,7 @@ mod measure;
 
 use crate::peers::Skip;
 use crate::{Better, Ctx, Row};
-use measure::{lanes, median, open, seal, Lane, Traffic, Via, MAX_LANES};
+use measure::{lanes, median, open, seal, seal_arena, Lane, Traffic, Via, MAX_LANES};
 use wireseal_gpu::{Config, Engine};
 
 const S: &str = "gpu";
@@ -185,7 +185,7 @@ fn curves(
             let t = Traffic::new(b, MAX_LANES, decoys, b as u64);
             let n = t.lanes();
             let mut outs = vec![Vec::new(); n];
-            let mut v: [Vec<f64>; 8] = Default::default();
+            let mut v: [Vec<f64>; 9] = Default::default();
             let mut fail = None;
             for _ in 0..ctx.samples() {
                 let mut step = |k: usize, r: Result<f64, String>| match r {
@@ -221,6 +221,7 @@ fn curves(
                         per_call(reps, || seal(gpu, Via::Auto, lanes, &t, &mut outs)),
                     );
                     step(7, open_after_seal(gpu, None, Via::Auto, olanes, &t, reps));
+                    step(8, per_call(reps, || seal_arena(gpu, lanes, &t, false)));
                 }
             }
             if let Some(e) = fail {
@@ -239,7 +240,7 @@ fn curves(
                 continue;
             }
             let rate = |v: &mut Vec<f64>| b as f64 / median(v);
-            let [g4s, cs, g1s, g4o, co, g1o, autos, autoo] = &mut v;
+            let [g4s, cs, g1s, g4o, co, g1o, autos, autoo, arena] = &mut v;
             let (g4s, cs, g4o, co) = (rate(g4s), rate(cs), rate(g4o), rate(co));
             let kernels = (!decoys).then(|| {
                 checks::kernels(
@@ -271,6 +272,12 @@ fn curves(
                 ));
                 if decoys {
                     continue;
+                }
+                if dir == "seal" {
+                    rows.push(at(
+                        pkt("GPU end to end through an arena", rate(arena)),
+                        "GPU end to end through an arena".into(),
+                    ));
                 }
                 let g1 = rate(if dir == "seal" { g1s } else { g1o });
                 let auto = rate(if dir == "seal" { autos } else { autoo });

@@ -3,9 +3,13 @@
 //! streams and on 1, several chunk and part sizes. Without a device it
 //! says `skipped: no CUDA device`.
 
+use super::arena::round;
 use super::differential::agree;
+use super::twin_pairs;
 use crate::engine::Engine;
 use crate::Config;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
 
 #[test]
 fn the_device_agrees_with_the_library() {
@@ -58,4 +62,27 @@ fn make_big(shape: &(usize, usize, u32)) -> impl FnMut(usize) -> Engine {
             ..Config::default()
         })
     }
+}
+
+/// The arena on the device: 130,000 packets over 1,024 sessions, their
+/// contents written into the device's staging memory, each sealed packet
+/// and each sender's state compared with the library.
+#[test]
+fn the_device_seals_an_arena_as_the_library_does() {
+    let mut engine = Engine::new(Config::default());
+    if let Err(why) = engine.device() {
+        assert!(
+            why.is_no_device(),
+            "a CUDA device is there but cannot be used: {why}"
+        );
+        println!("skipped: {why}");
+        return;
+    }
+    let mut rng = StdRng::seed_from_u64(0xa4e4a);
+    let (mut ours, mut theirs): (Vec<_>, Vec<_>) =
+        (0..1024).map(|i| twin_pairs(&mut rng, i % 3 == 0)).unzip();
+    for n in [130_000, 64, 1] {
+        assert!(!round(&mut engine, &mut rng, &mut ours, &mut theirs, n));
+    }
+    println!("an arena of 130,000 packets sealed on the device, byte for byte the library's");
 }

@@ -235,10 +235,12 @@ fn small_batches_run_on_the_cpu_and_large_ones_on_the_gpu() {
 }
 
 /// A device that fails on its `nth` finish.
-struct Failing {
-    inner: HostExec,
-    nth: usize,
-    finishes: usize,
+pub(super) struct Failing {
+    pub(super) inner: HostExec,
+    pub(super) nth: usize,
+    pub(super) finishes: usize,
+    /// Fail the `nth` submit instead (before the kernels run).
+    pub(super) at_submit: bool,
 }
 
 impl Executor for Failing {
@@ -259,15 +261,28 @@ impl Executor for Failing {
         c: &Counts,
         t: u32,
     ) -> Result<(), DeviceError> {
+        if self.at_submit {
+            self.finishes += 1;
+            if self.finishes == self.nth {
+                return Err(DeviceError("injected".into()));
+            }
+        }
         self.inner.submit(slot, dir, r, c, t)
     }
     fn finish(&mut self, slot: usize, r: &Regions) -> Result<&[u8], DeviceError> {
+        if self.at_submit {
+            return self.inner.finish(slot, r);
+        }
         self.finishes += 1;
         if self.finishes == self.nth {
             return Err(DeviceError("injected".into()));
         }
         self.inner.finish(slot, r)
     }
+    fn output(&mut self, slot: usize) -> Result<&[u8], DeviceError> {
+        self.inner.output(slot)
+    }
+
     fn time_kernels(
         &mut self,
         _: usize,
@@ -298,6 +313,7 @@ fn a_device_error_mid_batch_is_finished_by_the_library() {
                 inner: HostExec::new(2, 3, 3),
                 nth,
                 finishes: 0,
+                at_submit: false,
             })),
         );
         let mut healthy = host_engine(config, 2, 3, 3);

@@ -1,6 +1,7 @@
 //! The kernels built for the host, and the whole engine running on them,
 //! held to RFC 8439's vectors, BIP324's packet vectors and the library.
 
+mod arena;
 mod device;
 mod differential;
 mod edges;
