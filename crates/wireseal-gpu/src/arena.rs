@@ -22,7 +22,6 @@ use crate::layout::{
 };
 use crate::plan::{before_rekey, parts, slot};
 use crate::Unavailable;
-use wireseal::bip324::state::DirectionState;
 use wireseal::bip324::{
     sealed_len, Error, PacketSender, PacketType, HEADER_LEN, LENGTH_LEN, MAX_CONTENTS_LEN,
     OVERHEAD, REKEY_INTERVAL,
@@ -94,7 +93,7 @@ pub struct Run<'a> {
 
 /// One reserved packet: where it is, and its entries.
 #[derive(Debug, Clone, Copy)]
-struct Reserved {
+pub(crate) struct Reserved {
     session: u32,
     /// Its index among its session's packets in the arena.
     ordinal: u32,
@@ -205,11 +204,17 @@ pub struct SealArena<'e> {
     contents: usize,
 }
 
+impl Drop for SealArena<'_> {
+    fn drop(&mut self) {
+        self.engine.arena_spare = std::mem::take(&mut self.packets);
+    }
+}
+
 impl std::fmt::Debug for SealArena<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SealArena")
             .field("capacity", &self.capacity)
-            .field("packets", &self.packets.len())
+            .field("packets", &self.counts.packets)
             .finish_non_exhaustive()
     }
 }
@@ -232,12 +237,15 @@ impl Engine {
             }
             Err(_) => Memory::Host(vec![0u8; most(&capacity, task_bytes).data]),
         };
+        // The last arena's list, kept by the engine: no allocation per arena.
+        let mut packets = std::mem::take(&mut self.arena_spare);
+        packets.reserve(capacity.packets.saturating_sub(packets.len()));
         Ok(SealArena {
             engine: self,
             memory,
             capacity,
             task_bytes,
-            packets: Vec::with_capacity(capacity.packets),
+            packets,
             per_session: vec![0; capacity.sessions],
             counts: Counts {
                 data: place(0),
@@ -293,7 +301,7 @@ impl SealArena<'_> {
                 },
             });
         }
-        if self.packets.len() == cap.packets || self.contents + len as usize > cap.contents {
+        if self.counts.packets == cap.packets || self.contents + len as usize > cap.contents {
             return Err(ArenaError::Full {
                 packets: cap.packets,
                 contents: cap.contents,
@@ -301,7 +309,7 @@ impl SealArena<'_> {
         }
         let c = &mut self.counts;
         let n = parts(len, self.task_bytes);
-        self.packets.push(Reserved {
+        let entry = Reserved {
             session: session as u32,
             ordinal: self.per_session[session],
             len,
@@ -310,7 +318,11 @@ impl SealArena<'_> {
             task: c.tasks as u32,
             multi: c.multi as u32,
             mtask: c.mtasks as u32,
-        });
+        };
+        match self.packets.get_mut(c.packets) {
+            Some(slot) => *slot = entry,
+            None => self.packets.push(entry),
+        }
         self.per_session[session] += 1;
         self.contents += len as usize;
         let body = c.data + LENGTH_LEN + HEADER_LEN;
@@ -343,9 +355,12 @@ impl SealArena<'_> {
     ) -> Result<(), ArenaError> {
         let totals = self.run_totals(runs);
         let (bases, end) = self.run_bases(runs, &totals)?;
-        let first = self.packets.len();
-        self.packets
-            .resize(first + end.counts.packets - self.counts.packets, EMPTY);
+        // The list keeps its length between arenas: only a longer one is
+        // written here first.
+        let (first, last) = (self.counts.packets, end.counts.packets);
+        if self.packets.len() < last {
+            self.packets.resize(last, EMPTY);
+        }
         let data_start = self.counts.data;
         let memory = match (&mut self.memory, &mut self.engine.device) {
             (Memory::Device { bound }, Ok(exec)) => exec.input(0, *bound)?,
@@ -353,7 +368,7 @@ impl SealArena<'_> {
             (Memory::Device { .. }, Err(e)) => return Err(DeviceError(e.to_string()).into()),
         };
         let mut data = &mut memory[data_start..end.counts.data];
-        let mut slots = &mut self.packets[first..];
+        let mut slots = &mut self.packets[first..last];
         let mut items = Vec::with_capacity(runs.len());
         for (i, (run, t)) in runs.iter().zip(&totals).enumerate() {
             let (d, rest) = core::mem::take(&mut data).split_at_mut(t.counts.data);
@@ -459,17 +474,16 @@ impl SealArena<'_> {
 
     /// Packets reserved.
     pub fn len(&self) -> usize {
-        self.packets.len()
+        self.counts.packets
     }
 
     /// Whether no packet is reserved.
     pub fn is_empty(&self) -> bool {
-        self.packets.is_empty()
+        self.counts.packets == 0
     }
 
     /// Forgets every packet, to fill the arena again.
     pub fn clear(&mut self) {
-        self.packets.clear();
         self.per_session.fill(0);
         self.counts = Counts {
             data: place(0),
@@ -505,31 +519,44 @@ impl SealArena<'_> {
                 sessions: self.capacity.sessions,
             });
         }
-        let mut states = Vec::with_capacity(senders.len());
-        for (session, (s, &n)) in senders.iter().zip(&self.per_session).enumerate() {
-            let state = s.export_state();
-            if u64::from(n) > state.messages_left() {
-                return Err(ArenaError::Session {
-                    session,
-                    error: Error::Exhausted,
-                });
-            }
-            states.push(state);
+        // Each session's state, and on a device its key epochs, on the
+        // engine's threads.
+        let on_device = matches!(self.memory, Memory::Device { .. });
+        let mut work: Vec<(&PacketSender, u32, SessionWork)> = senders
+            .iter()
+            .zip(&self.per_session)
+            .map(|(s, &n)| (&**s, n, SessionWork::default()))
+            .collect();
+        self.engine
+            .batch
+            .for_each_mut_coarse(&mut work, |(s, n, w)| {
+                *w = SessionWork::of(s, *n, on_device);
+            });
+        if let Some(session) = work.iter().position(|(_, _, w)| w.exhausted) {
+            return Err(ArenaError::Session {
+                session,
+                error: Error::Exhausted,
+            });
         }
+        let work: Vec<SessionWork> = work.into_iter().map(|(_, _, w)| w).collect();
         let device_error = match self.memory {
-            Memory::Device { .. } => self.seal_on_device(&states).err(),
+            Memory::Device { .. } => self.seal_on_device(&work).err(),
             Memory::Host(_) => None,
         };
         if let Some(e) = &device_error {
             self.fall_back(e)?;
         }
         match &mut self.memory {
-            Memory::Host(buf) => seal_in_place(buf, &self.packets, senders),
+            Memory::Host(buf) => seal_in_place(buf, &self.packets[..self.counts.packets], senders),
             Memory::Device { .. } => {
-                for (s, &n) in senders.iter_mut().zip(&self.per_session) {
-                    s.advance(u64::from(n))
+                let mut moves: Vec<(&mut &mut PacketSender, u32)> = senders
+                    .iter_mut()
+                    .zip(self.per_session.iter().copied())
+                    .collect();
+                self.engine.batch.for_each_mut_coarse(&mut moves, |(s, n)| {
+                    s.advance(u64::from(*n))
                         .expect("checked against the key schedule above");
-                }
+                });
             }
         }
         let data = match (&self.memory, &mut self.engine.device) {
@@ -539,28 +566,39 @@ impl SealArena<'_> {
         };
         Ok(Sealed {
             data,
-            packets: &self.packets,
+            packets: &self.packets[..self.counts.packets],
             device_error,
         })
     }
 
     /// Writes the descriptors and keys beside the packets and runs the
     /// chunk on the device.
-    fn seal_on_device(&mut self, states: &[DirectionState]) -> Result<(), DeviceError> {
-        let (epochs, keys) = epochs(states, &self.per_session);
+    fn seal_on_device(&mut self, work: &[SessionWork]) -> Result<(), DeviceError> {
+        // Each session's first key entry.
+        let mut bases = Vec::with_capacity(work.len());
+        let mut keys = 0u32;
+        for w in work {
+            bases.push(keys);
+            keys += w.keys.len() as u32;
+        }
         let mut counts = self.counts;
-        counts.keys = keys.len();
+        counts.keys = keys as usize;
         let r = Regions::new(&counts);
-        let (packets, task_bytes) = (&self.packets, self.task_bytes);
+        let (packets, task_bytes) = (&self.packets[..self.counts.packets], self.task_bytes);
         let Ok(exec) = &mut self.engine.device else {
             return Err(DeviceError("no device".into()));
         };
         let buf = exec.input(0, r.total())?;
         let [d_packets, d_tasks, d_multi, d_mtasks, d_keys, status, _] = r.split(buf);
         status.fill(0);
-        for (k, out) in keys.iter().zip(d_keys.chunks_exact_mut(KEY_DESC)) {
+        let entries = work.iter().flat_map(|w| &w.keys);
+        for (k, out) in entries.zip(d_keys.chunks_exact_mut(KEY_DESC)) {
             out.copy_from_slice(k.bytes());
         }
+        let epochs = Epochs {
+            work,
+            bases: &bases,
+        };
         let mut pieces = cut(packets, &counts, d_packets, d_tasks, d_multi, d_mtasks);
         self.engine.batch.for_each_mut_coarse(&mut pieces, |p| {
             write(p, packets, &epochs, task_bytes);
@@ -608,34 +646,48 @@ struct Epoch {
     length: u32,
 }
 
-/// Every session's key epochs (`[s]`, in order) and the key entries, one
-/// per epoch.
-fn epochs(states: &[DirectionState], per_session: &[u32]) -> (Vec<Vec<Epoch>>, Vec<KeyDesc>) {
-    let mut keys = Vec::new();
-    let mut out = Vec::with_capacity(states.len());
-    for (state, &n) in states.iter().zip(per_session) {
-        let mut list = Vec::new();
-        if n > 0 {
-            let mut s = DirectionState::from_bytes(state.to_bytes().expose())
-                .expect("a state's own bytes read back");
-            let mut at = 0usize;
-            while at < n as usize {
-                let step = before_rekey(&s, n as usize - at);
-                list.push(Epoch {
-                    start: at as u32,
-                    key: keys.len() as u32,
-                    packet: s.packet_position().index,
-                    length: s.length_position().index,
-                });
-                keys.push(KeyDesc::of(&s));
-                s.advance(step as u64)
-                    .expect("checked against the key schedule");
-                at += step;
-            }
+/// A session's share of sealing an arena: whether its schedule ends before
+/// its packets do, and (on a device) its key epochs, each with its key
+/// entry (`Epoch::key` counts from the session's first entry).
+#[derive(Default)]
+struct SessionWork {
+    exhausted: bool,
+    epochs: Vec<Epoch>,
+    keys: Vec<KeyDesc>,
+}
+
+impl SessionWork {
+    fn of(sender: &PacketSender, n: u32, epochs: bool) -> Self {
+        let mut s = sender.export_state();
+        let mut w = Self {
+            exhausted: u64::from(n) > s.messages_left(),
+            ..Self::default()
+        };
+        if w.exhausted || !epochs {
+            return w;
         }
-        out.push(list);
+        let mut at = 0usize;
+        while at < n as usize {
+            let step = before_rekey(&s, n as usize - at);
+            w.epochs.push(Epoch {
+                start: at as u32,
+                key: w.keys.len() as u32,
+                packet: s.packet_position().index,
+                length: s.length_position().index,
+            });
+            w.keys.push(KeyDesc::of(&s));
+            s.advance(step as u64)
+                .expect("checked against the key schedule");
+            at += step;
+        }
+        w
     }
-    (out, keys)
+}
+
+/// Every session's epochs, and its first key entry in the chunk.
+struct Epochs<'a> {
+    work: &'a [SessionWork],
+    bases: &'a [u32],
 }
 
 /// Packets `range` of the arena and their slices of the descriptor
@@ -691,19 +743,19 @@ fn cut<'b>(
 }
 
 /// Writes one piece's descriptors and parts.
-fn write(p: &mut Piece<'_>, packets: &[Reserved], epochs: &[Vec<Epoch>], task_bytes: u32) {
+fn write(p: &mut Piece<'_>, packets: &[Reserved], epochs: &Epochs<'_>, task_bytes: u32) {
     let mut tasks = p.tasks.chunks_exact_mut(TASK_DESC);
     let mut multi = p.multi.chunks_exact_mut(4);
     let mut mtasks = p.mtasks.chunks_exact_mut(4);
     for (i, out) in p.range.clone().zip(p.packets.chunks_exact_mut(PACKET_DESC)) {
         let r = &packets[i];
-        let list = &epochs[r.session as usize];
+        let list = &epochs.work[r.session as usize].epochs;
         let e = list[list.partition_point(|e| e.start <= r.ordinal) - 1];
         let k = r.ordinal - e.start;
         PacketDesc {
             offset: r.offset as u64,
             len: r.len,
-            key: e.key,
+            key: epochs.bases[r.session as usize] + e.key,
             index: e.packet + k,
             chunk: e.length + k,
             header: u32::from(r.header),

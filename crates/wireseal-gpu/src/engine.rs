@@ -71,6 +71,8 @@ pub struct Engine {
     pub(crate) config: Config,
     pub(crate) device: Result<Box<dyn Executor>, Unavailable>,
     pub(crate) batch: Batch,
+    /// The list of the last [`crate::SealArena`]'s packets, for the next.
+    pub(crate) arena_spare: Vec<crate::arena::Reserved>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -106,6 +108,7 @@ impl Engine {
             config,
             device,
             batch,
+            arena_spare: Vec::new(),
         }
     }
 
