@@ -18,7 +18,8 @@ use crate::engine::Engine;
 use crate::exec::{DeviceError, Direction};
 use crate::jobs::Outgoing;
 use crate::layout::{
-    place, wire_len, Counts, KeyDesc, PacketDesc, Regions, KEY_DESC, PACKET_DESC, TASK_DESC,
+    place, wire_len, write_parts, Counts, KeyDesc, PacketDesc, Regions, KEY_DESC, PACKET_DESC,
+    TASK_DESC,
 };
 use crate::plan::{before_rekey, parts, slot};
 use crate::Unavailable;
@@ -763,22 +764,7 @@ fn write(p: &mut Piece<'_>, packets: &[Reserved], epochs: &Epochs<'_>, task_byte
         }
         .write(out);
         let n = parts(r.len, task_bytes);
-        let index = i as u32;
-        for part in 0..n {
-            let t = tasks.next().expect("an entry per part");
-            t[..4].copy_from_slice(&index.to_le_bytes());
-            t[4..].copy_from_slice(&part.to_le_bytes());
-            if n > 1 {
-                let m = mtasks
-                    .next()
-                    .expect("an entry per part of a multi-part packet");
-                m.copy_from_slice(&(r.task + part).to_le_bytes());
-            }
-        }
-        if n > 1 {
-            let m = multi.next().expect("an entry per multi-part packet");
-            m.copy_from_slice(&index.to_le_bytes());
-        }
+        write_parts(i as u32, r.task, n, &mut tasks, &mut multi, &mut mtasks);
     }
 }
 

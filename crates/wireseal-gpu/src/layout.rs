@@ -88,6 +88,35 @@ impl PacketDesc {
     }
 }
 
+/// The part entries of packet `index`, whose `parts` parts start at task
+/// `first_task`: one `ws_task` each, and for a packet of several parts its
+/// entry in the multi list and its parts' in the mtasks list, each taken
+/// from the front of its region's entries.
+pub(crate) fn write_parts<'b>(
+    index: u32,
+    first_task: u32,
+    parts: u32,
+    tasks: &mut impl Iterator<Item = &'b mut [u8]>,
+    multi: &mut impl Iterator<Item = &'b mut [u8]>,
+    mtasks: &mut impl Iterator<Item = &'b mut [u8]>,
+) {
+    for part in 0..parts {
+        let t = tasks.next().expect("an entry per part");
+        t[..4].copy_from_slice(&index.to_le_bytes());
+        t[4..].copy_from_slice(&part.to_le_bytes());
+        if parts > 1 {
+            let m = mtasks
+                .next()
+                .expect("an entry per part of a multi-part packet");
+            m.copy_from_slice(&(first_task + part).to_le_bytes());
+        }
+    }
+    if parts > 1 {
+        let m = multi.next().expect("an entry per multi-part packet");
+        m.copy_from_slice(&index.to_le_bytes());
+    }
+}
+
 /// One `ws_key`: a session direction's keys for one epoch of each cipher,
 /// in a zeroizing buffer.
 pub(crate) struct KeyDesc(Secret<KEY_DESC>);

@@ -14,8 +14,8 @@
 //! After this, every packet is independent on the device.
 
 use crate::layout::{
-    place, wire_len, Counts, KeyDesc, PacketDesc, Regions, BODY_ALIGN, KEY_DESC, PACKET_DESC,
-    TASK_DESC,
+    place, wire_len, write_parts, Counts, KeyDesc, PacketDesc, Regions, BODY_ALIGN, KEY_DESC,
+    PACKET_DESC, TASK_DESC,
 };
 use core::ops::Range;
 use wireseal::batch::Batch;
@@ -397,21 +397,7 @@ fn write_piece(p: &Piece, s: &Shape, src: &dyn Source, task_bytes: u32, b: Piece
                 first_task: task,
             }
             .write(packets.next().expect("a descriptor per packet"));
-            for part in 0..np {
-                let t = tasks.next().expect("an entry per part");
-                t[..4].copy_from_slice(&index.to_le_bytes());
-                t[4..].copy_from_slice(&part.to_le_bytes());
-                if np > 1 {
-                    let m = mtasks
-                        .next()
-                        .expect("an entry per part of a multi-part packet");
-                    m.copy_from_slice(&(task + part).to_le_bytes());
-                }
-            }
-            if np > 1 {
-                let m = multi.next().expect("an entry per multi-part packet");
-                m.copy_from_slice(&index.to_le_bytes());
-            }
+            write_parts(index, task, np, &mut tasks, &mut multi, &mut mtasks);
             let size = slot(len);
             let end = (off + size).min(b.data.len());
             src.copy_in(p.job, from, len, &mut b.data[off..end]);

@@ -5,13 +5,12 @@
 //! library sealing the same packets one at a time. Then each refusal.
 
 use super::edges::Failing;
-use super::{host_engine, outgoing, sizes, twin_pairs, Pair};
+use super::{host_engine, outgoing, sizes, state_in_the_last_epoch, twin_pairs, Pair};
 use crate::engine::Engine;
 use crate::host::HostExec;
 use crate::{ArenaError, Capacity, Config, Outgoing, Run};
 use rand::rngs::StdRng;
 use rand::{Rng, RngCore, SeedableRng};
-use wireseal::bip324::state::{DirectionState, STATE_LEN, STATE_VERSION};
 use wireseal::bip324::{Error, PacketReceiver, PacketSender, PacketType, MAX_CONTENTS_LEN};
 
 /// Fills `engine`'s arena with `n` random packets over `ours`' sessions
@@ -345,17 +344,7 @@ fn refusals_reserve_nothing_and_seal_nothing() {
 #[test]
 fn a_session_whose_schedule_ends_first_seals_nothing() {
     let mut rng = StdRng::seed_from_u64(7);
-    let mut b = [0u8; STATE_LEN];
-    b[0] = STATE_VERSION;
-    rng.fill(&mut b[1..33]);
-    rng.fill(&mut b[45..77]);
-    for at in [33usize, 77] {
-        b[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
-    }
-    for at in [41usize, 85] {
-        b[at..at + 4].copy_from_slice(&220u32.to_le_bytes());
-    }
-    let s = DirectionState::from_bytes(&b).unwrap();
+    let s = state_in_the_last_epoch(&mut rng, 220);
     assert_eq!(s.messages_left(), 3);
     let mut tx = PacketSender::from_state(&s);
     let _ = PacketReceiver::from_state(&s);

@@ -4,7 +4,10 @@
 //! receive limits, genuine-only batches against the library's own batch
 //! seal, the CPU/GPU threshold, and a device that fails mid-batch.
 
-use super::{contents, host_engine, open_both, outgoing, seal_both, twin_pairs, Pair, SealCase};
+use super::{
+    contents, host_engine, open_both, outgoing, seal_both, state_in_the_last_epoch, twin_pairs,
+    Pair, SealCase,
+};
 use crate::engine::{Engine, Path};
 use crate::exec::{DeviceError, DeviceInfo, Direction, Executor};
 use crate::host::HostExec;
@@ -15,7 +18,6 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{seal_batch_into, SealJob as LibSealJob};
-use wireseal::bip324::state::{DirectionState, STATE_LEN, STATE_VERSION};
 use wireseal::bip324::{PacketReceiver, PacketSender, MAX_CONTENTS_LEN, OVERHEAD};
 
 fn pairs(rng: &mut StdRng, n: usize) -> (Vec<Pair>, Vec<Pair>) {
@@ -67,17 +69,7 @@ fn a_flipped_bit_anywhere_fails_that_packet_only() {
 #[test]
 fn a_key_schedule_that_ends_inside_a_batch_ends_as_the_librarys() {
     let mut rng = StdRng::seed_from_u64(2);
-    let mut b = [0u8; STATE_LEN];
-    b[0] = STATE_VERSION;
-    rng.fill(&mut b[1..33]);
-    rng.fill(&mut b[45..77]);
-    for at in [33usize, 77] {
-        b[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
-    }
-    for at in [41usize, 85] {
-        b[at..at + 4].copy_from_slice(&215u32.to_le_bytes());
-    }
-    let s = DirectionState::from_bytes(&b).unwrap();
+    let s = state_in_the_last_epoch(&mut rng, 215);
     assert_eq!(s.messages_left(), 8);
     let pair = || Pair {
         tx: PacketSender::from_state(&s),

@@ -61,6 +61,22 @@ pub(crate) fn twin_pairs(rng: &mut StdRng, near_rekey: bool) -> (Pair, Pair) {
     (pair(), pair())
 }
 
+/// A state in the key schedule's last epoch, both ciphers at message
+/// `index` of it, with random keys.
+pub(crate) fn state_in_the_last_epoch(rng: &mut StdRng, index: u32) -> DirectionState {
+    let mut b = [0u8; STATE_LEN];
+    b[0] = STATE_VERSION;
+    rng.fill_bytes(&mut b[1..33]);
+    rng.fill_bytes(&mut b[45..77]);
+    for at in [33usize, 77] {
+        b[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    }
+    for at in [41usize, 85] {
+        b[at..at + 4].copy_from_slice(&index.to_le_bytes());
+    }
+    DirectionState::from_bytes(&b).expect("a valid state")
+}
+
 /// Contents sizes: the mixed profile, with every size around a block, a
 /// part (`task_bytes` 512) and the profile's classes' edges mixed in.
 pub(crate) fn sizes(rng: &mut StdRng, n: usize) -> Vec<u32> {
