@@ -265,8 +265,10 @@ impl Engine {
     /// library on the CPU and through the GPU, alternately, and sets
     /// [`Config::min_gpu_batch`] (seal) and [`Config::min_gpu_bytes`] (open)
     /// to the smallest measured batch from which the GPU is faster at every
-    /// larger size (`usize::MAX` when it never is). The pairs' sessions move
-    /// on.
+    /// larger size (`usize::MAX` when it never is). A batch is spread over
+    /// as many of the pairs as it has packets, so give as many as the
+    /// application's batches have sessions: the host's share depends on
+    /// it. The pairs' sessions move on.
     ///
     /// # Errors
     ///

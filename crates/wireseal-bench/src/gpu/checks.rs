@@ -117,7 +117,11 @@ pub(super) fn floor(gpu: &mut Engine) -> Vec<Row> {
 
 /// The threshold measured on this device ([`Engine::calibrate`]).
 pub(super) fn calibration(gpu: &mut Engine) -> Vec<Row> {
-    let mut pairs: Vec<_> = lanes(64).into_iter().map(|l| (l.tx, l.rx)).collect();
+    // As many sessions as the curves spread their batches over.
+    let mut pairs: Vec<_> = lanes(super::measure::MAX_LANES)
+        .into_iter()
+        .map(|l| (l.tx, l.rx))
+        .collect();
     let cal = match gpu.calibrate(&mut pairs, &mixed_sizes(7, 4096)) {
         Ok(c) => c,
         Err(e) => {
