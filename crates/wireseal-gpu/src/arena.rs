@@ -192,7 +192,13 @@ enum Memory {
 }
 
 /// Packets to seal, their contents written straight into the engine's
-/// memory (see the [module docs](self)).
+/// memory: [`SealArena::packet`] (or [`SealArena::reserve_runs`], for runs
+/// filled on every core) gives the place in the pinned staging buffer where
+/// a packet's contents go; [`SealArena::seal`] writes only the descriptors
+/// beside them, runs the chunk on the device's first stream, and returns
+/// the sealed packets where the device left them ([`Sealed`]). The engine
+/// copies no packet byte on the host. Without a device, or after a device
+/// error, the library seals the same arena in place, with the same bytes.
 pub struct SealArena<'e> {
     engine: &'e mut Engine,
     memory: Memory,

@@ -60,7 +60,7 @@ fn both_forms_name_the_same_message() {
 #[test]
 fn commands_without_a_short_id_take_the_long_form() {
     let t = encode_type("version").unwrap();
-    let mut want = vec![0u8; 1 + COMMAND_LEN];
+    let mut want = [0u8; 1 + COMMAND_LEN];
     want[1..8].copy_from_slice(b"version");
     assert_eq!(t.as_bytes(), &want[..]);
     let m = parse(t.as_bytes()).unwrap();
