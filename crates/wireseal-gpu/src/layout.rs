@@ -220,6 +220,18 @@ pub(crate) struct Counts {
     pub data: usize,
 }
 
+impl Counts {
+    /// Adds every count of `o` (data bytes too).
+    pub(crate) fn add(&mut self, o: &Counts) {
+        self.packets += o.packets;
+        self.tasks += o.tasks;
+        self.multi += o.multi;
+        self.mtasks += o.mtasks;
+        self.keys += o.keys;
+        self.data += o.data;
+    }
+}
+
 /// `ws_args`: where each region is on the device, and the counts.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -108,7 +108,7 @@ impl Shape {
 }
 
 /// Adds one packet's entries (not the packet count) to `c`.
-fn add(c: &mut Counts, len: u32, task_bytes: u32) {
+pub(crate) fn add(c: &mut Counts, len: u32, task_bytes: u32) {
     let p = parts(len, task_bytes) as usize;
     c.tasks += p;
     if p > 1 {
@@ -264,13 +264,9 @@ impl Chunk {
     }
 
     fn push(&mut self, p: Piece) {
-        let c = &mut self.counts;
-        c.packets += p.takes.packets;
-        c.tasks += p.takes.tasks;
-        c.multi += p.takes.multi;
-        c.mtasks += p.takes.mtasks;
-        c.keys += p.takes.keys;
-        c.data = p.data().end;
+        let end = p.data().end;
+        self.counts.add(&p.takes);
+        self.counts.data = end;
         self.pieces.push(p);
     }
 

@@ -1,0 +1,181 @@
+//! Sealing an arena on the device: each session's key epochs, then every
+//! packet's descriptor and parts written beside the packets on the
+//! engine's threads, with nothing to look up but its session's epochs.
+
+use super::{Reserved, SealArena};
+use crate::exec::{DeviceError, Direction};
+use crate::layout::{
+    write_parts, Counts, KeyDesc, PacketDesc, Regions, KEY_DESC, PACKET_DESC, TASK_DESC,
+};
+use crate::plan::{before_rekey, parts};
+use wireseal::bip324::PacketSender;
+
+impl SealArena<'_> {
+    /// Writes the descriptors and keys beside the packets and runs the
+    /// chunk on the device.
+    pub(super) fn seal_on_device(&mut self, work: &[SessionWork]) -> Result<(), DeviceError> {
+        // Each session's first key entry.
+        let mut bases = Vec::with_capacity(work.len());
+        let mut keys = 0u32;
+        for w in work {
+            bases.push(keys);
+            keys += w.keys.len() as u32;
+        }
+        let mut counts = self.counts;
+        counts.keys = keys as usize;
+        let r = Regions::new(&counts);
+        let (packets, task_bytes) = (&self.packets[..self.counts.packets], self.task_bytes);
+        let Ok(exec) = &mut self.engine.device else {
+            return Err(DeviceError("no device".into()));
+        };
+        let buf = exec.input(0, r.total())?;
+        let [d_packets, d_tasks, d_multi, d_mtasks, d_keys, status, _] = r.split(buf);
+        status.fill(0);
+        let entries = work.iter().flat_map(|w| &w.keys);
+        for (k, out) in entries.zip(d_keys.chunks_exact_mut(KEY_DESC)) {
+            out.copy_from_slice(k.bytes());
+        }
+        let epochs = Epochs {
+            work,
+            bases: &bases,
+        };
+        let mut pieces = cut(packets, &counts, d_packets, d_tasks, d_multi, d_mtasks);
+        self.engine.batch.for_each_mut_coarse(&mut pieces, |p| {
+            write(p, packets, &epochs, task_bytes);
+        });
+        exec.submit(0, Direction::Seal, &r, &counts, task_bytes)?;
+        exec.finish(0, &r)?;
+        Ok(())
+    }
+}
+
+/// One key epoch of a session: from its `start`-th packet in the arena,
+/// key entry `key`, the two ciphers' message indices at that packet.
+#[derive(Debug, Clone, Copy)]
+struct Epoch {
+    start: u32,
+    key: u32,
+    packet: u32,
+    length: u32,
+}
+
+/// A session's share of sealing an arena: whether its schedule ends before
+/// its packets do, and (on a device) its key epochs, each with its key
+/// entry (`Epoch::key` counts from the session's first entry).
+#[derive(Default)]
+pub(super) struct SessionWork {
+    pub(super) exhausted: bool,
+    epochs: Vec<Epoch>,
+    keys: Vec<KeyDesc>,
+}
+
+impl SessionWork {
+    pub(super) fn of(sender: &PacketSender, n: u32, epochs: bool) -> Self {
+        let mut s = sender.export_state();
+        let mut w = Self {
+            exhausted: u64::from(n) > s.messages_left(),
+            ..Self::default()
+        };
+        if w.exhausted || !epochs {
+            return w;
+        }
+        let mut at = 0usize;
+        while at < n as usize {
+            let step = before_rekey(&s, n as usize - at);
+            w.epochs.push(Epoch {
+                start: at as u32,
+                key: w.keys.len() as u32,
+                packet: s.packet_position().index,
+                length: s.length_position().index,
+            });
+            w.keys.push(KeyDesc::of(&s));
+            s.advance(step as u64)
+                .expect("checked against the key schedule");
+            at += step;
+        }
+        w
+    }
+}
+
+/// Every session's epochs, and its first key entry in the chunk.
+struct Epochs<'a> {
+    work: &'a [SessionWork],
+    bases: &'a [u32],
+}
+
+/// Packets `range` of the arena and their slices of the descriptor
+/// regions.
+struct Piece<'b> {
+    range: core::ops::Range<usize>,
+    packets: &'b mut [u8],
+    tasks: &'b mut [u8],
+    multi: &'b mut [u8],
+    mtasks: &'b mut [u8],
+}
+
+/// Most packets one core writes at a time.
+const PIECE: usize = 1024;
+
+/// The arena's packets in pieces of [`PIECE`], each with its slices.
+fn cut<'b>(
+    packets: &[Reserved],
+    counts: &Counts,
+    mut d_packets: &'b mut [u8],
+    mut d_tasks: &'b mut [u8],
+    mut d_multi: &'b mut [u8],
+    mut d_mtasks: &'b mut [u8],
+) -> Vec<Piece<'b>> {
+    let at = |i: usize| -> (usize, usize, usize) {
+        packets
+            .get(i)
+            .map_or((counts.tasks, counts.multi, counts.mtasks), |p| {
+                (p.task as usize, p.multi as usize, p.mtask as usize)
+            })
+    };
+    let take = |s: &mut &'b mut [u8], n: usize| {
+        let (a, b) = core::mem::take(s).split_at_mut(n);
+        *s = b;
+        a
+    };
+    let mut out = Vec::with_capacity(packets.len().div_ceil(PIECE));
+    let mut start = 0;
+    while start < packets.len() {
+        let end = (start + PIECE).min(packets.len());
+        let (t0, m0, mt0) = at(start);
+        let (t1, m1, mt1) = at(end);
+        out.push(Piece {
+            range: start..end,
+            packets: take(&mut d_packets, (end - start) * PACKET_DESC),
+            tasks: take(&mut d_tasks, (t1 - t0) * TASK_DESC),
+            multi: take(&mut d_multi, (m1 - m0) * 4),
+            mtasks: take(&mut d_mtasks, (mt1 - mt0) * 4),
+        });
+        start = end;
+    }
+    out
+}
+
+/// Writes one piece's descriptors and parts.
+fn write(p: &mut Piece<'_>, packets: &[Reserved], epochs: &Epochs<'_>, task_bytes: u32) {
+    let mut tasks = p.tasks.chunks_exact_mut(TASK_DESC);
+    let mut multi = p.multi.chunks_exact_mut(4);
+    let mut mtasks = p.mtasks.chunks_exact_mut(4);
+    for (i, out) in p.range.clone().zip(p.packets.chunks_exact_mut(PACKET_DESC)) {
+        let r = &packets[i];
+        let list = &epochs.work[r.session as usize].epochs;
+        let e = list[list.partition_point(|e| e.start <= r.ordinal) - 1];
+        let k = r.ordinal - e.start;
+        PacketDesc {
+            offset: r.offset as u64,
+            len: r.len,
+            key: epochs.bases[r.session as usize] + e.key,
+            index: e.packet + k,
+            chunk: e.length + k,
+            header: u32::from(r.header),
+            first_task: r.task,
+        }
+        .write(out);
+        let n = parts(r.len, task_bytes);
+        write_parts(i as u32, r.task, n, &mut tasks, &mut multi, &mut mtasks);
+    }
+}
