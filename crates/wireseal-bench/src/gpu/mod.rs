@@ -15,11 +15,12 @@
 //! the library's curve on all cores.
 
 mod checks;
+mod curves;
 mod measure;
 
 use crate::peers::Skip;
 use crate::{Better, Ctx, Row};
-use measure::{lanes, median, open, seal, seal_arena, Lane, Traffic, Via, MAX_LANES};
+use measure::{lanes, median, open, seal, Lane, Traffic, Via, MAX_LANES};
 use wireseal_gpu::{Config, Engine};
 
 const S: &str = "gpu";
@@ -71,7 +72,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         streams: 1,
         ..config.clone()
     });
-    rows.extend(curves(ctx, &mut gpu, &mut one, &config, &info.name));
+    rows.extend(curves::rows(ctx, &mut gpu, &mut one, &config, &info.name));
     rows.extend(checks::gpu_phases(&mut gpu));
     rows
 }
@@ -133,7 +134,10 @@ fn plot(dir: &str) -> &'static str {
 }
 
 /// Seconds per call of `f`, over `reps` calls.
-fn per_call(reps: usize, mut f: impl FnMut() -> Result<f64, String>) -> Result<f64, String> {
+pub(super) fn per_call(
+    reps: usize,
+    mut f: impl FnMut() -> Result<f64, String>,
+) -> Result<f64, String> {
     let mut total = 0.0;
     for _ in 0..reps {
         total += f()?;
@@ -162,200 +166,4 @@ fn open_after_seal(
         total += open(opener, via, lanes, t, &mut set, true)?;
     }
     Ok(total / reps as f64)
-}
-
-/// One batch size's rows: seal and open, end to end on 4 streams and on 1,
-/// the kernels alone, with 20 % decoys, against the library on all cores.
-fn curves(
-    ctx: &Ctx,
-    gpu: &mut Engine,
-    one: &mut Engine,
-    config: &Config,
-    device: &str,
-) -> Vec<Row> {
-    let mut cpu = Engine::cpu_only(config.clone());
-    let mut seal_lanes = lanes(MAX_LANES);
-    let mut open_lanes = lanes(MAX_LANES);
-    let threads = rayon::current_num_threads();
-    let streams = config.streams;
-    let mut rows = Vec::new();
-    for &b in batches(ctx) {
-        let reps = (8192 / b).max(1);
-        for decoys in [false, true] {
-            let t = Traffic::new(b, MAX_LANES, decoys, b as u64);
-            let n = t.lanes();
-            let mut outs = vec![Vec::new(); n];
-            let mut v: [Vec<f64>; 9] = Default::default();
-            let mut fail = None;
-            for _ in 0..ctx.samples() {
-                let mut step = |k: usize, r: Result<f64, String>| match r {
-                    Ok(s) => v[k].push(s),
-                    Err(e) => fail = Some(e),
-                };
-                let lanes = &mut seal_lanes[..n];
-                step(
-                    0,
-                    per_call(reps, || seal(gpu, Via::Gpu, lanes, &t, &mut outs)),
-                );
-                step(
-                    1,
-                    per_call(reps, || seal(&mut cpu, Via::Auto, lanes, &t, &mut outs)),
-                );
-                let olanes = &mut open_lanes[..n];
-                step(3, open_after_seal(gpu, None, Via::Gpu, olanes, &t, reps));
-                step(
-                    4,
-                    open_after_seal(gpu, Some(&mut cpu), Via::Auto, olanes, &t, reps),
-                );
-                if !decoys {
-                    step(
-                        2,
-                        per_call(reps, || seal(one, Via::Gpu, lanes, &t, &mut outs)),
-                    );
-                    step(
-                        5,
-                        open_after_seal(gpu, Some(&mut *one), Via::Gpu, olanes, &t, reps),
-                    );
-                    step(
-                        6,
-                        per_call(reps, || seal(gpu, Via::Auto, lanes, &t, &mut outs)),
-                    );
-                    step(7, open_after_seal(gpu, None, Via::Auto, olanes, &t, reps));
-                    step(8, per_call(reps, || seal_arena(gpu, lanes, &t, false)));
-                }
-            }
-            if let Some(e) = fail {
-                rows.push(
-                    Row::new(
-                        S,
-                        format!("batch of {b}"),
-                        "pkt/s",
-                        Better::Higher,
-                        0.0,
-                        "-",
-                        None,
-                    )
-                    .failed(e),
-                );
-                continue;
-            }
-            let rate = |v: &mut Vec<f64>| b as f64 / median(v);
-            let [g4s, cs, g1s, g4o, co, g1o, autos, autoo, arena] = &mut v;
-            let (g4s, cs, g4o, co) = (rate(g4s), rate(cs), rate(g4o), rate(co));
-            let kernels = (!decoys).then(|| {
-                checks::kernels(
-                    gpu,
-                    &mut seal_lanes[..n],
-                    &mut open_lanes[..n],
-                    &t,
-                    ctx.samples(),
-                )
-            });
-            let suffix = if decoys { ", 20 % decoys" } else { "" };
-            let base = format!("CPU library, all cores ({threads} thr){suffix}");
-            for (dir, g4, c) in [("seal", g4s, cs), ("open", g4o, co)] {
-                let at = |row: Row, series: String| row.at(plot(dir), series, b as f64);
-                let pkt = |what: &str, ours: f64| {
-                    Row::new(
-                        S,
-                        format!("{dir}, batch of {b}{suffix}: {what}"),
-                        "pkt/s",
-                        Better::Higher,
-                        ours,
-                        base.clone(),
-                        Some(c),
-                    )
-                };
-                rows.push(at(
-                    pkt(&format!("GPU end to end, {streams} streams"), g4),
-                    format!("GPU end to end, {streams} streams{suffix}"),
-                ));
-                if decoys {
-                    continue;
-                }
-                if dir == "seal" {
-                    rows.push(at(
-                        pkt("GPU end to end through an arena", rate(arena)),
-                        "GPU end to end through an arena".into(),
-                    ));
-                }
-                let g1 = rate(if dir == "seal" { g1s } else { g1o });
-                let auto = rate(if dir == "seal" { autos } else { autoo });
-                let (limit, unit) = if dir == "seal" {
-                    (gpu.config().min_gpu_batch, "packets")
-                } else {
-                    (gpu.config().min_gpu_bytes, "bytes")
-                };
-                let limit = if limit == usize::MAX {
-                    "never".to_string()
-                } else {
-                    format!("{limit} {unit}")
-                };
-                rows.push(at(
-                    Row::new(
-                        S,
-                        format!("{dir}, batch of {b}: auto path (GPU from {limit})"),
-                        "pkt/s",
-                        Better::Higher,
-                        auto,
-                        "the faster of CPU library and GPU end to end",
-                        Some(g4.max(c)),
-                    ),
-                    "auto path".into(),
-                ));
-                rows.push(at(
-                    pkt("GPU end to end, 1 stream", g1),
-                    "GPU end to end, 1 stream".into(),
-                ));
-                match kernels.as_ref().expect("measured without decoys") {
-                    Ok((ks, ko)) => {
-                        let k = if dir == "seal" { *ks } else { *ko };
-                        rows.push(
-                            at(
-                                pkt("GPU kernels only", b as f64 / k),
-                                "GPU kernels only".into(),
-                            )
-                            .seed("reference 12.8M-21.37M pkt/s: kernel-only, not BIP324"),
-                        );
-                    }
-                    Err(e) => rows.push(pkt("GPU kernels only", 0.0).failed(e.clone())),
-                }
-                let lib = format!("CPU library {dir}, all cores");
-                rows.push(
-                    Row::new(
-                        S,
-                        format!("{dir}, batch of {b}: time per packet, GPU end to end"),
-                        "µs",
-                        Better::Lower,
-                        1e6 / g4,
-                        lib.clone(),
-                        Some(1e6 / c),
-                    )
-                    .at(
-                        "gpu-latency",
-                        format!("GPU {dir}, end to end ({device})"),
-                        b as f64,
-                    ),
-                );
-                let gp = t.goodput_per_packet() / 1e6;
-                rows.push(
-                    Row::new(
-                        S,
-                        format!("{dir}, batch of {b}: goodput, GPU end to end"),
-                        "MB/s",
-                        Better::Higher,
-                        g4 * gp,
-                        lib,
-                        Some(c * gp),
-                    )
-                    .at(
-                        "gpu-goodput",
-                        format!("GPU {dir}, end to end"),
-                        b as f64,
-                    ),
-                );
-            }
-        }
-    }
-    rows
 }
