@@ -101,7 +101,7 @@ impl<'j, 'a> SealWork<'j, 'a> {
         // schedule), on every core.
         each_job(batch, jobs, &mut shapes, |_, job, s| {
             let state = job.sender.export_state();
-            let (valid, bytes) = valid_prefix(job);
+            let (valid, _) = valid_prefix(job);
             let gpu = valid.min(usize::try_from(state.messages_left()).unwrap_or(usize::MAX));
             let packets = job.packets;
             *s = Shape::new(
@@ -112,12 +112,7 @@ impl<'j, 'a> SealWork<'j, 'a> {
                 |k| packets[k].len,
                 |len| len as usize,
             );
-            let contents = if gpu == valid {
-                bytes
-            } else {
-                packets[..gpu].iter().map(|p| p.len as usize).sum()
-            };
-            job.out.reserve(contents + gpu * OVERHEAD);
+            job.out.reserve(s.input + gpu * OVERHEAD);
         });
         Self {
             jobs,
@@ -226,12 +221,12 @@ pub(crate) struct OpenWork<'j, 'a> {
 
 impl<'j, 'a> OpenWork<'j, 'a> {
     pub(crate) fn new(batch: &Batch, jobs: &'j mut [OpenJob<'a>], lim: Limits) -> Self {
-        let mut plans: Vec<OpenPlan> = (0..jobs.len()).map(|_| OpenPlan::default()).collect();
-        let mut shapes: Vec<Shape> = (0..jobs.len()).map(|_| Shape::default()).collect();
         // Every job framed (its lengths decrypted) and shaped, on every
         // core.
-        each_job(batch, jobs, &mut plans, |_, job, p| start_open(job, p));
-        each_job(batch, &mut plans, &mut shapes, |_, p, s| {
+        let mut both: Vec<(OpenPlan, Shape)> =
+            (0..jobs.len()).map(|_| Default::default()).collect();
+        each_job(batch, jobs, &mut both, |_, job, (p, s)| {
+            start_open(job, p);
             let (Some(state), Some(first)) = (p.state.take(), p.frames.first()) else {
                 return;
             };
@@ -245,6 +240,7 @@ impl<'j, 'a> OpenWork<'j, 'a> {
                 wire_len,
             );
         });
+        let (plans, shapes) = both.into_iter().unzip();
         Self {
             jobs,
             plans,
