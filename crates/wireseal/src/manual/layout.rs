@@ -9,14 +9,16 @@
 //!                          x25519.rs and chacha20poly1305.rs hold both backends
 //!   src/keys.rs            the key types formats take
 //!   src/secret.rs          Secret<N>, SecretVec: zeroized on drop, redacted Debug, no Clone
-//!   src/cache.rs           SharedSecretCache<V, PK, S>: whole-key, LRU, TTL, own-key
-//!                          binding, slots in any storage (cache/slot.rs)
-//!   src/entropy.rs         RngCore + CryptoRng from the caller; entropy/os.rs: OS
+//!   src/cache/             SharedSecretCache<V, PK, S>: whole-key, LRU, TTL, own-key
+//!                          binding, slots in any storage (slot.rs)
+//!   src/entropy/           RngCore + CryptoRng from the caller; os.rs: OS
 //!                          randomness, NonceSource, ProcessEntropy (std)
-//!   src/batch.rs           Batch: many items across cores (rayon)
+//!   src/batch/             Batch: many items across cores (rayon)
 //!   src/error.rs           AeadError (opaque), KeyError
 //!   src/manual/            this manual
-//!   src/<format>/          one folder per wire format, with its own Error
+//!   src/<format>/          one folder per wire format, with its own Error; a module
+//!                          with children is a folder with a mod.rs, in every crate
+//!                          (scripts/layout-check holds the house rules)
 //!   tests/library/         one test binary: vector harnesses (whole official
 //!                          files), behaviour tests; common/mod.rs is the shared
 //!                          harness (two allocation-counting tests are their own)
