@@ -72,7 +72,7 @@ pub struct Engine {
     pub(crate) device: Result<Box<dyn Executor>, Unavailable>,
     pub(crate) batch: Batch,
     /// The list of the last [`crate::SealArena`]'s packets, for the next.
-    pub(crate) arena_spare: Vec<crate::arena::Reserved>,
+    pub(crate) arena_spare: Vec<crate::layout::Reserved>,
 }
 
 impl std::fmt::Debug for Engine {

@@ -2,6 +2,7 @@
 //! tests, the kernels built for the host. Each slot is an independent
 //! stream with its own buffers.
 
+pub(crate) use crate::direction::Direction;
 use crate::layout::{Counts, Regions};
 
 /// A CUDA call failed while a batch ran. The batch was finished on the CPU
@@ -60,15 +61,6 @@ impl Unavailable {
     pub fn is_no_device(&self) -> bool {
         matches!(self, Self::NoDriver | Self::NoDevice(_))
     }
-}
-
-/// Which way a batch goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Direction {
-    /// Sealing packets.
-    Seal,
-    /// Opening packets.
-    Open,
 }
 
 /// The device a batch engine runs on.

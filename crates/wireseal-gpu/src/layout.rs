@@ -20,7 +20,7 @@
 //! What comes back from the device is data and status, one contiguous
 //! range.
 
-use crate::exec::Direction;
+use crate::direction::Direction;
 use core::ops::Range;
 use wireseal::bip324::state::DirectionState;
 use wireseal::bip324::OVERHEAD;
@@ -322,4 +322,21 @@ impl Kernel {
         };
         all.into_iter().filter(|(_, n)| *n > 0).collect()
     }
+}
+
+/// One packet reserved in a seal arena: where it is placed in the data
+/// region, and its entries.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reserved {
+    pub(crate) session: u32,
+    /// Its index among its session's packets in the arena.
+    pub(crate) ordinal: u32,
+    pub(crate) len: u32,
+    pub(crate) header: u8,
+    /// Its length field's offset in the data region.
+    pub(crate) offset: usize,
+    /// Tasks, multi-part packets and their parts before it.
+    pub(crate) task: u32,
+    pub(crate) multi: u32,
+    pub(crate) mtask: u32,
 }

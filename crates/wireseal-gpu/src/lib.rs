@@ -53,6 +53,7 @@ mod bench;
 mod config;
 mod cpu;
 mod cuda;
+mod direction;
 mod engine;
 mod exec;
 mod jobs;

@@ -17,7 +17,7 @@
 mod device;
 mod reserve;
 
-pub(crate) use reserve::Reserved;
+use crate::layout::Reserved;
 
 use crate::engine::Engine;
 use crate::exec::{DeviceError, Executor};

@@ -5,25 +5,9 @@
 
 use super::{ArenaError, Run, SealArena};
 use crate::jobs::Outgoing;
-use crate::layout::Counts;
+use crate::layout::{Counts, Reserved};
 use crate::plan::add;
 use wireseal::bip324::{Error, HEADER_LEN, LENGTH_LEN, MAX_CONTENTS_LEN};
-
-/// One reserved packet: where it is, and its entries.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Reserved {
-    pub(super) session: u32,
-    /// Its index among its session's packets in the arena.
-    pub(super) ordinal: u32,
-    pub(super) len: u32,
-    pub(super) header: u8,
-    /// Its length field's offset in the data region.
-    pub(super) offset: usize,
-    /// Tasks, multi-part packets and their parts before it.
-    pub(super) task: u32,
-    pub(super) multi: u32,
-    pub(super) mtask: u32,
-}
 
 impl Reserved {
     /// The entry of packet `o`, the `ordinal`-th of `session`, placed at

@@ -1,7 +1,7 @@
 //! Errors of the BIP324 module.
 
-use super::connection::Stage;
 use super::keys::Network;
+use super::stage::Stage;
 
 crate::error::format_error! {
     /// What went wrong in a BIP324 handshake or session. Nothing here

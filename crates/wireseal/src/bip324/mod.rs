@@ -103,13 +103,14 @@ pub mod message;
 mod packet;
 mod pool;
 mod session;
+mod stage;
 pub mod state;
 mod stream;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 
 pub use config::Config;
-pub use connection::{Connection, Event, Stage};
+pub use connection::{Connection, Event};
 pub use error::Error;
 pub use fschacha::REKEY_INTERVAL;
 pub use handshake::{classify_first_bytes, PeerKind, MAX_GARBAGE_LEN};
@@ -120,6 +121,7 @@ pub use packet::{
 };
 pub use pool::KeyPool;
 pub use session::Session;
+pub use stage::Stage;
 pub use stream::{Inbound, Outbound, READ_CHUNK};
 
 pub use crate::keys::{EllSwiftKeypair, ELLSWIFT_LEN};

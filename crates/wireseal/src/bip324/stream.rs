@@ -3,11 +3,11 @@
 //! [`Outbound`] (packets in, bytes to send out), with the buffers they
 //! share with [`super::Connection`].
 
-use super::connection::Stage;
 use super::packet::{
     sealed_len, Next, PacketReceiver, PacketSender, PacketType, HEADER_LEN, LENGTH_LEN,
     MAX_CONTENTS_LEN,
 };
+use super::stage::Stage;
 use super::Error;
 use core::ops::Range;
 

@@ -90,10 +90,11 @@ pub use peer_frame::{
 pub use receive::{classify, Classifier, FrameKind, Mode, Received, Receiver};
 #[cfg(feature = "hazmat")]
 pub use session::session_key_bytes;
+pub use session::PEER_HKDF_INFO;
 pub use session::{SessionInfo, SessionState};
 pub use sessions::{
     KeyExchangeOutcome, PeerSessions, DEFAULT_MAX_SESSIONS, DEFAULT_NONCE_HISTORY,
-    DEFAULT_SESSION_TTL_MS, MIN_NONCE_HISTORY, PEER_HKDF_INFO,
+    DEFAULT_SESSION_TTL_MS, MIN_NONCE_HISTORY,
 };
 pub use table::CORE_MAX_SESSIONS;
 

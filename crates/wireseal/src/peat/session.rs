@@ -2,10 +2,12 @@
 //! replay history, and the session-key derivation.
 
 use super::nonce_history::NonceHistory;
-use super::sessions::PEER_HKDF_INFO;
 use crate::primitives::chacha20poly1305::ChaChaKey;
 use crate::primitives::sha::hkdf_sha256;
 use crate::secret::Secret;
+
+/// HKDF info string of per-peer session keys.
+pub const PEER_HKDF_INFO: &[u8] = b"PEAT-peer-e2ee-v1";
 
 crate::visibility::pub_if_hazmat! {
     /// The raw session key of nodes `a` and `b` (order does not matter) from

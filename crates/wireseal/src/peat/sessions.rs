@@ -21,8 +21,6 @@ pub(super) type Table = alloc::collections::BTreeMap<u32, Session>;
 #[cfg(not(feature = "alloc"))]
 pub(super) type Table = super::table::FixedTable;
 
-/// HKDF info string of per-peer session keys.
-pub const PEER_HKDF_INFO: &[u8] = b"PEAT-peer-e2ee-v1";
 /// Default idle time after which a session is refused (30 minutes, as
 /// peat-btle's session timeout).
 pub const DEFAULT_SESSION_TTL_MS: u64 = 30 * 60 * 1000;
