@@ -142,7 +142,17 @@ fn meshtastic(dir: &Path, code: &mut String) {
     }
     code.push_str("];\n");
 
-    let pkc = of("pkc_decrypt").next().expect("pkc_decrypt vector");
+    pkc_and_channel(&v, code);
+}
+
+/// The one PKC direct message and the one channel packet of the
+/// Meshtastic vectors, as single statics.
+fn pkc_and_channel(v: &serde_json::Value, code: &mut String) {
+    let list = v["vectors"].as_array().expect("vectors");
+    let pkc = list
+        .iter()
+        .find(|t| t["kind"] == "pkc_decrypt")
+        .expect("pkc_decrypt vector");
     let frame = s(pkc, "radio_frame_hex");
     let off = pkc["pkc_payload_offset"].as_u64().expect("offset") as usize;
     writeln!(

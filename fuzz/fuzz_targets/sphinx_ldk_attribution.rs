@@ -82,6 +82,26 @@ impl Bytes<'_> {
     }
 }
 
+/// The route's secrets, from peeling LDK's onion hop by hop.
+fn route_secrets(onion: &[u8], hash: &[u8], node1: &PrivateKey, fake: &[PrivateKey]) -> HopSecrets {
+    let mut cur = Some(Onion::parse(onion).unwrap());
+    let mut secrets = Vec::new();
+    for k in std::iter::once(node1).chain(fake) {
+        match cur.take().unwrap().peel(k, hash).unwrap() {
+            Peeled::Forward {
+                next,
+                shared_secret,
+                ..
+            } => {
+                secrets.push(shared_secret);
+                cur = Some(next);
+            }
+            Peeled::Final { shared_secret, .. } => secrets.push(shared_secret),
+        }
+    }
+    HopSecrets::new(secrets)
+}
+
 /// The attribution part: both origins decode one return trip.
 fn attribution(input: &[u8]) {
     let mut b = Bytes(input);
@@ -111,23 +131,7 @@ fn attribution(input: &[u8]) {
         let node1 = PrivateKey::from_bytes(&secret1).unwrap();
         let mut ours = None;
         let outcome = net.origin_decode_events(&fake_pubs, |onion, hash| {
-            // The route's secrets, from peeling LDK's onion.
-            let mut cur = Some(Onion::parse(onion).unwrap());
-            let mut secrets = Vec::new();
-            for k in std::iter::once(&node1).chain(fake) {
-                match cur.take().unwrap().peel(k, hash).unwrap() {
-                    Peeled::Forward {
-                        next,
-                        shared_secret,
-                        ..
-                    } => {
-                        secrets.push(shared_secret);
-                        cur = Some(next);
-                    }
-                    Peeled::Final { shared_secret, .. } => secrets.push(shared_secret),
-                }
-            }
-            let s = HopSecrets::new(secrets);
+            let s = route_secrets(onion, hash, &node1, fake);
             let ss = |h: usize| s.hop(h).unwrap();
             let role = |h: usize| roles[h - 1] % 6;
             let hold = |h: usize| u64::from(roles[h - 1]) * 977;

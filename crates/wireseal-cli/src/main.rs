@@ -57,7 +57,9 @@ fn main() -> ExitCode {
             json(out);
             commands::aescrypt::run(args)
         }
-        Cmd::Completions(a) => commands::completions::run(a),
+        Cmd::Completions(a) => {
+            commands::completions::run(a, <Cli as clap::CommandFactory>::command())
+        }
         Cmd::Bench(args) => commands::bench::run(args),
     };
     match result {

@@ -1,7 +1,6 @@
 //! `wireseal completions bash|zsh|fish`.
 
 use anyhow::Result;
-use clap::CommandFactory;
 use clap_complete::Shell;
 
 /// Shells `completions` writes scripts for.
@@ -23,18 +22,18 @@ pub struct Args {
     shell: ShellArg,
 }
 
-/// Prints the completion script to stdout.
+/// Prints the completion script of `cmd` (the whole command line's
+/// definition) to stdout.
 ///
 /// # Errors
 ///
 /// None in practice; the signature matches the other subcommands.
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args, mut cmd: clap::Command) -> Result<()> {
     let shell = match a.shell {
         ShellArg::Bash => Shell::Bash,
         ShellArg::Zsh => Shell::Zsh,
         ShellArg::Fish => Shell::Fish,
     };
-    let mut cmd = crate::cli::Cli::command();
     // Into a buffer first: clap_complete panics when its writer fails (a
     // closed pipe), and the script is small.
     let mut script = Vec::new();

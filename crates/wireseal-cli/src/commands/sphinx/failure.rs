@@ -185,69 +185,83 @@ pub(super) fn run_error(e: ErrorCmd) -> Result<()> {
             associated_data,
             path_key,
             onion,
-        } => {
-            let node = node_key(&key)?;
-            let ad = hex_arg(&associated_data, "--associated-data")?;
-            let onion = data(&onion, "ONION", InFormat::Hex)?;
-            let unblinded = unblind(&node, path_key.as_deref())?;
-            let k = unblinded.as_ref().map_or(&node, |u| u.blinded_privkey());
-            let reply = Malformed::reply_for(&onion, k, &ad).context("ONION")?;
-            let m = reply.map(|m| (m, m.failure_message()));
-            output::fields(&[
-                (
-                    "failure_code",
-                    m.as_ref()
-                        .map_or(Value::Null, |(m, _)| m.failure_code.into()),
-                ),
-                (
-                    "failure",
-                    m.as_ref()
-                        .and_then(|(m, _)| m.reason())
-                        .map_or(Value::Null, |r| r.name().into()),
-                ),
-                (
-                    "sha256_of_onion",
-                    m.as_ref()
-                        .map_or(Value::Null, |(m, _)| hex::encode(m.sha256_of_onion).into()),
-                ),
-                (
-                    "message",
-                    m.as_ref()
-                        .and_then(|(_, msg)| msg.as_ref().ok())
-                        .map_or(Value::Null, |msg| hex::encode(msg).into()),
-                ),
-            ]);
-        }
+        } => malformed(&key, &associated_data, path_key.as_deref(), &onion)?,
         ErrorCmd::Unwrap {
             origin,
             attribution_data,
             packet,
-        } => {
-            let (pubs, secrets) = origin.secrets()?;
-            let a = attribution_in(attribution_data.as_deref())?;
-            let u = failure::unwrap_attributed(
-                &secrets,
-                &data(&packet, "PACKET", InFormat::Hex)?,
-                a.as_deref(),
-            )
-            .context("cannot attribute the failure")?;
-            let mut fields = vec![
-                ("hop", u.hop.map_or(Value::Null, Value::from)),
-                ("node_key", key_of(&pubs, u.hop_index())),
-                (
-                    "message",
-                    u.message
-                        .as_ref()
-                        .map_or(Value::Null, |m| hex::encode(m).into()),
-                ),
-                ("hold_times_ms", hold_times(&u.hold_times_ms)),
-                ("attribution", u.attribution.to_string().into()),
-            ];
-            if let Some(b) = u.blamed_hop {
-                fields.push(("blamed_hop", b.into()));
-            }
-            output::fields(&fields);
-        }
+        } => unwrap(&origin, attribution_data.as_deref(), &packet)?,
     }
+    Ok(())
+}
+
+/// `sphinx error malformed`: the reply a node sends for an onion it cannot
+/// parse, or none.
+fn malformed(
+    key: &KeySource,
+    associated_data: &str,
+    path_key: Option<&str>,
+    onion: &str,
+) -> Result<()> {
+    let node = node_key(key)?;
+    let ad = hex_arg(associated_data, "--associated-data")?;
+    let onion = data(onion, "ONION", InFormat::Hex)?;
+    let unblinded = unblind(&node, path_key)?;
+    let k = unblinded.as_ref().map_or(&node, |u| u.blinded_privkey());
+    let reply = Malformed::reply_for(&onion, k, &ad).context("ONION")?;
+    let m = reply.map(|m| (m, m.failure_message()));
+    output::fields(&[
+        (
+            "failure_code",
+            m.as_ref()
+                .map_or(Value::Null, |(m, _)| m.failure_code.into()),
+        ),
+        (
+            "failure",
+            m.as_ref()
+                .and_then(|(m, _)| m.reason())
+                .map_or(Value::Null, |r| r.name().into()),
+        ),
+        (
+            "sha256_of_onion",
+            m.as_ref()
+                .map_or(Value::Null, |(m, _)| hex::encode(m.sha256_of_onion).into()),
+        ),
+        (
+            "message",
+            m.as_ref()
+                .and_then(|(_, msg)| msg.as_ref().ok())
+                .map_or(Value::Null, |msg| hex::encode(msg).into()),
+        ),
+    ]);
+    Ok(())
+}
+
+/// `sphinx error unwrap`: the origin's view of a failure packet.
+fn unwrap(origin: &Origin, attribution_data: Option<&str>, packet: &str) -> Result<()> {
+    let (pubs, secrets) = origin.secrets()?;
+    let a = attribution_in(attribution_data)?;
+    let u = failure::unwrap_attributed(
+        &secrets,
+        &data(packet, "PACKET", InFormat::Hex)?,
+        a.as_deref(),
+    )
+    .context("cannot attribute the failure")?;
+    let mut fields = vec![
+        ("hop", u.hop.map_or(Value::Null, Value::from)),
+        ("node_key", key_of(&pubs, u.hop_index())),
+        (
+            "message",
+            u.message
+                .as_ref()
+                .map_or(Value::Null, |m| hex::encode(m).into()),
+        ),
+        ("hold_times_ms", hold_times(&u.hold_times_ms)),
+        ("attribution", u.attribution.to_string().into()),
+    ];
+    if let Some(b) = u.blamed_hop {
+        fields.push(("blamed_hop", b.into()));
+    }
+    output::fields(&fields);
     Ok(())
 }
