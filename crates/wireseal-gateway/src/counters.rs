@@ -238,8 +238,8 @@ impl Default for Counters {
             store_unavailable: Count::default(),
             pruned_packets: Count::default(),
             pruned_receptions: Count::default(),
-            decode_seconds: crate::metrics::decode_histogram(),
-            store_lag_seconds: crate::metrics::store_lag_histogram(),
+            decode_seconds: decode_histogram(),
+            store_lag_seconds: store_lag_histogram(),
         }
     }
 }
@@ -330,6 +330,18 @@ impl Counters {
             },
         })
     }
+}
+
+/// The decode-time histogram's buckets: 10 µs to about 38 ms.
+pub fn decode_histogram() -> prometheus_client::metrics::histogram::Histogram {
+    use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+    Histogram::new(exponential_buckets(1e-5, 2.5, 10))
+}
+
+/// The store-lag histogram's buckets: 1 ms to about 60 s.
+pub fn store_lag_histogram() -> prometheus_client::metrics::histogram::Histogram {
+    use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+    Histogram::new(exponential_buckets(1e-3, 2.5, 13))
 }
 
 #[cfg(test)]

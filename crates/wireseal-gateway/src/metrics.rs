@@ -4,11 +4,11 @@
 //! starts with `wireseal_gateway_`; counters end in `_total`, times are in
 //! seconds; label values are the library's names (`as_str`).
 
-use crate::counters::{Counters, Named};
+use crate::counters::Counters;
 use crate::health::Health;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
-use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
 use std::fmt;
@@ -17,53 +17,248 @@ use std::sync::Arc;
 /// The `Content-Type` of [`render`]'s text.
 pub const CONTENT_TYPE: &str = prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
 
-/// Every metric family the gateway exports, by its full name as a scrape
-/// shows it (counters with `_total`, the histogram without its suffixes).
-pub const NAMES: [&str; 33] = [
-    "wireseal_gateway_messages_total",
-    "wireseal_gateway_malformed_messages_total",
-    "wireseal_gateway_oversized_messages_total",
-    "wireseal_gateway_own_output_ignored_total",
-    "wireseal_gateway_packets_total",
-    "wireseal_gateway_packet_signatures_total",
-    "wireseal_gateway_undecoded_packets_total",
-    "wireseal_gateway_packet_kinds_total",
-    "wireseal_gateway_node_identities_total",
-    "wireseal_gateway_policy_verdicts_total",
-    "wireseal_gateway_key_events_total",
-    "wireseal_gateway_control_packets_total",
-    "wireseal_gateway_unusable_ids_total",
-    "wireseal_gateway_flood_refused_total",
-    "wireseal_gateway_decode_duration_seconds",
-    "wireseal_gateway_broker_connected",
-    "wireseal_gateway_subscribed",
-    "wireseal_gateway_broker_connects_total",
-    "wireseal_gateway_broker_connection_errors_total",
-    "wireseal_gateway_outputs_total",
-    "wireseal_gateway_publish_dropped_total",
-    "wireseal_gateway_output_errors_total",
-    "wireseal_gateway_acks_total",
-    "wireseal_gateway_held_messages",
-    "wireseal_gateway_oldest_held_message_age_seconds",
-    "wireseal_gateway_store_writable",
-    "wireseal_gateway_store_writes_total",
-    "wireseal_gateway_store_lag_seconds",
-    "wireseal_gateway_store_duplicates_total",
-    "wireseal_gateway_store_rejected_total",
-    "wireseal_gateway_store_capped_total",
-    "wireseal_gateway_store_unavailable_total",
-    "wireseal_gateway_store_pruned_total",
+/// Reads one count.
+type Read = fn(&Counters) -> u64;
+
+/// Where a metric's value comes from.
+#[derive(Clone, Copy)]
+enum Source {
+    /// A counter.
+    Counter(Read),
+    /// A gauge of the counts or the probes' state.
+    Gauge(fn(&Counters, &Health) -> u64),
+    /// The age of the oldest message held, in seconds (a float gauge).
+    OldestHeldAge,
+    /// Counters by the library's names (`as_str`), under one label.
+    Named(&'static str, fn(&Counters) -> Vec<(&'static str, u64)>),
+    /// Counters under one label with the values listed.
+    Family(&'static str, &'static [(&'static str, Read)]),
+    /// A histogram in seconds.
+    Seconds(fn(&Counters) -> &Histogram),
+}
+
+/// One metric family: its full name as a scrape shows it (counters with
+/// `_total`, histograms without their suffixes), its help and its source.
+#[derive(Clone, Copy)]
+struct Metric {
+    name: &'static str,
+    help: &'static str,
+    source: Source,
+}
+
+const fn m(name: &'static str, help: &'static str, source: Source) -> Metric {
+    Metric { name, help, source }
+}
+
+use Source::{Counter, Family, Gauge, Named as ByName, OldestHeldAge, Seconds};
+
+/// Every metric family the gateway exports, in the order a scrape shows
+/// them: the one place a metric is declared.
+const METRICS: [Metric; 33] = [
+    m(
+        "wireseal_gateway_messages_total",
+        "MQTT messages taken from the broker.",
+        Counter(|c| c.messages.get()),
+    ),
+    m(
+        "wireseal_gateway_malformed_messages_total",
+        "Messages that are not envelopes.",
+        Counter(|c| c.malformed.get()),
+    ),
+    m(
+        "wireseal_gateway_oversized_messages_total",
+        "Messages over the envelope's size limit.",
+        Counter(|c| c.oversized.get()),
+    ),
+    m(
+        "wireseal_gateway_own_output_ignored_total",
+        "Messages on the gateway's own output topics.",
+        Counter(|c| c.own_output.get()),
+    ),
+    m(
+        "wireseal_gateway_packets_total",
+        "Packets by decryption outcome.",
+        ByName("decryption", |c| c.decryption.iter().collect()),
+    ),
+    m(
+        "wireseal_gateway_packet_signatures_total",
+        "Packets by signature status.",
+        ByName("signature", |c| c.signature.iter().collect()),
+    ),
+    m(
+        "wireseal_gateway_undecoded_packets_total",
+        "Packets not decoded, by reason.",
+        ByName("reason", |c| c.error.iter().collect()),
+    ),
+    m(
+        "wireseal_gateway_packet_kinds_total",
+        "Packets by kind.",
+        ByName("kind", |c| c.kind.iter().collect()),
+    ),
+    m(
+        "wireseal_gateway_node_identities_total",
+        "NodeInfo packets by identity check.",
+        ByName("identity", |c| c.identity.iter().collect()),
+    ),
+    m(
+        "wireseal_gateway_policy_verdicts_total",
+        "Decoded packets by signature-policy verdict.",
+        ByName("verdict", |c| c.policy.iter().collect()),
+    ),
+    m(
+        "wireseal_gateway_key_events_total",
+        "Node-table events.",
+        ByName("event", |c| c.key_event.iter().collect()),
+    ),
+    m(
+        "wireseal_gateway_control_packets_total",
+        "Administration and key-verification packets.",
+        Counter(|c| c.control.get()),
+    ),
+    m(
+        "wireseal_gateway_unusable_ids_total",
+        "Packets whose channel or gateway id was replaced by the fixed label.",
+        Counter(|c| c.unusable_ids.get()),
+    ),
+    m(
+        "wireseal_gateway_flood_refused_total",
+        "Packets refused by the flood guard.",
+        Counter(|c| c.flood_refused.get()),
+    ),
+    m(
+        "wireseal_gateway_decode_duration_seconds",
+        "Time to decode one MQTT message.",
+        Seconds(|c| &c.decode_seconds),
+    ),
+    m(
+        "wireseal_gateway_broker_connected",
+        "1 while connected to the broker.",
+        Gauge(|_, h| u64::from(h.connected())),
+    ),
+    m(
+        "wireseal_gateway_subscribed",
+        "1 while the subscription is in place.",
+        Gauge(|_, h| u64::from(h.subscribed())),
+    ),
+    m(
+        "wireseal_gateway_broker_connects_total",
+        "Connections made to the broker.",
+        Counter(|c| c.connects.get()),
+    ),
+    m(
+        "wireseal_gateway_broker_connection_errors_total",
+        "Failed attempts to reach the broker and connections lost.",
+        Counter(|c| c.connection_errors.get()),
+    ),
+    m(
+        "wireseal_gateway_outputs_total",
+        "Records written to each output.",
+        Family(
+            "output",
+            &[
+                ("json_lines", |c| c.json_lines.get()),
+                ("republish", |c| c.republished.get()),
+                ("firmware_json", |c| c.firmware_json.get()),
+            ],
+        ),
+    ),
+    m(
+        "wireseal_gateway_publish_dropped_total",
+        "Publications dropped on a full output queue.",
+        Counter(|c| c.publish_dropped.get()),
+    ),
+    m(
+        "wireseal_gateway_output_errors_total",
+        "Failures of the output connection.",
+        Counter(|c| c.output_errors.get()),
+    ),
+    m(
+        "wireseal_gateway_acks_total",
+        "Acknowledgements to the broker, by result.",
+        Family(
+            "result",
+            &[
+                ("sent", |c| c.acks.get()),
+                ("dropped", |c| c.ack_dropped.get()),
+                ("closed_connection", |c| c.acks_for_closed_connection.get()),
+            ],
+        ),
+    ),
+    m(
+        "wireseal_gateway_held_messages",
+        "Messages taken and not yet acknowledged.",
+        Gauge(|c, _| c.held.get()),
+    ),
+    m(
+        "wireseal_gateway_oldest_held_message_age_seconds",
+        "Seconds since the oldest message not yet acknowledged was taken (0 while none is held).",
+        OldestHeldAge,
+    ),
+    m(
+        "wireseal_gateway_store_writable",
+        "1 while the store takes writes (1 without a store).",
+        Gauge(|_, h| u64::from(h.store_writable())),
+    ),
+    m(
+        "wireseal_gateway_store_writes_total",
+        "Rows the store inserted or completed.",
+        Family(
+            "table",
+            &[
+                ("packets", |c| c.stored_packets.get()),
+                ("receptions", |c| c.stored_receptions.get()),
+            ],
+        ),
+    ),
+    m(
+        "wireseal_gateway_store_lag_seconds",
+        "Time from a message reaching the store's writer to its commit.",
+        Seconds(|c| &c.store_lag_seconds),
+    ),
+    m(
+        "wireseal_gateway_store_duplicates_total",
+        "Receptions already stored.",
+        Counter(|c| c.store_duplicates.get()),
+    ),
+    m(
+        "wireseal_gateway_store_rejected_total",
+        "Records the store refused.",
+        Counter(|c| c.store_rejected.get()),
+    ),
+    m(
+        "wireseal_gateway_store_capped_total",
+        "Fields the store shortened or rewrote.",
+        Counter(|c| c.store_capped.get()),
+    ),
+    m(
+        "wireseal_gateway_store_unavailable_total",
+        "Failed attempts to write to the store.",
+        Counter(|c| c.store_unavailable.get()),
+    ),
+    m(
+        "wireseal_gateway_store_pruned_total",
+        "Rows removed by retention.",
+        Family(
+            "table",
+            &[
+                ("packets", |c| c.pruned_packets.get()),
+                ("receptions", |c| c.pruned_receptions.get()),
+            ],
+        ),
+    ),
 ];
 
-/// The decode-time histogram's buckets: 10 µs to about 38 ms.
-pub fn decode_histogram() -> Histogram {
-    Histogram::new(exponential_buckets(1e-5, 2.5, 10))
-}
-
-/// The store-lag histogram's buckets: 1 ms to about 60 s.
-pub fn store_lag_histogram() -> Histogram {
-    Histogram::new(exponential_buckets(1e-3, 2.5, 13))
-}
+/// Every metric family the gateway exports, by its full name as a scrape
+/// shows it (counters with `_total`, histograms without their suffixes).
+pub const NAMES: [&str; METRICS.len()] = {
+    let mut names = [""; METRICS.len()];
+    let mut i = 0;
+    while i < METRICS.len() {
+        names[i] = METRICS[i].name;
+        i += 1;
+    }
+    names
+};
 
 #[derive(Debug)]
 struct Gateway {
@@ -71,35 +266,20 @@ struct Gateway {
     health: Arc<Health>,
 }
 
-const P: &str = "wireseal_gateway_";
-
 fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-fn counter(e: &mut DescriptorEncoder, name: &str, help: &str, v: u64) -> fmt::Result {
-    let name = format!("{P}{name}");
-    e.encode_descriptor(&name, help, None, MetricType::Counter)?
-        .encode_counter::<NoLabelSet, _, u64>(&v, None)
-}
-
-fn gauge(e: &mut DescriptorEncoder, name: &str, help: &str, v: u64) -> fmt::Result {
-    let name = format!("{P}{name}");
-    e.encode_descriptor(&name, help, None, MetricType::Gauge)?
-        .encode_gauge(&v)
-}
-
-fn family<'a>(
+fn counters_of<'a>(
     e: &mut DescriptorEncoder,
     name: &str,
     help: &str,
     label: &str,
     values: impl IntoIterator<Item = (&'a str, u64)>,
 ) -> fmt::Result {
-    let name = format!("{P}{name}");
-    let mut m = e.encode_descriptor(&name, help, None, MetricType::Counter)?;
+    let mut m = e.encode_descriptor(name, help, None, MetricType::Counter)?;
     for (value, v) in values {
         let labels = [(label, value)];
         m.encode_family(&labels)?
@@ -108,233 +288,47 @@ fn family<'a>(
     Ok(())
 }
 
-fn named<const N: usize>(
-    e: &mut DescriptorEncoder,
-    name: &str,
-    help: &str,
-    label: &str,
-    n: &Named<N>,
-) -> fmt::Result {
-    family(e, name, help, label, n.iter())
+impl Gateway {
+    /// Encodes one metric family.
+    fn metric(&self, e: &mut DescriptorEncoder, metric: &Metric) -> fmt::Result {
+        let (c, h) = (&*self.counters, &*self.health);
+        let help = metric.help;
+        // prometheus-client adds the suffixes of counters and units itself.
+        let base = metric.name.strip_suffix("_total").unwrap_or(metric.name);
+        match metric.source {
+            Counter(get) => e
+                .encode_descriptor(base, help, None, MetricType::Counter)?
+                .encode_counter::<NoLabelSet, _, u64>(&get(c), None),
+            Gauge(get) => e
+                .encode_descriptor(base, help, None, MetricType::Gauge)?
+                .encode_gauge(&get(c, h)),
+            OldestHeldAge => e
+                .encode_descriptor(base, help, None, MetricType::Gauge)?
+                .encode_gauge(&c.oldest_held_age(now_ms())),
+            ByName(label, get) => counters_of(e, base, help, label, get(c)),
+            Family(label, values) => counters_of(
+                e,
+                base,
+                help,
+                label,
+                values.iter().map(|(n, get)| (*n, get(c))),
+            ),
+            Seconds(get) => {
+                let base = base.strip_suffix("_seconds").unwrap_or(base);
+                get(c).encode(e.encode_descriptor(
+                    base,
+                    help,
+                    Some(&Unit::Seconds),
+                    MetricType::Histogram,
+                )?)
+            }
+        }
+    }
 }
 
 impl Collector for Gateway {
     fn encode(&self, mut e: DescriptorEncoder) -> fmt::Result {
-        let c = &*self.counters;
-        let h = &*self.health;
-        let e = &mut e;
-        counter(
-            e,
-            "messages",
-            "MQTT messages taken from the broker.",
-            c.messages.get(),
-        )?;
-        counter(
-            e,
-            "malformed_messages",
-            "Messages that are not envelopes.",
-            c.malformed.get(),
-        )?;
-        counter(
-            e,
-            "oversized_messages",
-            "Messages over the envelope's size limit.",
-            c.oversized.get(),
-        )?;
-        counter(
-            e,
-            "own_output_ignored",
-            "Messages on the gateway's own output topics.",
-            c.own_output.get(),
-        )?;
-        named(
-            e,
-            "packets",
-            "Packets by decryption outcome.",
-            "decryption",
-            &c.decryption,
-        )?;
-        named(
-            e,
-            "packet_signatures",
-            "Packets by signature status.",
-            "signature",
-            &c.signature,
-        )?;
-        named(
-            e,
-            "undecoded_packets",
-            "Packets not decoded, by reason.",
-            "reason",
-            &c.error,
-        )?;
-        named(e, "packet_kinds", "Packets by kind.", "kind", &c.kind)?;
-        named(
-            e,
-            "node_identities",
-            "NodeInfo packets by identity check.",
-            "identity",
-            &c.identity,
-        )?;
-        named(
-            e,
-            "policy_verdicts",
-            "Decoded packets by signature-policy verdict.",
-            "verdict",
-            &c.policy,
-        )?;
-        named(e, "key_events", "Node-table events.", "event", &c.key_event)?;
-        counter(
-            e,
-            "control_packets",
-            "Administration and key-verification packets.",
-            c.control.get(),
-        )?;
-        counter(
-            e,
-            "unusable_ids",
-            "Packets whose channel or gateway id was replaced by the fixed label.",
-            c.unusable_ids.get(),
-        )?;
-        counter(
-            e,
-            "flood_refused",
-            "Packets refused by the flood guard.",
-            c.flood_refused.get(),
-        )?;
-        c.decode_seconds.encode(e.encode_descriptor(
-            &format!("{P}decode_duration"),
-            "Time to decode one MQTT message.",
-            Some(&Unit::Seconds),
-            MetricType::Histogram,
-        )?)?;
-        gauge(
-            e,
-            "broker_connected",
-            "1 while connected to the broker.",
-            u64::from(h.connected()),
-        )?;
-        gauge(
-            e,
-            "subscribed",
-            "1 while the subscription is in place.",
-            u64::from(h.subscribed()),
-        )?;
-        counter(
-            e,
-            "broker_connects",
-            "Connections made to the broker.",
-            c.connects.get(),
-        )?;
-        counter(
-            e,
-            "broker_connection_errors",
-            "Failed attempts to reach the broker and connections lost.",
-            c.connection_errors.get(),
-        )?;
-        family(
-            e,
-            "outputs",
-            "Records written to each output.",
-            "output",
-            [
-                ("json_lines", c.json_lines.get()),
-                ("republish", c.republished.get()),
-                ("firmware_json", c.firmware_json.get()),
-            ],
-        )?;
-        counter(
-            e,
-            "publish_dropped",
-            "Publications dropped on a full output queue.",
-            c.publish_dropped.get(),
-        )?;
-        counter(
-            e,
-            "output_errors",
-            "Failures of the output connection.",
-            c.output_errors.get(),
-        )?;
-        family(
-            e,
-            "acks",
-            "Acknowledgements to the broker, by result.",
-            "result",
-            [
-                ("sent", c.acks.get()),
-                ("dropped", c.ack_dropped.get()),
-                ("closed_connection", c.acks_for_closed_connection.get()),
-            ],
-        )?;
-        gauge(
-            e,
-            "held_messages",
-            "Messages taken and not yet acknowledged.",
-            c.held.get(),
-        )?;
-        e.encode_descriptor(
-            &format!("{P}oldest_held_message_age_seconds"),
-            "Seconds since the oldest message not yet acknowledged was taken (0 while none is held).",
-            None,
-            MetricType::Gauge,
-        )?
-        .encode_gauge(&c.oldest_held_age(now_ms()))?;
-        gauge(
-            e,
-            "store_writable",
-            "1 while the store takes writes (1 without a store).",
-            u64::from(h.store_writable()),
-        )?;
-        family(
-            e,
-            "store_writes",
-            "Rows the store inserted or completed.",
-            "table",
-            [
-                ("packets", c.stored_packets.get()),
-                ("receptions", c.stored_receptions.get()),
-            ],
-        )?;
-        c.store_lag_seconds.encode(e.encode_descriptor(
-            &format!("{P}store_lag"),
-            "Time from a message reaching the store's writer to its commit.",
-            Some(&Unit::Seconds),
-            MetricType::Histogram,
-        )?)?;
-        counter(
-            e,
-            "store_duplicates",
-            "Receptions already stored.",
-            c.store_duplicates.get(),
-        )?;
-        counter(
-            e,
-            "store_rejected",
-            "Records the store refused.",
-            c.store_rejected.get(),
-        )?;
-        counter(
-            e,
-            "store_capped",
-            "Fields the store shortened or rewrote.",
-            c.store_capped.get(),
-        )?;
-        counter(
-            e,
-            "store_unavailable",
-            "Failed attempts to write to the store.",
-            c.store_unavailable.get(),
-        )?;
-        family(
-            e,
-            "store_pruned",
-            "Rows removed by retention.",
-            "table",
-            [
-                ("packets", c.pruned_packets.get()),
-                ("receptions", c.pruned_receptions.get()),
-            ],
-        )
+        METRICS.iter().try_for_each(|m| self.metric(&mut e, m))
     }
 }
 
