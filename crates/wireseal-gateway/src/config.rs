@@ -56,6 +56,46 @@ impl<'de> Deserialize<'de> for MqttVersion {
     }
 }
 
+/// Where the firmware's JSON goes (`firmware-json`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FirmwareRoot {
+    /// Under the root of the topic each envelope came on, as the firmware
+    /// published its JSON beside its envelope (`msh/US/2/e/…` gives
+    /// `msh/US/2/json/…`); an envelope on a topic of another shape is not
+    /// published. `--firmware-json` without a value, `firmware-json = true`.
+    Envelope,
+    /// Under this root (`msh`, `msh/US`, ...), whatever the envelope's topic.
+    Fixed(String),
+}
+
+impl From<&str> for FirmwareRoot {
+    fn from(root: &str) -> Self {
+        FirmwareRoot::Fixed(root.to_owned())
+    }
+}
+
+impl From<String> for FirmwareRoot {
+    fn from(root: String) -> Self {
+        FirmwareRoot::Fixed(root)
+    }
+}
+
+/// `firmware-json = true` (each envelope's root), `= false` (off) or
+/// `= "ROOT"`.
+fn firmware_root<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<FirmwareRoot>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        B(bool),
+        S(String),
+    }
+    Ok(match Either::deserialize(d)? {
+        Either::B(true) => Some(FirmwareRoot::Envelope),
+        Either::B(false) => None,
+        Either::S(s) => Some(FirmwareRoot::Fixed(s)),
+    })
+}
+
 /// Every setting of the gateway. Field `foo_bar` is `--foo-bar` on the
 /// command line and `foo-bar` in the file; `None`, empty and `false` mean
 /// "not given" (the default applies). See docs/gateway.md for each.
@@ -78,8 +118,10 @@ pub struct Config {
     pub shared: Option<String>,
     /// Republish each record under `PREFIX/<channel>/<!from>`.
     pub publish: Option<String>,
-    /// Publish the firmware's JSON on `ROOT/2/json/<channel>/<!gateway>`.
-    pub firmware_json: Option<String>,
+    /// Publish the firmware's JSON on `ROOT/2/json/<channel>/<!gateway>`:
+    /// under each envelope's own root, or under one root.
+    #[serde(deserialize_with = "firmware_root")]
+    pub firmware_json: Option<FirmwareRoot>,
     /// Channels as `NAME=PSK` (default `LongFast=AQ==`).
     pub channel: Vec<String>,
     /// Node keys as `FILE` or `NODE=FILE`.

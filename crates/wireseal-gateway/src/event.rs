@@ -104,8 +104,8 @@ pub enum Event {
     },
     /// The gateway is stopping: it commits and acknowledges what it holds.
     Stopping {
-        /// Why (`interrupted`, `max-packets`, `output-closed`, ...).
-        reason: &'static str,
+        /// Why.
+        reason: crate::StopReason,
     },
 }
 

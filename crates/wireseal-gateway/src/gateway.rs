@@ -2,116 +2,31 @@
 //! and [`Gateway::run`], which opens the store, connects and runs the one
 //! event loop ([`crate::event_loop`]) until it is stopped.
 
-use crate::config::{parse_duration, Config, ConfigError, MqttVersion};
+use crate::announce::{Announcer, Listener};
+use crate::config::{parse_duration, Config, ConfigError, FirmwareRoot, MqttVersion};
 use crate::counters::Counters;
 use crate::event::Event;
+use crate::event_loop::Parts;
 use crate::flood::FloodLimits;
 use crate::log::{Log, LogTarget};
-use crate::sink::{FirmwareJson, JsonLines, Republish, Sink, SinkError, StoreSink};
+use crate::prepared::Prepared;
+use crate::run_error::RunError;
+use crate::sink::{FirmwareJson, JsonLines, Republish, Sink, StoreSink};
+use crate::stop::Stop;
 use crate::store::{Retention, Store, StoreError, StoreUrl, WriterConfig};
 use crate::{keys, mqtt, setup, tls};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wireseal::meshtastic::untrusted::safe_level;
-use wireseal::meshtastic::Decoder;
-
-/// Why the gateway stopped with an error.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// A setting cannot be used.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// `max-retries` failed attempts to reach the broker in a row.
-    #[error(
-        "gave up after {attempts} failed attempt(s) to reach the broker at {broker}: {reason}"
-    )]
-    GaveUp {
-        /// `HOST:PORT`.
-        broker: String,
-        /// Attempts made.
-        attempts: u64,
-        /// The last reason.
-        reason: String,
-    },
-    /// The broker refused the subscription (nothing would ever arrive).
-    #[error("the broker refused the subscription to {0}")]
-    Subscription(String),
-    /// The store cannot be used (its schema, a refusal, a write error
-    /// retrying cannot mend).
-    #[error("store: {0}")]
-    Store(String),
-    /// A sink cannot go on.
-    #[error(transparent)]
-    Sink(#[from] SinkError),
-    /// The runtime or a thread could not start.
-    #[error("{0}")]
-    Io(String),
-}
-
-impl From<StoreError> for RunError {
-    fn from(e: StoreError) -> Self {
-        RunError::Store(e.to_string())
-    }
-}
-
-/// Stops a running gateway from any thread (a signal handler, a test).
-#[derive(Debug, Clone, Default)]
-pub struct Stop {
-    flag: Arc<AtomicBool>,
-    wake: Arc<tokio::sync::Notify>,
-}
-
-impl Stop {
-    /// Asks the gateway to stop: it reads no more, commits and acknowledges
-    /// what it holds, disconnects and returns its counts. Asked again while
-    /// the store is unavailable, it stops without waiting for it.
-    pub fn stop(&self) {
-        self.flag.store(true, Ordering::SeqCst);
-        self.wake.notify_one();
-    }
-
-    /// Whether a stop was asked.
-    pub fn requested(&self) -> bool {
-        self.flag.load(Ordering::SeqCst)
-    }
-
-    pub(crate) async fn wait(&self) {
-        self.wake.notified().await;
-    }
-}
-
-/// A listener of events.
-pub type Listener = Box<dyn Fn(&Event) + Send + Sync>;
-
-/// The settings ready to run.
-pub(crate) struct Prepared {
-    pub mqtt: mqtt::Settings,
-    pub filter: String,
-    pub decoder: Decoder,
-    pub store: Option<StoreUrl>,
-    pub writer: WriterConfig,
-    pub print_records: bool,
-    pub publish: Option<String>,
-    pub firmware_root: Option<String>,
-    pub stats: Option<Duration>,
-    pub max_packets: Option<u64>,
-    pub max_retries: Option<u64>,
-    pub dedup_window: Duration,
-    pub flood: FloodLimits,
-    pub http: Option<std::net::SocketAddr>,
-    pub map_tiles: Option<crate::page::Tiles>,
-}
 
 /// The gateway: build it from settings, add sinks and listeners, run it.
 pub struct Gateway {
-    pub(crate) prepared: Prepared,
-    pub(crate) sinks: Vec<Box<dyn Sink>>,
-    pub(crate) listeners: Vec<Listener>,
-    pub(crate) counters: Arc<Counters>,
-    pub(crate) health: Arc<crate::health::Health>,
-    pub(crate) stop: Stop,
-    pub(crate) log: Log,
+    prepared: Prepared,
+    sinks: Vec<Box<dyn Sink>>,
+    announce: Announcer,
+    counters: Arc<Counters>,
+    health: Arc<crate::health::Health>,
+    stop: Stop,
     notes: Vec<String>,
 }
 
@@ -180,6 +95,155 @@ fn store_url(url: &str) -> Result<StoreUrl, ConfigError> {
     Ok(u)
 }
 
+/// The broker's settings: its URL, TLS, the client id and credentials.
+fn broker_settings(c: &Config, store: Option<&StoreUrl>) -> Result<mqtt::Settings, ConfigError> {
+    if c.broker.is_empty() {
+        return Err(ConfigError::new(
+            "broker",
+            "required: mqtt://HOST[:PORT] or mqtts://HOST[:PORT]",
+        ));
+    }
+    let endpoint = mqtt::Endpoint::parse(&c.broker)?;
+    let files = tls::Files {
+        ca: c.ca_file.as_deref(),
+        client_cert: c.client_cert.as_deref(),
+        client_key: c.client_key.as_deref(),
+    };
+    let tls = match (endpoint.tls, files.any()) {
+        (true, _) => Some(tls::client_config(files)?),
+        (false, true) => {
+            return Err(ConfigError::new(
+                "ca-file",
+                "--ca-file, --client-cert and --client-key need an mqtts:// broker",
+            ))
+        }
+        (false, false) => None,
+    };
+    Ok(mqtt::Settings {
+        endpoint,
+        version: c.mqtt_version.unwrap_or(MqttVersion::V311),
+        client_id: client_id(c, store)?,
+        credentials: credentials(c)?,
+        max_packet: 1 << 20,
+        tls,
+        persistent: None,
+    })
+}
+
+/// The topic filter, shared in a group when `shared` names one.
+fn filter(c: &Config) -> Result<String, ConfigError> {
+    let topic = c.topic.clone().unwrap_or_else(|| "msh/#".into());
+    match &c.shared {
+        Some(g) if g.is_empty() || g.contains(['/', '+', '#']) => Err(ConfigError::new(
+            "shared",
+            "a group name without '/', '+' or '#'",
+        )),
+        Some(g) => Ok(format!("$share/{g}/{topic}")),
+        None => Ok(topic),
+    }
+}
+
+/// The MQTT client id: the one given (needed with a store, whose session
+/// resumes across restarts), or a random one.
+fn client_id(c: &Config, store: Option<&StoreUrl>) -> Result<String, ConfigError> {
+    match (&c.client_id, store) {
+        (Some(id), _) if id.is_empty() || id.len() > 256 => {
+            Err(ConfigError::new("client-id", "1 to 256 bytes"))
+        }
+        (Some(id), _) => Ok(id.clone()),
+        (None, Some(_)) => Err(ConfigError::new(
+            "store",
+            "needs --client-id: the same id across restarts resumes the broker's session",
+        )),
+        (None, None) => Ok(format!(
+            "wireseal-gw-{}-{:08x}",
+            std::process::id(),
+            u32::from_le_bytes(wireseal::entropy::random_array())
+        )),
+    }
+}
+
+/// The store writer's settings: the buffer and the retention.
+fn writer(c: &Config, store: Option<&StoreUrl>) -> Result<WriterConfig, ConfigError> {
+    let buffer = c.store_buffer.unwrap_or(40_000).max(1);
+    let retention = c
+        .retain
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .map_err(|e| ConfigError::new("retain", e))?
+        .map(Retention::keep);
+    if retention.is_some() && store.is_none() {
+        return Err(ConfigError::new("retain", "needs --store"));
+    }
+    Ok(WriterConfig {
+        buffer,
+        max_batch: buffer.min(WriterConfig::default().max_batch),
+        retention,
+        ..WriterConfig::default()
+    })
+}
+
+/// The copies window and the flood guard's limits.
+fn guards(c: &Config) -> Result<(Duration, FloodLimits), ConfigError> {
+    let dedup_window = match c.dedup_window.as_deref() {
+        Some(t) => parse_duration(t).map_err(|e| ConfigError::new("dedup-window", e))?,
+        None => Duration::from_secs(600),
+    };
+    let rate = c.flood_rate.unwrap_or(10.0);
+    if !rate.is_finite() || rate < 0.0 {
+        return Err(ConfigError::new(
+            "flood-rate",
+            "a number of messages per second, 0 for no limit",
+        ));
+    }
+    let flood = FloodLimits {
+        rate,
+        burst: c.flood_burst.unwrap_or(100).max(1),
+        ..FloodLimits::default()
+    };
+    Ok((dedup_window, flood))
+}
+
+/// Every setting checked and prepared; the notes to log at start.
+fn prepare(c: &Config) -> Result<(Prepared, Vec<String>), ConfigError> {
+    let store = c.store.as_deref().map(store_url).transpose()?;
+    let mqtt = broker_settings(c, store.as_ref())?;
+    let (dedup_window, flood) = guards(c)?;
+    let (decoder, notes) = setup::decoder(c)?;
+    let firmware_root = match &c.firmware_json {
+        Some(FirmwareRoot::Fixed(r)) => Some(FirmwareRoot::Fixed(prefix("firmware-json", r)?)),
+        other => other.clone(),
+    };
+    let prepared = Prepared {
+        mqtt,
+        filter: filter(c)?,
+        decoder,
+        print_records: c.print_records.unwrap_or(store.is_none()),
+        writer: writer(c, store.as_ref())?,
+        store,
+        publish: c
+            .publish
+            .as_deref()
+            .map(|p| prefix("publish", p))
+            .transpose()?,
+        firmware_root,
+        stats: c.stats.map(|s| Duration::from_secs(s.max(1))),
+        max_packets: c.max_packets,
+        max_retries: c.max_retries,
+        dedup_window,
+        flood,
+        http: c
+            .http
+            .as_deref()
+            .map(crate::http::parse_addr)
+            .transpose()
+            .map_err(|e| ConfigError::new("http", e))?,
+        map_tiles: crate::page::Tiles::setting(c.map_tiles.as_deref(), c.http.is_some())?,
+    };
+    Ok((prepared, notes))
+}
+
 impl Gateway {
     /// Checks `config` and prepares everything that can fail before the
     /// first connection: the decoder (channels, keys), TLS files, the store's
@@ -188,140 +252,22 @@ impl Gateway {
     /// # Errors
     /// The first setting that cannot be used, by name.
     pub fn new(config: Config) -> Result<Self, ConfigError> {
-        let c = config;
-        if c.broker.is_empty() {
-            return Err(ConfigError::new(
-                "broker",
-                "required: mqtt://HOST[:PORT] or mqtts://HOST[:PORT]",
-            ));
-        }
-        let endpoint = mqtt::Endpoint::parse(&c.broker)?;
-        let files = tls::Files {
-            ca: c.ca_file.as_deref(),
-            client_cert: c.client_cert.as_deref(),
-            client_key: c.client_key.as_deref(),
-        };
-        let tls = match (endpoint.tls, files.any()) {
-            (true, _) => Some(tls::client_config(files)?),
-            (false, true) => {
-                return Err(ConfigError::new(
-                    "ca-file",
-                    "--ca-file, --client-cert and --client-key need an mqtts:// broker",
-                ))
-            }
-            (false, false) => None,
-        };
-        let topic = c.topic.clone().unwrap_or_else(|| "msh/#".into());
-        let filter = match &c.shared {
-            Some(g) if g.is_empty() || g.contains(['/', '+', '#']) => {
-                return Err(ConfigError::new(
-                    "shared",
-                    "a group name without '/', '+' or '#'",
-                ))
-            }
-            Some(g) => format!("$share/{g}/{topic}"),
-            None => topic,
-        };
-        let store = c.store.as_deref().map(store_url).transpose()?;
-        let client_id =
-            match (&c.client_id, &store) {
-                (Some(id), _) if id.is_empty() || id.len() > 256 => {
-                    return Err(ConfigError::new("client-id", "1 to 256 bytes"))
-                }
-                (Some(id), _) => id.clone(),
-                (None, Some(_)) => return Err(ConfigError::new(
-                    "store",
-                    "needs --client-id: the same id across restarts resumes the broker's session",
-                )),
-                (None, None) => format!(
-                    "wireseal-gw-{}-{:08x}",
-                    std::process::id(),
-                    u32::from_le_bytes(wireseal::entropy::random_array())
-                ),
-            };
-        let buffer = c.store_buffer.unwrap_or(40_000).max(1);
-        let retention = c
-            .retain
-            .as_deref()
-            .map(parse_duration)
-            .transpose()
-            .map_err(|e| ConfigError::new("retain", e))?
-            .map(Retention::keep);
-        if retention.is_some() && store.is_none() {
-            return Err(ConfigError::new("retain", "needs --store"));
-        }
-        let dedup_window = match c.dedup_window.as_deref() {
-            Some(t) => parse_duration(t).map_err(|e| ConfigError::new("dedup-window", e))?,
-            None => Duration::from_secs(600),
-        };
-        let rate = c.flood_rate.unwrap_or(10.0);
-        if !rate.is_finite() || rate < 0.0 {
-            return Err(ConfigError::new(
-                "flood-rate",
-                "a number of messages per second, 0 for no limit",
-            ));
-        }
-        let flood = FloodLimits {
-            rate,
-            burst: c.flood_burst.unwrap_or(100).max(1),
-            ..FloodLimits::default()
-        };
-        let (decoder, notes) = setup::decoder(&c)?;
-        let prepared = Prepared {
-            mqtt: mqtt::Settings {
-                endpoint,
-                version: c.mqtt_version.unwrap_or(MqttVersion::V311),
-                client_id,
-                credentials: credentials(&c)?,
-                max_packet: 1 << 20,
-                tls,
-                persistent: None,
-            },
-            filter,
-            decoder,
-            print_records: c.print_records.unwrap_or(store.is_none()),
-            store,
-            writer: WriterConfig {
-                buffer,
-                max_batch: buffer.min(WriterConfig::default().max_batch),
-                retention,
-                ..WriterConfig::default()
-            },
-            publish: c
-                .publish
-                .as_deref()
-                .map(|p| prefix("publish", p))
-                .transpose()?,
-            firmware_root: c
-                .firmware_json
-                .as_deref()
-                .map(|p| prefix("firmware-json", p))
-                .transpose()?,
-            stats: c.stats.map(|s| Duration::from_secs(s.max(1))),
-            max_packets: c.max_packets,
-            max_retries: c.max_retries,
-            dedup_window,
-            flood,
-            http: c
-                .http
-                .as_deref()
-                .map(crate::http::parse_addr)
-                .transpose()
-                .map_err(|e| ConfigError::new("http", e))?,
-            map_tiles: crate::page::Tiles::setting(c.map_tiles.as_deref(), c.http.is_some())?,
-        };
+        let (prepared, notes) = prepare(&config)?;
         // The probes' state follows every event, before any other listener
         // hears of it.
         let health = Arc::new(crate::health::Health::default());
         let observer = health.clone();
+        let listeners: Vec<Listener> = vec![Box::new(move |e: &Event| observer.observe(e))];
         Ok(Self {
             prepared,
             sinks: Vec::new(),
-            listeners: vec![Box::new(move |e: &Event| observer.observe(e))],
+            announce: Announcer {
+                listeners,
+                log: Log::new(LogTarget::Stderr),
+            },
             counters: Arc::new(Counters::default()),
             health,
             stop: Stop::default(),
-            log: Log::new(LogTarget::Stderr),
             notes,
         })
     }
@@ -334,7 +280,7 @@ impl Gateway {
     /// Calls `f` with every event, on the gateway's thread (keep it short:
     /// send it on a channel).
     pub fn on_event(&mut self, f: impl Fn(&Event) + Send + Sync + 'static) {
-        self.listeners.push(Box::new(f));
+        self.announce.listeners.push(Box::new(f));
     }
 
     /// The events on a channel.
@@ -351,7 +297,7 @@ impl Gateway {
 
     /// Where the log goes (standard error by default).
     pub fn log_to(&mut self, target: LogTarget) {
-        self.log = Log::new(target);
+        self.announce.log = Log::new(target);
     }
 
     /// The handle that stops the gateway.
@@ -364,20 +310,6 @@ impl Gateway {
         self.counters.clone()
     }
 
-    /// Sends `e` to the listeners and the log.
-    pub(crate) fn emit(&mut self, e: Event) {
-        for l in &self.listeners {
-            l(&e);
-        }
-        let kind = e.as_str();
-        match e {
-            Event::StoreUnavailable { .. } | Event::StoreRejected { .. } => {
-                self.log.line(kind, &e.to_string())
-            }
-            _ => self.log.always(&e.to_string()),
-        }
-    }
-
     /// Runs until stopped ([`Stop`]), `max-packets` messages, `max-retries`
     /// failed attempts, a fatal store error, or a closed output; returns the
     /// counts (also printed to the log as `{"summary": …}`).
@@ -386,7 +318,7 @@ impl Gateway {
     /// See [`RunError`].
     pub fn run(mut self) -> Result<serde_json::Value, RunError> {
         for n in std::mem::take(&mut self.notes) {
-            self.log.always(&format!("note: {n}"));
+            self.announce.log.always(&format!("note: {n}"));
         }
         // Served until `run` returns (dropping it stops it).
         let _http = self.serve_http()?;
@@ -422,8 +354,14 @@ impl Gateway {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| RunError::Io(format!("starting the runtime: {e}")))?;
-        rt.block_on(crate::event_loop::run(self))
+            .map_err(RunError::Runtime)?;
+        rt.block_on(crate::event_loop::run(Parts {
+            prepared: self.prepared,
+            sinks: self.sinks,
+            announce: self.announce,
+            counters: self.counters,
+            stop: self.stop,
+        }))
     }
 
     /// Starts the read side when `--http` asks for it.
@@ -443,8 +381,8 @@ impl Gateway {
                 .map(|u| Arc::new(crate::api::reader::Reader::new(u))),
         };
         let server = crate::http::Server::start(addr, state)
-            .map_err(|e| RunError::Io(format!("--http {addr}: {e}")))?;
-        self.emit(Event::HttpListening {
+            .map_err(|source| RunError::Http { addr, source })?;
+        self.announce.emit(Event::HttpListening {
             addr: server.addr(),
         });
         Ok(Some(server))
@@ -457,7 +395,7 @@ impl Gateway {
         loop {
             match Store::open(url) {
                 Ok(s) => {
-                    self.emit(Event::StoreOpened {
+                    self.announce.emit(Event::StoreOpened {
                         store: url.to_string(),
                     });
                     return Ok(Some(s));
@@ -465,7 +403,7 @@ impl Gateway {
                 Err(e) if e.is_retryable() => {
                     let f = backoff.failed();
                     if f.notice {
-                        self.emit(Event::StoreWaiting {
+                        self.announce.emit(Event::StoreWaiting {
                             store: url.to_string(),
                             reason: e.to_string(),
                             retry_in: f.wait,
@@ -480,7 +418,7 @@ impl Gateway {
                         std::thread::sleep(Duration::from_millis(20));
                     }
                 }
-                Err(e) => return Err(RunError::Store(format!("{url}: {e}"))),
+                Err(e) => return Err(RunError::Store(e)),
             }
         }
     }
@@ -488,7 +426,8 @@ impl Gateway {
     /// The counts, also written to the log as `{"summary": …}`.
     pub(crate) fn summary(&mut self) -> serde_json::Value {
         let s = self.counters.snapshot();
-        self.log
+        self.announce
+            .log
             .raw(&serde_json::json!({ "summary": s }).to_string());
         s
     }

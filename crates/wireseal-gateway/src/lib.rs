@@ -56,6 +56,8 @@
 //! See docs/gateway.md for every setting, the JSON fields and the figures,
 //! and docs/gateway-store.md for the schema.
 
+mod acks;
+mod announce;
 mod api;
 pub mod config;
 pub mod counters;
@@ -66,19 +68,25 @@ pub mod flood;
 mod gateway;
 pub mod health;
 pub mod http;
+mod ingest;
 pub mod keys;
 pub mod log;
 pub mod metrics;
 pub mod mqtt;
 mod mqtt_words;
 mod page;
+mod prepared;
 pub mod retry;
+mod run_error;
 pub mod setup;
 pub mod sink;
+mod stop;
 pub mod store;
 pub mod tls;
 
 pub use config::{Config, ConfigError, MqttVersion};
 pub use counters::Counters;
 pub use event::Event;
-pub use gateway::{Gateway, RunError, Stop};
+pub use gateway::Gateway;
+pub use run_error::RunError;
+pub use stop::{Stop, StopReason};

@@ -11,6 +11,7 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use wireseal_gateway::config::FirmwareRoot;
 use wireseal_gateway::Config;
 use wireseal_testkit::mosquitto::Mosquitto;
 use wireseal_testkit::mqtt::{publish_qos1, Subscriber};
@@ -23,6 +24,16 @@ fn vectors() -> Value {
 /// A gateway publishing the firmware's JSON under the vectors' root, with
 /// their channels and our node's key.
 fn gateway(broker: &Mosquitto, v: &Value, dir: &tempfile::TempDir) -> Running {
+    gateway_under(broker, v, dir, v["root"].as_str().unwrap().into())
+}
+
+/// The same, publishing under `root`.
+fn gateway_under(
+    broker: &Mosquitto,
+    v: &Value,
+    dir: &tempfile::TempDir,
+    root: FirmwareRoot,
+) -> Running {
     let key = dir.path().join("node.key");
     std::fs::write(&key, v["our_private_hex"].as_str().unwrap()).unwrap();
     Running::start(Config {
@@ -34,7 +45,7 @@ fn gateway(broker: &Mosquitto, v: &Value, dir: &tempfile::TempDir) -> Running {
             .map(|c| c.as_str().unwrap().to_owned())
             .collect(),
         key_file: vec![format!("{}={}", v["our_node"], key.display())],
-        firmware_json: Some(v["root"].as_str().unwrap().to_owned()),
+        firmware_json: Some(root),
         print_records: Some(false),
         ..Config::default()
     })
@@ -77,7 +88,33 @@ fn the_firmwares_json_byte_for_byte() {
     let sub = Subscriber::connect(broker.port, "fw-watch", &["msh/US/2/json/#"]).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let gw = gateway(&broker, &v, &dir);
-    let msgs = messages(&v);
+    the_vectors_arrive(&v, &broker, &sub, gw);
+}
+
+/// Without a root, each envelope's JSON goes under the root of the topic
+/// it came on (`msh/US/2/e/…` gives `msh/US/2/json/…`), as the firmware
+/// published it: the same bytes on the same topics as above.
+#[test]
+fn the_firmwares_json_under_each_envelopes_own_root() {
+    if !peers(false) {
+        return;
+    }
+    let v = vectors();
+    assert!(v["vectors"][0]["topic"]
+        .as_str()
+        .unwrap()
+        .starts_with("msh/US/2/e/"));
+    let broker = Mosquitto::start().unwrap();
+    let sub = Subscriber::connect(broker.port, "fw-watch", &["msh/US/2/json/#"]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let gw = gateway_under(&broker, &v, &dir, FirmwareRoot::Envelope);
+    the_vectors_arrive(&v, &broker, &sub, gw);
+}
+
+/// Publishes the vectors' envelopes and compares what arrives on the JSON
+/// topics with the firmware's text, byte for byte.
+fn the_vectors_arrive(v: &Value, broker: &Mosquitto, sub: &Subscriber, gw: Running) {
+    let msgs = messages(v);
     assert_eq!(publish_qos1(broker.port, &msgs, 1_000).unwrap(), msgs.len());
     let want: Vec<(String, String)> = v["vectors"]
         .as_array()

@@ -103,9 +103,85 @@ pub fn safe_level_or_label(text: &str) -> &str {
     safe_level(text).unwrap_or(UNUSABLE_LABEL)
 }
 
+/// Most levels [`topic_root`] takes in a root (`msh/US/CA/Bay` is four).
+pub const MAX_ROOT_LEVELS: usize = 8;
+
+/// Which of the firmware's MQTT outputs a topic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopicKind {
+    /// `ROOT/2/e/CHANNEL/GATEWAY`: a ServiceEnvelope.
+    Envelope,
+    /// `ROOT/2/json/CHANNEL/GATEWAY`: the firmware's JSON.
+    Json,
+}
+
+/// The root of a topic the firmware publishes on, `ROOT/2/e/CHANNEL/GATEWAY`
+/// or `ROOT/2/json/CHANNEL/GATEWAY` (`msh/US` of `msh/US/2/e/LongFast/!0a0b0c0d`):
+/// `None` unless the topic has that shape, and its root 1 to
+/// [`MAX_ROOT_LEVELS`] levels that each pass [`safe_level`]. The root is a
+/// slice of `topic`, never rewritten.
+///
+/// ```
+/// use wireseal::meshtastic::untrusted::{topic_root, TopicKind};
+///
+/// let t = "msh/US/2/e/LongFast/!0a0b0c0d";
+/// assert_eq!(topic_root(t, TopicKind::Envelope), Some("msh/US"));
+/// assert_eq!(topic_root(t, TopicKind::Json), None);
+/// assert_eq!(topic_root("msh/+/2/e/LongFast/!0a0b0c0d", TopicKind::Envelope), None);
+/// ```
+pub fn topic_root(topic: &str, kind: TopicKind) -> Option<&str> {
+    let word = match kind {
+        TopicKind::Envelope => "e",
+        TopicKind::Json => "json",
+    };
+    let mut levels = topic.rsplitn(5, '/');
+    let (_gateway, _channel) = (levels.next()?, levels.next()?);
+    if levels.next()? != word || levels.next()? != "2" {
+        return None;
+    }
+    let root = levels.next()?;
+    let mut n = 0;
+    for level in root.split('/') {
+        safe_level(level).ok()?;
+        n += 1;
+    }
+    (n <= MAX_ROOT_LEVELS).then_some(root)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn topic_roots_are_the_levels_before_the_output() {
+        let e = TopicKind::Envelope;
+        assert_eq!(topic_root("msh/2/e/LongFast/!0a0b0c0d", e), Some("msh"));
+        assert_eq!(
+            topic_root("msh/EU_868/PL/2/e/PKI/!0a0b0c0d", e),
+            Some("msh/EU_868/PL")
+        );
+        assert_eq!(
+            topic_root("msh/US/2/json/LongFast/!0a0b0c0d", TopicKind::Json),
+            Some("msh/US")
+        );
+        for bad in [
+            "2/e/LongFast/!0a0b0c0d",
+            "/2/e/LongFast/!0a0b0c0d",
+            "msh//2/e/LongFast/!0a0b0c0d",
+            "msh/US/2/e/LongFast",
+            "msh/US/2/c/LongFast/!0a0b0c0d",
+            "msh/US/3/e/LongFast/!0a0b0c0d",
+            "msh/#/2/e/LongFast/!0a0b0c0d",
+            "$SYS/2/e/LongFast/!0a0b0c0d",
+            "a/b/c/d/e/f/g/h/i/2/e/LongFast/!0a0b0c0d",
+        ] {
+            assert_eq!(topic_root(bad, e), None, "{bad}");
+        }
+        assert_eq!(
+            topic_root("a/b/c/d/e/f/g/h/2/e/x/y", e),
+            Some("a/b/c/d/e/f/g/h")
+        );
+    }
 
     #[test]
     fn ordinary_ids_pass_as_they_are() {

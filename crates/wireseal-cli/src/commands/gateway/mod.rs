@@ -6,6 +6,7 @@ pub mod decode;
 
 use anyhow::{Context, Result};
 use std::path::PathBuf;
+use wireseal_gateway::config::FirmwareRoot;
 use wireseal_gateway::{Config, Event, Gateway, MqttVersion};
 
 /// MQTT protocol version on the command line.
@@ -84,9 +85,10 @@ pub struct Args {
     /// Also publish each JSON object under PREFIX/<channel_id>/<!from>.
     #[arg(long, value_name = "PREFIX")]
     publish: Option<String>,
-    /// Publish the 2.7 firmware's JSON for every decoded packet on ROOT/2/json/<channel>/<!gateway> (default root: msh).
-    #[arg(long, value_name = "ROOT", num_args = 0..=1, default_missing_value = "msh")]
-    firmware_json: Option<String>,
+    /// Publish the 2.7 firmware's JSON for every decoded packet on ROOT/2/json/<channel>/<!gateway>; without ROOT, under the root of the topic each envelope came on (msh/US/2/e/… gives msh/US/2/json/…), as the firmware published it.
+    #[arg(long, value_name = "ROOT", num_args = 0..=1)]
+    #[allow(clippy::option_option)]
+    firmware_json: Option<Option<String>>,
     /// Channels, our nodes and keys, signature policy.
     #[command(flatten)]
     decoder: DecoderArgs,
@@ -164,7 +166,10 @@ impl Args {
             topic: self.topic.clone(),
             shared: self.shared.clone(),
             publish: self.publish.clone(),
-            firmware_json: self.firmware_json.clone(),
+            firmware_json: self.firmware_json.as_ref().map(|r| match r {
+                Some(root) => FirmwareRoot::Fixed(root.clone()),
+                None => FirmwareRoot::Envelope,
+            }),
             username: self.username.clone(),
             username_env: self.username_env.clone(),
             password_file: self.password_file.clone(),
