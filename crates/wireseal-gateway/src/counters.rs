@@ -6,35 +6,12 @@
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use wireseal::meshtastic::app::PacketKind;
-use wireseal::meshtastic::decoder::{Decoded, KeyEvent};
+use wireseal::meshtastic::decoder::{Decoded, Decryption, KeyEvent, Signature, Undecoded};
+use wireseal::meshtastic::identity::Identity;
+use wireseal::meshtastic::policy::Verdict;
 
-/// `Decryption::as_str` of every variant, in slot order.
-pub const DECRYPTION: [&str; 4] = ["channel", "pkc", "plain", "none"];
-/// `Signature::as_str` of every variant.
-pub const SIGNATURE: [&str; 5] = ["valid", "invalid", "malformed", "absent", "unknown-key"];
-/// `Undecoded::as_str` of every variant.
-pub const ERROR: [&str; 12] = [
-    "no-channel",
-    "wrong-channel-key",
-    "pkc-not-for-us",
-    "pkc-no-node-key",
-    "pkc-unknown-sender",
-    "auth-failed",
-    "weak-key",
-    "malformed-data",
-    "truncated",
-    "too-long",
-    "failed",
-    "replay",
-];
-/// `Identity::as_str` of every variant.
-pub const IDENTITY: [&str; 3] = ["matches", "mismatch", "legacy"];
-/// `Verdict::as_str` of every variant.
-pub const POLICY: [&str; 3] = ["accept", "flag", "drop"];
-/// `KeyEvent::as_str` of every variant.
-pub const KEY_EVENT: [&str; 4] = ["learned", "conflict", "table-full", "renumbered"];
-
-/// A set of counts named by `NAMES`.
+/// A set of counts, one per word of a library vocabulary (its `NAMES`),
+/// bumped by the outcome's `index()`.
 #[derive(Debug)]
 pub struct Named<const N: usize> {
     names: &'static [&'static str; N],
@@ -49,10 +26,17 @@ impl<const N: usize> Named<N> {
         }
     }
 
+    /// Adds one to the word at `index` (the outcome's `index()`).
+    pub fn bump_at(&self, index: usize) {
+        if let Some(slot) = self.slots.get(index) {
+            slot.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// Adds one to `name` (a name not in the set is not counted).
     pub fn bump(&self, name: &str) {
         if let Some(i) = self.names.iter().position(|n| *n == name) {
-            self.slots[i].fetch_add(1, Ordering::Relaxed);
+            self.bump_at(i);
         }
     }
 
@@ -107,10 +91,10 @@ impl Count {
     }
 }
 
-static KIND_NAMES: [&str; 13] = {
-    let mut out = [""; 13];
+static KIND_NAMES: [&str; PacketKind::ALL.len()] = {
+    let mut out = [""; PacketKind::ALL.len()];
     let mut i = 0;
-    while i < 13 {
+    while i < out.len() {
         out[i] = PacketKind::ALL[i].as_str();
         i += 1;
     }
@@ -209,13 +193,13 @@ impl Default for Counters {
             oversized: Count::default(),
             unusable_ids: Count::default(),
             flood_refused: Count::default(),
-            decryption: Named::new(&DECRYPTION),
-            signature: Named::new(&SIGNATURE),
-            error: Named::new(&ERROR),
+            decryption: Named::new(&Decryption::NAMES),
+            signature: Named::new(&Signature::NAMES),
+            error: Named::new(&Undecoded::NAMES),
             kind: Named::new(&KIND_NAMES),
-            identity: Named::new(&IDENTITY),
-            policy: Named::new(&POLICY),
-            key_event: Named::new(&KEY_EVENT),
+            identity: Named::new(&Identity::NAMES),
+            policy: Named::new(&Verdict::NAMES),
+            key_event: Named::new(&KeyEvent::NAMES),
             control: Count::default(),
             connects: Count::default(),
             connection_errors: Count::default(),
@@ -248,23 +232,23 @@ impl Counters {
     /// Counts the outcomes of a decoded packet.
     pub fn record(&self, d: &Decoded) {
         self.packets.bump();
-        self.decryption.bump(d.decryption.as_str());
-        self.signature.bump(d.signature.as_str());
-        self.kind.bump(PacketKind::of(d.portnum()).as_str());
+        self.decryption.bump_at(d.decryption.index());
+        self.signature.bump_at(d.signature.index());
+        self.kind.bump_at(PacketKind::of(d.portnum()).index());
         if let Some(e) = d.error {
-            self.error.bump(e.as_str());
+            self.error.bump_at(e.index());
         }
         if let Some(v) = d.verdict {
-            self.policy.bump(v.as_str());
+            self.policy.bump_at(v.index());
         }
         if let Some(i) = d.identity {
-            self.identity.bump(i.as_str());
+            self.identity.bump_at(i.index());
         }
         if d.control().is_some() {
             self.control.bump();
         }
         if let Some(e) = d.key_event {
-            self.key_event.bump(e.as_str());
+            self.key_event.bump_at(e.index());
         }
     }
 
@@ -361,7 +345,7 @@ mod tests {
             Decryption::Plain,
             Decryption::None,
         ] {
-            assert!(DECRYPTION.contains(&d.as_str()), "{d}");
+            assert!(Decryption::NAMES.contains(&d.as_str()), "{d}");
         }
         for s in [
             Signature::Valid,
@@ -370,7 +354,7 @@ mod tests {
             Signature::Absent,
             Signature::UnknownKey,
         ] {
-            assert!(SIGNATURE.contains(&s.as_str()), "{s}");
+            assert!(Signature::NAMES.contains(&s.as_str()), "{s}");
         }
         for e in [
             Undecoded::NoChannel,
@@ -386,17 +370,17 @@ mod tests {
             Undecoded::Failed(Error::UnclampedKey),
             Undecoded::Replay,
         ] {
-            assert!(ERROR.contains(&e.as_str()), "{e}");
+            assert!(Undecoded::NAMES.contains(&e.as_str()), "{e}");
         }
         for i in [Identity::Matches, Identity::Mismatch, Identity::Legacy] {
-            assert!(IDENTITY.contains(&i.as_str()));
+            assert!(Identity::NAMES.contains(&i.as_str()));
         }
         for v in [
             Verdict::Accept,
             Verdict::Flag(Concern::Downgrade),
             Verdict::Drop(Concern::Unsigned),
         ] {
-            assert!(POLICY.contains(&v.as_str()));
+            assert!(Verdict::NAMES.contains(&v.as_str()));
         }
         for k in [
             KeyEvent::Learned { node: 1 },
@@ -412,7 +396,7 @@ mod tests {
                 offered: [1; 32],
             },
         ] {
-            assert!(KEY_EVENT.contains(&k.as_str()));
+            assert!(KeyEvent::NAMES.contains(&k.as_str()));
         }
         assert_eq!(KIND_NAMES[0], "text");
         let c = Counters::default();

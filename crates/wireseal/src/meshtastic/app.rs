@@ -114,6 +114,11 @@ impl PacketKind {
         PacketKind::Undecoded,
     ];
 
+    /// The kind's position in [`PacketKind::ALL`].
+    pub const fn index(&self) -> usize {
+        *self as usize
+    }
+
     /// The kind of a packet of port `portnum` (`None`: not decoded).
     pub const fn of(portnum: Option<i32>) -> Self {
         match portnum {

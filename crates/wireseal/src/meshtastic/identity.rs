@@ -47,10 +47,21 @@ impl Identity {
 
     /// `"matches"`, `"mismatch"` or `"legacy"`.
     pub const fn as_str(&self) -> &'static str {
+        Self::NAMES[self.index()]
+    }
+
+    /// Every identity, in declaration order.
+    pub const ALL: [Identity; 3] = [Identity::Matches, Identity::Mismatch, Identity::Legacy];
+
+    /// Every identity's name, in the order of [`Identity::ALL`].
+    pub const NAMES: [&'static str; 3] = ["matches", "mismatch", "legacy"];
+
+    /// The identity's position in [`Identity::ALL`] and [`Identity::NAMES`].
+    pub const fn index(&self) -> usize {
         match self {
-            Identity::Matches => "matches",
-            Identity::Mismatch => "mismatch",
-            Identity::Legacy => "legacy",
+            Identity::Matches => 0,
+            Identity::Mismatch => 1,
+            Identity::Legacy => 2,
         }
     }
 }

@@ -141,10 +141,18 @@ pub enum Verdict {
 impl Verdict {
     /// `"accept"`, `"flag"` or `"drop"`.
     pub const fn as_str(&self) -> &'static str {
+        Self::NAMES[self.index()]
+    }
+
+    /// Every verdict's name, in declaration order.
+    pub const NAMES: [&'static str; 3] = ["accept", "flag", "drop"];
+
+    /// The verdict's position in [`Verdict::NAMES`].
+    pub const fn index(&self) -> usize {
         match self {
-            Verdict::Accept => "accept",
-            Verdict::Flag(_) => "flag",
-            Verdict::Drop(_) => "drop",
+            Verdict::Accept => 0,
+            Verdict::Flag(_) => 1,
+            Verdict::Drop(_) => 2,
         }
     }
 

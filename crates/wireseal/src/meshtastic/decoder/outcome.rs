@@ -24,11 +24,20 @@ impl Decryption {
     /// `"channel"`, `"pkc"`, `"plain"` or `"none"` (the channel's name, for
     /// [`Decryption::Channel`], is [`Decoder::channel_name`](super::Decoder::channel_name)).
     pub const fn as_str(&self) -> &'static str {
+        Self::NAMES[self.index()]
+    }
+
+    /// Every outcome's name, in declaration order: a table of
+    /// `NAMES.len()` entries indexed by [`Decryption::index`] covers them all.
+    pub const NAMES: [&'static str; 4] = ["channel", "pkc", "plain", "none"];
+
+    /// The outcome's position in [`Decryption::NAMES`].
+    pub const fn index(&self) -> usize {
         match self {
-            Decryption::Channel(_) => "channel",
-            Decryption::Pkc => "pkc",
-            Decryption::Plain => "plain",
-            Decryption::None => "none",
+            Decryption::Channel(_) => 0,
+            Decryption::Pkc => 1,
+            Decryption::Plain => 2,
+            Decryption::None => 3,
         }
     }
 }
@@ -54,12 +63,29 @@ pub enum Signature {
 impl Signature {
     /// `"valid"`, `"invalid"`, `"malformed"`, `"absent"` or `"unknown-key"`.
     pub const fn as_str(&self) -> &'static str {
+        Self::NAMES[self.index()]
+    }
+
+    /// Every status, in declaration order.
+    pub const ALL: [Signature; 5] = [
+        Signature::Valid,
+        Signature::Invalid,
+        Signature::Malformed,
+        Signature::Absent,
+        Signature::UnknownKey,
+    ];
+
+    /// Every status's name, in the order of [`Signature::ALL`].
+    pub const NAMES: [&'static str; 5] = ["valid", "invalid", "malformed", "absent", "unknown-key"];
+
+    /// The status's position in [`Signature::ALL`] and [`Signature::NAMES`].
+    pub const fn index(&self) -> usize {
         match self {
-            Signature::Valid => "valid",
-            Signature::Invalid => "invalid",
-            Signature::Malformed => "malformed",
-            Signature::Absent => "absent",
-            Signature::UnknownKey => "unknown-key",
+            Signature::Valid => 0,
+            Signature::Invalid => 1,
+            Signature::Malformed => 2,
+            Signature::Absent => 3,
+            Signature::UnknownKey => 4,
         }
     }
 }
@@ -91,19 +117,41 @@ impl Undecoded {
     /// `"weak-key"`, `"malformed-data"`, `"truncated"`, `"too-long"`,
     /// `"failed"` or `"replay"`.
     pub const fn as_str(&self) -> &'static str {
+        Self::NAMES[self.index()]
+    }
+
+    /// Every reason's name, in the order of [`Undecoded::index`] (a
+    /// [`Undecoded::Failed`] is named by its error's kind).
+    pub const NAMES: [&'static str; 12] = [
+        "no-channel",
+        "wrong-channel-key",
+        "pkc-not-for-us",
+        "pkc-no-node-key",
+        "pkc-unknown-sender",
+        "auth-failed",
+        "weak-key",
+        "malformed-data",
+        "truncated",
+        "too-long",
+        "failed",
+        "replay",
+    ];
+
+    /// The reason's position in [`Undecoded::NAMES`].
+    pub const fn index(&self) -> usize {
         match self {
-            Undecoded::NoChannel => "no-channel",
-            Undecoded::WrongChannelKey => "wrong-channel-key",
-            Undecoded::NotForUs => "pkc-not-for-us",
-            Undecoded::NoNodeKey => "pkc-no-node-key",
-            Undecoded::UnknownSender => "pkc-unknown-sender",
-            Undecoded::Failed(Error::Auth) => "auth-failed",
-            Undecoded::Failed(Error::InvalidKey) => "weak-key",
-            Undecoded::Failed(Error::Malformed { .. }) => "malformed-data",
-            Undecoded::Failed(Error::Truncated { .. }) => "truncated",
-            Undecoded::Failed(Error::TooLong { .. }) => "too-long",
-            Undecoded::Failed(_) => "failed",
-            Undecoded::Replay => "replay",
+            Undecoded::NoChannel => 0,
+            Undecoded::WrongChannelKey => 1,
+            Undecoded::NotForUs => 2,
+            Undecoded::NoNodeKey => 3,
+            Undecoded::UnknownSender => 4,
+            Undecoded::Failed(Error::Auth) => 5,
+            Undecoded::Failed(Error::InvalidKey) => 6,
+            Undecoded::Failed(Error::Malformed { .. }) => 7,
+            Undecoded::Failed(Error::Truncated { .. }) => 8,
+            Undecoded::Failed(Error::TooLong { .. }) => 9,
+            Undecoded::Failed(_) => 10,
+            Undecoded::Replay => 11,
         }
     }
 }
@@ -148,11 +196,19 @@ pub enum KeyEvent {
 impl KeyEvent {
     /// `"learned"`, `"conflict"`, `"table-full"` or `"renumbered"`.
     pub const fn as_str(&self) -> &'static str {
+        Self::NAMES[self.index()]
+    }
+
+    /// Every event's name, in declaration order.
+    pub const NAMES: [&'static str; 4] = ["learned", "conflict", "table-full", "renumbered"];
+
+    /// The event's position in [`KeyEvent::NAMES`].
+    pub const fn index(&self) -> usize {
         match self {
-            KeyEvent::Learned { .. } => "learned",
-            KeyEvent::Conflict { .. } => "conflict",
-            KeyEvent::TableFull { .. } => "table-full",
-            KeyEvent::Renumbered { .. } => "renumbered",
+            KeyEvent::Learned { .. } => 0,
+            KeyEvent::Conflict { .. } => 1,
+            KeyEvent::TableFull { .. } => 2,
+            KeyEvent::Renumbered { .. } => 3,
         }
     }
 }
@@ -291,4 +347,82 @@ impl Decoded {
 /// LoRa").
 pub(crate) const fn is_broadcast(to: u32) -> bool {
     to == u32::MAX || to == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::app::PacketKind;
+    use super::super::super::identity::Identity;
+    use super::super::super::policy::{Concern, Verdict};
+    use super::*;
+
+    /// Every outcome names its own slot, and every slot has an outcome: a
+    /// table indexed by `index()` covers each vocabulary.
+    #[test]
+    fn every_vocabulary_is_one_table() {
+        fn covers(names: &[&str], outcomes: &[(usize, &str)]) {
+            let mut seen = vec![false; names.len()];
+            for &(i, word) in outcomes {
+                assert_eq!(names[i], word);
+                seen[i] = true;
+            }
+            assert!(seen.iter().all(|s| *s), "{names:?}");
+        }
+        let d = [
+            Decryption::Channel(3),
+            Decryption::Pkc,
+            Decryption::Plain,
+            Decryption::None,
+        ];
+        covers(&Decryption::NAMES, &d.map(|x| (x.index(), x.as_str())));
+        covers(
+            &Signature::NAMES,
+            &Signature::ALL.map(|x| (x.index(), x.as_str())),
+        );
+        let u = [
+            Undecoded::NoChannel,
+            Undecoded::WrongChannelKey,
+            Undecoded::NotForUs,
+            Undecoded::NoNodeKey,
+            Undecoded::UnknownSender,
+            Undecoded::Failed(Error::Auth),
+            Undecoded::Failed(Error::InvalidKey),
+            Undecoded::Failed(Error::Malformed { what: "x" }),
+            Undecoded::Failed(Error::Truncated { len: 0, min: 1 }),
+            Undecoded::Failed(Error::TooLong { len: 2, max: 1 }),
+            Undecoded::Failed(Error::Replay),
+            Undecoded::Replay,
+        ];
+        covers(&Undecoded::NAMES, &u.map(|x| (x.index(), x.as_str())));
+        let k = [
+            KeyEvent::Learned { node: 1 },
+            KeyEvent::Conflict {
+                node: 1,
+                pinned: [0; 32],
+                offered: [1; 32],
+            },
+            KeyEvent::TableFull { node: 1 },
+            KeyEvent::Renumbered {
+                node: 1,
+                from: 1,
+                to: 2,
+            },
+        ];
+        covers(&KeyEvent::NAMES, &k.map(|x| (x.index(), x.as_str())));
+        covers(
+            &Identity::NAMES,
+            &Identity::ALL.map(|x| (x.index(), x.as_str())),
+        );
+        let v = [
+            Verdict::Accept,
+            Verdict::Flag(Concern::Unsigned),
+            Verdict::Drop(Concern::Unsigned),
+        ];
+        covers(&Verdict::NAMES, &v.map(|x| (x.index(), x.as_str())));
+        for (i, k) in PacketKind::ALL.iter().enumerate() {
+            assert_eq!(k.index(), i);
+        }
+        assert_eq!(Signature::ALL.map(|s| s.index()), [0, 1, 2, 3, 4]);
+        assert_eq!(Identity::ALL.map(|s| s.index()), [0, 1, 2]);
+    }
 }
