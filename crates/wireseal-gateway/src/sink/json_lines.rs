@@ -28,10 +28,7 @@ impl JsonLines {
     fn closed(e: std::io::Error) -> SinkError {
         match e.kind() {
             std::io::ErrorKind::BrokenPipe => SinkError::Closed("json-lines"),
-            _ => SinkError::Failed {
-                sink: "json-lines",
-                reason: e.to_string(),
-            },
+            _ => SinkError::failed("json-lines", e),
         }
     }
 }

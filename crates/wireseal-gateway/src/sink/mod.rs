@@ -68,19 +68,33 @@ pub enum Handled {
 }
 
 /// Why a sink cannot go on.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum SinkError {
     /// Its output went away (a closed pipe): the gateway ends cleanly.
     #[error("{0}: the output was closed")]
     Closed(&'static str),
     /// It failed in a way retrying cannot mend: the gateway ends with it.
-    #[error("{sink}: {reason}")]
+    #[error("{sink}: {source}")]
     Failed {
         /// The sink's name.
         sink: &'static str,
         /// Why.
-        reason: String,
+        #[source]
+        source: std::sync::Arc<dyn std::error::Error + Send + Sync>,
     },
+}
+
+impl SinkError {
+    /// Sink `sink` failed with `source` (an error, or a reason in words).
+    pub fn failed(
+        sink: &'static str,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        SinkError::Failed {
+            sink,
+            source: std::sync::Arc::from(source.into()),
+        }
+    }
 }
 
 /// What the gateway lends a sink while it handles an item.

@@ -88,10 +88,7 @@ fn notify(
                 receptions,
             });
         }
-        WriterEvent::Stopped { error, .. } => committer.failed(SinkError::Failed {
-            sink: "store",
-            reason: error.to_string(),
-        }),
+        WriterEvent::Stopped { error, .. } => committer.failed(SinkError::failed("store", error)),
         WriterEvent::Closed => committer.closed(),
     })
 }
@@ -110,10 +107,10 @@ impl Sink for StoreSink {
             let n = notify(committer.clone(), self.counters.clone());
             match StoreWriter::start(store, cfg, n) {
                 Ok(w) => self.writer = Some(w),
-                Err(e) => committer.failed(SinkError::Failed {
-                    sink: "store",
-                    reason: format!("starting the store's thread: {e}"),
-                }),
+                Err(e) => committer.failed(SinkError::failed(
+                    "store",
+                    format!("starting the store's thread: {e}"),
+                )),
             }
         }
     }
@@ -134,16 +131,13 @@ impl Sink for StoreSink {
             )
         });
         let Some(w) = &mut self.writer else {
-            return Err(SinkError::Failed {
-                sink: "store",
-                reason: "the store's writer is not running".into(),
-            });
+            return Err(SinkError::failed(
+                "store",
+                "the store's writer is not running",
+            ));
         };
         w.push(record, (item.seq, Instant::now()))
-            .map_err(|_| SinkError::Failed {
-                sink: "store",
-                reason: "the store took no more messages".into(),
-            })?;
+            .map_err(|_| SinkError::failed("store", "the store took no more messages"))?;
         self.counters.held.set(w.held() as u64);
         Ok(Handled::Pending)
     }
