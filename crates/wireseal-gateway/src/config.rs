@@ -3,9 +3,12 @@
 //! gateway is built ([`Gateway::new`](crate::Gateway::new)), so that a
 //! mistake stops it at start with the setting's name and the reason.
 
+use crate::store::StoreUrl;
 use serde::Deserialize;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
+use wireseal::meshtastic::{NodeId, SignaturePolicy};
 
 /// Why a setting cannot be used. Its `Display` is `--NAME: REASON`, the
 /// setting's name as the command line and the file spell it.
@@ -96,12 +99,14 @@ fn firmware_root<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Firmwa
     })
 }
 
-/// Every setting of the gateway. Field `foo_bar` is `--foo-bar` on the
-/// command line and `foo-bar` in the file; `None`, empty and `false` mean
-/// "not given" (the default applies). See docs/gateway.md for each.
+/// Every setting of the gateway as text, as the configuration file and the
+/// command line give it. Field `foo_bar` is `--foo-bar` on the command line
+/// and `foo-bar` in the file; `None`, empty and `false` mean "not given" (the
+/// default applies). See docs/gateway.md for each. [`ConfigText::parse`]
+/// makes the typed [`Config`] of it, once.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
-pub struct Config {
+pub struct ConfigText {
     /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`.
     pub broker: String,
     /// PEM CA certificates to trust for `mqtts://`.
@@ -179,7 +184,7 @@ pub struct Config {
     pub map_tiles: Option<String>,
 }
 
-impl Config {
+impl ConfigText {
     /// Reads a TOML file of settings.
     ///
     /// # Errors
@@ -202,9 +207,9 @@ impl Config {
 
     /// These settings with every one given in `over` taking its place
     /// (command-line flags over a file).
-    pub fn merged(self, over: Config) -> Config {
+    pub fn merged(self, over: ConfigText) -> ConfigText {
         let pick_vec = |a: Vec<String>, b: Vec<String>| if b.is_empty() { a } else { b };
-        Config {
+        ConfigText {
             broker: if over.broker.is_empty() {
                 self.broker
             } else {
@@ -243,6 +248,168 @@ impl Config {
             http: over.http.or(self.http),
             map_tiles: over.map_tiles.or(self.map_tiles),
         }
+    }
+}
+
+/// Every setting of the gateway, typed: what [`ConfigText::parse`] makes of
+/// the text the file and the command line give (fields as there; see
+/// [`ConfigText`] for each). What can be checked of one value alone is
+/// checked there; what depends on several, on files or on the machine is
+/// checked by [`Gateway::new`](crate::Gateway::new).
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`.
+    pub broker: String,
+    /// PEM CA certificates to trust for `mqtts://`.
+    pub ca_file: Option<PathBuf>,
+    /// PEM client certificate chain.
+    pub client_cert: Option<PathBuf>,
+    /// PEM private key of the client certificate.
+    pub client_key: Option<PathBuf>,
+    /// MQTT 3.1.1 (default) or 5.
+    pub mqtt_version: Option<MqttVersion>,
+    /// The topic filter (default `msh/#`).
+    pub topic: Option<String>,
+    /// Subscribe as `$share/GROUP/<topic>`.
+    pub shared: Option<String>,
+    /// Republish each record under `PREFIX/<channel>/<!from>`.
+    pub publish: Option<String>,
+    /// Publish the firmware's JSON on `ROOT/2/json/<channel>/<!gateway>`.
+    pub firmware_json: Option<FirmwareRoot>,
+    /// Channels as `NAME=PSK` (default `LongFast=AQ==`).
+    pub channel: Vec<String>,
+    /// Node keys as `FILE` or `NODE=FILE`.
+    pub key_file: Vec<String>,
+    /// A node key in this environment variable.
+    pub key_env: Option<String>,
+    /// A directory of node keys.
+    pub keys_dir: Option<PathBuf>,
+    /// The node number of the one key given (default: derived from it).
+    pub node: Option<NodeId>,
+    /// The signature policy (default: the firmware's, compatible).
+    pub signature_policy: Option<SignaturePolicy>,
+    /// MQTT user name.
+    pub username: Option<String>,
+    /// MQTT user name from this environment variable.
+    pub username_env: Option<String>,
+    /// MQTT password from this file.
+    pub password_file: Option<PathBuf>,
+    /// MQTT password from this environment variable.
+    pub password_env: Option<String>,
+    /// Counts to the log every this many seconds.
+    pub stats: Option<u64>,
+    /// Refuse (sender, id) pairs already seen.
+    pub replay_window: bool,
+    /// Stop after this many messages.
+    pub max_packets: Option<u64>,
+    /// Give up after this many failed attempts to reach the broker.
+    pub max_retries: Option<u64>,
+    /// The store.
+    pub store: Option<StoreUrl>,
+    /// Messages held unacknowledged at most (default 40,000).
+    pub store_buffer: Option<usize>,
+    /// Each record as a JSON line on standard output (default: when there
+    /// is no store).
+    pub print_records: Option<bool>,
+    /// The MQTT client id (needed with a store).
+    pub client_id: Option<String>,
+    /// Keep packets this long; default: forever.
+    pub retain: Option<Duration>,
+    /// Copies of a packet without an id within this window are one packet
+    /// (default 10 minutes).
+    pub dedup_window: Option<Duration>,
+    /// Messages per second one node may send, on average (default 10; 0:
+    /// no limit).
+    pub flood_rate: Option<f64>,
+    /// Messages one node may send at once above its rate (default 100).
+    pub flood_burst: Option<u32>,
+    /// Serve the read side on this address.
+    pub http: Option<SocketAddr>,
+    /// With `http`: the status page's map tiles (`https://HOST/{z}/{x}/{y}.png`),
+    /// checked with `http` by [`Gateway::new`](crate::Gateway::new).
+    pub map_tiles: Option<String>,
+}
+
+impl Config {
+    /// Reads and parses a TOML file of settings.
+    ///
+    /// # Errors
+    /// As [`ConfigText::from_file`], then [`ConfigText::parse`].
+    pub fn from_file(path: &std::path::Path) -> Result<Self, ConfigError> {
+        ConfigText::from_file(path)?.parse()
+    }
+
+    /// Parses TOML settings.
+    ///
+    /// # Errors
+    /// As [`ConfigText::from_toml`], then [`ConfigText::parse`].
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        ConfigText::from_toml(text)?.parse()
+    }
+}
+
+/// `text` parsed for `setting`, the error in words.
+fn parsed<T>(
+    setting: &'static str,
+    text: Option<&str>,
+    parse: impl FnOnce(&str) -> Result<T, String>,
+) -> Result<Option<T>, ConfigError> {
+    text.map(parse)
+        .transpose()
+        .map_err(|reason| ConfigError::new(setting, reason))
+}
+
+impl ConfigText {
+    /// The typed settings: each value parsed by itself, the first that
+    /// cannot be named with its reason.
+    ///
+    /// # Errors
+    /// A node number, signature policy, store URL, duration or HTTP address
+    /// that does not parse.
+    pub fn parse(self) -> Result<Config, ConfigError> {
+        let c = self;
+        Ok(Config {
+            node: parsed("node", c.node.as_deref(), |t| {
+                t.parse::<NodeId>().map_err(|e| e.to_string())
+            })?,
+            signature_policy: parsed("signature-policy", c.signature_policy.as_deref(), |t| {
+                t.parse::<SignaturePolicy>().map_err(|e| e.to_string())
+            })?,
+            store: parsed("store", c.store.as_deref(), |t| {
+                t.parse::<StoreUrl>()
+                    .map_err(|e| e.to_string().trim_start_matches("--store: ").to_owned())
+            })?,
+            retain: parsed("retain", c.retain.as_deref(), parse_duration)?,
+            dedup_window: parsed("dedup-window", c.dedup_window.as_deref(), parse_duration)?,
+            http: parsed("http", c.http.as_deref(), crate::http::parse_addr)?,
+            broker: c.broker,
+            ca_file: c.ca_file,
+            client_cert: c.client_cert,
+            client_key: c.client_key,
+            mqtt_version: c.mqtt_version,
+            topic: c.topic,
+            shared: c.shared,
+            publish: c.publish,
+            firmware_json: c.firmware_json,
+            channel: c.channel,
+            key_file: c.key_file,
+            key_env: c.key_env,
+            keys_dir: c.keys_dir,
+            username: c.username,
+            username_env: c.username_env,
+            password_file: c.password_file,
+            password_env: c.password_env,
+            stats: c.stats,
+            replay_window: c.replay_window,
+            max_packets: c.max_packets,
+            max_retries: c.max_retries,
+            store_buffer: c.store_buffer,
+            print_records: c.print_records,
+            client_id: c.client_id,
+            flood_rate: c.flood_rate,
+            flood_burst: c.flood_burst,
+            map_tiles: c.map_tiles,
+        })
     }
 }
 
@@ -291,7 +458,7 @@ mod tests {
 
     #[test]
     fn file_names_are_the_flags_names() {
-        let c = Config::from_toml(
+        let c = ConfigText::from_toml(
             r#"
             broker = "mqtt://127.0.0.1:1883"
             mqtt-version = 5
@@ -307,12 +474,22 @@ mod tests {
         .unwrap();
         assert_eq!(c.mqtt_version, Some(MqttVersion::V5));
         assert_eq!(c.retain.as_deref(), Some("30d"));
+        let typed = c.clone().parse().unwrap();
+        assert_eq!(typed.retain, Some(Duration::from_secs(30 * 86_400)));
+        assert_eq!(
+            typed.firmware_json,
+            Some(FirmwareRoot::Fixed("msh/US".into()))
+        );
+        let on = ConfigText::from_toml("firmware-json = true").unwrap();
+        assert_eq!(on.firmware_json, Some(FirmwareRoot::Envelope));
+        let off = ConfigText::from_toml("firmware-json = false").unwrap();
+        assert_eq!(off.firmware_json, None);
         assert_eq!(c.flood_rate, Some(2.5));
-        let e = Config::from_toml("brokr = \"x\"").unwrap_err();
+        let e = ConfigText::from_toml("brokr = \"x\"").unwrap_err();
         assert!(e.reason.contains("brokr"), "{e}");
-        let over = Config {
+        let over = ConfigText {
             client_id: Some("gw-2".into()),
-            ..Config::default()
+            ..ConfigText::default()
         };
         let m = c.merged(over);
         assert_eq!(m.client_id.as_deref(), Some("gw-2"));

@@ -3,7 +3,7 @@
 //! event loop ([`crate::event_loop`]) until it is stopped.
 
 use crate::announce::{Announcer, Listener};
-use crate::config::{parse_duration, Config, ConfigError, FirmwareRoot, MqttVersion};
+use crate::config::{Config, ConfigError, FirmwareRoot, MqttVersion};
 use crate::counters::Counters;
 use crate::event::Event;
 use crate::event_loop::Parts;
@@ -13,7 +13,7 @@ use crate::prepared::Prepared;
 use crate::run_error::RunError;
 use crate::sink::{FirmwareJson, JsonLines, Republish, Sink, StoreSink};
 use crate::stop::Stop;
-use crate::store::{Retention, Store, StoreError, StoreUrl, WriterConfig};
+use crate::store::{Retention, Store, StoreUrl, WriterConfig};
 use crate::{keys, mqtt, setup, tls};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -69,14 +69,8 @@ fn credentials(c: &Config) -> Result<Option<(String, String)>, ConfigError> {
 }
 
 /// The store's URL, checked: a SQLite file in a directory that exists.
-fn store_url(url: &str) -> Result<StoreUrl, ConfigError> {
-    let u: StoreUrl = url.parse().map_err(|e: StoreError| {
-        ConfigError::new(
-            "store",
-            e.to_string().trim_start_matches("--store: ").to_owned(),
-        )
-    })?;
-    if let StoreUrl::Sqlite(p) = &u {
+fn store_url(u: &StoreUrl) -> Result<StoreUrl, ConfigError> {
+    if let StoreUrl::Sqlite(p) = u {
         let dir = match p.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => std::path::Path::new("."),
@@ -92,7 +86,7 @@ fn store_url(url: &str) -> Result<StoreUrl, ConfigError> {
             ));
         }
     }
-    Ok(u)
+    Ok(u.clone())
 }
 
 /// The broker's settings: its URL, TLS, the client id and credentials.
@@ -166,13 +160,7 @@ fn client_id(c: &Config, store: Option<&StoreUrl>) -> Result<String, ConfigError
 /// The store writer's settings: the buffer and the retention.
 fn writer(c: &Config, store: Option<&StoreUrl>) -> Result<WriterConfig, ConfigError> {
     let buffer = c.store_buffer.unwrap_or(40_000).max(1);
-    let retention = c
-        .retain
-        .as_deref()
-        .map(parse_duration)
-        .transpose()
-        .map_err(|e| ConfigError::new("retain", e))?
-        .map(Retention::keep);
+    let retention = c.retain.map(Retention::keep);
     if retention.is_some() && store.is_none() {
         return Err(ConfigError::new("retain", "needs --store"));
     }
@@ -186,10 +174,7 @@ fn writer(c: &Config, store: Option<&StoreUrl>) -> Result<WriterConfig, ConfigEr
 
 /// The copies window and the flood guard's limits.
 fn guards(c: &Config) -> Result<(Duration, FloodLimits), ConfigError> {
-    let dedup_window = match c.dedup_window.as_deref() {
-        Some(t) => parse_duration(t).map_err(|e| ConfigError::new("dedup-window", e))?,
-        None => Duration::from_secs(600),
-    };
+    let dedup_window = c.dedup_window.unwrap_or(Duration::from_secs(600));
     let rate = c.flood_rate.unwrap_or(10.0);
     if !rate.is_finite() || rate < 0.0 {
         return Err(ConfigError::new(
@@ -207,7 +192,7 @@ fn guards(c: &Config) -> Result<(Duration, FloodLimits), ConfigError> {
 
 /// Every setting checked and prepared; the notes to log at start.
 fn prepare(c: &Config) -> Result<(Prepared, Vec<String>), ConfigError> {
-    let store = c.store.as_deref().map(store_url).transpose()?;
+    let store = c.store.as_ref().map(store_url).transpose()?;
     let mqtt = broker_settings(c, store.as_ref())?;
     let (dedup_window, flood) = guards(c)?;
     let (decoder, notes) = setup::decoder(c)?;
@@ -233,12 +218,7 @@ fn prepare(c: &Config) -> Result<(Prepared, Vec<String>), ConfigError> {
         max_retries: c.max_retries,
         dedup_window,
         flood,
-        http: c
-            .http
-            .as_deref()
-            .map(crate::http::parse_addr)
-            .transpose()
-            .map_err(|e| ConfigError::new("http", e))?,
+        http: c.http,
         map_tiles: crate::page::Tiles::setting(c.map_tiles.as_deref(), c.http.is_some())?,
     };
     Ok((prepared, notes))

@@ -167,12 +167,9 @@ pub fn load(
     key_files: &[String],
     key_env: Option<&str>,
     keys_dir: Option<&Path>,
-    node: Option<&str>,
+    node: Option<NodeId>,
 ) -> Result<Vec<NodeKey>, ConfigError> {
-    let node: Option<u32> = node
-        .map(|n| n.parse::<NodeId>().map(|n| n.0))
-        .transpose()
-        .map_err(|e| ConfigError::new("node", e.to_string()))?;
+    let node: Option<u32> = node.map(|n| n.0);
     let single = key_files.len() + usize::from(key_env.is_some()) == 1 && keys_dir.is_none();
     if node.is_some() && !single {
         return Err(ConfigError::new(
@@ -277,10 +274,12 @@ mod tests {
         assert_eq!(nodes, [node_number(a.public_key()), 0x1234, 0xabcd]);
         // --node with several keys is refused; with one it names its node.
         assert_eq!(
-            load(&spec, None, None, Some("!5")).unwrap_err().setting,
+            load(&spec, None, None, Some(NodeId(5)))
+                .unwrap_err()
+                .setting,
             "node"
         );
-        let one = load(&spec[..1], None, None, Some("!5")).unwrap();
+        let one = load(&spec[..1], None, None, Some(NodeId(5))).unwrap();
         assert_eq!(one[0].node, 5);
         // Two keys for one node, and a file without a key.
         let twice = vec![

@@ -17,14 +17,9 @@ pub type Notes = Vec<String>;
 /// A channel that is not `NAME=PSK` or whose PSK the library refuses, a key
 /// that cannot be read or used, or a signature policy that does not exist.
 pub fn decoder(config: &Config) -> Result<(Decoder, Notes), ConfigError> {
-    let policy: SignaturePolicy = config
+    let policy = config
         .signature_policy
-        .as_deref()
-        .unwrap_or("compatible")
-        .parse()
-        .map_err(|e: wireseal::meshtastic::Error| {
-            ConfigError::new("signature-policy", e.to_string())
-        })?;
+        .unwrap_or(SignaturePolicy::Compatible);
     let mut d = Decoder::new().with_signature_policy(policy);
     let mut notes = Vec::new();
     let default = [format!("{DEFAULT_CHANNEL_NAME}=AQ==")];
@@ -62,7 +57,7 @@ pub fn decoder(config: &Config) -> Result<(Decoder, Notes), ConfigError> {
         &config.key_file,
         config.key_env.as_deref(),
         config.keys_dir.as_deref(),
-        config.node.as_deref(),
+        config.node,
     )?;
     for k in node_keys {
         d.add_node(k.node, k.secret)

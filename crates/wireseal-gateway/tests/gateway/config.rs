@@ -4,26 +4,29 @@
 
 use crate::support::{key_file, peers};
 use std::time::{Duration, Instant};
-use wireseal_gateway::{Config, Gateway, RunError};
+use wireseal_gateway::config::ConfigText;
+use wireseal_gateway::{Gateway, RunError};
 use wireseal_testkit::postgres::PgServer;
 
-fn refused(c: Config) -> String {
-    match Gateway::new(c) {
+/// The settings as the file or the command line give them, parsed and
+/// built into a gateway: the first error in words.
+fn refused(c: ConfigText) -> String {
+    match c.parse().and_then(Gateway::new) {
         Ok(_) => panic!("the settings were taken"),
         Err(e) => e.to_string(),
     }
 }
 
-fn base() -> Config {
-    Config {
+fn base() -> ConfigText {
+    ConfigText {
         broker: "mqtt://127.0.0.1:1".into(),
-        ..Config::default()
+        ..ConfigText::default()
     }
 }
 
 #[test]
 fn bad_settings_are_refused_by_name() {
-    let e = refused(Config {
+    let e = refused(ConfigText {
         store: Some("sqlite:/no/such/dir/x.db".into()),
         client_id: Some("gw".into()),
         ..base()
@@ -38,7 +41,7 @@ fn bad_settings_are_refused_by_name() {
         "http://host",
         "mqtt://user:pw@host",
     ] {
-        let e = refused(Config {
+        let e = refused(ConfigText {
             broker: url.into(),
             ..base()
         });
@@ -48,22 +51,22 @@ fn bad_settings_are_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let junk = dir.path().join("junk.key");
     std::fs::write(&junk, "SECRET-LOOKING not a key").unwrap();
-    let e = refused(Config {
+    let e = refused(ConfigText {
         key_file: vec![junk.display().to_string()],
         ..base()
     });
     assert!(e.starts_with("--key-file") && !e.contains("SECRET"), "{e}");
-    let e = refused(Config {
+    let e = refused(ConfigText {
         store: Some("sqlite:x.db".into()),
         ..base()
     });
     assert!(e.contains("--client-id"), "{e}");
-    let e = refused(Config {
+    let e = refused(ConfigText {
         retain: Some("30d".into()),
         ..base()
     });
     assert!(e.starts_with("--retain"), "{e}");
-    let e = refused(Config {
+    let e = refused(ConfigText {
         retain: Some("thirty days".into()),
         store: Some("sqlite:x.db".into()),
         client_id: Some("gw".into()),
@@ -71,25 +74,25 @@ fn bad_settings_are_refused_by_name() {
     });
     assert!(e.starts_with("--retain"), "{e}");
     for p in ["out/#", "out/+/x", "$SYS/x", "a\nb"] {
-        let e = refused(Config {
+        let e = refused(ConfigText {
             publish: Some(p.into()),
             ..base()
         });
         assert!(e.starts_with("--publish"), "{p}: {e}");
     }
-    let e = refused(Config {
+    let e = refused(ConfigText {
         channel: vec!["LongFast".into()],
         ..base()
     });
     assert!(e.starts_with("--channel"), "{e}");
     let (key, _) = key_file();
-    let e = refused(Config {
+    let e = refused(ConfigText {
         key_file: vec![key.path().display().to_string()],
         node: Some("!zz".into()),
         ..base()
     });
     assert!(e.starts_with("--node"), "{e}");
-    let e = Config::from_toml("broker = 5").unwrap_err().to_string();
+    let e = ConfigText::from_toml("broker = 5").unwrap_err().to_string();
     assert!(e.starts_with("--config"), "{e}");
 }
 
@@ -98,7 +101,7 @@ fn bad_settings_are_refused_by_name() {
 /// `--http`.
 #[test]
 fn a_tile_server_is_checked_at_start() {
-    let with = |url: &str, http: bool| Config {
+    let with = |url: &str, http: bool| ConfigText {
         map_tiles: Some(url.into()),
         http: http.then(|| "127.0.0.1:0".into()),
         ..base()
@@ -115,8 +118,9 @@ fn a_tile_server_is_checked_at_start() {
     }
     let e = refused(with("https://tiles.example/{z}/{x}/{y}.png", false));
     assert!(e.starts_with("--map-tiles") && e.contains("--http"), "{e}");
-    assert!(Gateway::new(with("https://tiles.example/{z}/{x}/{y}.png", true)).is_ok());
-    let c = Config::from_toml("map-tiles = \"https://t.example/{z}/{x}/{y}.png\"").unwrap();
+    let ok = with("https://tiles.example/{z}/{x}/{y}.png", true);
+    assert!(Gateway::new(ok.parse().unwrap()).is_ok());
+    let c = ConfigText::from_toml("map-tiles = \"https://t.example/{z}/{x}/{y}.png\"").unwrap();
     assert_eq!(
         c.map_tiles.as_deref(),
         Some("https://t.example/{z}/{x}/{y}.png")
@@ -132,11 +136,15 @@ fn stores_that_cannot_come_back_are_not_waited_for() {
     let not_a_db = dir.path().join("not-a-db");
     std::fs::write(&not_a_db, vec![0x55u8; 8192]).unwrap();
     let t = Instant::now();
-    let gw = Gateway::new(Config {
-        store: Some(format!("sqlite:{}", not_a_db.display())),
-        client_id: Some("gw".into()),
-        ..base()
-    })
+    let gw = Gateway::new(
+        ConfigText {
+            store: Some(format!("sqlite:{}", not_a_db.display())),
+            client_id: Some("gw".into()),
+            ..base()
+        }
+        .parse()
+        .unwrap(),
+    )
     .unwrap();
     let e = gw.run().unwrap_err();
     assert!(matches!(e, RunError::Store(_)), "{e}");
@@ -145,11 +153,15 @@ fn stores_that_cannot_come_back_are_not_waited_for() {
         return;
     }
     let pg = PgServer::start().unwrap();
-    let gw = Gateway::new(Config {
-        store: Some(pg.tcp_url("no_such_database")),
-        client_id: Some("gw".into()),
-        ..base()
-    })
+    let gw = Gateway::new(
+        ConfigText {
+            store: Some(pg.tcp_url("no_such_database")),
+            client_id: Some("gw".into()),
+            ..base()
+        }
+        .parse()
+        .unwrap(),
+    )
     .unwrap();
     let t = Instant::now();
     let e = gw.run().unwrap_err().to_string();

@@ -121,7 +121,7 @@ fn records_carry_the_policy_identity_and_signature() {
         let gw = Running::start(Config {
             broker: broker.url(),
             key_file: vec![format!("{}={}", v["our_node"], key.display())],
-            signature_policy: Some(policy.into()),
+            signature_policy: Some(policy.parse().unwrap()),
             print_records: Some(false),
             ..Config::default()
         });

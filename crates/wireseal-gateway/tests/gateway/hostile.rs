@@ -35,7 +35,7 @@ fn a_hostile_feed_breaks_no_topic_and_no_connection() {
         broker: broker.url(),
         publish: Some("out/rec".into()),
         firmware_json: Some("fw".into()),
-        store: Some(db.url()),
+        store: Some(db.url().parse().unwrap()),
         client_id: Some("hostile".into()),
         max_packets: Some(N as u64),
         flood_rate: Some(0.0),

@@ -39,7 +39,7 @@ pub fn get(addr: SocketAddr, path: &str) -> (u16, String) {
 /// Starts a gateway serving HTTP; returns it and the address it serves on.
 pub fn serving(config: Config) -> (Running, SocketAddr) {
     let gw = Running::spawn(Config {
-        http: Some("127.0.0.1:0".into()),
+        http: Some("127.0.0.1:0".parse().unwrap()),
         ..config
     });
     match gw.wait_for("http-listening", Duration::from_secs(30)) {

@@ -52,7 +52,7 @@ fn prunes_what_is_old(db: &Db, url: &str) {
     let broker = Mosquitto::start().unwrap();
     let (c, _k) = storing(&broker, db, "retain");
     let gw = Running::start(Config {
-        retain: Some("1d".into()),
+        retain: Some(std::time::Duration::from_secs(86_400)),
         ..c
     });
     let (msgs, _, _) = load(2_000, &["!0000a001"]);

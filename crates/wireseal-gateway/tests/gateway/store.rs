@@ -21,7 +21,7 @@ use wireseal_testkit::postgres::PgServer;
 pub fn storing(broker: &Mosquitto, db: &Db, client_id: &str) -> (Config, tempfile::NamedTempFile) {
     let (key, _) = key_file();
     let c = Config {
-        store: Some(db.url()),
+        store: Some(db.url().parse().unwrap()),
         client_id: Some(client_id.into()),
         ..config(&broker.url(), &key)
     };
@@ -57,7 +57,7 @@ fn every_kind_stored_once(db: &Db) {
         .collect();
     for pass in 0..2 {
         let c = Config {
-            store: Some(db.url()),
+            store: Some(db.url().parse().unwrap()),
             client_id: Some("kinds".into()),
             ..config(&broker.url(), &key)
         };

@@ -51,9 +51,9 @@ pub fn run(a: Args) -> Result<()> {
                 .context("capture: neither a ServiceEnvelope nor a MeshPacket (--as says which)")?,
         },
     };
-    let mut config = wireseal_gateway::Config::default();
-    a.decoder.apply(&mut config);
-    let (mut decoder, notes) = wireseal_gateway::setup::decoder(&config)?;
+    let mut text = wireseal_gateway::config::ConfigText::default();
+    a.decoder.apply(&mut text);
+    let (mut decoder, notes) = wireseal_gateway::setup::decoder(&text.parse()?)?;
     for n in notes {
         eprintln!("wireseal: note: {n}");
     }

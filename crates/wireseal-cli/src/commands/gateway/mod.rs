@@ -6,8 +6,8 @@ pub mod decode;
 
 use anyhow::{Context, Result};
 use std::path::PathBuf;
-use wireseal_gateway::config::FirmwareRoot;
-use wireseal_gateway::{Config, Event, Gateway, MqttVersion};
+use wireseal_gateway::config::{ConfigText, FirmwareRoot};
+use wireseal_gateway::{Event, Gateway, MqttVersion};
 
 /// MQTT protocol version on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -45,7 +45,7 @@ pub struct DecoderArgs {
 
 impl DecoderArgs {
     /// These settings into `c`.
-    pub fn apply(&self, c: &mut Config) {
+    pub fn apply(&self, c: &mut ConfigText) {
         c.channel = self.channels.clone();
         c.key_file = self.key_file.clone();
         c.key_env = self.key_env.clone();
@@ -152,9 +152,9 @@ pub struct Args {
 }
 
 impl Args {
-    /// The settings the flags give.
-    fn config(&self) -> Config {
-        let mut c = Config {
+    /// The settings the flags give, as text.
+    fn config(&self) -> ConfigText {
+        let mut c = ConfigText {
             broker: self.broker.clone().unwrap_or_default(),
             ca_file: self.ca_file.clone(),
             client_cert: self.client_cert.clone(),
@@ -188,7 +188,7 @@ impl Args {
             flood_burst: self.flood_burst,
             http: self.http.clone(),
             map_tiles: self.map_tiles.clone(),
-            ..Config::default()
+            ..ConfigText::default()
         };
         self.decoder.apply(&mut c);
         c
@@ -199,10 +199,10 @@ impl Args {
 /// a closed output, or an error (exit 1 with the reason).
 pub fn run(a: Args) -> Result<()> {
     let file = match &a.config {
-        Some(p) => Config::from_file(p)?,
-        None => Config::default(),
+        Some(p) => ConfigText::from_file(p)?,
+        None => ConfigText::default(),
     };
-    let mut gw = Gateway::new(file.merged(a.config()))?;
+    let mut gw = Gateway::new(file.merged(a.config()).parse()?)?;
     let stop = gw.stop_handle();
     ctrlc::set_handler(move || stop.stop()).context("installing the SIGINT handler")?;
     if let Some(path) = a.ready_file {
