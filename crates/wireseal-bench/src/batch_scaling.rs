@@ -105,7 +105,7 @@ pub fn meshtastic(ctx: &Ctx) -> Vec<Row> {
             64,
         )
         .expect("a clamped key");
-        let packets = super::meshtastic::sealed_packets(&feed[..n]);
+        let packets = crate::meshtastic::sealed_packets(&feed[..n]);
         let mut out = vec![0u8; open_batch_len(&packets)];
         // Fill the cache: the rows measure cached opens.
         let first = engine
@@ -131,7 +131,7 @@ pub fn meshtastic(ctx: &Ctx) -> Vec<Row> {
 /// The gateway's `Decoder::decode_batch` on its 70/20/10 mix of channel,
 /// PKC and signed envelopes.
 pub fn gateway(ctx: &Ctx) -> Vec<Row> {
-    let feed = super::meshtastic_gateway::feed(SIZES[SIZES.len() - 1], 17);
+    let feed = crate::meshtastic::gateway::feed::feed(SIZES[SIZES.len() - 1], 17);
     let envelopes = feed.all();
     rows(
         ctx,

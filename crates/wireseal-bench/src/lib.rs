@@ -13,18 +13,6 @@ mod bip324;
 mod embedded;
 mod gpu;
 mod meshtastic;
-mod meshtastic_curves;
-mod meshtastic_gateway;
-mod meshtastic_gateway_broker;
-mod meshtastic_gateway_guard;
-mod meshtastic_gateway_peer;
-mod meshtastic_gateway_read;
-mod meshtastic_gateway_read_fill;
-mod meshtastic_gateway_read_http;
-mod meshtastic_gateway_read_ratio;
-mod meshtastic_gateway_retention;
-mod meshtastic_gateway_run;
-mod meshtastic_gateway_store;
 mod peat;
 mod peat_sizes;
 pub mod peers;
@@ -218,12 +206,12 @@ pub const SECTIONS: &[Section] = &[
     // The cache's curves and the DM conversation, in the same section.
     Section {
         name: "meshtastic",
-        run: meshtastic_curves::rows,
+        run: meshtastic::curves::rows,
     },
     // The MQTT gateway's rows, in the same section (`--section meshtastic`).
     Section {
         name: "meshtastic",
-        run: meshtastic_gateway::run,
+        run: meshtastic::gateway::run,
     },
     // Every format's batch API, all cores against one (`batch_scaling`).
     Section {
