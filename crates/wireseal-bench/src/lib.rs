@@ -14,7 +14,6 @@ mod embedded;
 mod gpu;
 mod meshtastic;
 mod peat;
-mod peat_sizes;
 pub mod peers;
 mod python;
 pub mod report;
