@@ -18,22 +18,10 @@ pub mod peers;
 mod python;
 pub mod report;
 mod sphinx;
-mod sphinx_attribution;
-mod sphinx_baselines;
-mod sphinx_curves;
-#[cfg(feature = "rust-peers")]
-mod sphinx_ldk;
-#[cfg(not(feature = "rust-peers"))]
-#[path = "peers/ldk_absent.rs"]
-mod sphinx_ldk;
-#[cfg(feature = "rust-peers")]
-mod sphinx_ldk_net;
-#[cfg(feature = "rust-peers")]
-pub use sphinx_ldk_net::with_reason;
-#[cfg(feature = "rust-peers")]
-mod sphinx_ldk_node;
 mod timing;
 
+#[cfg(feature = "rust-peers")]
+pub use sphinx::ldk::net::with_reason;
 pub use timing::Ctx;
 
 use serde::Serialize;
