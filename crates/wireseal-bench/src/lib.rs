@@ -203,11 +203,11 @@ pub const SECTIONS: &[Section] = &[
     // Every format's batch API, all cores against one (`batch_scaling`).
     Section {
         name: "meshtastic",
-        run: batch_scaling::meshtastic,
+        run: batch_scaling::meshtastic::pkc_open,
     },
     Section {
         name: "meshtastic",
-        run: batch_scaling::gateway,
+        run: batch_scaling::meshtastic::gateway,
     },
     Section {
         name: "peat",
@@ -215,7 +215,7 @@ pub const SECTIONS: &[Section] = &[
     },
     Section {
         name: "peat",
-        run: batch_scaling::peat,
+        run: batch_scaling::peat::rows,
     },
     Section {
         name: "bip324",
@@ -223,7 +223,7 @@ pub const SECTIONS: &[Section] = &[
     },
     Section {
         name: "bip324",
-        run: bip324::batch_scaling,
+        run: batch_scaling::bip324::rows,
     },
     Section {
         name: "aescrypt",
@@ -235,7 +235,7 @@ pub const SECTIONS: &[Section] = &[
     },
     Section {
         name: "sphinx",
-        run: batch_scaling::sphinx,
+        run: batch_scaling::sphinx::rows,
     },
     Section {
         name: "python",

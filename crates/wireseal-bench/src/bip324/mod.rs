@@ -8,7 +8,6 @@ mod curve;
 mod node;
 #[cfg(feature = "rust-peers")]
 mod peer;
-mod scaling;
 
 use super::{Better, Ctx, Row};
 use std::hint::black_box;
@@ -21,8 +20,6 @@ use wireseal::keys::EllSwiftKeypair;
 use wireseal_io::traffic::mixed_sizes;
 
 const S: &str = "bip324";
-
-pub(crate) use scaling::rows as batch_scaling;
 
 /// The peer's name, or why it is missing.
 #[cfg(feature = "rust-peers")]
