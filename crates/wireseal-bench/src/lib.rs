@@ -1,9 +1,13 @@
 //! `wireseal bench`: every registered workload, ours next to a baseline
 //! measured in the same run, in one table (and optionally JSON).
 //!
-//! A section is a function in its own file that returns [`Row`]s; register
-//! it in [`SECTIONS`]. Use [`Ctx::time_per_op`] / [`Ctx::time_job`] to
-//! measure, so the quick default and `--full` scale every section alike.
+//! A section is a function that returns [`Row`]s, in its format's module
+//! (`meshtastic/`, `meshtastic/gateway/`, `sphinx/`, `peat/`, `bip324/`,
+//! `aescrypt/`, `gpu/`, `embedded/`; each `mod.rs` holds what its files
+//! share), composed of named row builders; every format's batch API, all
+//! cores against one, is in `batch_scaling/`. Register it in [`SECTIONS`].
+//! Use [`Ctx::time_per_op`] / [`Ctx::time_job`] to measure, so the quick
+//! default and `--full` scale every section alike.
 //! Peer programs (Go, Python) come from [`peers`]; a row whose peer is
 //! missing keeps our figure and says why with [`Row::skipped()`].
 
