@@ -3,7 +3,7 @@
 //!
 //! LDK's node 0 sends an HTLC over its peer and wireseal's hops (2 to 20
 //! hops in all; LDK's `ChannelManager`s of the bench,
-//! `crates/wireseal-bench/src/sphinx_ldk_*`). The failure that comes back is
+//! `crates/wireseal-bench/src/sphinx/ldk/`). The failure that comes back is
 //! what the input describes: the failing hop, its `temporary_node_failure`
 //! data, each hop's hold time and whether it wraps with attribution data,
 //! without it, or garbles the packet, and bytes XORed into the attribution
@@ -46,12 +46,13 @@ fn ldk_stubbed() -> bool {
     })
 }
 
-#[path = "../../crates/wireseal-bench/src/sphinx_ldk_net.rs"]
+#[path = "../../crates/wireseal-bench/src/sphinx/ldk/net.rs"]
 #[allow(dead_code)]
 mod sphinx_ldk_net;
-#[path = "../../crates/wireseal-bench/src/sphinx_ldk_node.rs"]
+// `node`: the name `net.rs` uses for its sibling.
+#[path = "../../crates/wireseal-bench/src/sphinx/ldk/node.rs"]
 #[allow(dead_code)]
-mod sphinx_ldk_node;
+mod node;
 
 /// Payments a network carries before the target builds a new one: LDK's
 /// nodes keep per-commitment state for as long as a channel lives, so one

@@ -1,9 +1,13 @@
 //! `wireseal bench`: every registered workload, ours next to a baseline
 //! measured in the same run, in one table (and optionally JSON).
 //!
-//! A section is a function in its own file that returns [`Row`]s; register
-//! it in [`SECTIONS`]. Use [`Ctx::time_per_op`] / [`Ctx::time_job`] to
-//! measure, so the quick default and `--full` scale every section alike.
+//! A section is a function that returns [`Row`]s, in its format's module
+//! (`meshtastic/`, `meshtastic/gateway/`, `sphinx/`, `peat/`, `bip324/`,
+//! `aescrypt/`, `gpu/`, `embedded/`; each `mod.rs` holds what its files
+//! share), composed of named row builders; every format's batch API, all
+//! cores against one, is in `batch_scaling/`. Register it in [`SECTIONS`].
+//! Use [`Ctx::time_per_op`] / [`Ctx::time_job`] to measure, so the quick
+//! default and `--full` scale every section alike.
 //! Peer programs (Go, Python) come from [`peers`]; a row whose peer is
 //! missing keeps our figure and says why with [`Row::skipped()`].
 
@@ -13,40 +17,15 @@ mod bip324;
 mod embedded;
 mod gpu;
 mod meshtastic;
-mod meshtastic_curves;
-mod meshtastic_gateway;
-mod meshtastic_gateway_broker;
-mod meshtastic_gateway_guard;
-mod meshtastic_gateway_peer;
-mod meshtastic_gateway_read;
-mod meshtastic_gateway_read_fill;
-mod meshtastic_gateway_read_http;
-mod meshtastic_gateway_read_ratio;
-mod meshtastic_gateway_retention;
-mod meshtastic_gateway_run;
-mod meshtastic_gateway_store;
 mod peat;
-mod peat_sizes;
 pub mod peers;
 mod python;
 pub mod report;
 mod sphinx;
-mod sphinx_attribution;
-mod sphinx_baselines;
-mod sphinx_curves;
-#[cfg(feature = "rust-peers")]
-mod sphinx_ldk;
-#[cfg(not(feature = "rust-peers"))]
-#[path = "peers/ldk_absent.rs"]
-mod sphinx_ldk;
-#[cfg(feature = "rust-peers")]
-mod sphinx_ldk_net;
-#[cfg(feature = "rust-peers")]
-pub use sphinx_ldk_net::with_reason;
-#[cfg(feature = "rust-peers")]
-mod sphinx_ldk_node;
 mod timing;
 
+#[cfg(feature = "rust-peers")]
+pub use sphinx::ldk::net::with_reason;
 pub use timing::Ctx;
 
 use serde::Serialize;
@@ -218,21 +197,21 @@ pub const SECTIONS: &[Section] = &[
     // The cache's curves and the DM conversation, in the same section.
     Section {
         name: "meshtastic",
-        run: meshtastic_curves::rows,
+        run: meshtastic::curves::rows,
     },
     // The MQTT gateway's rows, in the same section (`--section meshtastic`).
     Section {
         name: "meshtastic",
-        run: meshtastic_gateway::run,
+        run: meshtastic::gateway::run,
     },
     // Every format's batch API, all cores against one (`batch_scaling`).
     Section {
         name: "meshtastic",
-        run: batch_scaling::meshtastic,
+        run: batch_scaling::meshtastic::pkc_open,
     },
     Section {
         name: "meshtastic",
-        run: batch_scaling::gateway,
+        run: batch_scaling::meshtastic::gateway,
     },
     Section {
         name: "peat",
@@ -240,7 +219,7 @@ pub const SECTIONS: &[Section] = &[
     },
     Section {
         name: "peat",
-        run: batch_scaling::peat,
+        run: batch_scaling::peat::rows,
     },
     Section {
         name: "bip324",
@@ -248,7 +227,7 @@ pub const SECTIONS: &[Section] = &[
     },
     Section {
         name: "bip324",
-        run: bip324::batch_scaling,
+        run: batch_scaling::bip324::rows,
     },
     Section {
         name: "aescrypt",
@@ -260,7 +239,7 @@ pub const SECTIONS: &[Section] = &[
     },
     Section {
         name: "sphinx",
-        run: batch_scaling::sphinx,
+        run: batch_scaling::sphinx::rows,
     },
     Section {
         name: "python",

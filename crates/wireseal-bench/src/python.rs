@@ -9,8 +9,8 @@
 //! `scripts/test-python.sh` builds (`target/python-venv`), else `python3`;
 //! it must import `wireseal`. Rows whose peer is missing say `skipped:`.
 
-use super::{Better, Ctx, Row};
 use crate::peers::{cache_dir, Skip};
+use crate::{Better, Ctx, Row};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -84,41 +84,29 @@ fn measure(ctx: &Ctx) -> Result<Out, Skip> {
 
 /// The section.
 pub fn run(ctx: &Ctx) -> Vec<Row> {
-    let out = match measure(ctx) {
-        Ok(o) => o,
-        Err(why) => {
-            return vec![Row::with_peer(
-                S,
-                "wireseal Python package",
-                "-",
-                Better::Higher,
-                0.0,
-                "pure-Python tools",
-                Err(&why),
-            )]
-        }
-    };
+    match measure(ctx) {
+        Ok(out) => package_rows(out),
+        Err(why) => vec![Row::with_peer(
+            S,
+            "wireseal Python package",
+            "-",
+            Better::Higher,
+            0.0,
+            "pure-Python tools",
+            Err(&why),
+        )],
+    }
+}
+
+/// The script's rows, then a skipped row for each of its own benchmarks
+/// (`bench_*`) that could not run.
+fn package_rows(out: Out) -> Vec<Row> {
     let mut rows: Vec<Row> = out
         .rows
         .into_iter()
         .map(|r| {
-            let better = if r.better == "lower" {
-                Better::Lower
-            } else {
-                Better::Higher
-            };
-            match (r.baseline, out.skipped.get(&r.workload)) {
-                (None, Some(why)) => Row::with_peer(
-                    S,
-                    r.workload,
-                    &r.unit,
-                    better,
-                    r.ours,
-                    r.baseline_name,
-                    Err(&Skip::new(why.clone())),
-                ),
-                (b, _) => Row::new(S, r.workload, &r.unit, better, r.ours, r.baseline_name, b),
-            }
+            let why = out.skipped.get(&r.workload).cloned();
+            row(r, why)
         })
         .collect();
     for (workload, why) in out.skipped {
@@ -135,4 +123,26 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         }
     }
     rows
+}
+
+/// One of the script's rows; `skipped` says why its peer was not measured,
+/// when the script said so.
+fn row(r: PyRow, skipped: Option<String>) -> Row {
+    let better = if r.better == "lower" {
+        Better::Lower
+    } else {
+        Better::Higher
+    };
+    match (r.baseline, skipped) {
+        (None, Some(why)) => Row::with_peer(
+            S,
+            r.workload,
+            &r.unit,
+            better,
+            r.ours,
+            r.baseline_name,
+            Err(&Skip::new(why)),
+        ),
+        (b, _) => Row::new(S, r.workload, &r.unit, better, r.ours, r.baseline_name, b),
+    }
 }

@@ -133,11 +133,19 @@ pub(super) fn rows(ctx: &Ctx, rows: &mut Vec<Row>) {
 }
 
 fn measure(total: u64, rows: &mut Vec<Row>) -> Result<(), Skip> {
-    let n = 3;
     let exe = cli()?;
     let dir = ScratchDir::new("backup")?;
-    let input = dir.path().join("in");
-    fresh(&input)?;
+    let files = folder(&dir.path().join("in"), total)?;
+    let times = sample(3, &exe, dir.path(), &files)?;
+    let bytes: u64 = files.iter().map(|(_, s)| s).sum();
+    rows.extend(backup_rows(total, bytes, times));
+    Ok(())
+}
+
+/// The folder's files in `input` (sizes from [`mix`], the bytes a rotated
+/// random block), largest first.
+fn folder(input: &Path, total: u64) -> Result<Vec<(PathBuf, u64)>, Skip> {
+    fresh(input)?;
     let mut block = vec![0u8; 1 << 20];
     wireseal::entropy::fill_random(&mut block);
     let mut files: Vec<(PathBuf, u64)> = Vec::new();
@@ -153,6 +161,23 @@ fn measure(total: u64, rows: &mut Vec<Row>) -> Result<(), Skip> {
         files.push((p, size));
     }
     files.sort_by_key(|(_, s)| std::cmp::Reverse(*s));
+    Ok(files)
+}
+
+/// The samples of each way, in seconds: the CLI, pyAesCrypt (or why it has
+/// none), the plain copy, and the crypto floor's single-core work.
+struct Times {
+    ws: Vec<f64>,
+    py: Vec<f64>,
+    py_why: Option<Skip>,
+    copy: Vec<f64>,
+    crypto: Vec<f64>,
+}
+
+/// `n` rounds, each encrypting the folder with the CLI, copying it, having
+/// pyAesCrypt encrypt it, and measuring the crypto per byte; outputs under
+/// `dir`, removed after each.
+fn sample(n: usize, exe: &Path, dir: &Path, files: &[(PathBuf, u64)]) -> Result<Times, Skip> {
     let bytes: u64 = files.iter().map(|(_, s)| s).sum();
     let cores = Batch::all_cores().threads();
     let mut worker = Worker::start();
@@ -160,18 +185,19 @@ fn measure(total: u64, rows: &mut Vec<Row>) -> Result<(), Skip> {
         Ok(w) => w.pyaes.clone(),
         Err(why) => Err(why.clone()),
     };
-    let (ws_out, py_out, copy_out) = (
-        dir.path().join("ws"),
-        dir.path().join("py"),
-        dir.path().join("copy"),
-    );
+    let (ws_out, py_out, copy_out) = (dir.join("ws"), dir.join("py"), dir.join("copy"));
     let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
-    let (mut t_ws, mut t_py, mut t_copy, mut t_crypto) = (vec![], vec![], vec![], vec![]);
-    let mut py_why = pyaes.err();
+    let mut t = Times {
+        ws: vec![],
+        py: vec![],
+        py_why: pyaes.err(),
+        copy: vec![],
+        crypto: vec![],
+    };
     for _ in 0..n {
         fresh(&ws_out)?;
-        let t = Instant::now();
-        let ok = Command::new(&exe)
+        let s = Instant::now();
+        let ok = Command::new(exe)
             .args(["aescrypt", "encrypt", "--format", "v2"])
             .args(["--password-env", "WIRESEAL_BENCH_PW", "--out-dir"])
             .arg(&ws_out)
@@ -181,40 +207,52 @@ fn measure(total: u64, rows: &mut Vec<Row>) -> Result<(), Skip> {
             .stdout(Stdio::null())
             .status()
             .is_ok_and(|s| s.success());
-        t_ws.push(t.elapsed().as_secs_f64());
+        t.ws.push(s.elapsed().as_secs_f64());
         if !ok {
             return Err(Skip::new("wireseal aescrypt encrypt --out-dir failed"));
         }
         fresh(&ws_out)?;
 
         fresh(&copy_out)?;
-        let t = Instant::now();
-        copy_all(&files, &copy_out, cli_jobs());
-        t_copy.push(t.elapsed().as_secs_f64());
+        let s = Instant::now();
+        copy_all(files, &copy_out, cli_jobs());
+        t.copy.push(s.elapsed().as_secs_f64());
         fresh(&copy_out)?;
 
-        if let (Ok(w), None) = (&mut worker, &py_why) {
+        if let (Ok(w), None) = (&mut worker, &t.py_why) {
             fresh(&py_out)?;
             let req = json!({"op": "backup_pyaes", "files": names,
                              "outdir": py_out.display().to_string(), "procs": cores});
             match w.time(req) {
-                Ok(s) => t_py.push(s),
-                Err(why) => py_why = Some(why),
+                Ok(s) => t.py.push(s),
+                Err(why) => t.py_why = Some(why),
             }
             fresh(&py_out)?;
         }
 
         let (cbc, hmac) = crypto_per_byte();
-        t_crypto.push((cbc + hmac) * bytes as f64);
+        t.crypto.push((cbc + hmac) * bytes as f64);
     }
-    let ws = median(&mut t_ws);
-    let copy = median(&mut t_copy);
-    let crypto = median(&mut t_crypto);
+    Ok(t)
+}
+
+/// The rows of a folder of `total` bytes (`bytes` written): the CLI
+/// against the floor and against pyAesCrypt, and the plain copy.
+fn backup_rows(total: u64, bytes: u64, mut t: Times) -> Vec<Row> {
+    let cores = Batch::all_cores().threads();
+    let ws = median(&mut t.ws);
+    let copy = median(&mut t.copy);
+    let crypto = median(&mut t.crypto);
     let floor = copy + crypto / cores as f64;
     let label = format!("backup {FILES} files / {}", total_name(total));
     let jobs = cli_jobs();
     let mib = bytes as f64 / (1u64 << 20) as f64;
-    rows.push(
+    let peer = match (t.py_why, t.py.is_empty()) {
+        (None, false) => Ok(median(&mut t.py)),
+        (Some(why), _) => Err(why),
+        (None, true) => Err(Skip::new("pyAesCrypt not measured")),
+    };
+    vec![
         Row::new(
             S,
             format!("{label}: wireseal CLI vs the {cores}-core floor"),
@@ -228,13 +266,6 @@ fn measure(total: u64, rows: &mut Vec<Row>) -> Result<(), Skip> {
             "target <= 1.15x the floor; copy {copy:.3} s ({jobs} at once, fsync) + CBC+HMAC {crypto:.3} s / {cores}"
         ))
         .at(PLOT, OURS, mib),
-    );
-    let peer = match (py_why, t_py.is_empty()) {
-        (None, false) => Ok(median(&mut t_py)),
-        (Some(why), _) => Err(why),
-        (None, true) => Err(Skip::new("pyAesCrypt not measured")),
-    };
-    rows.push(
         Row::with_peer(
             S,
             format!("{label}: wireseal CLI (fsync) vs pyAesCrypt"),
@@ -246,8 +277,6 @@ fn measure(total: u64, rows: &mut Vec<Row>) -> Result<(), Skip> {
         )
         .seed("target >= 3x pyAesCrypt")
         .at(PLOT, OURS, mib),
-    );
-    rows.push(
         Row::new(
             S,
             format!("{label}: plain copy (fsync, {jobs} at once)"),
@@ -258,6 +287,5 @@ fn measure(total: u64, rows: &mut Vec<Row>) -> Result<(), Skip> {
             None,
         )
         .at(PLOT, "plain copy (fsync), no encryption", mib),
-    );
-    Ok(())
+    ]
 }

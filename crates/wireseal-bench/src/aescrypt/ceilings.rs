@@ -70,32 +70,40 @@ fn secs(f: impl FnOnce()) -> Result<f64, Skip> {
     Ok(t.elapsed().as_secs_f64())
 }
 
+/// A set of candidates' medians, in MB/s (the first is the library's), or
+/// why one has none.
+type Set = Vec<(String, Result<f64, Skip>)>;
+
 /// The rows; returns the fastest encryption for the file rows.
 pub(super) fn rows(
     ctx: &Ctx,
     data: &[u8],
     worker: &mut Result<Worker, Skip>,
 ) -> (Vec<Row>, Fastest) {
-    let size = data.len();
     let n = if ctx.full { 9 } else { 5 };
-    let mut dst = vec![0u8; size];
-    let mut ct = vec![0u8; size];
-    Aes256CbcEnc::new(&KEY, &IV).encrypt_in_place({
-        ct.copy_from_slice(data);
-        &mut ct
-    });
+    let enc = encryption(n, data, worker);
+    let dec = decryption(n, data, worker);
+    let mac = hmac(n, data);
+    let mib = data.len() >> 20;
+    let mut rows = compare(mib, "AES-256-CBC encrypt", &enc);
+    rows.extend(compare(mib, "AES-256-CBC decrypt", &dec));
+    rows.extend(compare(mib, "HMAC-SHA256", &mac));
+    (rows, fastest(&enc))
+}
+
+/// OpenSSL's AES-256-CBC `op` on `size` bytes in the worker: seconds.
+fn openssl(worker: &mut Result<Worker, Skip>, op: &str, size: usize) -> Result<f64, Skip> {
+    let w = worker.as_mut().map_err(|e| e.clone())?;
+    w.time(json!({"op": op, "size": size}))
+}
+
+/// Encryption: in place on a buffer holding the plaintext (aws-lc-rs has
+/// no separate output), out of place for the others.
+fn encryption(n: usize, data: &[u8], worker: &mut Result<Worker, Skip>) -> Set {
+    let size = data.len();
     let enc_key =
         EncryptingKey::cbc(UnboundCipherKey::new(&AES_256, &KEY).expect("key")).expect("cbc");
-    let dec_key =
-        DecryptingKey::cbc(UnboundCipherKey::new(&AES_256, &KEY).expect("key")).expect("cbc");
-    let mut openssl = |op: &str| -> Result<f64, Skip> {
-        let w = worker.as_mut().map_err(|e| e.clone())?;
-        w.time(json!({"op": op, "size": size}))
-    };
-
-    // Encryption: in place on a buffer holding the plaintext (aws-lc-rs
-    // has no separate output), out of place for the others.
-    dst.copy_from_slice(data);
+    let mut dst = data.to_vec();
     let mut aws_enc = || {
         secs(|| {
             let mut chain = IV;
@@ -117,8 +125,8 @@ pub(super) fn rows(
             }
         })
     };
-    let mut ossl_enc = || openssl("openssl_cbc_enc");
-    let enc = round_robin(
+    let mut ossl_enc = || openssl(worker, "openssl_cbc_enc", size);
+    round_robin(
         n,
         size,
         &mut [
@@ -126,10 +134,18 @@ pub(super) fn rows(
             ("RustCrypto", &mut rc_enc),
             ("OpenSSL via pyca", &mut ossl_enc),
         ],
-    );
+    )
+}
 
-    // Decryption: the library's (RustCrypto, out of place), aws-lc-rs in
-    // place on a copy, OpenSSL.
+/// Decryption: the library's (RustCrypto, out of place), aws-lc-rs in
+/// place on a copy, OpenSSL; both outputs checked against `data`.
+fn decryption(n: usize, data: &[u8], worker: &mut Result<Worker, Skip>) -> Set {
+    let size = data.len();
+    let mut ct = data.to_vec();
+    Aes256CbcEnc::new(&KEY, &IV).encrypt_in_place(&mut ct);
+    let dec_key =
+        DecryptingKey::cbc(UnboundCipherKey::new(&AES_256, &KEY).expect("key")).expect("cbc");
+    let mut dst = vec![0u8; size];
     let mut lib_dec = || {
         secs(|| {
             let mut chain = IV;
@@ -150,7 +166,7 @@ pub(super) fn rows(
             }
         })
     };
-    let mut ossl_dec = || openssl("openssl_cbc_dec");
+    let mut ossl_dec = || openssl(worker, "openssl_cbc_dec", size);
     let dec = round_robin(
         n,
         size,
@@ -161,7 +177,11 @@ pub(super) fn rows(
         ],
     );
     assert!(dst == data && aws_dst == data, "CBC decryption mismatch");
+    dec
+}
 
+/// HMAC-SHA256 through RustCrypto (the library's) and aws-lc-rs.
+fn hmac(n: usize, data: &[u8]) -> Set {
     let mut rc_mac = || {
         secs(|| {
             let mut m = HmacSha256Stream::new(&KEY);
@@ -175,18 +195,20 @@ pub(super) fn rows(
             std::hint::black_box(aws_lc_rs::hmac::sign(&k, data));
         })
     };
-    let mac = round_robin(
+    round_robin(
         n,
-        size,
+        data.len(),
         &mut [("RustCrypto", &mut rc_mac), ("aws-lc-rs", &mut aws_mac)],
-    );
+    )
+}
 
-    let mib = size >> 20;
-    let mut rows = Vec::new();
-    let mut compare = |what: &str, set: &[(String, Result<f64, Skip>)]| {
-        let (ours_name, ours) = (&set[0].0, set[0].1.as_ref().copied().unwrap_or(0.0));
-        for (name, theirs) in &set[1..] {
-            rows.push(Row::with_peer(
+/// The first candidate of `set` against each of the others.
+fn compare(mib: usize, what: &str, set: &Set) -> Vec<Row> {
+    let (ours_name, ours) = (&set[0].0, set[0].1.as_ref().copied().unwrap_or(0.0));
+    set[1..]
+        .iter()
+        .map(|(name, theirs)| {
+            Row::with_peer(
                 S,
                 format!("raw {what} {mib} MiB, 1 core: {ours_name} vs {name}"),
                 "MB/s",
@@ -194,14 +216,14 @@ pub(super) fn rows(
                 ours,
                 format!("{name} (same run)"),
                 theirs.as_ref().copied(),
-            ));
-        }
-    };
-    compare("AES-256-CBC encrypt", &enc);
-    compare("AES-256-CBC decrypt", &dec);
-    compare("HMAC-SHA256", &mac);
-    let fastest = enc
-        .iter()
+            )
+        })
+        .collect()
+}
+
+/// The fastest encryption measured (the first of equals), or none.
+fn fastest(enc: &Set) -> Fastest {
+    enc.iter()
         .filter_map(|(name, r)| r.as_ref().ok().map(|v| (name.clone(), *v)))
         .fold(None::<(String, f64)>, |best, (name, v)| match best {
             Some((_, b)) if b >= v => best,
@@ -213,6 +235,5 @@ pub(super) fn rows(
                 name: "-".into(),
             },
             |(name, mb_s)| Fastest { mb_s, name },
-        );
-    (rows, fastest)
+        )
 }

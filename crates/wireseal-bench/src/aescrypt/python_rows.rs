@@ -68,48 +68,46 @@ fn measure(ctx: &Ctx, rows: &mut Vec<Row>) -> Result<(), Skip> {
     w.wireseal.clone()?;
     w.data(size)?;
     let batch = Batch::all_cores();
-    let opts = EncryptOptions::v2();
     let mut data = vec![0u8; size];
     wireseal::entropy::fill_random(&mut data);
-    let ct = aescrypt::encrypt_to_vec(&batch, PW, &data, &opts).expect("encrypt");
-    // The library doing the same jobs as the Python calls: from an
-    // in-memory reader into a new, growing buffer (as a `BytesIO` grows),
-    // and the streaming classes fed 1 MiB pieces, each result a new buffer.
+    let ct = aescrypt::encrypt_to_vec(&batch, PW, &data, &EncryptOptions::v2()).expect("encrypt");
+    let pyaes = w.pyaes.clone();
+    stream_rows(n, &mut w, &data, &ct, &pyaes, rows)?;
+    class_rows(n, &mut w, &data, &ct, rows)?;
+    files(ctx, &mut w, &data, &pyaes, rows)?;
+    drop((data, ct));
+    threads(ctx, &mut w, rows)
+}
+
+/// The library's job next to the Python calls.
+const LIB_NAME: &str = "library, same job (same run)";
+
+/// encryptStream / decryptStream on `BytesIO` against the library doing
+/// the same job (from an in-memory reader into a new, growing buffer, as a
+/// `BytesIO` grows), and against pyAesCrypt's.
+fn stream_rows(
+    n: usize,
+    w: &mut Worker,
+    data: &[u8],
+    ct: &[u8],
+    pyaes: &Result<(), Skip>,
+    rows: &mut Vec<Row>,
+) -> Result<(), Skip> {
+    let (size, mib) = (data.len(), data.len() >> 20);
+    let batch = Batch::all_cores();
+    let opts = EncryptOptions::v2();
+    let lim = Limits::default();
     let mut lib_enc = || {
         let enc = aescrypt::Encryptor::new(PW, &opts).expect("encryptor");
-        let out =
-            aescrypt::io::encrypt_stream(&batch, enc, &data[..], Vec::new()).expect("encrypt");
+        let out = aescrypt::io::encrypt_stream(&batch, enc, data, Vec::new()).expect("encrypt");
         std::hint::black_box(out);
     };
-    let lim = Limits::default();
     let mut lib_dec = || {
         let mut plain = Vec::new();
-        aescrypt::io::decrypt_into_sink(&batch, PW, &ct[..], &mut plain, &lim).expect("decrypt");
+        aescrypt::io::decrypt_into_sink(&batch, PW, ct, &mut plain, &lim).expect("decrypt");
         std::hint::black_box(plain);
     };
-    let mut lib_encryptor = || {
-        let mut e = aescrypt::Encryptor::new(PW, &opts).expect("encryptor");
-        for piece in data.chunks(1 << 20) {
-            let mut out = Vec::new();
-            e.update(&batch, piece, &mut out);
-            std::hint::black_box(out);
-        }
-        let mut out = Vec::new();
-        e.finish(&mut out);
-    };
-    let mut lib_decryptor = || {
-        let mut d = aescrypt::Decryptor::new(PW, &lim);
-        let mut plain = Vec::new();
-        for piece in ct.chunks(1 << 20) {
-            d.update(&batch, piece, &mut plain).expect("decrypt");
-        }
-        d.finish(&mut plain).expect("decrypt");
-        std::hint::black_box(plain);
-    };
-    let lib_name = "library, same job (same run)";
-    let pyaes = w.pyaes.clone();
     let peer = "pyAesCrypt 6.1.1 (same run)";
-
     for (what, op, pyop, lib) in [
         (
             "encryptStream",
@@ -124,7 +122,7 @@ fn measure(ctx: &Ctx, rows: &mut Vec<Row>) -> Result<(), Skip> {
             &mut lib_dec,
         ),
     ] {
-        let (l, p) = alternate(n, lib, &mut w, json!({"op": op, "size": size}))?;
+        let (l, p) = alternate(n, lib, w, json!({"op": op, "size": size}))?;
         rows.push(
             Row::new(
                 S,
@@ -132,15 +130,15 @@ fn measure(ctx: &Ctx, rows: &mut Vec<Row>) -> Result<(), Skip> {
                 "MB/s",
                 Better::Higher,
                 mbps(size, p),
-                lib_name,
+                LIB_NAME,
                 Some(mbps(size, l)),
             )
             .seed("target >= 0.85x the library path"),
         );
-        let pair = match &pyaes {
+        let pair = match pyaes {
             Ok(()) => alternate_py(
                 n,
-                &mut w,
+                w,
                 json!({"op": op, "size": size}),
                 json!({"op": pyop, "size": size}),
             )
@@ -160,6 +158,41 @@ fn measure(ctx: &Ctx, rows: &mut Vec<Row>) -> Result<(), Skip> {
             .seed("target >= 2x pyAesCrypt"),
         );
     }
+    Ok(())
+}
+
+/// The streaming classes fed 1 MiB pieces against the library doing the
+/// same, each result a new buffer.
+fn class_rows(
+    n: usize,
+    w: &mut Worker,
+    data: &[u8],
+    ct: &[u8],
+    rows: &mut Vec<Row>,
+) -> Result<(), Skip> {
+    let (size, mib) = (data.len(), data.len() >> 20);
+    let batch = Batch::all_cores();
+    let opts = EncryptOptions::v2();
+    let lim = Limits::default();
+    let mut lib_encryptor = || {
+        let mut e = aescrypt::Encryptor::new(PW, &opts).expect("encryptor");
+        for piece in data.chunks(1 << 20) {
+            let mut out = Vec::new();
+            e.update(&batch, piece, &mut out);
+            std::hint::black_box(out);
+        }
+        let mut out = Vec::new();
+        e.finish(&mut out);
+    };
+    let mut lib_decryptor = || {
+        let mut d = aescrypt::Decryptor::new(PW, &lim);
+        let mut plain = Vec::new();
+        for piece in ct.chunks(1 << 20) {
+            d.update(&batch, piece, &mut plain).expect("decrypt");
+        }
+        d.finish(&mut plain).expect("decrypt");
+        std::hint::black_box(plain);
+    };
     for (what, op, lib) in [
         (
             "Encryptor.update, 1 MiB pieces",
@@ -172,20 +205,18 @@ fn measure(ctx: &Ctx, rows: &mut Vec<Row>) -> Result<(), Skip> {
             &mut lib_decryptor,
         ),
     ] {
-        let (l, p) = alternate(n, lib, &mut w, json!({"op": op, "size": size}))?;
+        let (l, p) = alternate(n, lib, w, json!({"op": op, "size": size}))?;
         rows.push(Row::new(
             S,
             format!("Python {what}, {mib} MiB vs library"),
             "MB/s",
             Better::Higher,
             mbps(size, p),
-            lib_name,
+            LIB_NAME,
             Some(mbps(size, l)),
         ));
     }
-    files(ctx, &mut w, &data, &pyaes, rows)?;
-    drop((data, ct));
-    threads(ctx, &mut w, rows)
+    Ok(())
 }
 
 /// encryptFile / decryptFile against pyAesCrypt's, and the fsync share.

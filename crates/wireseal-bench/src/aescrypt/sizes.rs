@@ -87,9 +87,9 @@ fn cli_file(exe: &Path, src: &Path, dst: &Path) {
     assert!(ok, "wireseal aescrypt encrypt failed");
 }
 
-/// The rows.
-pub(super) fn rows(ctx: &Ctx, rows: &mut Vec<Row>) {
-    let sizes: &[usize] = if ctx.full {
+/// The file sizes measured.
+fn sizes(ctx: &Ctx) -> &'static [usize] {
+    if ctx.full {
         &[
             1 << 10,
             4 << 10,
@@ -104,7 +104,11 @@ pub(super) fn rows(ctx: &Ctx, rows: &mut Vec<Row>) {
         ]
     } else {
         &[1 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20]
-    };
+    }
+}
+
+/// The rows.
+pub(super) fn rows(ctx: &Ctx, rows: &mut Vec<Row>) {
     let n = if ctx.full { 5 } else { 3 };
     let batch = Batch::all_cores();
     let mut worker = Worker::start();
@@ -112,8 +116,7 @@ pub(super) fn rows(ctx: &Ctx, rows: &mut Vec<Row>) {
     let Ok(dir) = ScratchDir::new("sizes") else {
         return;
     };
-    let peer = "pyAesCrypt encryptFile (no fsync)";
-    for &size in sizes {
+    for &size in sizes(ctx) {
         let src = dir.path().join(format!("in-{size}"));
         let mut data = vec![0u8; size];
         wireseal::entropy::fill_random(&mut data);
@@ -122,101 +125,132 @@ pub(super) fn rows(ctx: &Ctx, rows: &mut Vec<Row>) {
         }
         drop(data);
         let out = |s: &str| dir.path().join(format!("{s}-{size}.aes"));
-        let mut t: [Vec<f64>; 5] = Default::default();
-        let mut py_err: [Option<Skip>; 2] = [None, None];
-        for _ in 0..n {
-            let s = Instant::now();
-            library_file(&batch, &src, &out("lib"));
-            t[0].push(s.elapsed().as_secs_f64());
-            if let Ok(exe) = &exe {
-                let s = Instant::now();
-                cli_file(exe, &src, &out("cli"));
-                t[1].push(s.elapsed().as_secs_f64());
-            }
-            for (k, op) in [(2usize, "enc_file"), (3, "pyaes_enc_file")] {
-                let w = match &mut worker {
-                    Ok(w) => w,
-                    Err(why) => {
-                        py_err[k - 2] = Some(why.clone());
-                        continue;
-                    }
-                };
-                let dst = out(op).display().to_string();
-                match w.time(json!({"op": op, "src": src.display().to_string(), "dst": dst})) {
-                    Ok(x) => t[k].push(x),
-                    Err(why) => py_err[k - 2] = Some(why),
-                }
-            }
-            let s = Instant::now();
-            plain_copy(&src, &out("copy"));
-            t[4].push(s.elapsed().as_secs_f64());
-        }
-        let rate = |v: &mut Vec<f64>| (!v.is_empty()).then(|| mbps(size, median(v)));
-        let theirs = match (rate(&mut t[3]), &py_err[1]) {
-            (Some(r), _) => Ok(r),
-            (None, Some(why)) => Err(why.clone()),
-            (None, None) => Err(Skip::new("pyAesCrypt not measured")),
-        };
-        let name = size_name(size);
-        let series: [(&str, Option<f64>, Option<Skip>); 3] = [
-            ("library", rate(&mut t[0]), None),
-            ("wireseal CLI", rate(&mut t[1]), exe.as_ref().err().cloned()),
-            ("Python encryptFile", rate(&mut t[2]), py_err[0].clone()),
-        ];
-        for (what, ours, why) in series {
-            let workload = format!("file encrypt {name}: {what}");
-            match (ours, why) {
-                (Some(o), _) => rows.push(
-                    Row::with_peer(
-                        S,
-                        workload,
-                        "MB/s",
-                        Better::Higher,
-                        o,
-                        peer,
-                        theirs.as_ref().map(|t| *t),
-                    )
-                    .at(PLOT, what, size as f64),
-                ),
-                (None, why) => rows.push(Row::with_peer(
-                    S,
-                    workload,
-                    "MB/s",
-                    Better::Higher,
-                    0.0,
-                    "-",
-                    Err(&why.unwrap_or_else(|| Skip::new("not measured"))),
-                )),
-            }
-        }
-        if let Ok(t) = theirs {
-            rows.push(Row::new(
-                S,
-                format!("file encrypt {name}: pyAesCrypt"),
-                "MB/s",
-                Better::Higher,
-                t,
-                "-",
-                None,
-            ));
-        }
-        if let Some(c) = rate(&mut t[4]) {
-            rows.push(
-                Row::new(
-                    S,
-                    format!("file encrypt {name}: plain copy (fsync)"),
-                    "MB/s",
-                    Better::Higher,
-                    c,
-                    "-",
-                    None,
-                )
-                .at(PLOT, "plain copy (fsync)", size as f64),
-            );
-        }
+        let mut t = sample(n, &batch, &exe, &mut worker, &src, &out);
+        rows.extend(size_rows(size, &mut t, &exe));
         let _ = std::fs::remove_file(&src);
         for s in ["lib", "cli", "enc_file", "pyaes_enc_file", "copy"] {
             let _ = std::fs::remove_file(out(s));
         }
     }
+}
+
+/// Seconds of each way to encrypt one file, `n` samples alternated: the
+/// library, the CLI, the Python package, pyAesCrypt and the plain copy, in
+/// that order; and why the Python package or pyAesCrypt gave no figure.
+struct Samples {
+    secs: [Vec<f64>; 5],
+    py_err: [Option<Skip>; 2],
+}
+
+/// Encrypts `src` every way, `n` times in turn; `out` names each way's
+/// output.
+fn sample(
+    n: usize,
+    batch: &Batch,
+    exe: &Result<PathBuf, Skip>,
+    worker: &mut Result<Worker, Skip>,
+    src: &Path,
+    out: &dyn Fn(&str) -> PathBuf,
+) -> Samples {
+    let mut t: [Vec<f64>; 5] = Default::default();
+    let mut py_err: [Option<Skip>; 2] = [None, None];
+    for _ in 0..n {
+        let s = Instant::now();
+        library_file(batch, src, &out("lib"));
+        t[0].push(s.elapsed().as_secs_f64());
+        if let Ok(exe) = exe {
+            let s = Instant::now();
+            cli_file(exe, src, &out("cli"));
+            t[1].push(s.elapsed().as_secs_f64());
+        }
+        for (k, op) in [(2usize, "enc_file"), (3, "pyaes_enc_file")] {
+            let w = match &mut *worker {
+                Ok(w) => w,
+                Err(why) => {
+                    py_err[k - 2] = Some(why.clone());
+                    continue;
+                }
+            };
+            let dst = out(op).display().to_string();
+            match w.time(json!({"op": op, "src": src.display().to_string(), "dst": dst})) {
+                Ok(x) => t[k].push(x),
+                Err(why) => py_err[k - 2] = Some(why),
+            }
+        }
+        let s = Instant::now();
+        plain_copy(src, &out("copy"));
+        t[4].push(s.elapsed().as_secs_f64());
+    }
+    Samples { secs: t, py_err }
+}
+
+/// The rows of one file size: each of ours against pyAesCrypt (or why it
+/// has no figure), pyAesCrypt's own and the plain copy's.
+fn size_rows(size: usize, s: &mut Samples, exe: &Result<PathBuf, Skip>) -> Vec<Row> {
+    let peer = "pyAesCrypt encryptFile (no fsync)";
+    let t = &mut s.secs;
+    let py_err = &s.py_err;
+    let rate = |v: &mut Vec<f64>| (!v.is_empty()).then(|| mbps(size, median(v)));
+    let theirs = match (rate(&mut t[3]), &py_err[1]) {
+        (Some(r), _) => Ok(r),
+        (None, Some(why)) => Err(why.clone()),
+        (None, None) => Err(Skip::new("pyAesCrypt not measured")),
+    };
+    let name = size_name(size);
+    let series: [(&str, Option<f64>, Option<Skip>); 3] = [
+        ("library", rate(&mut t[0]), None),
+        ("wireseal CLI", rate(&mut t[1]), exe.as_ref().err().cloned()),
+        ("Python encryptFile", rate(&mut t[2]), py_err[0].clone()),
+    ];
+    let mut rows = Vec::new();
+    for (what, ours, why) in series {
+        let workload = format!("file encrypt {name}: {what}");
+        rows.push(match (ours, why) {
+            (Some(o), _) => Row::with_peer(
+                S,
+                workload,
+                "MB/s",
+                Better::Higher,
+                o,
+                peer,
+                theirs.as_ref().map(|t| *t),
+            )
+            .at(PLOT, what, size as f64),
+            (None, why) => Row::with_peer(
+                S,
+                workload,
+                "MB/s",
+                Better::Higher,
+                0.0,
+                "-",
+                Err(&why.unwrap_or_else(|| Skip::new("not measured"))),
+            ),
+        });
+    }
+    if let Ok(t) = theirs {
+        rows.push(Row::new(
+            S,
+            format!("file encrypt {name}: pyAesCrypt"),
+            "MB/s",
+            Better::Higher,
+            t,
+            "-",
+            None,
+        ));
+    }
+    if let Some(c) = rate(&mut t[4]) {
+        rows.push(
+            Row::new(
+                S,
+                format!("file encrypt {name}: plain copy (fsync)"),
+                "MB/s",
+                Better::Higher,
+                c,
+                "-",
+                None,
+            )
+            .at(PLOT, "plain copy (fsync)", size as f64),
+        );
+    }
+    rows
 }

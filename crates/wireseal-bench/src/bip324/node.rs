@@ -15,8 +15,9 @@
 //! or seal per packet; no length cipher, no rekeying, no framing), the
 //! work no BIP324 node can skip.
 
-use super::our_handshake;
+use super::{our_handshake, CRATE, S};
 use crate::timing::median;
+use crate::{Better, Ctx, Row};
 use std::time::{Duration, Instant};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{open_batch_into, seal_batch_into, OpenJob, OpenedRange, SealJob};
@@ -25,9 +26,9 @@ use wireseal::hazmat::chacha20poly1305::{ChaChaKey, TAG_LEN};
 use wireseal::keys::EllSwiftKeypair;
 
 /// Peers of the node.
-pub(super) const PEERS: usize = 125;
+const PEERS: usize = 125;
 /// Packets each peer sends per round (and gets back).
-pub(super) const PER_ROUND: usize = 8;
+const PER_ROUND: usize = 8;
 
 /// One peer's sizes and contents for a round, the same every round.
 struct Traffic {
@@ -257,10 +258,43 @@ mod theirs {
     }
 }
 
+/// The node's rows on the mixed profile `sizes`: ours against the lower
+/// bound, and against the crate.
+pub(super) fn rows(ctx: &Ctx, sizes: &[u32]) -> Vec<Row> {
+    let (node_ours, node_crate, node_floor) = rates(ctx.full, ctx.samples(), sizes);
+    let workload = format!(
+        "node, {PEERS} peers x {PER_ROUND} mixed pkts/round, batched across peers, all cores"
+    );
+    vec![
+        Row::new(
+            S,
+            workload.clone(),
+            "pkt/s",
+            Better::Higher,
+            node_ours,
+            "lower bound: ChaCha20-Poly1305 alone, same packets",
+            Some(node_floor),
+        ),
+        Row::new(
+            S,
+            workload,
+            "pkt/s",
+            Better::Higher,
+            node_ours,
+            if node_crate.is_some() {
+                format!("{CRATE}, all cores")
+            } else {
+                CRATE.to_string()
+            },
+            node_crate,
+        ),
+    ]
+}
+
 /// The node's packets per second on all cores: (ours, the crate's when
 /// built with it, the lower bound), sampled in rounds that run all three
 /// in turn so load drift hits each alike.
-pub(super) fn rates(full: bool, samples: usize, sizes: &[u32]) -> (f64, Option<f64>, f64) {
+fn rates(full: bool, samples: usize, sizes: &[u32]) -> (f64, Option<f64>, f64) {
     let batch = Batch::all_cores();
     let traffic = Traffic::all(sizes);
     assert_eq!(traffic.len(), PEERS, "enough sizes for every peer");

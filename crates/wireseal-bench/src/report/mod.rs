@@ -104,7 +104,8 @@ pub fn series_of(id: &str, rows: &[Row]) -> Vec<Series> {
 }
 
 /// Writes `dir/index.html`, `dir/ID.svg` for every plot with data, and
-/// `dir/rows.json`; returns the files written.
+/// `dir/rows.json`; returns the files written. The page shows the plots
+/// with data first, in [`PLOTS`]' order, then names the others in one list.
 ///
 /// # Errors
 ///
@@ -113,16 +114,11 @@ pub fn write(dir: &Path, rows: &[Row], run: &RunInfo) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut written = Vec::new();
     let mut page_plots = String::new();
+    let mut missing = Vec::new();
     for spec in PLOTS {
         let series = series_of(spec.id, rows);
         if series.is_empty() {
-            let _ = writeln!(
-                page_plots,
-                "<section><h2>{}</h2><p class=\"missing\">Not measured in this run \
-                 (<code>--section {}</code> was not run or has no data for it).</p></section>",
-                html(spec.title),
-                html(spec.section)
-            );
+            missing.push(spec);
             continue;
         }
         let svg = svg::draw(spec, &series)?;
@@ -139,6 +135,7 @@ pub fn write(dir: &Path, rows: &[Row], run: &RunInfo) -> Result<Vec<PathBuf>> {
             svg = svg.trim_start_matches(|c| c != '<'),
         );
     }
+    page_plots.push_str(&not_measured(&missing));
     let json = dir.join("rows.json");
     std::fs::write(&json, serde_json::to_string_pretty(rows)? + "\n")
         .with_context(|| format!("cannot write {}", json.display()))?;
@@ -148,6 +145,29 @@ pub fn write(dir: &Path, rows: &[Row], run: &RunInfo) -> Result<Vec<PathBuf>> {
         .with_context(|| format!("cannot write {}", index.display()))?;
     written.push(index);
     Ok(written)
+}
+
+/// The section naming the plots without data, after the drawn ones; empty
+/// when every plot has data.
+fn not_measured(missing: &[&PlotSpec]) -> String {
+    if missing.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "<section id=\"not-measured\"><h2>Not measured in this run</h2>\
+         <p class=\"missing\">These plots' sections were not run or gave no data for them:</p>\
+         <ul class=\"missing\">\n",
+    );
+    for spec in missing {
+        let _ = writeln!(
+            out,
+            "<li>{} (<code>--section {}</code>)</li>",
+            html(spec.title),
+            html(spec.section)
+        );
+    }
+    out.push_str("</ul></section>\n");
+    out
 }
 
 /// The plots a report of `rows` draws (those with data).

@@ -8,10 +8,21 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use std::ops::Range;
 
-const SIZE: (u32, u32) = (1200, 480);
-/// Width of the legend, right of the plot: the legend never covers data,
-/// so the axes span the data alone.
-const LEGEND_WIDTH: u32 = 340;
+/// The plot's area, left of the legend.
+const PLOT_SIZE: (u32, u32) = (860, 480);
+/// The legend sits right of the plot, so it never covers data and the axes
+/// span the data alone; it is at least this wide, and wider when a label
+/// needs it ([`canvas`]).
+const LEGEND_MIN_WIDTH: u32 = 340;
+/// The legend's text size in px.
+const LEGEND_FONT: u32 = 13;
+/// The legend's rows: the first one's middle, the step between rows, where
+/// the text starts (right of the mark).
+const LEGEND_TOP: i32 = 48;
+const LEGEND_ROW: i32 = 20;
+const LEGEND_TEXT_X: i32 = 38;
+/// Room kept right of the longest legend label and below the last row.
+const LEGEND_PAD: u32 = 16;
 
 /// Colors of the series, in order (ours first).
 const PALETTE: [RGBColor; 8] = [
@@ -35,9 +46,9 @@ pub fn draw(spec: &PlotSpec, series: &[Series]) -> Result<String> {
     let (xs, ys) = ranges(spec, series);
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
+        let root = SVGBackend::with_string(&mut out, canvas(spec, series)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
-        let (plot, key) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+        let (plot, key) = root.split_horizontally(PLOT_SIZE.0);
         match (spec.x_axis, spec.y_axis) {
             (Axis::Log, Axis::Log) => chart(&plot, spec, series, xs.log_scale(), ys.log_scale()),
             (Axis::Log, Axis::Linear) => chart(&plot, spec, series, xs.log_scale(), ys),
@@ -48,6 +59,62 @@ pub fn draw(spec: &PlotSpec, series: &[Series]) -> Result<String> {
         root.present().map_err(plot_err)?;
     }
     Ok(out)
+}
+
+/// The legend's labels, top down: the series, then the published figures.
+fn legend_labels<'a>(spec: &'a PlotSpec, series: &'a [Series]) -> Vec<&'a str> {
+    let references = spec.references.iter().map(|r| match *r {
+        Reference::Line { label, .. } | Reference::Point { label, .. } => label,
+    });
+    series
+        .iter()
+        .map(|s| s.name.as_str())
+        .chain(references)
+        .collect()
+}
+
+/// The SVG's size: the plot's area, and beside it a legend wide enough for
+/// its longest label and tall enough for every row (the plot grows as tall
+/// as the legend).
+fn canvas(spec: &PlotSpec, series: &[Series]) -> (u32, u32) {
+    let labels = legend_labels(spec, series);
+    let widest = labels
+        .iter()
+        .map(|l| text_width(l, LEGEND_FONT))
+        .fold(0.0, f64::max);
+    let legend = (f64::from(LEGEND_TEXT_X) + widest).ceil() as u32 + LEGEND_PAD;
+    let rows = labels.len() as u32;
+    let height = LEGEND_TOP as u32 + rows * LEGEND_ROW as u32 + LEGEND_PAD;
+    (
+        PLOT_SIZE.0 + legend.max(LEGEND_MIN_WIDTH),
+        PLOT_SIZE.1.max(height),
+    )
+}
+
+/// Advances of the printable ASCII characters (from the space), in 1/2048
+/// em: for each, the wider of DejaVu Sans and Liberation Sans (Arial's
+/// metrics), the faces a browser's `sans-serif` is on Linux and elsewhere.
+const ADVANCES: [u16; 95] = [
+    651, 821, 942, 1716, 1303, 1946, 1597, 563, 799, 799, 1024, 1716, 651, 739, 651, 690, 1303,
+    1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 690, 690, 1716, 1716, 1716, 1139, 2079,
+    1401, 1405, 1479, 1577, 1366, 1251, 1593, 1540, 604, 1024, 1366, 1141, 1767, 1532, 1612, 1366,
+    1612, 1479, 1366, 1251, 1499, 1401, 2025, 1403, 1366, 1403, 799, 690, 799, 1716, 1139, 1024,
+    1255, 1300, 1126, 1300, 1260, 721, 1300, 1298, 569, 569, 1186, 569, 1995, 1298, 1253, 1300,
+    1300, 842, 1067, 803, 1298, 1212, 1675, 1212, 1212, 1075, 1303, 690, 1303, 1716,
+];
+
+/// An upper bound on the width in px of `text` set in sans-serif at `px`:
+/// [`ADVANCES`] for ASCII, a full em for any other character, and a
+/// twentieth more for a face wider still.
+fn text_width(text: &str, px: u32) -> f64 {
+    let units: u32 = text
+        .chars()
+        .map(|c| match c {
+            ' '..='~' => u32::from(ADVANCES[c as usize - 0x20]),
+            _ => 2048,
+        })
+        .sum();
+    f64::from(units) / 2048.0 * f64::from(px) * 1.05
 }
 
 /// An axis value in few characters: `950`, `1.5k`, `20M`, `0.063`.
@@ -196,59 +263,115 @@ where
     Ok(())
 }
 
-/// The legend in its own area: one line per series (its color) and per
-/// published figure (dashed line or triangle), top down.
+/// The legend in its own area: one row per series (its color) and per
+/// published figure (dashed line or triangle), top down, in the order of
+/// [`legend_labels`].
 fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     spec: &PlotSpec,
     series: &[Series],
 ) -> Result<()> {
-    const ROW: i32 = 20;
-    let font = ("sans-serif", 13).into_font().color(&BLACK);
-    let mut y = 48;
-    for (i, s) in series.iter().enumerate() {
-        let style = ShapeStyle::from(&PALETTE[i % PALETTE.len()]).stroke_width(2);
-        area.draw(&PathElement::new(vec![(8, y), (30, y)], style))
-            .map_err(plot_err)?;
-        area.draw(&Circle::new((19, y), 3, style.filled()))
-            .map_err(plot_err)?;
-        area.draw(&Text::new(s.name.clone(), (38, y - 7), font.clone()))
-            .map_err(plot_err)?;
-        y += ROW;
-    }
-    for r in spec.references {
-        let (label, dashed) = match *r {
-            Reference::Line { label, .. } => (label, true),
-            Reference::Point { label, .. } => (label, false),
-        };
-        let style = ShapeStyle::from(&REFERENCE).stroke_width(1);
-        if dashed {
-            area.draw(&PathElement::new(vec![(8, y), (14, y)], style))
+    let font = ("sans-serif", LEGEND_FONT).into_font().color(&BLACK);
+    let labels = legend_labels(spec, series);
+    let mut y = LEGEND_TOP;
+    for (i, label) in labels.into_iter().enumerate() {
+        match spec.references.get(i.wrapping_sub(series.len())) {
+            None => {
+                let style = ShapeStyle::from(&PALETTE[i % PALETTE.len()]).stroke_width(2);
+                area.draw(&PathElement::new(vec![(8, y), (30, y)], style))
+                    .map_err(plot_err)?;
+                area.draw(&Circle::new((19, y), 3, style.filled()))
+                    .map_err(plot_err)?;
+            }
+            Some(Reference::Line { .. }) => {
+                let style = ShapeStyle::from(&REFERENCE).stroke_width(1);
+                for (from, to) in [(8, 14), (18, 24), (28, 30)] {
+                    area.draw(&PathElement::new(vec![(from, y), (to, y)], style))
+                        .map_err(plot_err)?;
+                }
+            }
+            Some(Reference::Point { .. }) => {
+                area.draw(&TriangleMarker::new(
+                    (19, y),
+                    5,
+                    ShapeStyle::from(&REFERENCE).filled(),
+                ))
                 .map_err(plot_err)?;
-            area.draw(&PathElement::new(vec![(18, y), (24, y)], style))
-                .map_err(plot_err)?;
-            area.draw(&PathElement::new(vec![(28, y), (30, y)], style))
-                .map_err(plot_err)?;
-        } else {
-            area.draw(&TriangleMarker::new(
-                (19, y),
-                5,
-                ShapeStyle::from(&REFERENCE).filled(),
-            ))
-            .map_err(plot_err)?;
+            }
         }
-        area.draw(&Text::new(label, (38, y - 7), font.clone()))
+        area.draw(&Text::new(label, (LEGEND_TEXT_X, y - 7), font.clone()))
             .map_err(plot_err)?;
-        y += ROW;
+        y += LEGEND_ROW;
     }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{compact, ranges};
+    use super::{
+        canvas, compact, draw, legend_labels, ranges, text_width, LEGEND_FONT, LEGEND_MIN_WIDTH,
+        LEGEND_PAD, LEGEND_ROW, LEGEND_TEXT_X, LEGEND_TOP, PLOT_SIZE,
+    };
     use crate::report::plots::PLOTS;
     use crate::report::Series;
+
+    /// `n` series with names as long as a run's, and one far longer.
+    fn long_series(n: usize) -> Vec<Series> {
+        (0..n)
+            .map(|i| Series {
+                name: if i == 0 {
+                    "wireseal aescrypt encrypt --out-dir (fsync), every file of the folder".into()
+                } else {
+                    format!("all cores ({i} threads)")
+                },
+                points: vec![(1.0, 10.0), (64.0, 20.0)],
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_legend_label_fits_its_canvas() {
+        for spec in PLOTS {
+            for n in [1, 3, 30] {
+                let series = long_series(n);
+                let (w, h) = canvas(spec, &series);
+                let labels = legend_labels(spec, &series);
+                let legend = w - PLOT_SIZE.0;
+                assert!(legend >= LEGEND_MIN_WIDTH, "{}", spec.id);
+                for l in &labels {
+                    let right = f64::from(LEGEND_TEXT_X) + text_width(l, LEGEND_FONT);
+                    assert!(right <= f64::from(legend), "{}: {l:?} is cut off", spec.id);
+                }
+                let last = LEGEND_TOP + (labels.len() as i32 - 1) * LEGEND_ROW;
+                assert!(
+                    last + 7 + LEGEND_PAD as i32 <= h as i32,
+                    "{}: {n} rows",
+                    spec.id
+                );
+                let svg = draw(spec, &series).unwrap();
+                assert!(
+                    svg.contains(&format!("width=\"{w}\" height=\"{h}\"")),
+                    "{}: {}",
+                    spec.id,
+                    &svg[..200.min(svg.len())]
+                );
+            }
+        }
+        // The GPU plots' published figures need more than the narrowest legend.
+        let gpu = PLOTS.iter().find(|p| p.id == "gpu-seal").unwrap();
+        assert!(canvas(gpu, &[]).0 > PLOT_SIZE.0 + LEGEND_MIN_WIDTH);
+    }
+
+    #[test]
+    fn text_widths_bound_the_faces() {
+        // DejaVu Sans: "0" is 1303/2048 em, "i" 569, "M" 1767; a full em
+        // outside ASCII.
+        let at = |s: &str| text_width(s, 2048) / 1.05;
+        assert!((at("0") - 1303.0).abs() < 1e-6);
+        assert!((at("iM") - (569.0 + 1767.0)).abs() < 1e-6);
+        assert!((at("µ×") - 4096.0).abs() < 1e-6);
+        assert_eq!(text_width("", 13), 0.0);
+    }
 
     #[test]
     fn axes_span_the_data_whatever_the_legend_holds() {

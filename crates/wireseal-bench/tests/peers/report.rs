@@ -181,6 +181,19 @@ fn plots_without_data_are_named_on_the_page_and_not_drawn() {
     let page = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
     assert!(page.contains("Not measured in this run"));
     assert_eq!(page.matches("<svg").count(), 3);
+    // The measured plots come first; the others are named once each, after
+    // them, in one list.
+    let first = page.find("<section id=\"sphinx-build\"").unwrap();
+    let missing = page.find("Not measured in this run").unwrap();
+    assert!(
+        first < missing,
+        "a plot without data is named before the plots"
+    );
+    assert_eq!(page.matches("Not measured in this run").count(), 1);
+    for p in PLOTS.iter().filter(|p| p.section != "sphinx") {
+        let named = page.find(&report::html(p.title)).unwrap();
+        assert!(named > missing, "{}", p.id);
+    }
 }
 
 /// The first headless-capable browser installed, if any.

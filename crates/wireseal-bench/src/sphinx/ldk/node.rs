@@ -1,7 +1,7 @@
 //! LDK nodes (`lightning` 0.2.7 `ChannelManager`s) for the Sphinx bench:
 //! a logger that drops everything, monitors that persist nothing, no
 //! router (routes are given), and the channel set-up between two nodes
-//! (open, fund, `channel_ready`). [`super::sphinx_ldk_net`] builds its
+//! (open, fund, `channel_ready`). [`super::net`] builds its
 //! network from them. A node owns its components: dropping a network frees
 //! them (a fuzz target builds one network after another).
 //!

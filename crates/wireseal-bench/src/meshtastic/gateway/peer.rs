@@ -4,9 +4,9 @@
 //! XEdDSA verification and signing by curve25519-dalek (what
 //! `wireseal::meshtastic::xeddsa` uses) against aws-lc-rs's Ed25519.
 
-use super::meshtastic_gateway::{Feed, Kind};
-use super::{Better, Ctx, Row};
+use super::{Feed, Kind, SECTION};
 use crate::peers::{meshtastic_mqtt_json, Skip};
+use crate::{Better, Ctx, Row};
 use aws_lc_rs::signature::{Ed25519KeyPair, UnparsedPublicKey, ED25519};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -18,7 +18,6 @@ use wireseal::meshtastic::decoder::Decoded;
 use wireseal::meshtastic::record::PacketRecord;
 use wireseal::meshtastic::Decoder;
 
-const SECTION: &str = "meshtastic";
 const PEER_NAME: &str = "meshtastic-mqtt-json 3.0.0";
 
 /// The fields the peer reports, from our decoding.
@@ -285,7 +284,7 @@ mod tests {
 
     #[test]
     fn fields_match_meshtastic_mqtt_json() {
-        let feed = super::super::meshtastic_gateway::feed(400, 7);
+        let feed = super::super::feed::feed(400, 7);
         let envelopes = feed.of(Kind::Channel);
         let mut peer = match Peer::start(&envelopes) {
             Ok(p) => p,

@@ -7,18 +7,17 @@
 //! against without. The run with pruning is `FAILED` unless it removed old
 //! packets and kept every new one (every packet inside the window stays).
 
-use super::meshtastic_gateway::feed;
-use super::meshtastic_gateway_broker::{broker, RunError};
-use super::meshtastic_gateway_run::{self as runner, Job, Run, SqliteFile};
-use super::meshtastic_gateway_store::{complete, traffic, Traffic};
-use super::{Better, Ctx, Row};
+use super::feed::feed;
+use super::process::{self, broker, Job, Run, SqliteFile};
+use super::traffic::{complete, traffic, Traffic};
+use super::{Feed, RunError, SECTION};
 use crate::peers::Skip;
+use crate::{Better, Ctx, Row};
 use wireseal_gateway::store::{Store, StoreUrl};
 use wireseal_testkit::db::Db;
 use wireseal_testkit::mosquitto::Mosquitto;
 use wireseal_testkit::postgres::PgServer;
 
-const SECTION: &str = "meshtastic";
 /// Old packets' senders start here (the feed's never do).
 const OLD_NODES: u64 = 0x6000_0000;
 
@@ -96,7 +95,7 @@ impl Target<'_> {
 /// that old packets went and every new one stayed.
 fn one(
     b: &Mosquitto,
-    f: &super::meshtastic_gateway::Feed,
+    f: &Feed,
     t: &Traffic,
     target: &Target<'_>,
     retain: bool,
@@ -115,7 +114,7 @@ fn one(
     if retain {
         extra.extend(["--retain".into(), "1d".into()]);
     }
-    let r = runner::run(&Job {
+    let r = process::run(&Job {
         broker: b,
         feed: f,
         bytes: &t.bytes,
@@ -146,7 +145,7 @@ fn one(
 /// Rates with and without `--retain` on one database, alternated.
 fn measure(
     b: &Mosquitto,
-    f: &super::meshtastic_gateway::Feed,
+    f: &Feed,
     t: &Traffic,
     target: &Target<'_>,
     runs: usize,
@@ -167,7 +166,7 @@ fn measure(
 }
 
 /// The rows: SQLite and PostgreSQL.
-pub fn rows(ctx: &Ctx) -> Vec<Row> {
+pub(super) fn rows(ctx: &Ctx) -> Vec<Row> {
     let old = 1_000_000;
     let packets = if ctx.full { 100_000 } else { 20_000 };
     let runs = if ctx.full { 3 } else { 1 };

@@ -2,8 +2,9 @@
 //! API, one job per session), a batch of N packets spread over up to 64
 //! sessions, for the "batch of N, all cores vs 1 core" rows.
 
-use super::our_handshake;
-use crate::{batch_scaling, Ctx, Row};
+use super::SIZES;
+use crate::bip324::our_handshake;
+use crate::{Ctx, Row};
 use wireseal::bip324::batch::{open_batch_into, seal_batch_into, OpenJob, OpenedRange, SealJob};
 use wireseal::bip324::Session;
 use wireseal::keys::EllSwiftKeypair;
@@ -22,14 +23,14 @@ struct Pair {
 
 /// The rows.
 pub(crate) fn rows(ctx: &Ctx) -> Vec<Row> {
-    let largest = batch_scaling::SIZES[batch_scaling::SIZES.len() - 1];
+    let largest = SIZES[SIZES.len() - 1];
     let profile = mixed_sizes(2024, largest / MAX_SESSIONS);
     let data: Vec<u8> = (0..profile.iter().map(|&s| s as usize).sum::<usize>())
         .map(|i| i as u8)
         .collect();
-    batch_scaling::rows(
+    super::rows(
         ctx,
-        super::S,
+        "bip324",
         "mixed packets, seal + open over up to 64 sessions",
         "pkt",
         "bip324-batch",

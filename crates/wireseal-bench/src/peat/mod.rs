@@ -6,9 +6,12 @@
 //! the document, as peat-btle's "plain" columns do), sampled alternately with
 //! the encrypted path so that load on a shared machine hits both alike. The
 //! peat-btle crate itself is not on the package registry this project builds
-//! from, so its figures appear as seed figures.
+//! from, so its figures appear as seed figures. The report's curve of
+//! documents per second by size is [`sizes`].
 
-use super::{Better, Ctx, Row};
+mod sizes;
+
+use crate::{Better, Ctx, Row};
 use std::hint::black_box;
 use wireseal::batch::Batch;
 use wireseal::entropy::NonceSource;
@@ -55,6 +58,7 @@ const SIZES: [(usize, &str, &str, &str); 5] = [
     ),
 ];
 
+/// A document of `n` bytes.
 fn doc(n: usize) -> Vec<u8> {
     (0..n).map(|i| (i * 7 + 1) as u8).collect()
 }
@@ -68,16 +72,40 @@ fn plain_round_trip(d: &[u8], out: &mut [u8], back: &mut [u8]) -> u8 {
 
 /// Runs the section.
 pub fn run(ctx: &Ctx) -> Vec<Row> {
-    let mut rows = Vec::new();
     let bench_mesh: MeshId = "BENCH".parse().expect("a valid mesh id");
     let mut sealer = MeshSealer::new(&bench_mesh, &[0x42; 32]);
+    let (mut rows, at633) = doc_rows(ctx, &mut sealer);
+    rows.extend(overhead_rows(&at633));
+    rows.extend(frame_overhead_rows());
+    rows.push(one_core_row(&at633));
+    rows.push(batch_row(ctx, &bench_mesh));
+    rows.push(nonce_row(ctx));
+    rows.extend(e2ee_row(ctx, &mut sealer));
+    rows.push(policy_row(ctx));
+    rows.extend(sizes::rows(ctx, &mut sealer));
+    rows
+}
+
+/// The 633-byte document's figures (seconds per document), which later
+/// rows read.
+#[derive(Default)]
+struct At633 {
+    /// Seal and open.
+    enc: f64,
+    /// Copied out and back in.
+    plain: f64,
+    /// Seal alone, less a copy.
+    enc_only: f64,
+}
+
+/// Encrypt, and encrypt + decrypt, of each document size of peat-btle's
+/// table against copying it; the 633-byte document's figures.
+fn doc_rows(ctx: &Ctx, sealer: &mut MeshSealer) -> (Vec<Row>, At633) {
+    let mut rows = Vec::new();
     let mut frame = vec![0u8; sealed_len(1024)];
     let mut plain_out = vec![0u8; 1024];
     let mut back = vec![0u8; 1024];
-    let mut enc_633 = 0.0;
-    let mut plain_633 = 0.0;
-
-    let mut enc_only_633 = 0.0;
+    let mut at633 = At633::default();
     for (n, label, build, sync) in SIZES {
         let d = doc(n);
         let (seal, copy) = ctx.time_pair_per_op(
@@ -100,9 +128,11 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             || plain_round_trip(&d, &mut plain_out, &mut back),
         );
         if n == 633 {
-            enc_633 = enc;
-            plain_633 = plain;
-            enc_only_633 = seal - copy;
+            at633 = At633 {
+                enc,
+                plain,
+                enc_only: seal - copy,
+            };
         }
         rows.push(
             Row::new(
@@ -129,32 +159,39 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             .seed(sync),
         );
     }
-    rows.push(
+    (rows, at633)
+}
+
+/// What encryption adds to a 633-byte document: encrypt alone, and
+/// encrypt + decrypt.
+fn overhead_rows(at633: &At633) -> Vec<Row> {
+    vec![
         Row::new(
             S,
             "encryption overhead per 633 B doc (encrypt)",
             "µs",
             Better::Lower,
-            enc_only_633.max(0.0) * 1e6,
+            at633.enc_only.max(0.0) * 1e6,
             "target",
             Some(0.6),
         )
         .seed("peat-btle debug: +143 µs"),
-    );
-    rows.push(
         Row::new(
             S,
             "overhead per 633 B doc (encrypt+decrypt)",
             "µs",
             Better::Lower,
-            (enc_633 - plain_633).max(0.0) * 1e6,
+            (at633.enc - at633.plain).max(0.0) * 1e6,
             "-",
             None,
         )
         .seed("peat-btle debug: +282 µs"),
-    );
+    ]
+}
 
-    rows.push(
+/// The bytes each frame adds, against peat-btle's (the same wire format).
+fn frame_overhead_rows() -> Vec<Row> {
+    vec![
         Row::new(
             S,
             "size overhead, mesh-wide frame (0xAE)",
@@ -165,40 +202,43 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             Some(30.0),
         )
         .seed("30 bytes: marker 2 + nonce 12 + tag 16"),
-    );
-    rows.push(Row::new(
-        S,
-        "size overhead, per-peer frame (0xAF)",
-        "bytes",
-        Better::Lower,
-        PEER_OVERHEAD as f64,
-        "peat-btle (same wire format)",
-        Some(46.0),
-    ));
-
-    rows.push(
         Row::new(
             S,
-            "633 B docs/s encrypt+decrypt, 1 core",
-            "docs/s",
-            Better::Higher,
-            1.0 / enc_633,
-            "plain (unencrypted), 1 core",
-            Some(1.0 / plain_633),
-        )
-        .seed(
-            "peat-btle: 7,148/s debug vs 247,743/s unencrypted (97% loss); \
-             ~205,000/s 0.2.4 release here; target 1,000,000/s",
+            "size overhead, per-peer frame (0xAF)",
+            "bytes",
+            Better::Lower,
+            PEER_OVERHEAD as f64,
+            "peat-btle (same wire format)",
+            Some(46.0),
         ),
-    );
+    ]
+}
 
-    // Batch: seal_batch_into + open_batch_ranges_in_place over one buffer per
-    // side, allocated and touched once, reused by every pass; one thread and
-    // all cores sampled alternately.
+/// 633-byte documents per second on one core, against plain.
+fn one_core_row(at633: &At633) -> Row {
+    Row::new(
+        S,
+        "633 B docs/s encrypt+decrypt, 1 core",
+        "docs/s",
+        Better::Higher,
+        1.0 / at633.enc,
+        "plain (unencrypted), 1 core",
+        Some(1.0 / at633.plain),
+    )
+    .seed(
+        "peat-btle: 7,148/s debug vs 247,743/s unencrypted (97% loss); \
+         ~205,000/s 0.2.4 release here; target 1,000,000/s",
+    )
+}
+
+/// Batch: seal_batch_into + open_batch_ranges_in_place over one buffer per
+/// side, allocated and touched once, reused by every pass; one thread and
+/// all cores sampled alternately.
+fn batch_row(ctx: &Ctx, mesh: &MeshId) -> Row {
     let count = if ctx.full { 65_536 } else { 16_384 };
     let d633 = doc(633);
     let docs: Vec<&[u8]> = (0..count).map(|_| d633.as_slice()).collect();
-    let batch_sealer = MeshSealer::new(&bench_mesh, &[0x42; 32]);
+    let batch_sealer = MeshSealer::new(mesh, &[0x42; 32]);
     let key = batch_sealer.key();
     let one = Batch::with_threads(1);
     let all = Batch::all_cores();
@@ -223,27 +263,27 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         || pass(&one, &mut buf_one),
         || pass(&all, &mut buf_all),
     );
-    rows.push(
-        Row::new(
-            S,
-            format!("633 B docs/s batch, {} cores vs 1", all.threads()),
-            "docs/s",
-            Better::Higher,
-            count as f64 / t_all,
-            "same batch API, 1 core",
-            Some(count as f64 / t_one),
-        )
-        .seed(
-            "peat-btle: no batch path, one core (7,148/s debug; 247,743/s unencrypted); \
-             target: all cores >= 1.8x one core",
-        ),
-    );
+    Row::new(
+        S,
+        format!("633 B docs/s batch, {} cores vs 1", all.threads()),
+        "docs/s",
+        Better::Higher,
+        count as f64 / t_all,
+        "same batch API, 1 core",
+        Some(count as f64 / t_one),
+    )
+    .seed(
+        "peat-btle: no batch path, one core (7,148/s debug; 247,743/s unencrypted); \
+         target: all cores >= 1.8x one core",
+    )
+}
 
-    // Nonce source: amortised getrandom vs one getrandom per frame.
+/// Nonce source: amortised getrandom vs one getrandom per frame.
+fn nonce_row(ctx: &Ctx) -> Row {
     let mut ns = NonceSource::new();
     let (buffered, syscall) =
         ctx.time_pair_per_op(|| ns.take::<12>(), wireseal::entropy::random_array::<12>);
-    rows.push(Row::new(
+    Row::new(
         S,
         "12-byte nonce from OS CSPRNG",
         "ns",
@@ -251,47 +291,54 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         buffered * 1e9,
         "one getrandom per frame",
         Some(syscall * 1e9),
-    ));
+    )
+}
 
-    // Per-peer E2EE, 633 B, established session (no baseline in this run).
+/// Per-peer E2EE, 633 B, established session, against the mesh-wide frame
+/// in the same run; none when the session does not come up.
+fn e2ee_row(ctx: &Ctx, sealer: &mut MeshSealer) -> Option<Row> {
+    let d633 = doc(633);
+    let mut frame = vec![0u8; sealed_len(1024)];
     let mut a = PeerSessions::new(1, StaticSecret::generate());
     let mut b = PeerSessions::new(2, StaticSecret::generate());
     let kx = a.initiate(0, 2).expect("distinct node ids");
-    if let Ok(KeyExchangeOutcome::Established { response, .. }) = b.handle_key_exchange(0, &kx) {
-        if a.handle_key_exchange(0, &response).is_ok() {
-            let mut pframe = vec![0u8; d633.len() + PEER_OVERHEAD];
-            let (e2ee, mesh) = ctx.time_pair_per_op(
-                || {
-                    let n = a
-                        .seal_into(0, 2, &d633, &mut pframe)
-                        .expect("session is up");
-                    b.open_in_place(0, &mut pframe[..n])
-                        .expect("own per-peer frame opens")
-                        .len()
-                },
-                || {
-                    let len = sealer
-                        .seal_into(&d633, &mut frame)
-                        .expect("buffer is large enough");
-                    sealer
-                        .open_in_place(&mut frame[..len])
-                        .expect("own frame opens")
-                        .len()
-                },
-            );
-            rows.push(Row::new(
-                S,
-                "per-peer E2EE encrypt+decrypt 633 B",
-                "µs",
-                Better::Lower,
-                e2ee * 1e6,
-                "mesh-wide, same run",
-                Some(mesh * 1e6),
-            ));
-        }
-    }
+    let Ok(KeyExchangeOutcome::Established { response, .. }) = b.handle_key_exchange(0, &kx) else {
+        return None;
+    };
+    a.handle_key_exchange(0, &response).ok()?;
+    let mut pframe = vec![0u8; d633.len() + PEER_OVERHEAD];
+    let (e2ee, mesh) = ctx.time_pair_per_op(
+        || {
+            let n = a
+                .seal_into(0, 2, &d633, &mut pframe)
+                .expect("session is up");
+            b.open_in_place(0, &mut pframe[..n])
+                .expect("own per-peer frame opens")
+                .len()
+        },
+        || {
+            let len = sealer
+                .seal_into(&d633, &mut frame)
+                .expect("buffer is large enough");
+            sealer
+                .open_in_place(&mut frame[..len])
+                .expect("own frame opens")
+                .len()
+        },
+    );
+    Some(Row::new(
+        S,
+        "per-peer E2EE encrypt+decrypt 633 B",
+        "µs",
+        Better::Lower,
+        e2ee * 1e6,
+        "mesh-wide, same run",
+        Some(mesh * 1e6),
+    ))
+}
 
-    // The policy decision itself.
+/// The policy decision itself.
+fn policy_row(ctx: &Ctx) -> Row {
     let p = policy::Policy::new(policy::Level::Selective).with_adaptive(20, 10.0);
     let c = policy::Conditions {
         battery_percent: 50,
@@ -304,7 +351,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             c,
         )
     });
-    rows.push(Row::new(
+    Row::new(
         S,
         "policy decision (Selective + adaptive)",
         "ns",
@@ -312,7 +359,5 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         t * 1e9,
         "-",
         None,
-    ));
-    rows.extend(crate::peat_sizes::rows(ctx, &mut sealer));
-    rows
+    )
 }

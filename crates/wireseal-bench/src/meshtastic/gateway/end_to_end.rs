@@ -4,46 +4,20 @@
 //! publisher. The figure is packets per second from the first byte
 //! published to the gateway's exit after `--max-packets N` JSON lines.
 
-use super::meshtastic_gateway::{Feed, Kind, SENDERS};
-use super::{Better, Ctx, Row};
+use super::process::{broker, command};
+use super::{Feed, Kind, RunError, SECTION, SENDERS};
 use crate::peers::Skip;
+use crate::{Better, Ctx, Row};
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use wireseal_testkit::mosquitto::{Mosquitto, Settings};
+use wireseal_testkit::mosquitto::Mosquitto;
 use wireseal_testkit::mqtt::{publish_packet, Publisher};
-
-const SECTION: &str = "meshtastic";
-
-/// A Mosquitto for the bench: messages to a subscriber that lags are
-/// queued, not dropped, and up to 40,000 QoS 1 messages may be in flight to
-/// one.
-pub(crate) fn broker() -> Result<Mosquitto, Skip> {
-    Mosquitto::start_with(Settings {
-        max_inflight: 40_000,
-        ..Settings::default()
-    })
-    .map_err(Skip::new)
-}
-
-/// Why a run gave no figure.
-pub(crate) enum RunError {
-    /// Something it needs is missing (the baseline row is skipped).
-    Skip(Skip),
-    /// The gateway's output was wrong: the run fails.
-    Fail(String),
-}
-
-impl From<Skip> for RunError {
-    fn from(s: Skip) -> Self {
-        RunError::Skip(s)
-    }
-}
 
 /// One run: start the gateway, publish `n` envelopes, wait for its exit.
 fn one_run(broker: &Mosquitto, feed: &Feed, n: usize) -> Result<f64, RunError> {
-    let mut gw = super::meshtastic_gateway_run::command(broker, feed, n)?
+    let mut gw = command(broker, feed, n)?
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -135,7 +109,7 @@ struct Counts {
 /// the feed's channel envelopes (`peer_rate`, from the same run): the peer
 /// pays neither the broker nor PKC and signature work, so the ratio is a
 /// lower bound on what a gateway built on it would lose.
-pub fn end_to_end(ctx: &Ctx, feed: &Feed, peer_rate: Option<f64>) -> Row {
+pub(super) fn row(ctx: &Ctx, feed: &Feed, peer_rate: Option<f64>) -> Row {
     let n = if ctx.full { 100_000 } else { 20_000 };
     let runs = if ctx.full { 3 } else { 1 };
     let workload = format!("gw end to end via Mosquitto, mix x {n}");

@@ -9,8 +9,8 @@
 //! - Cached against uncached open by payload size.
 //! - The cache's heap bytes by capacity.
 
-use super::meshtastic::open_uncached;
-use super::{Better, Ctx, Row};
+use super::open_uncached;
+use crate::{Better, Ctx, Row};
 use rand::{Rng, SeedableRng};
 use wireseal::keys::StaticSecret;
 use wireseal::meshtastic::pkc::MAX_PLAINTEXT_LEN;
@@ -100,19 +100,35 @@ fn engine(own: &StaticSecret, capacity: usize) -> PkcEngine {
     PkcEngine::with_capacity(k, capacity).expect("a clamped key")
 }
 
+/// Packets per traffic of `senders` senders: enough that the many-sender
+/// traffic reaches most senders.
+fn count_for(ctx: &Ctx, senders: usize) -> usize {
+    if ctx.full {
+        (8 * senders).clamp(4096, 16_384)
+    } else {
+        (4 * senders).clamp(512, 4096)
+    }
+}
+
+/// Microseconds per packet from seconds per `count` packets.
+fn per_packet(t: f64, count: usize) -> f64 {
+    t / count as f64 * 1e6
+}
+
 /// The rows.
 pub fn rows(ctx: &Ctx) -> Vec<Row> {
     let own = StaticSecret::generate();
+    let mut rows = senders_rows(ctx, &own);
+    rows.extend(conversation_rows(ctx, &own));
+    rows.extend(payload_rows(ctx, &own));
+    rows.extend(ram_rows(&own));
+    rows
+}
+
+/// Cost per packet by distinct senders, for each cache capacity, against
+/// the firmware's way.
+fn senders_rows(ctx: &Ctx, own: &StaticSecret) -> Vec<Row> {
     let rx = *own.public_key();
-    // Enough packets that the many-sender traffic reaches most senders.
-    let count_for = |n: usize| {
-        if ctx.full {
-            (8 * n).clamp(4096, 16_384)
-        } else {
-            (4 * n).clamp(512, 4096)
-        }
-    };
-    let count = count_for(0);
     let sender_counts: &[usize] = if ctx.full {
         &[2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
     } else {
@@ -122,17 +138,16 @@ pub fn rows(ctx: &Ctx) -> Vec<Row> {
     let mut out = vec![0u8; SIZE];
     let mut rows = Vec::new();
     for &n in sender_counts {
-        let count = count_for(n);
+        let count = count_for(ctx, n);
         let packets = traffic(&rx, n, count);
         for cap in CAPACITIES {
-            let mut e = engine(&own, cap);
+            let mut e = engine(own, cap);
             let (t, t_unc) = ctx.time_pair_job(
                 samples,
                 || open_all(&mut e, &packets, &mut out),
-                || open_all_uncached(&own, &packets),
+                || open_all_uncached(own, &packets),
             );
             let hits = open_all(&mut e, &packets, &mut out);
-            let per = |t: f64| t / count as f64 * 1e6;
             rows.push(
                 Row::new(
                     S,
@@ -142,26 +157,33 @@ pub fn rows(ctx: &Ctx) -> Vec<Row> {
                     ),
                     "µs/pkt",
                     Better::Lower,
-                    per(t),
+                    per_packet(t, count),
                     UNCACHED,
-                    Some(per(t_unc)),
+                    Some(per_packet(t_unc, count)),
                 )
                 .at(SENDERS, format!("cache of {cap} peers"), n as f64),
             );
         }
     }
+    rows
+}
 
-    // The conversation: 12 senders (the direct-message peers of a busy
-    // node) through the default cache, against the all-hits floor (every
-    // packet from one cached sender) and against the firmware's way, each
-    // pair in the same run.
+/// The conversation: 12 senders (the direct-message peers of a busy node)
+/// through the default cache, against the all-hits floor (every packet
+/// from one cached sender) and against the firmware's way, each pair in the
+/// same run.
+fn conversation_rows(ctx: &Ctx, own: &StaticSecret) -> Vec<Row> {
+    let rx = *own.public_key();
+    let count = count_for(ctx, 0);
+    let samples = ctx.samples().min(5);
+    let mut out = vec![0u8; SIZE];
     let senders = 12;
     let packets = traffic(&rx, senders, count);
     let one = traffic(&rx, 1, count);
     let mut e = PkcEngine::new(StaticSecret::from_bytes(own.expose()).expect("key"))
         .expect("a clamped key");
     let cap = e.cache().capacity();
-    let mut e1 = engine(&own, 1);
+    let mut e1 = engine(own, 1);
     let mut out1 = out.clone();
     let (t, floor) = ctx.time_pair_job(
         samples,
@@ -171,11 +193,11 @@ pub fn rows(ctx: &Ctx) -> Vec<Row> {
     let (t2, unc) = ctx.time_pair_job(
         samples,
         || open_all(&mut e, &packets, &mut out),
-        || open_all_uncached(&own, &packets),
+        || open_all_uncached(own, &packets),
     );
-    let per = |t: f64| t / count as f64 * 1e6;
+    let per = |t: f64| per_packet(t, count);
     let name = format!("DM conversation, {senders} senders (Zipf), default cache ({cap} peers)");
-    rows.push(
+    vec![
         Row::new(
             S,
             format!("{name} vs floor"),
@@ -186,22 +208,26 @@ pub fn rows(ctx: &Ctx) -> Vec<Row> {
             Some(per(floor)),
         )
         .seed("the floor is the lower bound: ratio 1.00 at best"),
-    );
-    rows.push(Row::new(
-        S,
-        name,
-        "µs/pkt",
-        Better::Lower,
-        per(t2),
-        UNCACHED,
-        Some(per(unc)),
-    ));
+        Row::new(
+            S,
+            name,
+            "µs/pkt",
+            Better::Lower,
+            per(t2),
+            UNCACHED,
+            Some(per(unc)),
+        ),
+    ]
+}
 
-    // Cached against uncached, by payload size.
+/// Cached against uncached, by payload size.
+fn payload_rows(ctx: &Ctx, own: &StaticSecret) -> Vec<Row> {
+    let rx = *own.public_key();
     let sender = StaticSecret::generate();
     let sp = *sender.public_key();
     let mut tx = engine(&sender, 1);
-    let mut rxe = engine(&own, 4);
+    let mut rxe = engine(own, 4);
+    let mut rows = Vec::new();
     for size in [16, 64, 128, SIZE, MAX_PLAINTEXT_LEN] {
         let pt = vec![0x33u8; size];
         let to = PkcPacket {
@@ -218,7 +244,7 @@ pub fn rows(ctx: &Ctx) -> Vec<Row> {
         };
         let (c, u) = ctx.time_pair_per_op(
             || rxe.open_into(0, from(), &payload, &mut out).expect("open"),
-            || open_uncached(&own, &sp, 0x929, 7, &payload).expect("open"),
+            || open_uncached(own, &sp, 0x929, 7, &payload).expect("open"),
         );
         rows.push(
             Row::new(
@@ -233,12 +259,16 @@ pub fn rows(ctx: &Ctx) -> Vec<Row> {
             .at(PAYLOAD, "cached (shared-secret cache)", size as f64),
         );
     }
+    rows
+}
 
-    // RAM by capacity (no baseline: the firmware PR's figure is the plot's
-    // reference point).
-    for cap in [4, 16, 64, 256, 1024] {
-        let e = engine(&own, cap);
-        rows.push(
+/// RAM by capacity (no baseline: the firmware PR's figure is the plot's
+/// reference point).
+fn ram_rows(own: &StaticSecret) -> Vec<Row> {
+    [4, 16, 64, 256, 1024]
+        .into_iter()
+        .map(|cap| {
+            let e = engine(own, cap);
             Row::new(
                 S,
                 format!("cache heap bytes, {cap} peers"),
@@ -248,8 +278,7 @@ pub fn rows(ctx: &Ctx) -> Vec<Row> {
                 "-",
                 None,
             )
-            .at(RAM, "wireseal SharedSecretCache", cap as f64),
-        );
-    }
-    rows
+            .at(RAM, "wireseal SharedSecretCache", cap as f64)
+        })
+        .collect()
 }

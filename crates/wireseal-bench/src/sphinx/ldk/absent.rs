@@ -1,5 +1,5 @@
-//! Stands in for LDK (`sphinx_ldk`) when the `rust-peers` feature is off:
-//! the same calls, doing nothing; the section marks LDK's rows skipped
+//! Stands in for LDK's node (`onion.rs`) when the `rust-peers` feature is
+//! off: the same calls, doing nothing; the section marks LDK's rows skipped
 //! ([`crate::peers::rust_peers::mark_skipped`]).
 
 /// LDK's node, absent.

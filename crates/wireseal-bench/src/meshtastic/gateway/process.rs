@@ -1,22 +1,34 @@
 //! One run of the `wireseal meshtastic gateway` process for the gateway's
-//! rows: started with the bench's settings and the caller's, ready once its
-//! `--ready-file` says it subscribed, fed pre-built PUBLISH packets from
-//! the test kit's raw publisher, watched until it exits after
-//! `--max-packets`; the time, CPU and peak memory of the run, and the
-//! gateway's summary.
+//! rows: the bench's Mosquitto, the gateway started with the bench's
+//! settings and the caller's, ready once its `--ready-file` says it
+//! subscribed, fed pre-built PUBLISH packets from the test kit's raw
+//! publisher, watched until it exits after `--max-packets`; the time, CPU
+//! and peak memory of the run, and the gateway's summary. Also the SQLite
+//! files the runs write into.
 
-use super::meshtastic_gateway::{Feed, OUR_NODE};
-use super::meshtastic_gateway_broker::RunError;
+use super::{Feed, RunError, OUR_NODE};
 use crate::peers::{cache_dir, wireseal_bin, Skip};
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use wireseal_testkit::mosquitto::Mosquitto;
+use wireseal_testkit::mosquitto::{Mosquitto, Settings};
 use wireseal_testkit::mqtt::Publisher;
 use wireseal_testkit::postgres::PgServer;
 use wireseal_testkit::proc::{cpu, peak_rss_kib};
 
 const KEY_ENV: &str = "WIRESEAL_BENCH_GATEWAY_KEY";
+
+/// A Mosquitto for the bench: messages to a subscriber that lags are
+/// queued, not dropped, and up to 40,000 QoS 1 messages may be in flight to
+/// one.
+pub(crate) fn broker() -> Result<Mosquitto, Skip> {
+    Mosquitto::start_with(Settings {
+        max_inflight: 40_000,
+        ..Settings::default()
+    })
+    .map_err(Skip::new)
+}
 
 /// One run's figures.
 pub(crate) struct Run {
@@ -104,78 +116,14 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Run, RunError> {
             .map_while(Result::ok)
             .collect::<Vec<_>>()
     });
-    let pid = gw.id();
-    let (broker, pg) = (job.broker, job.pg);
-    let result = (|| -> Result<_, RunError> {
-        let end = Instant::now() + Duration::from_secs(60);
-        while !ready.exists() {
-            if let Some(st) = gw.try_wait().ok().flatten() {
-                return Err(RunError::Fail(format!(
-                    "the gateway exited with {st} before it subscribed"
-                )));
-            }
-            if Instant::now() > end {
-                return Err(RunError::Fail(
-                    "the gateway did not subscribe in 60 s".into(),
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let (b0, s0) = (cpu(broker.pid(), false), pg.map(PgServer::cpu));
-        let start = Instant::now();
-        let reader = publish(broker.port, job.bytes)?;
-        let (mut g, mut peak) = (Duration::ZERO, 0);
-        let deadline = start + Duration::from_secs(600);
-        let status = loop {
-            if let Some(st) = gw.try_wait().map_err(|e| Skip::new(e.to_string()))? {
-                break st;
-            }
-            if Instant::now() > deadline {
-                return Err(RunError::Fail(
-                    "the gateway did not finish within 600 s".into(),
-                ));
-            }
-            g = g.max(cpu(pid, false));
-            peak = peak.max(peak_rss_kib(pid).unwrap_or(0));
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let ended = Instant::now();
-        let secs = (ended - start).as_secs_f64();
-        let broker_cpu = (cpu(broker.pid(), false) - b0).as_secs_f64();
-        let server_cpu = match (s0, pg) {
-            (Some(s0), Some(pg)) => pg.cpu().saturating_sub(s0).as_secs_f64(),
-            _ => 0.0,
-        };
-        let _ = reader.join();
-        if !status.success() {
-            return Err(RunError::Fail(format!("the gateway exited with {status}")));
-        }
-        Ok((
-            secs,
-            g.as_secs_f64(),
-            broker_cpu,
-            server_cpu,
-            peak,
-            (start, ended),
-        ))
-    })();
+    let result = wait_ready(&mut gw, &ready).and_then(|()| watch(&mut gw, job));
     let _ = gw.kill();
     let _ = gw.wait();
     let _ = std::fs::remove_file(&ready);
-    // A persistent session left behind would have the broker queue every
-    // later run's messages for it: a clean session under its id ends it.
-    if let Some(i) = job.extra.iter().position(|a| a == "--client-id") {
-        if let Some(Ok(p)) = job
-            .extra
-            .get(i + 1)
-            .map(|id| Publisher::connect(broker.port, id))
-        {
-            p.disconnect();
-        }
-    }
+    end_session(job);
     let seen = log.join().unwrap_or_default();
-    let (secs, gateway_cpu, broker_cpu, server_cpu, peak_kib, window) = match result {
-        Ok(r) => r,
+    let m = match result {
+        Ok(m) => m,
         // The log's last lines say why.
         Err(RunError::Fail(why)) => {
             let tail = &seen[seen.len().saturating_sub(3)..];
@@ -183,8 +131,108 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Run, RunError> {
         }
         Err(e) => return Err(e),
     };
-    let summary = seen
-        .iter()
+    Ok(Run {
+        secs: m.secs,
+        gateway_cpu: m.gateway_cpu,
+        broker_cpu: m.broker_cpu,
+        server_cpu: m.server_cpu,
+        peak_kib: m.peak_kib,
+        summary: summary(&seen)?,
+        lines: lines.join().unwrap_or(0),
+        window: m.window,
+    })
+}
+
+/// Waits (60 s at most) until the gateway's ready file says it subscribed.
+fn wait_ready(gw: &mut Child, ready: &Path) -> Result<(), RunError> {
+    let end = Instant::now() + Duration::from_secs(60);
+    while !ready.exists() {
+        if let Some(st) = gw.try_wait().ok().flatten() {
+            return Err(RunError::Fail(format!(
+                "the gateway exited with {st} before it subscribed"
+            )));
+        }
+        if Instant::now() > end {
+            return Err(RunError::Fail(
+                "the gateway did not subscribe in 60 s".into(),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+/// What [`watch`] measured of a run.
+struct Measured {
+    secs: f64,
+    gateway_cpu: f64,
+    broker_cpu: f64,
+    server_cpu: f64,
+    peak_kib: u64,
+    window: (Instant, Instant),
+}
+
+/// Publishes the job's messages to the subscribed gateway and watches it
+/// (its CPU and memory every 10 ms) until it exits, 600 s at most.
+fn watch(gw: &mut Child, job: &Job<'_>) -> Result<Measured, RunError> {
+    let (broker, pg, pid) = (job.broker, job.pg, gw.id());
+    let (b0, s0) = (cpu(broker.pid(), false), pg.map(PgServer::cpu));
+    let start = Instant::now();
+    let reader = publish(broker.port, job.bytes)?;
+    let (mut g, mut peak) = (Duration::ZERO, 0);
+    let deadline = start + Duration::from_secs(600);
+    let status = loop {
+        if let Some(st) = gw.try_wait().map_err(|e| Skip::new(e.to_string()))? {
+            break st;
+        }
+        if Instant::now() > deadline {
+            return Err(RunError::Fail(
+                "the gateway did not finish within 600 s".into(),
+            ));
+        }
+        g = g.max(cpu(pid, false));
+        peak = peak.max(peak_rss_kib(pid).unwrap_or(0));
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let ended = Instant::now();
+    let secs = (ended - start).as_secs_f64();
+    let broker_cpu = (cpu(broker.pid(), false) - b0).as_secs_f64();
+    let server_cpu = match (s0, pg) {
+        (Some(s0), Some(pg)) => pg.cpu().saturating_sub(s0).as_secs_f64(),
+        _ => 0.0,
+    };
+    let _ = reader.join();
+    if !status.success() {
+        return Err(RunError::Fail(format!("the gateway exited with {status}")));
+    }
+    Ok(Measured {
+        secs,
+        gateway_cpu: g.as_secs_f64(),
+        broker_cpu,
+        server_cpu,
+        peak_kib: peak,
+        window: (start, ended),
+    })
+}
+
+/// Ends the persistent session of the job's `--client-id`, if it has one:
+/// a session left behind would have the broker queue every later run's
+/// messages for it, and a clean session under its id ends it.
+fn end_session(job: &Job<'_>) {
+    if let Some(i) = job.extra.iter().position(|a| a == "--client-id") {
+        if let Some(Ok(p)) = job
+            .extra
+            .get(i + 1)
+            .map(|id| Publisher::connect(job.broker.port, id))
+        {
+            p.disconnect();
+        }
+    }
+}
+
+/// The gateway's last `{"summary": …}` on its log.
+fn summary(log: &[String]) -> Result<serde_json::Value, RunError> {
+    log.iter()
         .rev()
         .find_map(|l| {
             serde_json::from_str::<serde_json::Value>(l)
@@ -192,17 +240,7 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Run, RunError> {
                 .get("summary")
                 .cloned()
         })
-        .ok_or_else(|| RunError::Fail(format!("no summary from the gateway: {seen:?}")))?;
-    Ok(Run {
-        secs,
-        gateway_cpu,
-        broker_cpu,
-        server_cpu,
-        peak_kib,
-        summary,
-        lines: lines.join().unwrap_or(0),
-        window,
-    })
+        .ok_or_else(|| RunError::Fail(format!("no summary from the gateway: {log:?}")))
 }
 
 /// A SQLite file for a run, removed (with its log) when dropped.

@@ -6,15 +6,12 @@
 //! every packet is stored) is no rate sample: it is run once more, and the
 //! row says so.
 
-use super::meshtastic_gateway::Feed;
-use super::meshtastic_gateway_broker::RunError;
-use super::meshtastic_gateway_read::strings;
-use super::meshtastic_gateway_run::{self as runner, Job, SqliteFile};
-use super::meshtastic_gateway_store::{complete, Traffic};
-use super::{Better, Row};
+use super::strings;
+use crate::meshtastic::gateway::process::{self, Job, SqliteFile};
+use crate::meshtastic::gateway::traffic::{complete, Traffic};
+use crate::meshtastic::gateway::{Feed, RunError, SECTION};
+use crate::{Better, Row};
 use wireseal_testkit::mosquitto::Mosquitto;
-
-const SECTION: &str = "meshtastic";
 
 /// One run's rate in msg/s, the broker's drops of the connection redone
 /// once; and whether it was redone.
@@ -39,7 +36,7 @@ fn one(
         if http {
             extra.extend(["--http".into(), "127.0.0.1:0".into()]);
         }
-        let r = runner::run(&Job {
+        let r = process::run(&Job {
             broker: b,
             feed: f,
             bytes: &t.bytes,

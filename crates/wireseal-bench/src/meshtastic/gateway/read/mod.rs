@@ -1,5 +1,5 @@
 //! The gateway's read side (`--http`), measured on a large store: the
-//! store written straight in SQL ([`crate::meshtastic_gateway_read_fill`]:
+//! store written straight in SQL ([`fill`]:
 //! 10,000 nodes and 1,000,000 packets in the full run, 100,000 in the
 //! quick one, as the rows say), then
 //!
@@ -12,22 +12,25 @@
 //!   ingest; samples that ended between the first byte published and the
 //!   gateway's exit count.
 //! - the ingest rate with `--http` on and idle against the same run
-//!   without it ([`crate::meshtastic_gateway_read_ratio`]).
+//!   without it ([`ratio`]).
 //! - on the idle gateway over the SQLite store: the `/metrics` scrape's p99
 //!   (beside `/healthz`, the HTTP floor), the RSS the HTTP side adds while
 //!   50 clients fetch what the page fetches (the gateway's RSS before the
 //!   first request against the most sampled every 5 ms under the load),
 //!   `/api/stats?minutes=60`'s p99, and the status page's first render in headless Chromium, by the page's
-//!   own clock (see [`crate::meshtastic_gateway_read_http`]).
+//!   own clock (see [`http`]).
 
-use super::meshtastic_gateway::{feed, Feed};
-use super::meshtastic_gateway_broker::{broker, RunError};
-use super::meshtastic_gateway_read_fill as fill;
-use super::meshtastic_gateway_read_http::{self as client, quantile, Browser, Sampler};
-use super::meshtastic_gateway_run::{self as runner, Job, SqliteFile};
-use super::meshtastic_gateway_store::{complete, traffic, Traffic};
-use super::{Better, Ctx, Row};
+mod fill;
+mod http;
+mod ratio;
+
+use super::feed::feed;
+use super::process::{self, broker, Job, SqliteFile};
+use super::traffic::{complete, traffic, Traffic};
+use super::{Feed, RunError, SECTION};
 use crate::peers::Skip;
+use crate::{Better, Ctx, Row};
+use http::{self as client, quantile, Browser, Sampler};
 use std::net::SocketAddr;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -37,7 +40,6 @@ use wireseal_testkit::mqtt::Publisher;
 use wireseal_testkit::postgres::PgServer;
 use wireseal_testkit::proc::rss_kib;
 
-const SECTION: &str = "meshtastic";
 /// The two API requests of the latency rows.
 const API: [&str; 2] = ["/api/packets?limit=100", "/api/nodes"];
 /// What the status page fetches (the load of the memory row).
@@ -129,7 +131,7 @@ fn during_ingest(
     ]);
     extra.extend(["--http".into(), addr.to_string()]);
     let sampler = Sampler::start(addr, strings(&API));
-    let run = runner::run(&Job {
+    let run = process::run(&Job {
         broker: b,
         feed: f,
         bytes: &t.bytes,
@@ -177,7 +179,7 @@ impl<'a> Idle<'a> {
     fn start(b: &'a Mosquitto, f: &Feed, url: &str) -> Result<Self, RunError> {
         let addr = loopback()?;
         let id = format!("bench-read-idle-{}", std::process::id());
-        let mut cmd = runner::command(b, f, 1 << 40)?;
+        let mut cmd = process::command(b, f, 1 << 40)?;
         cmd.args(["--store", url, "--client-id", &id, "--http"])
             .arg(addr.to_string())
             .stdout(Stdio::null())
@@ -372,7 +374,7 @@ fn page_row(g: &mut Idle<'_>, s: &Sizes, label: &str) -> Row {
 }
 
 /// Runs the rows.
-pub fn rows(ctx: &Ctx) -> Vec<Row> {
+pub(super) fn rows(ctx: &Ctx) -> Vec<Row> {
     let s = Sizes::of(ctx);
     let f = feed(s.feed, 37);
     let t = traffic(&f);
@@ -413,9 +415,7 @@ pub fn rows(ctx: &Ctx) -> Vec<Row> {
     };
     drop(pg);
     rows.extend(api_rows("PostgreSQL", &s, api));
-    rows.push(super::meshtastic_gateway_read_ratio::row(
-        &b, &f, &t, s.pairs,
-    ));
+    rows.push(ratio::row(&b, &f, &t, s.pairs));
     rows
 }
 
@@ -424,7 +424,7 @@ mod tests {
     use super::*;
 
     /// `WIRESEAL_BIN=target/release/wireseal cargo test --release -p
-    /// wireseal-bench --lib meshtastic_gateway_read -- --ignored
+    /// wireseal-bench --lib meshtastic::gateway::read -- --ignored
     /// --nocapture` prints the read side's rows (`WIRESEAL_BENCH_FULL=1`:
     /// the full run, a store of 1,000,000 packets).
     #[test]

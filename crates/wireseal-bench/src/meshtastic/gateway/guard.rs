@@ -16,18 +16,16 @@
 //! each heard by three gateways; how many of the loud node's packets pass
 //! against its limit, and the share of the others' that pass.
 
-use super::meshtastic_gateway::feed;
-use super::meshtastic_gateway_broker::{broker, RunError};
-use super::meshtastic_gateway_run::{self as runner, Job, SqliteFile};
-use super::{Better, Ctx, Row};
+use super::feed::feed;
+use super::process::{self, broker, Job, SqliteFile};
+use super::{RunError, SECTION};
 use crate::peers::Skip;
+use crate::{Better, Ctx, Row};
 use std::time::Duration;
 use wireseal::meshtastic::untrusted::safe_level;
 use wireseal_gateway::flood::{loud_minute, FloodLimits};
 use wireseal_testkit::meshtastic::hostile_feed;
 use wireseal_testkit::mqtt::{publish_packet, Subscriber};
-
-const SECTION: &str = "meshtastic";
 
 /// One hostile run's figures.
 struct Hostile {
@@ -58,7 +56,7 @@ fn hostile_run(n: usize, k: usize) -> Result<Hostile, RunError> {
     .map(|s| s.to_string())
     .chain([format!("bench-hostile-{k}"), "--store".into(), db.url()])
     .collect();
-    let r = runner::run(&Job {
+    let r = process::run(&Job {
         broker: &b,
         feed: &f,
         bytes: &bytes,
@@ -153,7 +151,7 @@ fn hostile_rows(ctx: &Ctx) -> Vec<Row> {
 }
 
 /// The rows.
-pub fn rows(ctx: &Ctx) -> Vec<Row> {
+pub(super) fn rows(ctx: &Ctx) -> Vec<Row> {
     let mut rows = hostile_rows(ctx);
     let limits = FloodLimits {
         rate: 2.0,

@@ -4,7 +4,7 @@
 //! session key) and a hop's attributed wrap, against LDK in the same run.
 //!
 //! LDK's failure code is crate-private: its figures come from timing its
-//! `ChannelManager`s ([`super::sphinx_ldk_net`]). The origin's figure is
+//! `ChannelManager`s (LDK's network, [`super::ldk`]). The origin's figure is
 //! the time node 0 spends on an attributed 20-hop failure minus the same
 //! exchange carrying an `update_fail_malformed_htlc` (median of paired
 //! differences); LDK derives the route's secrets from the session key
@@ -13,14 +13,12 @@
 //! includes LDK's per-HTLC bookkeeping. Samples of ours and LDK's
 //! alternate.
 
-use super::{Better, Ctx, Row};
+use super::{LDK, S};
 use crate::peers::rust_peers::mark_skipped;
+use crate::{Better, Ctx, Row};
 use std::hint::black_box;
 use wireseal::keys::{PrivateKey, PublicKey};
 use wireseal::sphinx::{failure, keys, AttributionData, HopSecrets};
-
-const S: &str = "sphinx";
-const LDK: &str = "LDK lightning 0.2.7";
 
 /// A 20-hop route's keys and the secrets of a session over it.
 struct Route20 {
@@ -151,9 +149,9 @@ struct Figures {
 
 #[cfg(feature = "rust-peers")]
 mod ldk {
-    use super::super::sphinx_ldk_net::{Net, BATCH};
-    use super::super::timing::{calls_per_sample, median};
     use super::*;
+    use crate::sphinx::ldk::net::{Net, BATCH};
+    use crate::timing::{calls_per_sample, median};
     use std::time::Instant;
     use wireseal::sphinx::{Onion, Peeled};
 

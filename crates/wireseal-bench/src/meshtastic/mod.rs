@@ -1,11 +1,16 @@
 //! Meshtastic section: PKC open with and without the shared-secret cache,
-//! and batch open on one core against all cores.
+//! and batch open on one core against all cores; the report's curves and
+//! the DM conversation ([`curves`]); the MQTT gateway ([`gateway`]).
 //!
 //! The uncached baseline is the firmware's way, built here from the raw
 //! primitives (`wireseal::hazmat`): a fresh X25519, SHA-256 and AES key
-//! expansion for every packet, and one OS CSPRNG call per extraNonce.
+//! expansion for every packet, and one OS CSPRNG call per extraNonce. This
+//! module holds it for every row that measures against it.
 
-use super::{Better, Ctx, Row};
+pub(crate) mod curves;
+pub(crate) mod gateway;
+
+use crate::{Better, Ctx, Row};
 use wireseal::batch::Batch;
 use wireseal::entropy::random_array;
 use wireseal::hazmat::aes_ccm::{Aes256Ccm8, TAG_LEN};
@@ -81,11 +86,23 @@ pub fn sealed_packets(feed: &[([u8; 32], u32, Vec<u8>)]) -> Vec<SealedPkc<'_>> {
 /// Runs the section.
 pub fn run(ctx: &Ctx) -> Vec<Row> {
     let receiver = StaticSecret::generate();
+    let mut rows = open_seal_rows(ctx, &receiver);
+    rows.extend(batch_rows(ctx, &receiver));
+    rows
+}
+
+/// A PKC engine on a copy of `key`, with the default cache.
+fn engine(key: &StaticSecret) -> PkcEngine {
+    PkcEngine::new(StaticSecret::from_bytes(key.expose()).expect("key")).expect("a clamped key")
+}
+
+/// One packet opened and one sealed, with the cache against the
+/// firmware's way.
+fn open_seal_rows(ctx: &Ctx, receiver: &StaticSecret) -> Vec<Row> {
     let rp = *receiver.public_key();
     let sender = StaticSecret::generate();
     let sp = *sender.public_key();
-    let mut tx = PkcEngine::new(StaticSecret::from_bytes(sender.expose()).expect("key"))
-        .expect("a clamped key");
+    let mut tx = engine(&sender);
     let pt = vec![0x5au8; SIZE];
     let to_rx = |id| PkcPacket {
         peer_public: &rp,
@@ -97,8 +114,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     // Uncached: a fresh X25519 + SHA-256 + key expansion per packet (the
     // firmware's way); cached: the peer's expanded key comes from the
     // SharedSecretCache. Each pair is sampled alternately.
-    let mut rx = PkcEngine::new(StaticSecret::from_bytes(receiver.expose()).expect("key"))
-        .expect("a clamped key");
+    let mut rx = engine(receiver);
     let mut out = vec![0u8; SIZE];
     let (cached, uncached) = ctx.time_pair_per_op(
         || {
@@ -109,7 +125,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             };
             rx.open_into(0, from_tx, &payload, &mut out).expect("open")
         },
-        || open_uncached(&receiver, &sp, 0x929, 1, &payload).expect("open"),
+        || open_uncached(receiver, &sp, 0x929, 1, &payload).expect("open"),
     );
     let mut sealed = vec![0u8; sealed_len(SIZE)];
     let mut sealed2 = sealed.clone();
@@ -117,60 +133,6 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
         || tx.seal_into(0, to_rx(2), &pt, &mut sealed).expect("seal"),
         || seal_uncached_into(&sender, &rp, 0x929, 2, &pt, &mut sealed2),
     );
-
-    // Batch: a gateway's feed, many packets from 64 senders, keys cached.
-    let n_packets = if ctx.full { 65_536 } else { 8_192 };
-    let senders: Vec<StaticSecret> = (0..64).map(|_| StaticSecret::generate()).collect();
-    let feed: Vec<([u8; 32], u32, Vec<u8>)> = (0..n_packets)
-        .map(|i| {
-            let s = &senders[i % senders.len()];
-            let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).expect("key"))
-                .expect("a clamped key");
-            let to = PkcPacket {
-                peer_public: &rp,
-                from: i as u32 % 64,
-                id: i as u32,
-            };
-            let p = e.seal_to_vec(0, to, &pt).expect("seal");
-            (*s.public_key(), i as u32 % 64, p)
-        })
-        .collect();
-    let packets = sealed_packets(&feed);
-    let mut gw = PkcEngine::with_capacity(
-        StaticSecret::from_bytes(receiver.expose()).expect("key"),
-        64,
-    )
-    .expect("a clamped key");
-    // The target is stated for two cores: one thread against two, and
-    // against every core where there are more.
-    let one = Batch::with_threads(1);
-    let two = Batch::with_threads(2);
-    let all = Batch::all_cores();
-    let mut out = vec![0u8; open_batch_len(&packets)];
-    let first = gw
-        .open_batch_into(0, &one, &packets, &mut out)
-        .expect("buffer");
-    assert!(first.iter().all(|r| r.is_ok()));
-    let samples = if ctx.full { 15 } else { 7 };
-    let mut out2 = out.clone();
-    let mut gw2 = PkcEngine::with_capacity(
-        StaticSecret::from_bytes(receiver.expose()).expect("key"),
-        64,
-    )
-    .expect("a clamped key");
-    let mut pair = |batch: &Batch| {
-        ctx.time_pair_job(
-            samples,
-            || gw.open_batch_into(0, &one, &packets, &mut out),
-            || gw2.open_batch_into(0, batch, &packets, &mut out2),
-        )
-    };
-    let mut scaling = vec![(2, pair(&two))];
-    if all.threads() > 2 {
-        scaling.push((all.threads(), pair(&all)));
-    }
-    let rate = |t: f64| n_packets as f64 / t;
-
     vec![
         Row::new(
             SECTION,
@@ -192,17 +154,70 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
             Some(seal_uncached * 1e6),
         ),
     ]
-    .into_iter()
-    .chain(scaling.into_iter().map(|(threads, (t_one, t_many))| {
-        Row::new(
-            SECTION,
-            format!("batch open 200 B x {n_packets}, {threads} threads"),
-            "pkt/s",
-            Better::Higher,
-            rate(t_many),
-            "same batch on 1 core",
-            Some(rate(t_one)),
+}
+
+/// A gateway's feed, many packets from 64 senders, keys cached: batch open
+/// on one thread against two, and against every core where there are more.
+fn batch_rows(ctx: &Ctx, receiver: &StaticSecret) -> Vec<Row> {
+    let rp = *receiver.public_key();
+    let pt = vec![0x5au8; SIZE];
+    let n_packets = if ctx.full { 65_536 } else { 8_192 };
+    let senders: Vec<StaticSecret> = (0..64).map(|_| StaticSecret::generate()).collect();
+    let feed: Vec<([u8; 32], u32, Vec<u8>)> = (0..n_packets)
+        .map(|i| {
+            let s = &senders[i % senders.len()];
+            let to = PkcPacket {
+                peer_public: &rp,
+                from: i as u32 % 64,
+                id: i as u32,
+            };
+            let p = engine(s).seal_to_vec(0, to, &pt).expect("seal");
+            (*s.public_key(), i as u32 % 64, p)
+        })
+        .collect();
+    let packets = sealed_packets(&feed);
+    let gateway = || {
+        let key = StaticSecret::from_bytes(receiver.expose()).expect("key");
+        PkcEngine::with_capacity(key, 64).expect("a clamped key")
+    };
+    let mut gw = gateway();
+    // The target is stated for two cores: one thread against two, and
+    // against every core where there are more.
+    let one = Batch::with_threads(1);
+    let two = Batch::with_threads(2);
+    let all = Batch::all_cores();
+    let mut out = vec![0u8; open_batch_len(&packets)];
+    let first = gw
+        .open_batch_into(0, &one, &packets, &mut out)
+        .expect("buffer");
+    assert!(first.iter().all(|r| r.is_ok()));
+    let samples = if ctx.full { 15 } else { 7 };
+    let mut out2 = out.clone();
+    let mut gw2 = gateway();
+    let mut pair = |batch: &Batch| {
+        ctx.time_pair_job(
+            samples,
+            || gw.open_batch_into(0, &one, &packets, &mut out),
+            || gw2.open_batch_into(0, batch, &packets, &mut out2),
         )
-    }))
-    .collect()
+    };
+    let mut scaling = vec![(2, pair(&two))];
+    if all.threads() > 2 {
+        scaling.push((all.threads(), pair(&all)));
+    }
+    let rate = |t: f64| n_packets as f64 / t;
+    scaling
+        .into_iter()
+        .map(|(threads, (t_one, t_many))| {
+            Row::new(
+                SECTION,
+                format!("batch open 200 B x {n_packets}, {threads} threads"),
+                "pkt/s",
+                Better::Higher,
+                rate(t_many),
+                "same batch on 1 core",
+                Some(rate(t_one)),
+            )
+        })
+        .collect()
 }

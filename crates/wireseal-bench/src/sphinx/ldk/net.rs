@@ -14,7 +14,7 @@
 //!
 //! Dropping the network frees its nodes.
 
-use super::sphinx_ldk_node::{open, ready, Node};
+use super::node::{open, ready, Node};
 use lightning::bitcoin::block::{Header, Version as BlockVersion};
 use lightning::bitcoin::hash_types::TxMerkleNode;
 use lightning::bitcoin::hashes::{sha256, Hash, HashEngine};

@@ -3,21 +3,17 @@
 //! back in, peat-btle's "plain" columns), on one core and on all cores.
 //! Each row is a point of the `peat-docs` plot.
 
-use super::{Better, Ctx, Row};
+use super::{doc, S};
+use crate::{Better, Ctx, Row};
 use std::hint::black_box;
 use wireseal::batch::Batch;
 use wireseal::peat::{seal_batch_len, MeshSealer};
 
-const S: &str = "peat";
 const PLOT: &str = "peat-docs";
 
 /// Document sizes of the curve: peat-btle's table (0, 1, 5, 10 and 20 chats)
 /// and two larger documents.
 const SIZES: [usize; 7] = [51, 129, 417, 633, 641, 2048, 8192];
-
-fn doc(n: usize) -> Vec<u8> {
-    (0..n).map(|i| (i * 7 + 1) as u8).collect()
-}
 
 /// The rows of the curve.
 pub fn rows(ctx: &Ctx, sealer: &mut MeshSealer) -> Vec<Row> {
