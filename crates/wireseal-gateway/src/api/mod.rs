@@ -9,7 +9,7 @@ mod packets;
 mod query;
 pub(crate) mod reader;
 
-use crate::http::reply;
+use crate::http::response::{reply, JSON};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{Response, StatusCode};
@@ -23,8 +23,6 @@ pub const MAX_LIMIT: i64 = 1000;
 pub const MAX_RECEPTIONS: i64 = 32;
 /// The longest span `/api/stats` covers, in minutes.
 pub const MAX_STATS_MINUTES: i64 = 24 * 60;
-
-const JSON: &str = "application/json";
 
 /// Why a request got no data.
 #[derive(Debug)]

@@ -4,17 +4,20 @@
 //! served. It runs on its own thread and runtime, so a slow client never
 //! holds up the event loop; connections are limited in number and time.
 
+pub(crate) mod response;
+
 use crate::counters::Counters;
 use crate::health::Health;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ALLOW};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use prometheus_client::registry::Registry;
+use response::{reply, TEXT};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -164,26 +167,6 @@ async fn serve(
         });
     }
 }
-
-/// A response of `status` with `body` of `content_type`.
-pub(crate) fn reply(
-    status: StatusCode,
-    content_type: &'static str,
-    body: impl Into<Bytes>,
-) -> Response<Full<Bytes>> {
-    let mut r = Response::new(Full::new(body.into()));
-    *r.status_mut() = status;
-    let h = r.headers_mut();
-    h.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    h.insert(
-        "x-content-type-options",
-        HeaderValue::from_static("nosniff"),
-    );
-    r
-}
-
-const TEXT: &str = "text/plain; charset=utf-8";
 
 async fn route(state: &State, api: &Semaphore, req: Request<Incoming>) -> Response<Full<Bytes>> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
