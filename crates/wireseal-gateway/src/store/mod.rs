@@ -15,6 +15,7 @@
 pub mod ingest;
 mod plan;
 mod postgres;
+mod postgres_statements;
 mod postgres_write;
 mod record;
 pub mod schema;
@@ -25,7 +26,8 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
-pub use postgres::{PgMethod, PgStore};
+pub use postgres::PgStore;
+pub use postgres_write::PgMethod;
 pub use record::{NodeUpdate, Reception, Record, StoredPacket};
 pub use record::{MAX_ID, MAX_NAME, MAX_PAYLOAD, MAX_TEXT, MAX_TOPIC};
 pub use sqlite::{Durability, SqliteStore};

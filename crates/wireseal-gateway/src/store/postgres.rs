@@ -16,43 +16,17 @@
 //! means its log is on disk.
 
 use super::plan::Plan;
-use super::postgres_write::write;
+use super::postgres_statements::Statements;
+use super::postgres_write::{write, PgMethod};
 use super::schema::{self, Dialect};
-use super::sql::postgres as q;
 use super::{Counts, StoreError};
 use std::time::Duration;
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{Client, Config, NoTls, Statement};
-
-/// How a batch's packets and receptions reach the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PgMethod {
-    /// One `INSERT … SELECT * FROM unnest(arrays) ON CONFLICT` per table.
-    #[default]
-    Unnest,
-    /// Binary COPY into temporary staging tables, then `INSERT … SELECT …
-    /// ON CONFLICT` from them (measured against unnest by the tests).
-    Copy,
-}
+use tokio_postgres::{Client, Config, NoTls};
 
 /// Batches written with `ON CONFLICT` on receptions after one that held a
 /// stored reception.
 pub const CAREFUL_BATCHES: u32 = 100;
-
-/// The prepared statements of one connection.
-pub(super) struct Statements {
-    pub packets: Statement,
-    pub receptions: Statement,
-    pub receptions_skip: Statement,
-    pub packets_from_stage: Statement,
-    pub receptions_from_stage: Statement,
-    pub receptions_from_stage_skip: Statement,
-    pub nodes: Statement,
-    pub keys: Statement,
-    pub conflicts: Statement,
-    pub link: [Statement; 2],
-    pub prune: Statement,
-}
 
 /// A PostgreSQL database holding the store's schema.
 pub struct PgStore {
@@ -201,30 +175,7 @@ async fn connect(config: &Config, target: i64) -> Result<(Client, Statements), S
         let _ = connection.await;
     });
     migrate(&mut client, target).await?;
-    client
-        .batch_execute(&q::staging())
-        .await
-        .map_err(classify)?;
-    let prep = |sql: String| {
-        let c = &client;
-        async move { c.prepare(&sql).await.map_err(classify) }
-    };
-    let st = Statements {
-        packets: prep(q::packets_unnest()).await?,
-        receptions: prep(q::receptions_unnest(false)).await?,
-        receptions_skip: prep(q::receptions_unnest(true)).await?,
-        packets_from_stage: prep(q::packets_from_stage()).await?,
-        receptions_from_stage: prep(q::receptions_from_stage(false)).await?,
-        receptions_from_stage_skip: prep(q::receptions_from_stage(true)).await?,
-        nodes: prep(q::nodes()).await?,
-        keys: prep(q::KEYS.to_owned()).await?,
-        conflicts: prep(q::conflicts()).await?,
-        link: {
-            let [a, b] = q::link();
-            [prep(a).await?, prep(b).await?]
-        },
-        prune: prep(q::PRUNE.to_owned()).await?,
-    };
+    let st = Statements::prepare(&client).await.map_err(classify)?;
     Ok((client, st))
 }
 
