@@ -1,5 +1,6 @@
-//! The PostgreSQL store: one kept connection (`tokio-postgres`, driven by a
-//! runtime the store owns, so callers use it from a plain thread), one
+//! The PostgreSQL store: one kept connection (`tokio-postgres`, driven by
+//! the caller's runtime or one the store owns; either way callers use it
+//! from a plain thread, never from a runtime's worker), one
 //! transaction per batch, the batch's rows sent as one array per column
 //! (`INSERT … SELECT * FROM unnest($1, …) ON CONFLICT …`) or through binary
 //! COPY into session staging tables ([`PgMethod`]). The statements of a batch
@@ -30,7 +31,7 @@ pub const CAREFUL_BATCHES: u32 = 100;
 
 /// A PostgreSQL database holding the store's schema.
 pub struct PgStore {
-    rt: tokio::runtime::Runtime,
+    driver: Driver,
     config: Config,
     method: PgMethod,
     timeout: Duration,
@@ -71,22 +72,72 @@ pub(super) fn classify(e: tokio_postgres::Error) -> StoreError {
     }
 }
 
+/// The runtime that drives the store's connection.
+enum Driver {
+    /// A current-thread runtime of the store's own, driven while the store
+    /// waits on it.
+    Own(tokio::runtime::Runtime),
+    /// The caller's runtime, driven by its own threads.
+    Shared(tokio::runtime::Handle),
+}
+
+impl Driver {
+    /// Runs `f` to completion, blocking the calling thread.
+    fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        match self {
+            Driver::Own(rt) => rt.block_on(f),
+            Driver::Shared(h) => h.block_on(f),
+        }
+    }
+}
+
 impl PgStore {
     /// Connects to `config`, brings its schema to the current version and
-    /// prepares the statements.
+    /// prepares the statements; the connection is driven by a runtime of
+    /// the store's own (for tools and tests that have none).
     ///
     /// # Errors
-    /// [`StoreError::Unavailable`] when the server cannot be reached;
-    /// [`StoreError::Refused`] when it refuses the login or has no such
-    /// database; [`StoreError::Schema`] when the database holds a newer
-    /// schema or tables the migration cannot take over.
+    /// [`StoreError::Unavailable`] when the server cannot be reached or the
+    /// runtime cannot start; [`StoreError::Refused`] when it refuses the
+    /// login or has no such database; [`StoreError::Schema`] when the
+    /// database holds a newer schema or tables the migration cannot take
+    /// over.
+    ///
+    /// # Panics
+    /// Called from within a runtime's worker (as every method of the store
+    /// would: they block the calling thread).
     pub fn open(config: Config, method: PgMethod) -> Result<Self, StoreError> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| StoreError::Unavailable(format!("starting the client runtime: {e}")))?;
+        Self::open_with(config, method, Driver::Own(rt))
+    }
+
+    /// As [`PgStore::open`], the connection driven as a task on `handle`'s
+    /// runtime, which must have its I/O and time drivers enabled and be
+    /// driven by threads of its own while the store is used: a
+    /// multi-thread runtime, or a current-thread one while another thread
+    /// is inside its `Runtime::block_on`. The store's methods block the
+    /// calling thread until the runtime has done their work.
+    ///
+    /// # Errors
+    /// As [`PgStore::open`].
+    ///
+    /// # Panics
+    /// Called from within a runtime's worker (as every method of the store
+    /// would).
+    pub fn open_on(
+        config: Config,
+        method: PgMethod,
+        handle: &tokio::runtime::Handle,
+    ) -> Result<Self, StoreError> {
+        Self::open_with(config, method, Driver::Shared(handle.clone()))
+    }
+
+    fn open_with(config: Config, method: PgMethod, driver: Driver) -> Result<Self, StoreError> {
         let mut s = Self {
-            rt,
+            driver,
             config,
             method,
             timeout: Duration::from_secs(30),
@@ -106,7 +157,7 @@ impl PgStore {
     /// Replaces the connection with a new one (schema checked again).
     fn reconnect(&mut self) -> Result<(), StoreError> {
         self.conn = None;
-        let conn = self.rt.block_on(async {
+        let conn = self.driver.block_on(async {
             tokio::time::timeout(self.timeout, connect(&self.config, schema::CURRENT))
                 .await
                 .unwrap_or_else(|_| Err(StoreError::Unavailable("no answer within 30 s".into())))
@@ -147,7 +198,7 @@ impl PgStore {
         skip: bool,
     ) -> Result<Counts, Result<tokio_postgres::Error, StoreError>> {
         let Self {
-            rt,
+            driver,
             conn,
             method,
             timeout,
@@ -156,7 +207,7 @@ impl PgStore {
         let Some((client, st)) = conn.as_mut() else {
             return Err(Err(StoreError::Unavailable("not connected".into())));
         };
-        rt.block_on(async {
+        driver.block_on(async {
             match tokio::time::timeout(*timeout, write(client, st, plan, *method, skip)).await {
                 Ok(r) => r.map_err(Ok),
                 Err(_) => Err(Err(StoreError::Unavailable(format!(
@@ -231,12 +282,15 @@ impl PgStore {
             self.reconnect()?;
         }
         let Self {
-            rt, conn, timeout, ..
+            driver,
+            conn,
+            timeout,
+            ..
         } = self;
         let Some((client, st)) = conn.as_mut() else {
             return Err(StoreError::Unavailable("not connected".into()));
         };
-        let r = rt.block_on(async {
+        let r = driver.block_on(async {
             let limit = limit as i64;
             let args: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&cutoff_ms, &limit];
             let q = client.query_one(&st.prune, &args);
