@@ -1,11 +1,11 @@
 //! The read side over HTTP (`--http ADDR`): `/healthz`, `/readyz`,
 //! `/metrics`, the JSON API over the store (`/api/…`) and the status page
 //! at `/`. Read-only: `GET` and `HEAD`, nothing else; no secret is ever
-//! served. It runs as tasks on a runtime, the caller's
-//! ([`Server::start_on`]) or one of its own ([`Server::start`]); the
-//! store's reads run on that runtime's blocking threads, a few at a time.
-//! Connections are limited in number, per client address and in time, and
-//! probes are never queued behind other clients (see [`admit`]).
+//! served. It runs as tasks on a runtime, the caller's (`Server::start_on`)
+//! or one of its own (`Server::start`); the store's reads run on that
+//! runtime's blocking threads, a few at a time. Connections are limited in
+//! number, per client address and in time, and probes are never queued
+//! behind other clients (the `admit` module).
 
 mod admit;
 pub(crate) mod response;
