@@ -5,11 +5,13 @@
 //! given back as `before`), never by an offset. Names are the store's and
 //! the library's: node ids as `!hex`, outcomes as their `as_str`.
 
+mod columns;
 mod packets;
 mod query;
 pub(crate) mod reader;
+mod rows;
 
-use crate::http::reply;
+use crate::http::response::{reply, JSON};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{Response, StatusCode};
@@ -24,14 +26,15 @@ pub const MAX_RECEPTIONS: i64 = 32;
 /// The longest span `/api/stats` covers, in minutes.
 pub const MAX_STATS_MINUTES: i64 = 24 * 60;
 
-const JSON: &str = "application/json";
-
 /// Why a request got no data.
 #[derive(Debug)]
 pub(crate) enum ApiError {
+    /// A parameter is unknown or not what it should be.
     BadRequest(String),
+    /// No such endpoint or node, or no store.
     NotFound(String),
-    Unavailable(String),
+    /// The store could not be read.
+    Unavailable(reader::ReadError),
 }
 
 impl ApiError {
@@ -39,7 +42,7 @@ impl ApiError {
         let (status, msg) = match self {
             ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
             ApiError::NotFound(m) => (StatusCode::NOT_FOUND, m),
-            ApiError::Unavailable(m) => (StatusCode::SERVICE_UNAVAILABLE, m),
+            ApiError::Unavailable(e) => (StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
         };
         reply(status, JSON, json!({ "error": msg }).to_string())
     }

@@ -4,33 +4,32 @@
 //! its packets).
 
 use super::query::{cursor, id, position_json, run};
-use super::reader::{Cell, Param, Reader};
+use super::reader::{Param, Reader};
+use super::rows::{Packet, Reception};
 use super::{ApiError, Params, MAX_LIMIT, MAX_RECEPTIONS};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 use wireseal::meshtastic::NodeId;
 
-/// Receptions by packet: (`from_node`, `packet_id`) to the count and the
-/// rows listed.
-type Receptions = HashMap<(i64, i64), (i64, Vec<Vec<Cell>>)>;
+/// Receptions by packet: (`from_node`, `packet_id`) to how many gateways
+/// heard it and the receptions listed.
+type Receptions = HashMap<(i64, i64), (i64, Vec<Reception>)>;
 
 /// Each packet's receptions, by (`from_node`, `packet_id`): how many, and
-/// the first [`MAX_RECEPTIONS`] by time (`gateway_id`, `rx_time_ms`,
-/// `rssi`, `snr`, `hop_start`, `hop_limit`, `relay_node`). One query for
-/// the whole page: the packets' keys as parameters (each term walks the
-/// receptions' primary key), the count and the rank by time as window
-/// functions.
-async fn receptions(r: &Arc<Reader>, rows: &[Vec<Cell>]) -> Result<Receptions, ApiError> {
-    let mut out = Receptions::with_capacity(rows.len());
-    if rows.is_empty() {
+/// the first [`MAX_RECEPTIONS`] by time. One query for the whole page: the
+/// packets' keys as parameters (each term walks the receptions' primary
+/// key), the count and the rank by time as window functions.
+async fn receptions(r: &Arc<Reader>, packets: &[Packet]) -> Result<Receptions, ApiError> {
+    let mut out = Receptions::with_capacity(packets.len());
+    if packets.is_empty() {
         return Ok(out);
     }
-    let mut params = Vec::with_capacity(2 * rows.len());
-    let mut terms = Vec::with_capacity(rows.len());
-    for row in rows {
-        params.push(Param::Int(row[0].int().unwrap_or(0)));
-        params.push(Param::Int(row[1].int().unwrap_or(0)));
+    let mut params = Vec::with_capacity(2 * packets.len());
+    let mut terms = Vec::with_capacity(packets.len());
+    for p in packets {
+        params.push(Param::Int(p.from_node));
+        params.push(Param::Int(p.packet_id));
         terms.push(format!(
             "(from_node = ${} AND packet_id = ${})",
             params.len() - 1,
@@ -38,33 +37,153 @@ async fn receptions(r: &Arc<Reader>, rows: &[Vec<Cell>]) -> Result<Receptions, A
         ));
     }
     let sql = format!(
-        "SELECT from_node, packet_id, n, gateway_id, rx_time_ms, rssi, snr, hop_start, hop_limit, \
-         relay_node FROM (SELECT from_node, packet_id, gateway_id, rx_time_ms, rssi, snr, \
-         hop_start, hop_limit, relay_node, count(*) OVER (PARTITION BY from_node, packet_id) AS n, \
+        "SELECT from_node, packet_id, heard, gateway_id, rx_time_ms, rssi, snr, hop_start, \
+         hop_limit, relay_node FROM (SELECT from_node, packet_id, gateway_id, rx_time_ms, rssi, \
+         snr, hop_start, hop_limit, relay_node, \
+         count(*) OVER (PARTITION BY from_node, packet_id) AS heard, \
          row_number() OVER (PARTITION BY from_node, packet_id ORDER BY rx_time_ms, gateway_id, \
          relay_node) AS pos FROM receptions WHERE {}) AS r WHERE pos <= {MAX_RECEPTIONS} \
          ORDER BY from_node, packet_id, pos",
         terms.join(" OR ")
     );
-    for mut g in run(r, sql, params).await? {
-        let key = (g[0].int().unwrap_or(0), g[1].int().unwrap_or(0));
-        let e = out.entry(key).or_default();
-        e.0 = g[2].int().unwrap_or(0);
-        e.1.push(g.split_off(3));
+    let rows: Vec<Reception> = run(r, sql, params).await?;
+    for g in rows {
+        let e = out.entry((g.from_node, g.packet_id)).or_default();
+        e.0 = g.heard;
+        e.1.push(g);
     }
     Ok(out)
 }
 
-fn reception_json(g: &[Cell]) -> Value {
+fn reception_json(g: &Reception) -> Value {
     json!({
-        "gateway_id": g[0].json(),
-        "rx_time_ms": g[1].json(),
-        "rssi": g[2].json(),
-        "snr": g[3].json(),
-        "hop_start": g[4].json(),
-        "hop_limit": g[5].json(),
-        "relay_node": g[6].json(),
+        "gateway_id": g.gateway_id,
+        "rx_time_ms": g.rx_time_ms,
+        "rssi": g.rssi,
+        "snr": g.snr,
+        "hop_start": g.hop_start,
+        "hop_limit": g.hop_limit,
+        "relay_node": g.relay_node,
     })
+}
+
+/// A packet and its receptions (how many, and those listed).
+fn packet_json(p: &Packet, (count, list): (i64, Vec<Reception>)) -> Value {
+    let position = match p.portnum {
+        Some(n) if n == i64::from(wireseal::meshtastic::envelope::POSITION_APP) => {
+            position_json(p.payload.as_deref(), p.first_seen_ms)
+        }
+        _ => Value::Null,
+    };
+    json!({
+        "from": id(Some(p.from_node)),
+        "id": p.packet_id,
+        "to": id(Some(p.to_node)),
+        "channel_id": p.channel_id,
+        "channel_name": p.channel_name,
+        "decryption": p.decryption,
+        "portnum": p.portnum,
+        "text": p.text,
+        "signature": p.signature,
+        "identity": p.identity,
+        "error": p.error,
+        "our_node": id(p.our_node),
+        "first_seen_ms": p.first_seen_ms,
+        "position": position,
+        "receptions": {
+            "count": count,
+            "list": list.iter().map(reception_json).collect::<Vec<_>>(),
+        },
+    })
+}
+
+/// The conditions of a page's query, each with its parameters numbered in
+/// the order they are added.
+#[derive(Default)]
+struct Filters {
+    terms: Vec<String>,
+    params: Vec<Param>,
+}
+
+impl Filters {
+    /// Adds the term `f` makes from the number of the first of `v`.
+    fn add(&mut self, f: impl FnOnce(usize) -> String, v: Vec<Param>) {
+        self.terms.push(f(self.params.len() + 1));
+        self.params.extend(v);
+    }
+
+    /// `WHERE` and the terms, or nothing.
+    fn clause(&self) -> String {
+        match self.terms.is_empty() {
+            true => String::new(),
+            false => format!("WHERE {}", self.terms.join(" AND ")),
+        }
+    }
+
+    /// The filters the request's parameters ask for.
+    fn of(p: &Params) -> Result<Self, ApiError> {
+        let mut f = Filters::default();
+        if let Some(s) = p.int("since", 0, i64::MAX)? {
+            f.add(|i| format!("first_seen_ms >= ${i}"), vec![Param::Int(s)]);
+        }
+        if let Some([ms, from, id]) = cursor::<3>(p)? {
+            f.add(
+                |i| {
+                    format!(
+                        "(first_seen_ms, from_node, packet_id) < (${i}, ${}, ${})",
+                        i + 1,
+                        i + 2
+                    )
+                },
+                vec![Param::Int(ms), Param::Int(from), Param::Int(id)],
+            );
+        }
+        if let Some(n) = p.get("node") {
+            let n: NodeId = n
+                .parse()
+                .map_err(|e| ApiError::BadRequest(format!("node: {e}")))?;
+            f.add(
+                |i| format!("from_node = ${i}"),
+                vec![Param::Int(n.0.into())],
+            );
+        }
+        if let Some(c) = p.get("channel") {
+            f.add(
+                |i| format!("channel_id = ${i}"),
+                vec![Param::Text(c.to_owned())],
+            );
+        }
+        if let Some(n) = p.int("portnum", 0, i64::from(u32::MAX))? {
+            f.add(|i| format!("portnum = ${i}"), vec![Param::Int(n)]);
+        }
+        Ok(f)
+    }
+}
+
+/// The query of a page of `limit` packets under `f`, and its parameters.
+///
+/// The page is read within the time range of its oldest row, found from
+/// the time index alone (the same filters, the same parameters), so the
+/// tie-breaking columns of the order never make the database sort the whole
+/// table; a short last page has no such row and reads from time 0 (times
+/// are never negative).
+fn page_query(mut f: Filters, limit: i64) -> (String, Vec<Param>) {
+    let oldest = format!(
+        "first_seen_ms >= COALESCE((SELECT first_seen_ms FROM packets {} \
+         ORDER BY first_seen_ms DESC LIMIT 1 OFFSET {}), 0)",
+        f.clause(),
+        limit - 1
+    );
+    f.terms.push(oldest);
+    f.params.push(Param::Int(limit));
+    let sql = format!(
+        "SELECT from_node, packet_id, to_node, channel_id, channel_name, decryption, portnum, \
+         text, signature, identity, error, our_node, first_seen_ms, payload FROM packets {} \
+         ORDER BY first_seen_ms DESC, from_node DESC, packet_id DESC LIMIT ${}",
+        f.clause(),
+        f.params.len()
+    );
+    (sql, f.params)
 }
 
 /// `/api/packets?since=&node=&channel=&portnum=&limit=&before=`: packets,
@@ -72,105 +191,21 @@ fn reception_json(g: &[Cell]) -> Value {
 pub(super) async fn packets(r: &Arc<Reader>, p: &Params) -> Result<Vec<u8>, ApiError> {
     p.only(&["since", "node", "channel", "portnum", "limit", "before"])?;
     let limit = p.int("limit", 1, MAX_LIMIT)?.unwrap_or(100);
-    let mut filters = Vec::new();
-    let mut params = Vec::new();
-    // `f` gets the number of the first of `v`'s parameters.
-    let mut add = |f: &dyn Fn(usize) -> String, v: Vec<Param>| {
-        filters.push(f(params.len() + 1));
-        params.extend(v);
-    };
-    if let Some(s) = p.int("since", 0, i64::MAX)? {
-        add(&|i| format!("first_seen_ms >= ${i}"), vec![Param::Int(s)]);
-    }
-    if let Some([ms, from, id]) = cursor::<3>(p)? {
-        add(
-            &|i| {
-                format!(
-                    "(first_seen_ms, from_node, packet_id) < (${i}, ${}, ${})",
-                    i + 1,
-                    i + 2
-                )
-            },
-            vec![Param::Int(ms), Param::Int(from), Param::Int(id)],
-        );
-    }
-    if let Some(n) = p.get("node") {
-        let n: NodeId = n
-            .parse()
-            .map_err(|e| ApiError::BadRequest(format!("node: {e}")))?;
-        add(
-            &|i| format!("from_node = ${i}"),
-            vec![Param::Int(n.0.into())],
-        );
-    }
-    if let Some(c) = p.get("channel") {
-        add(
-            &|i| format!("channel_id = ${i}"),
-            vec![Param::Text(c.to_owned())],
-        );
-    }
-    if let Some(n) = p.int("portnum", 0, i64::from(u32::MAX))? {
-        add(&|i| format!("portnum = ${i}"), vec![Param::Int(n)]);
-    }
-    // The page is read within the time range of its oldest row, found from
-    // the time index alone (the same filters, the same parameters), so the
-    // tie-breaking columns of the order never make the database sort the
-    // whole table; a short last page has no such row and reads from time 0
-    // (times are never negative).
-    let where_ = |f: &[String]| match f.is_empty() {
-        true => String::new(),
-        false => format!("WHERE {}", f.join(" AND ")),
-    };
-    filters.push(format!(
-        "first_seen_ms >= COALESCE((SELECT first_seen_ms FROM packets {} \
-         ORDER BY first_seen_ms DESC LIMIT 1 OFFSET {}), 0)",
-        where_(&filters),
-        limit - 1
-    ));
-    params.push(Param::Int(limit));
-    let where_ = where_(&filters);
-    let sql = format!(
-        "SELECT from_node, packet_id, to_node, channel_id, channel_name, decryption, portnum, \
-         text, signature, identity, error, our_node, first_seen_ms, payload FROM packets {where_} \
-         ORDER BY first_seen_ms DESC, from_node DESC, packet_id DESC LIMIT ${}",
-        params.len()
-    );
-    let rows = run(r, sql, params).await?;
+    let (sql, params) = page_query(Filters::of(p)?, limit);
+    let rows: Vec<Packet> = run(r, sql, params).await?;
     let mut receptions = receptions(r, &rows).await?;
-    let packet = |row: &Vec<Cell>| {
-        let key = (row[0].int().unwrap_or(0), row[1].int().unwrap_or(0));
-        let (count, list) = receptions.remove(&key).unwrap_or_default();
-        json!({
-            "from": id(&row[0]),
-            "id": row[1].json(),
-            "to": id(&row[2]),
-            "channel_id": row[3].json(),
-            "channel_name": row[4].json(),
-            "decryption": row[5].json(),
-            "portnum": row[6].json(),
-            "text": row[7].json(),
-            "signature": row[8].json(),
-            "identity": row[9].json(),
-            "error": row[10].json(),
-            "our_node": id(&row[11]),
-            "first_seen_ms": row[12].json(),
-            "position": match row[6].int() {
-                Some(p) if p == i64::from(wireseal::meshtastic::envelope::POSITION_APP) => {
-                    position_json(&row[13], &row[12])
-                }
-                _ => Value::Null,
-            },
-            "receptions": {
-                "count": count,
-                "list": list.iter().map(|g| reception_json(g)).collect::<Vec<_>>(),
-            },
-        })
-    };
     let next = match rows.last() {
-        Some(l) if rows.len() as i64 == limit => {
-            json!(format!("{}.{}.{}", l[12].json(), l[0].json(), l[1].json()))
-        }
+        Some(l) if rows.len() as i64 == limit => json!(format!(
+            "{}.{}.{}",
+            l.first_seen_ms, l.from_node, l.packet_id
+        )),
         _ => Value::Null,
     };
-    Ok(super::list("packets", rows.iter().map(packet), &next))
+    let items = rows.iter().map(|p| {
+        let heard = receptions
+            .remove(&(p.from_node, p.packet_id))
+            .unwrap_or_default();
+        packet_json(p, heard)
+    });
+    Ok(super::list("packets", items, &next))
 }

@@ -1,6 +1,8 @@
 //! The API's queries and the JSON they give.
 
-use super::reader::{Cell, Param, Reader};
+use super::columns::FromRow;
+use super::reader::{Param, Reader};
+use super::rows::{ChannelCount, Count, Key, MinuteCount, Node, OurNode, Payload, SignatureCount};
 use super::{ApiError, Params, MAX_LIMIT, MAX_STATS_MINUTES};
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
@@ -16,22 +18,23 @@ const STATS_CHANNELS: usize = 100;
 /// Packets of a node looked at for its signing status and our keys.
 const RECENT: i64 = 1000;
 
-pub(super) async fn run(
+/// The rows of `sql` with `p`, as `T`.
+pub(super) async fn run<T: FromRow>(
     r: &Arc<Reader>,
     sql: String,
     p: Vec<Param>,
-) -> Result<Vec<Vec<Cell>>, ApiError> {
+) -> Result<Vec<T>, ApiError> {
     r.query(sql, p).await.map_err(ApiError::Unavailable)
 }
 
-pub(super) fn id(c: &Cell) -> Value {
-    c.int()
-        .and_then(|v| u32::try_from(v).ok())
+/// A node number as `!hex`; `null` when it is none.
+pub(super) fn id(n: Option<i64>) -> Value {
+    n.and_then(|v| u32::try_from(v).ok())
         .map_or(Value::Null, |v| NodeId(v).to_string().into())
 }
 
-fn b64(c: &Cell) -> Value {
-    c.blob().map_or(Value::Null, |b| {
+fn b64(b: Option<&[u8]>) -> Value {
+    b.map_or(Value::Null, |b| {
         base64::engine::general_purpose::STANDARD.encode(b).into()
     })
 }
@@ -48,9 +51,10 @@ const NODE_COLUMNS: &str = "node, long_name, short_name, public_key, identity, k
 /// Packets of a node whose signatures give its signing status.
 const SIGNING_PACKETS: i64 = 10;
 
-/// The signing status of node `n.node`: the first of [`SIGNING`] that its
-/// last [`SIGNING_PACKETS`] packets show (through `packets_by_from`), as a
-/// rank from 1; NULL for a node with no packet stored.
+/// The signing status of node `n.node` as column `signing`: the first of
+/// [`SIGNING`] that its last [`SIGNING_PACKETS`] packets show (through
+/// `packets_by_from`), as a rank from 1; NULL for a node with no packet
+/// stored.
 fn signing_rank() -> String {
     let cases: String = SIGNING
         .iter()
@@ -59,7 +63,8 @@ fn signing_rank() -> String {
         .collect();
     format!(
         "(SELECT min(CASE signature{cases} ELSE {} END) FROM (SELECT signature FROM packets \
-         WHERE from_node = n.node ORDER BY first_seen_ms DESC LIMIT {SIGNING_PACKETS}) AS recent)",
+         WHERE from_node = n.node ORDER BY first_seen_ms DESC LIMIT {SIGNING_PACKETS}) AS recent) \
+         AS signing",
         SIGNING.len()
     )
 }
@@ -75,27 +80,26 @@ const SIGNING: [&str; 5] = [
     Signature::Absent.as_str(),
 ];
 
-fn signing(c: &Cell) -> Value {
-    c.int()
-        .and_then(|r| usize::try_from(r - 1).ok())
+fn signing(rank: Option<i64>) -> Value {
+    rank.and_then(|r| usize::try_from(r - 1).ok())
         .and_then(|i| SIGNING.get(i))
         .map_or(Value::Null, |s| (*s).into())
 }
 
-fn node_json(r: &[Cell]) -> Value {
+fn node_json(n: &Node) -> Value {
     json!({
-        "id": id(&r[0]),
-        "num": r[0].json(),
-        "long_name": r[1].json(),
-        "short_name": r[2].json(),
-        "public_key": b64(&r[3]),
-        "identity": r[4].json(),
-        "key_conflicts": r[5].json(),
-        "renumbered_from": id(&r[6]),
-        "renumbered_to": id(&r[7]),
-        "first_seen_ms": r[8].json(),
-        "last_seen_ms": r[9].json(),
-        "signing": signing(&r[10]),
+        "id": id(Some(n.node)),
+        "num": n.node,
+        "long_name": n.long_name,
+        "short_name": n.short_name,
+        "public_key": b64(n.public_key.as_deref()),
+        "identity": n.identity,
+        "key_conflicts": n.key_conflicts,
+        "renumbered_from": id(n.renumbered_from),
+        "renumbered_to": id(n.renumbered_to),
+        "first_seen_ms": n.first_seen_ms,
+        "last_seen_ms": n.last_seen_ms,
+        "signing": signing(n.signing),
     })
 }
 
@@ -135,18 +139,12 @@ pub(super) async fn nodes(r: &Arc<Reader>, p: &Params) -> Result<Vec<u8>, ApiErr
          ORDER BY last_seen_ms DESC, node DESC LIMIT ${n}) AS n ORDER BY last_seen_ms DESC, node DESC",
         signing_rank()
     );
-    let rows = run(r, sql, params).await?;
+    let rows: Vec<Node> = run(r, sql, params).await?;
     let next = match rows.last() {
-        Some(l) if rows.len() as i64 == limit => {
-            json!(format!("{}.{}", l[9].json(), l[0].json()))
-        }
+        Some(l) if rows.len() as i64 == limit => json!(format!("{}.{}", l.last_seen_ms, l.node)),
         _ => Value::Null,
     };
-    Ok(super::list(
-        "nodes",
-        rows.iter().map(|r| node_json(r)),
-        &next,
-    ))
+    Ok(super::list("nodes", rows.iter().map(node_json), &next))
 }
 
 /// `/api/nodes/{!id}`: one node with its keys, signing status, last
@@ -154,7 +152,7 @@ pub(super) async fn nodes(r: &Arc<Reader>, p: &Params) -> Result<Vec<u8>, ApiErr
 pub(super) async fn node(r: &Arc<Reader>, node: u32, p: &Params) -> Result<Vec<u8>, ApiError> {
     p.only(&[])?;
     let n = Param::Int(node.into());
-    let rows = run(
+    let rows: Vec<Node> = run(
         r,
         format!(
             "SELECT {NODE_COLUMNS}, {} FROM nodes AS n WHERE node = $1",
@@ -170,7 +168,7 @@ pub(super) async fn node(r: &Arc<Reader>, node: u32, p: &Params) -> Result<Vec<u
         )));
     };
     let mut out = node_json(row);
-    let keys = run(
+    let keys: Vec<Key> = run(
         r,
         "SELECT public_key, first_seen_ms FROM node_keys WHERE node = $1 \
          ORDER BY first_seen_ms LIMIT 16"
@@ -178,16 +176,16 @@ pub(super) async fn node(r: &Arc<Reader>, node: u32, p: &Params) -> Result<Vec<u
         vec![n.clone()],
     )
     .await?;
-    let signatures = run(
+    let signatures: Vec<SignatureCount> = run(
         r,
         format!(
-            "SELECT signature, count(*) FROM (SELECT signature FROM packets WHERE from_node = $1 \
+            "SELECT signature, count(*) AS packets FROM (SELECT signature FROM packets WHERE from_node = $1 \
              ORDER BY first_seen_ms DESC LIMIT {RECENT}) AS recent GROUP BY signature"
         ),
         vec![n.clone()],
     )
     .await?;
-    let ours = run(
+    let ours: Vec<OurNode> = run(
         r,
         format!(
             "SELECT DISTINCT our_node FROM (SELECT our_node FROM packets WHERE from_node = $1 \
@@ -196,7 +194,7 @@ pub(super) async fn node(r: &Arc<Reader>, node: u32, p: &Params) -> Result<Vec<u
         vec![n.clone()],
     )
     .await?;
-    let position = run(
+    let position: Vec<Payload> = run(
         r,
         format!(
             "SELECT payload, first_seen_ms FROM packets WHERE from_node = $1 AND portnum = {} \
@@ -210,7 +208,7 @@ pub(super) async fn node(r: &Arc<Reader>, node: u32, p: &Params) -> Result<Vec<u
     o.insert(
         "keys".into(),
         keys.iter()
-            .map(|k| json!({ "public_key": b64(&k[0]), "first_seen_ms": k[1].json() }))
+            .map(|k| json!({ "public_key": b64(Some(&k.public_key)), "first_seen_ms": k.first_seen_ms }))
             .collect(),
     );
     o.insert(
@@ -218,24 +216,30 @@ pub(super) async fn node(r: &Arc<Reader>, node: u32, p: &Params) -> Result<Vec<u
         Value::Object(
             signatures
                 .iter()
-                .map(|s| (s[0].text().unwrap_or("unknown").to_owned(), s[1].json()))
+                .map(|s| {
+                    let status = s.signature.as_deref().unwrap_or("unknown");
+                    (status.to_owned(), s.packets.into())
+                })
                 .collect::<Map<_, _>>(),
         ),
     );
-    o.insert("talks_to".into(), ours.iter().map(|o| id(&o[0])).collect());
+    o.insert(
+        "talks_to".into(),
+        ours.iter().map(|o| id(Some(o.our_node))).collect(),
+    );
     o.insert(
         "position".into(),
-        position
-            .first()
-            .map_or(Value::Null, |p| position_json(&p[0], &p[1])),
+        position.first().map_or(Value::Null, |p| {
+            position_json(p.payload.as_deref(), p.first_seen_ms)
+        }),
     );
     Ok(out.to_string().into_bytes())
 }
 
-pub(super) fn position_json(payload: &Cell, at: &Cell) -> Value {
-    let Some(pos) = payload
-        .blob()
-        .and_then(|b| wireseal::meshtastic::envelope::decode_position(b).ok())
+/// The position a position packet's `payload` holds, seen `at`; `null`
+/// when it holds none.
+pub(super) fn position_json(payload: Option<&[u8]>, at: i64) -> Value {
+    let Some(pos) = payload.and_then(|b| wireseal::meshtastic::envelope::decode_position(b).ok())
     else {
         return Value::Null;
     };
@@ -244,7 +248,7 @@ pub(super) fn position_json(payload: &Cell, at: &Cell) -> Value {
             "latitude": f64::from(lat) * 1e-7,
             "longitude": f64::from(lon) * 1e-7,
             "altitude": pos.altitude,
-            "seen_ms": at.json(),
+            "seen_ms": at,
         }),
         _ => Value::Null,
     }
@@ -256,65 +260,72 @@ pub(super) async fn stats(r: &Arc<Reader>, p: &Params, extra: Value) -> Result<V
     p.only(&["minutes"])?;
     let minutes = p.int("minutes", 1, MAX_STATS_MINUTES)?.unwrap_or(60);
     let since = now_ms() - minutes * 60_000;
-    let per_minute = run(
+    let per_minute: Vec<MinuteCount> = run(
         r,
         format!(
-            "SELECT first_seen_ms / 60000 AS minute, channel_id, count(*) FROM packets \
+            "SELECT first_seen_ms / 60000 AS minute, channel_id, count(*) AS packets FROM packets \
              WHERE first_seen_ms >= $1 GROUP BY minute, channel_id ORDER BY minute \
              LIMIT {STATS_GROUPS}"
         ),
         vec![Param::Int(since)],
     )
     .await?;
-    // The channels' totals are the minutes' sums when every minute came
-    // back (one pass over the window); else a query of their own.
-    let channels: Vec<(Value, i64)> = if (per_minute.len() as i64) < STATS_GROUPS {
-        let mut sums: Vec<(Value, i64)> = Vec::new();
-        for m in &per_minute {
-            let (c, n) = (m[1].json(), m[2].int().unwrap_or(0));
-            match sums.iter_mut().find(|s| s.0 == c) {
-                Some(s) => s.1 += n,
-                None => sums.push((c, n)),
-            }
-        }
-        sums.sort_by_key(|s| std::cmp::Reverse(s.1));
-        sums.truncate(STATS_CHANNELS);
-        sums
-    } else {
-        run(
-            r,
-            format!(
-                "SELECT channel_id, count(*) FROM packets WHERE first_seen_ms >= $1 \
-                 GROUP BY channel_id ORDER BY count(*) DESC LIMIT {STATS_CHANNELS}"
-            ),
-            vec![Param::Int(since)],
-        )
-        .await?
-        .iter()
-        .map(|c| (c[0].json(), c[1].int().unwrap_or(0)))
-        .collect()
-    };
-    let nodes = run(
+    let channels = channel_totals(r, since, &per_minute).await?;
+    let nodes: Vec<Count> = run(
         r,
-        "SELECT count(*) FROM nodes WHERE last_seen_ms >= $1".into(),
+        "SELECT count(*) AS n FROM nodes WHERE last_seen_ms >= $1".into(),
         vec![Param::Int(since)],
     )
     .await?;
     Ok(json!({
         "since_ms": since,
         "minutes": minutes,
-        "channels": channels.iter().map(|(c, n)| json!({
-            "channel_id": c,
-            "packets": n,
+        "channels": channels.iter().map(|c| json!({
+            "channel_id": c.channel_id,
+            "packets": c.packets,
         })).collect::<Vec<_>>(),
         "per_minute": per_minute.iter().map(|m| json!({
-            "minute_ms": m[0].int().map(|v| v * 60_000),
-            "channel_id": m[1].json(),
-            "packets": m[2].json(),
+            "minute_ms": m.minute * 60_000,
+            "channel_id": m.channel_id,
+            "packets": m.packets,
         })).collect::<Vec<_>>(),
-        "nodes_heard": nodes.first().map_or(Value::Null, |n| n[0].json()),
+        "nodes_heard": nodes.first().map_or(Value::Null, |n| n.n.into()),
         "gateway": extra,
     })
     .to_string()
     .into_bytes())
+}
+
+/// The packets of the busiest channels since `since`, most first: the
+/// sums of `per_minute` when every minute came back (one pass over the
+/// window), else a query of their own.
+async fn channel_totals(
+    r: &Arc<Reader>,
+    since: i64,
+    per_minute: &[MinuteCount],
+) -> Result<Vec<ChannelCount>, ApiError> {
+    if (per_minute.len() as i64) >= STATS_GROUPS {
+        return run(
+            r,
+            format!(
+                "SELECT channel_id, count(*) AS packets FROM packets WHERE first_seen_ms >= $1 \
+                 GROUP BY channel_id ORDER BY count(*) DESC LIMIT {STATS_CHANNELS}"
+            ),
+            vec![Param::Int(since)],
+        )
+        .await;
+    }
+    let mut sums: Vec<ChannelCount> = Vec::new();
+    for m in per_minute {
+        match sums.iter_mut().find(|s| s.channel_id == m.channel_id) {
+            Some(s) => s.packets += m.packets,
+            None => sums.push(ChannelCount {
+                channel_id: m.channel_id.clone(),
+                packets: m.packets,
+            }),
+        }
+    }
+    sums.sort_by_key(|s| std::cmp::Reverse(s.packets));
+    sums.truncate(STATS_CHANNELS);
+    Ok(sums)
 }

@@ -3,56 +3,34 @@
 //! one `tokio-postgres` connection made when first needed and again after
 //! it is lost. One SQL text serves both: parameters are written `$1`, `$2`,
 //! … in the order they first appear (SQLite numbers named parameters that
-//! way).
+//! way). Every row comes back as a struct of its shape ([`FromRow`]), its
+//! fields read by column name.
 
+use super::columns::{ColumnError, FromRow};
 use crate::store::StoreUrl;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::types::ToSql;
 
-/// One value of a row.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Cell {
-    Null,
-    Int(i64),
-    Real(f64),
-    Text(String),
-    Blob(Vec<u8>),
-}
-
-impl Cell {
-    pub(crate) fn int(&self) -> Option<i64> {
-        match self {
-            Cell::Int(v) => Some(*v),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn text(&self) -> Option<&str> {
-        match self {
-            Cell::Text(v) => Some(v),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn blob(&self) -> Option<&[u8]> {
-        match self {
-            Cell::Blob(v) => Some(v),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn json(&self) -> serde_json::Value {
-        match self {
-            Cell::Null | Cell::Blob(_) => serde_json::Value::Null,
-            Cell::Int(v) => (*v).into(),
-            Cell::Real(v) => {
-                serde_json::Number::from_f64(*v).map_or(serde_json::Value::Null, Into::into)
-            }
-            Cell::Text(v) => v.as_str().into(),
-        }
-    }
+/// Why the store could not be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ReadError {
+    /// SQLite refused the query or the connection.
+    #[error("SQLite: {0}")]
+    Sqlite(#[source] rusqlite::Error),
+    /// PostgreSQL refused the query, or the connection failed.
+    #[error("PostgreSQL: {0}")]
+    Postgres(#[source] tokio_postgres::Error),
+    /// No answer within the time a query may take.
+    #[error("the store did not answer within {} s", .0.as_secs())]
+    Timeout(Duration),
+    /// The blocking thread running the query ended without an answer.
+    #[error("the query's thread ended: {0}")]
+    Thread(#[source] tokio::task::JoinError),
+    /// A column of a row is not what its shape needs.
+    #[error(transparent)]
+    Column(#[from] ColumnError),
 }
 
 /// A query's parameter.
@@ -71,23 +49,26 @@ const QUERY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The store, read.
 pub(crate) enum Reader {
-    Sqlite {
-        path: PathBuf,
-        pool: Mutex<Vec<rusqlite::Connection>>,
-    },
+    Sqlite(Arc<SqliteReader>),
     Postgres {
         config: Box<tokio_postgres::Config>,
         client: tokio::sync::Mutex<Option<tokio_postgres::Client>>,
     },
 }
 
+/// A SQLite file and the read connections kept for it.
+pub(crate) struct SqliteReader {
+    path: PathBuf,
+    pool: Mutex<Vec<rusqlite::Connection>>,
+}
+
 impl Reader {
     pub(crate) fn new(url: &StoreUrl) -> Self {
         match url {
-            StoreUrl::Sqlite(p) => Reader::Sqlite {
+            StoreUrl::Sqlite(p) => Reader::Sqlite(Arc::new(SqliteReader {
                 path: p.clone(),
                 pool: Mutex::new(Vec::new()),
-            },
+            })),
             StoreUrl::Postgres(c) => Reader::Postgres {
                 config: c.clone(),
                 client: tokio::sync::Mutex::new(None),
@@ -95,81 +76,69 @@ impl Reader {
         }
     }
 
-    /// Runs `sql` with `params`; every row's cells.
-    pub(crate) async fn query(
-        self: &Arc<Self>,
+    /// Runs `sql` with `params`; every row, as `T`. SQLite's queries run on
+    /// the runtime's blocking threads: callers bound how many at once.
+    pub(crate) async fn query<T: FromRow>(
+        &self,
         sql: String,
         params: Vec<Param>,
-    ) -> Result<Vec<Vec<Cell>>, String> {
-        match &**self {
-            Reader::Sqlite { .. } => {
-                let me = self.clone();
-                tokio::task::spawn_blocking(move || me.sqlite(&sql, &params))
+    ) -> Result<Vec<T>, ReadError> {
+        match self {
+            Reader::Sqlite(s) => {
+                let s = s.clone();
+                tokio::task::spawn_blocking(move || s.query(&sql, &params))
                     .await
-                    .map_err(|e| e.to_string())?
+                    .map_err(ReadError::Thread)?
             }
             Reader::Postgres { config, client } => {
-                let mut guard = client.lock().await;
-                if guard.as_ref().is_none_or(|c| c.is_closed()) {
-                    let (c, conn) =
-                        tokio::time::timeout(QUERY_TIMEOUT, config.connect(tokio_postgres::NoTls))
-                            .await
-                            .map_err(|_| "the store did not answer in time".to_owned())?
-                            .map_err(|e| e.to_string())?;
-                    tokio::spawn(conn);
-                    *guard = Some(c);
-                }
-                let Some(c) = guard.as_ref() else {
-                    return Err("no connection".into());
+                let mut kept = client.lock().await;
+                let c = match kept.take() {
+                    Some(c) if !c.is_closed() => c,
+                    _ => {
+                        let (c, conn) = in_time(config.connect(tokio_postgres::NoTls)).await?;
+                        tokio::spawn(conn);
+                        c
+                    }
                 };
-                let boxed: Vec<Box<dyn ToSql + Sync + Send>> = params
-                    .into_iter()
-                    .map(|p| -> Box<dyn ToSql + Sync + Send> {
-                        match p {
-                            Param::Int(v) => Box::new(v),
-                            Param::Text(v) => Box::new(v),
-                        }
-                    })
-                    .collect();
-                let refs: Vec<&(dyn ToSql + Sync)> =
-                    boxed.iter().map(|b| &**b as &(dyn ToSql + Sync)).collect();
-                let rows = tokio::time::timeout(QUERY_TIMEOUT, c.query(&sql, &refs))
-                    .await
-                    .map_err(|_| "the store did not answer in time".to_owned())?
-                    .map_err(|e| e.to_string())?;
-                rows.iter().map(pg_row).collect()
+                let rows = pg_query(&c, &sql, params).await;
+                *kept = Some(c);
+                Ok(rows?
+                    .iter()
+                    .map(|r| T::from_row(r))
+                    .collect::<Result<_, _>>()?)
             }
         }
     }
+}
 
-    fn sqlite(&self, sql: &str, params: &[Param]) -> Result<Vec<Vec<Cell>>, String> {
-        let Reader::Sqlite { path, pool } = self else {
-            return Err("not SQLite".into());
-        };
-        let taken = pool.lock().map_err(|e| e.to_string())?.pop();
+async fn pg_query(
+    c: &tokio_postgres::Client,
+    sql: &str,
+    params: Vec<Param>,
+) -> Result<Vec<tokio_postgres::Row>, ReadError> {
+    let boxed: Vec<Box<dyn ToSql + Sync + Send>> = params
+        .into_iter()
+        .map(|p| -> Box<dyn ToSql + Sync + Send> {
+            match p {
+                Param::Int(v) => Box::new(v),
+                Param::Text(v) => Box::new(v),
+            }
+        })
+        .collect();
+    let refs: Vec<&(dyn ToSql + Sync)> =
+        boxed.iter().map(|b| &**b as &(dyn ToSql + Sync)).collect();
+    in_time(c.query(sql, &refs)).await
+}
+
+impl SqliteReader {
+    fn query<T: FromRow>(&self, sql: &str, params: &[Param]) -> Result<Vec<T>, ReadError> {
+        let taken = self.pool.lock().ok().and_then(|mut p| p.pop());
         let conn = match taken {
             Some(c) => c,
-            None => {
-                use rusqlite::OpenFlags;
-                let c = rusqlite::Connection::open_with_flags(
-                    path,
-                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-                )
-                .map_err(|e| e.to_string())?;
-                c.busy_timeout(QUERY_TIMEOUT).map_err(|e| e.to_string())?;
-                // A small page cache per reader, for the database and for
-                // the temporary tables of sorts and groups: the API reads a
-                // few index pages per request, and the pool's memory stays
-                // bounded.
-                c.pragma_update(None, "cache_size", -READ_CACHE_KIB)
-                    .map_err(|e| e.to_string())?;
-                c.execute_batch(&format!("PRAGMA temp.cache_size = -{READ_CACHE_KIB}"))
-                    .map_err(|e| e.to_string())?;
-                c
-            }
+            None => open_read(&self.path).map_err(ReadError::Sqlite)?,
         };
         let out = sqlite_rows(&conn, sql, params);
-        if let Ok(mut p) = pool.lock() {
+        if let Ok(mut p) = self.pool.lock() {
             if p.len() < POOL {
                 p.push(conn);
             }
@@ -178,73 +147,123 @@ impl Reader {
     }
 }
 
-fn sqlite_rows(
+/// `f`'s result, or [`ReadError::Timeout`] after [`QUERY_TIMEOUT`].
+async fn in_time<T>(
+    f: impl std::future::Future<Output = Result<T, tokio_postgres::Error>>,
+) -> Result<T, ReadError> {
+    tokio::time::timeout(QUERY_TIMEOUT, f)
+        .await
+        .map_err(|_| ReadError::Timeout(QUERY_TIMEOUT))?
+        .map_err(ReadError::Postgres)
+}
+
+/// A read-only connection to the SQLite file at `path`.
+fn open_read(path: &std::path::Path) -> Result<rusqlite::Connection, rusqlite::Error> {
+    use rusqlite::OpenFlags;
+    let c = rusqlite::Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    c.busy_timeout(QUERY_TIMEOUT)?;
+    // A small page cache per reader, for the database and for the temporary
+    // tables of sorts and groups: the API reads a few index pages per
+    // request, and the pool's memory stays bounded.
+    c.pragma_update(None, "cache_size", -READ_CACHE_KIB)?;
+    c.execute_batch(&format!("PRAGMA temp.cache_size = -{READ_CACHE_KIB}"))?;
+    Ok(c)
+}
+
+fn sqlite_rows<T: FromRow>(
     conn: &rusqlite::Connection,
     sql: &str,
     params: &[Param],
-) -> Result<Vec<Vec<Cell>>, String> {
-    use rusqlite::types::ValueRef;
-    let mut st = conn.prepare_cached(sql).map_err(|e| e.to_string())?;
+) -> Result<Vec<T>, ReadError> {
+    let mut st = conn.prepare_cached(sql).map_err(ReadError::Sqlite)?;
     for (i, p) in params.iter().enumerate() {
         match p {
             Param::Int(v) => st.raw_bind_parameter(i + 1, v),
             Param::Text(v) => st.raw_bind_parameter(i + 1, v),
         }
-        .map_err(|e| e.to_string())?;
+        .map_err(ReadError::Sqlite)?;
     }
-    let n = st.column_count();
     let mut rows = st.raw_query();
     let mut out = Vec::new();
-    while let Some(r) = rows.next().map_err(|e| e.to_string())? {
-        let mut row = Vec::with_capacity(n);
-        for i in 0..n {
-            row.push(match r.get_ref(i).map_err(|e| e.to_string())? {
-                ValueRef::Null => Cell::Null,
-                ValueRef::Integer(v) => Cell::Int(v),
-                ValueRef::Real(v) => Cell::Real(v),
-                ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
-                ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
-            });
-        }
-        out.push(row);
+    while let Some(r) = rows.next().map_err(ReadError::Sqlite)? {
+        out.push(T::from_row(r).map_err(ReadError::Column)?);
     }
     Ok(out)
 }
 
-fn pg_row(r: &tokio_postgres::Row) -> Result<Vec<Cell>, String> {
-    let e = |e: tokio_postgres::Error| e.to_string();
-    (0..r.len())
-        .map(|i| {
-            let t = r.columns()[i].type_();
-            Ok(if *t == Type::INT8 {
-                r.try_get::<_, Option<i64>>(i)
-                    .map_err(e)?
-                    .map_or(Cell::Null, Cell::Int)
-            } else if *t == Type::INT4 {
-                r.try_get::<_, Option<i32>>(i)
-                    .map_err(e)?
-                    .map_or(Cell::Null, |v| Cell::Int(v.into()))
-            } else if *t == Type::INT2 {
-                r.try_get::<_, Option<i16>>(i)
-                    .map_err(e)?
-                    .map_or(Cell::Null, |v| Cell::Int(v.into()))
-            } else if *t == Type::FLOAT4 {
-                r.try_get::<_, Option<f32>>(i)
-                    .map_err(e)?
-                    .map_or(Cell::Null, |v| Cell::Real(v.into()))
-            } else if *t == Type::FLOAT8 {
-                r.try_get::<_, Option<f64>>(i)
-                    .map_err(e)?
-                    .map_or(Cell::Null, Cell::Real)
-            } else if *t == Type::BYTEA {
-                r.try_get::<_, Option<Vec<u8>>>(i)
-                    .map_err(e)?
-                    .map_or(Cell::Null, Cell::Blob)
-            } else {
-                r.try_get::<_, Option<String>>(i)
-                    .map_err(e)?
-                    .map_or(Cell::Null, Cell::Text)
-            })
-        })
-        .collect()
+#[cfg(test)]
+mod tests {
+    use super::super::columns::row_shape;
+    use super::*;
+
+    row_shape! {
+        /// A row of the test's table.
+        Thing {
+            id: i64,
+            name: Option<String>,
+            weight: Option<f64>,
+            data: Vec<u8>,
+        }
+    }
+
+    fn sqlite_file() -> (tempfile::TempDir, Arc<Reader>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE t (data BLOB, weight REAL, name TEXT, id INTEGER);
+             INSERT INTO t VALUES (x'0102', 2.5, 'a', 7), (x'', NULL, NULL, 8);",
+        )
+        .unwrap();
+        let r = Arc::new(Reader::new(&StoreUrl::Sqlite(path)));
+        (dir, r)
+    }
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+
+    #[test]
+    fn rows_are_read_by_column_name_whatever_their_order() {
+        let (_dir, r) = sqlite_file();
+        let rows: Vec<Thing> = block_on(r.query(
+            "SELECT name, id, data, weight FROM t WHERE id >= $1 ORDER BY id".into(),
+            vec![Param::Int(7)],
+        ))
+        .unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            (rows[0].id, rows[0].name.as_deref(), rows[0].weight),
+            (7, Some("a"), Some(2.5))
+        );
+        assert_eq!(rows[0].data, [1, 2]);
+        assert_eq!(
+            (rows[1].id, rows[1].name.as_deref(), rows[1].weight),
+            (8, None, None)
+        );
+    }
+
+    #[test]
+    fn a_missing_null_or_mistyped_column_is_named() {
+        let (_dir, r) = sqlite_file();
+        let err = |sql: &str| {
+            block_on(r.query::<Thing>(sql.into(), Vec::new()))
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err("SELECT id, name, weight FROM t");
+        assert!(e.starts_with("column data: not in the row"), "{e}");
+        let e = err("SELECT id, name, weight, NULL AS data FROM t");
+        assert!(e.starts_with("column data: NULL"), "{e}");
+        let e = err("SELECT name AS id, name, weight, data FROM t");
+        assert!(e.starts_with("column id: text where an integer"), "{e}");
+    }
 }

@@ -1,32 +1,34 @@
 //! The read side over HTTP (`--http ADDR`): `/healthz`, `/readyz`,
 //! `/metrics`, the JSON API over the store (`/api/…`) and the status page
 //! at `/`. Read-only: `GET` and `HEAD`, nothing else; no secret is ever
-//! served. It runs on its own thread and runtime, so a slow client never
-//! holds up the event loop; connections are limited in number and time.
+//! served. It runs as tasks on a runtime, the caller's (`Server::start_on`)
+//! or one of its own (`Server::start`); the store's reads run on that
+//! runtime's blocking threads, a few at a time. Connections are limited in
+//! number, per client address and in time, and probes are never queued
+//! behind other clients (the `admit` module).
+
+mod admit;
+pub(crate) mod response;
 
 use crate::counters::Counters;
 use crate::health::Health;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ALLOW, RETRY_AFTER};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use prometheus_client::registry::Registry;
+use response::{reply, TEXT};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{oneshot, Semaphore};
+use tokio::task::JoinSet;
 
-/// Connections served at once; more wait in the kernel's backlog.
-const MAX_CONNECTIONS: usize = 256;
-/// How long a client may take to send its request's head.
-const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long one connection may stay open.
-const CONNECTION_LIFETIME: Duration = Duration::from_secs(120);
 /// API requests answered at once (as many as the store's read pool); more
 /// wait their turn, so the rows and JSON held at any time stay bounded
 /// however many clients ask.
@@ -72,34 +74,55 @@ impl State {
 pub struct Server {
     addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    /// The runtime it runs on when it has one of its own.
+    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl Server {
-    /// Binds `addr` and serves on a thread of its own.
+    /// Binds `addr` and serves as tasks on `handle`'s runtime: the accept
+    /// loop and each connection are tasks, the store's reads (at most
+    /// [`API_AT_ONCE`] at a time) run on its blocking threads. The runtime
+    /// must have its I/O and time drivers enabled and be driven while the
+    /// server runs.
     ///
     /// # Errors
-    /// The address cannot be bound, or the runtime or thread cannot start.
-    pub(crate) fn start(addr: SocketAddr, state: State) -> std::io::Result<Self> {
+    /// The address cannot be bound.
+    pub(crate) fn start_on(
+        addr: SocketAddr,
+        state: State,
+        handle: &tokio::runtime::Handle,
+    ) -> std::io::Result<Self> {
         let listener = std::net::TcpListener::bind(addr)?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            // The store's reads run on these: as many as its read pool.
-            .max_blocking_threads(2)
-            .thread_name("wireseal-http")
-            .enable_all()
-            .build()?;
+        let listener = {
+            let _in_runtime = handle.enter();
+            tokio::net::TcpListener::from_std(listener)?
+        };
         let (tx, rx) = oneshot::channel();
-        let thread = std::thread::Builder::new()
-            .name("wireseal-http".into())
-            .spawn(move || rt.block_on(serve(listener, Arc::new(state), rx)))?;
+        handle.spawn(serve(listener, Arc::new(state), rx));
         Ok(Self {
             addr,
             stop: Some(tx),
-            thread: Some(thread),
+            runtime: None,
         })
+    }
+
+    /// Binds `addr` and serves on a runtime of its own: one worker thread,
+    /// and as many blocking threads as API requests are answered at once.
+    ///
+    /// # Errors
+    /// The address cannot be bound, or the runtime cannot start.
+    pub(crate) fn start(addr: SocketAddr, state: State) -> std::io::Result<Self> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .max_blocking_threads(API_AT_ONCE)
+            .thread_name("wireseal-http")
+            .enable_all()
+            .build()?;
+        let mut server = Self::start_on(addr, state, rt.handle())?;
+        server.runtime = Some(rt);
+        Ok(server)
     }
 
     /// The address it listens on.
@@ -109,38 +132,36 @@ impl Server {
 }
 
 impl Drop for Server {
+    /// Stops accepting and cuts every open connection: at once when it has
+    /// a runtime of its own, else as soon as the caller's runtime next runs
+    /// its task.
     fn drop(&mut self) {
         if let Some(s) = self.stop.take() {
             let _ = s.send(());
         }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
         }
     }
 }
 
+/// Accepts until told to stop, never waiting for a place: each connection
+/// is served as [`admit`] says, as a task that ends when the server stops.
 async fn serve(
-    listener: std::net::TcpListener,
+    listener: tokio::net::TcpListener,
     state: Arc<State>,
     mut stop: oneshot::Receiver<()>,
 ) {
-    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-        return;
-    };
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let limits = admit::Limits::new();
     let api = Arc::new(Semaphore::new(API_AT_ONCE));
+    let mut connections = JoinSet::new();
     loop {
-        let permit = tokio::select! {
+        let (stream, peer) = tokio::select! {
             _ = &mut stop => return,
-            p = slots.clone().acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => return,
-            },
-        };
-        let stream = tokio::select! {
-            _ = &mut stop => return,
+            // Finished connections are reaped as they end.
+            Some(_) = connections.join_next() => continue,
             r = listener.accept() => match r {
-                Ok((s, _)) => s,
+                Ok(c) => c,
                 Err(_) => {
                     // Out of descriptors or similar: wait rather than spin.
                     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -149,41 +170,76 @@ async fn serve(
             },
         };
         let (state, api) = (state.clone(), api.clone());
-        tokio::spawn(async move {
-            let svc = service_fn(move |req| {
-                let (state, api) = (state.clone(), api.clone());
-                async move { Ok::<_, Infallible>(route(&state, &api, req).await) }
-            });
-            let conn = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEAD_TIMEOUT)
-                .max_buf_size(64 * 1024)
-                .serve_connection(TokioIo::new(stream), svc);
-            let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
-            drop(permit);
-        });
+        match limits.admit(peer.ip()) {
+            admit::Admission::Full(held) => {
+                connections.spawn(async move {
+                    full(stream, state, api).await;
+                    drop(held);
+                });
+            }
+            admit::Admission::Spare(permit) => {
+                connections.spawn(async move {
+                    spare(stream, state, api).await;
+                    drop(permit);
+                });
+            }
+            admit::Admission::Refused => drop(stream),
+        }
     }
 }
 
-/// A response of `status` with `body` of `content_type`.
-pub(crate) fn reply(
-    status: StatusCode,
-    content_type: &'static str,
-    body: impl Into<Bytes>,
-) -> Response<Full<Bytes>> {
-    let mut r = Response::new(Full::new(body.into()));
-    *r.status_mut() = status;
-    let h = r.headers_mut();
-    h.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    h.insert(
-        "x-content-type-options",
-        HeaderValue::from_static("nosniff"),
-    );
-    r
+/// Serves a connection in full: keep-alive, any request.
+async fn full(stream: tokio::net::TcpStream, state: Arc<State>, api: Arc<Semaphore>) {
+    let svc = service_fn(move |req| {
+        let (state, api) = (state.clone(), api.clone());
+        async move { Ok::<_, Infallible>(route(&state, &api, req).await) }
+    });
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(admit::HEAD_TIMEOUT)
+        .max_buf_size(64 * 1024)
+        .serve_connection(TokioIo::new(stream), svc);
+    let _ = tokio::time::timeout(admit::CONNECTION_LIFETIME, conn).await;
 }
 
-const TEXT: &str = "text/plain; charset=utf-8";
+/// Serves one request of a connection over the limits: a probe is
+/// answered, anything else gets 503.
+async fn spare(stream: tokio::net::TcpStream, state: Arc<State>, api: Arc<Semaphore>) {
+    let svc = service_fn(move |req| {
+        let (state, api) = (state.clone(), api.clone());
+        async move {
+            Ok::<_, Infallible>(match is_probe(req.uri().path()) {
+                true => route(&state, &api, req).await,
+                false => busy(),
+            })
+        }
+    });
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(admit::SPARE_HEAD_TIMEOUT)
+        .keep_alive(false)
+        .max_buf_size(8 * 1024)
+        .serve_connection(TokioIo::new(stream), svc);
+    let _ = tokio::time::timeout(admit::SPARE_LIFETIME, conn).await;
+}
+
+/// Whether `path` is one a probe or a scrape reads: cheap, from memory,
+/// never the store.
+fn is_probe(path: &str) -> bool {
+    matches!(path, "/healthz" | "/readyz" | "/metrics")
+}
+
+/// 503: too many connections for anything but a probe.
+fn busy() -> Response<Full<Bytes>> {
+    let mut r = reply(
+        StatusCode::SERVICE_UNAVAILABLE,
+        TEXT,
+        "busy: too many connections; try again\n",
+    );
+    r.headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    r
+}
 
 async fn route(state: &State, api: &Semaphore, req: Request<Incoming>) -> Response<Full<Bytes>> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
@@ -232,6 +288,79 @@ async fn route(state: &State, api: &Semaphore, req: Request<Incoming>) -> Respon
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+
+    fn state() -> State {
+        let counters = Arc::new(Counters::default());
+        let health = Arc::new(Health::default());
+        State {
+            registry: crate::metrics::registry(counters.clone(), health.clone()),
+            counters,
+            health,
+            page: crate::page::Page::new(None),
+            reader: None,
+        }
+    }
+
+    /// `GET path` on a new connection: the response's status line.
+    fn status_line(addr: SocketAddr, path: &str) -> std::io::Result<String> {
+        let mut s = TcpStream::connect(addr)?;
+        s.set_read_timeout(Some(Duration::from_secs(10)))?;
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
+        )?;
+        let mut out = String::new();
+        s.read_to_string(&mut out)?;
+        Ok(out.lines().next().unwrap_or("").to_owned())
+    }
+
+    #[test]
+    fn serves_on_the_callers_runtime_and_stops_when_dropped() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let server =
+            Server::start_on(SocketAddr::from(([127, 0, 0, 1], 0)), state(), rt.handle()).unwrap();
+        let addr = server.addr();
+        assert_eq!(status_line(addr, "/healthz").unwrap(), "HTTP/1.1 200 OK");
+        assert!(status_line(addr, "/page.css").unwrap().ends_with("200 OK"));
+        // A client in the middle of a request when the server stops.
+        let mut idle = TcpStream::connect(addr).unwrap();
+        idle.write_all(b"GET / HTTP/1.1\r\n").unwrap();
+        idle.set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        drop(server);
+        // Its connection is cut (closed or reset, not left to time out)
+        // and nothing listens any more.
+        let mut rest = Vec::new();
+        match idle.read_to_end(&mut rest) {
+            Ok(0) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            r => panic!("{r:?}, {rest:?}"),
+        }
+        let end = std::time::Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(addr).is_ok() {
+            assert!(std::time::Instant::now() < end, "still listening");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    #[test]
+    fn serves_on_a_runtime_of_its_own() {
+        let server = Server::start(SocketAddr::from(([127, 0, 0, 1], 0)), state()).unwrap();
+        assert_eq!(
+            status_line(server.addr(), "/readyz").unwrap(),
+            "HTTP/1.1 503 Service Unavailable"
+        );
+        assert_eq!(
+            status_line(server.addr(), "/healthz").unwrap(),
+            "HTTP/1.1 200 OK"
+        );
+    }
 
     #[test]
     fn addresses() {

@@ -15,7 +15,7 @@ mod tiles;
 
 pub(crate) use tiles::Tiles;
 
-use crate::http::reply;
+use crate::http::response::reply;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::header::{HeaderValue, CONTENT_SECURITY_POLICY};

@@ -15,6 +15,7 @@
 pub mod ingest;
 mod plan;
 mod postgres;
+mod postgres_statements;
 mod postgres_write;
 mod record;
 pub mod schema;
@@ -25,7 +26,8 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
-pub use postgres::{PgMethod, PgStore};
+pub use postgres::PgStore;
+pub use postgres_write::PgMethod;
 pub use record::{NodeUpdate, Reception, Record, StoredPacket};
 pub use record::{MAX_ID, MAX_NAME, MAX_PAYLOAD, MAX_TEXT, MAX_TOPIC};
 pub use sqlite::{Durability, SqliteStore};
@@ -205,7 +207,9 @@ pub enum Store {
 
 impl Store {
     /// Opens the store at `url` (creating or migrating its schema): SQLite
-    /// with [`Durability::Full`], PostgreSQL with [`PgMethod::default`].
+    /// with [`Durability::Full`], PostgreSQL with [`PgMethod::default`]. A
+    /// PostgreSQL store's connection is driven by a runtime of the store's
+    /// own; [`Store::open_on`] drives it on the caller's.
     ///
     /// # Errors
     /// [`StoreError::Unavailable`] when the server cannot be reached or the
@@ -217,6 +221,28 @@ impl Store {
             StoreUrl::Postgres(c) => {
                 Store::Postgres(Box::new(PgStore::open((**c).clone(), PgMethod::default())?))
             }
+        })
+    }
+
+    /// As [`Store::open`], a PostgreSQL store's connection driven as a task
+    /// on `handle`'s runtime (see [`PgStore::open_on`] for what that runtime
+    /// must be); SQLite needs no runtime and ignores it. Use the store from
+    /// a plain thread (the [`StoreWriter`]'s), never from a runtime's
+    /// worker: its methods block.
+    ///
+    /// # Errors
+    /// As [`Store::open`].
+    ///
+    /// # Panics
+    /// Called from within a runtime's worker with a PostgreSQL URL.
+    pub fn open_on(url: &StoreUrl, handle: &tokio::runtime::Handle) -> Result<Self, StoreError> {
+        Ok(match url {
+            StoreUrl::Sqlite(p) => Store::Sqlite(SqliteStore::open(p, Durability::default())?),
+            StoreUrl::Postgres(c) => Store::Postgres(Box::new(PgStore::open_on(
+                (**c).clone(),
+                PgMethod::default(),
+                handle,
+            )?)),
         })
     }
 

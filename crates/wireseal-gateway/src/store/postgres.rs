@@ -1,5 +1,6 @@
-//! The PostgreSQL store: one kept connection (`tokio-postgres`, driven by a
-//! runtime the store owns, so callers use it from a plain thread), one
+//! The PostgreSQL store: one kept connection (`tokio-postgres`, driven by
+//! the caller's runtime or one the store owns; either way callers use it
+//! from a plain thread, never from a runtime's worker), one
 //! transaction per batch, the batch's rows sent as one array per column
 //! (`INSERT … SELECT * FROM unnest($1, …) ON CONFLICT …`) or through binary
 //! COPY into session staging tables ([`PgMethod`]). The statements of a batch
@@ -16,47 +17,21 @@
 //! means its log is on disk.
 
 use super::plan::Plan;
-use super::postgres_write::write;
+use super::postgres_statements::Statements;
+use super::postgres_write::{write, PgMethod};
 use super::schema::{self, Dialect};
-use super::sql::postgres as q;
 use super::{Counts, StoreError};
 use std::time::Duration;
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{Client, Config, NoTls, Statement};
-
-/// How a batch's packets and receptions reach the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PgMethod {
-    /// One `INSERT … SELECT * FROM unnest(arrays) ON CONFLICT` per table.
-    #[default]
-    Unnest,
-    /// Binary COPY into temporary staging tables, then `INSERT … SELECT …
-    /// ON CONFLICT` from them (measured against unnest by the tests).
-    Copy,
-}
+use tokio_postgres::{Client, Config, NoTls};
 
 /// Batches written with `ON CONFLICT` on receptions after one that held a
 /// stored reception.
 pub const CAREFUL_BATCHES: u32 = 100;
 
-/// The prepared statements of one connection.
-pub(super) struct Statements {
-    pub packets: Statement,
-    pub receptions: Statement,
-    pub receptions_skip: Statement,
-    pub packets_from_stage: Statement,
-    pub receptions_from_stage: Statement,
-    pub receptions_from_stage_skip: Statement,
-    pub nodes: Statement,
-    pub keys: Statement,
-    pub conflicts: Statement,
-    pub link: [Statement; 2],
-    pub prune: Statement,
-}
-
 /// A PostgreSQL database holding the store's schema.
 pub struct PgStore {
-    rt: tokio::runtime::Runtime,
+    driver: Driver,
     config: Config,
     method: PgMethod,
     timeout: Duration,
@@ -97,22 +72,72 @@ pub(super) fn classify(e: tokio_postgres::Error) -> StoreError {
     }
 }
 
+/// The runtime that drives the store's connection.
+enum Driver {
+    /// A current-thread runtime of the store's own, driven while the store
+    /// waits on it.
+    Own(tokio::runtime::Runtime),
+    /// The caller's runtime, driven by its own threads.
+    Shared(tokio::runtime::Handle),
+}
+
+impl Driver {
+    /// Runs `f` to completion, blocking the calling thread.
+    fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        match self {
+            Driver::Own(rt) => rt.block_on(f),
+            Driver::Shared(h) => h.block_on(f),
+        }
+    }
+}
+
 impl PgStore {
     /// Connects to `config`, brings its schema to the current version and
-    /// prepares the statements.
+    /// prepares the statements; the connection is driven by a runtime of
+    /// the store's own (for tools and tests that have none).
     ///
     /// # Errors
-    /// [`StoreError::Unavailable`] when the server cannot be reached;
-    /// [`StoreError::Refused`] when it refuses the login or has no such
-    /// database; [`StoreError::Schema`] when the database holds a newer
-    /// schema or tables the migration cannot take over.
+    /// [`StoreError::Unavailable`] when the server cannot be reached or the
+    /// runtime cannot start; [`StoreError::Refused`] when it refuses the
+    /// login or has no such database; [`StoreError::Schema`] when the
+    /// database holds a newer schema or tables the migration cannot take
+    /// over.
+    ///
+    /// # Panics
+    /// Called from within a runtime's worker (as every method of the store
+    /// would: they block the calling thread).
     pub fn open(config: Config, method: PgMethod) -> Result<Self, StoreError> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| StoreError::Unavailable(format!("starting the client runtime: {e}")))?;
+        Self::open_with(config, method, Driver::Own(rt))
+    }
+
+    /// As [`PgStore::open`], the connection driven as a task on `handle`'s
+    /// runtime, which must have its I/O and time drivers enabled and be
+    /// driven by threads of its own while the store is used: a
+    /// multi-thread runtime, or a current-thread one while another thread
+    /// is inside its `Runtime::block_on`. The store's methods block the
+    /// calling thread until the runtime has done their work.
+    ///
+    /// # Errors
+    /// As [`PgStore::open`].
+    ///
+    /// # Panics
+    /// Called from within a runtime's worker (as every method of the store
+    /// would).
+    pub fn open_on(
+        config: Config,
+        method: PgMethod,
+        handle: &tokio::runtime::Handle,
+    ) -> Result<Self, StoreError> {
+        Self::open_with(config, method, Driver::Shared(handle.clone()))
+    }
+
+    fn open_with(config: Config, method: PgMethod, driver: Driver) -> Result<Self, StoreError> {
         let mut s = Self {
-            rt,
+            driver,
             config,
             method,
             timeout: Duration::from_secs(30),
@@ -132,7 +157,7 @@ impl PgStore {
     /// Replaces the connection with a new one (schema checked again).
     fn reconnect(&mut self) -> Result<(), StoreError> {
         self.conn = None;
-        let conn = self.rt.block_on(async {
+        let conn = self.driver.block_on(async {
             tokio::time::timeout(self.timeout, connect(&self.config, schema::CURRENT))
                 .await
                 .unwrap_or_else(|_| Err(StoreError::Unavailable("no answer within 30 s".into())))
@@ -173,7 +198,7 @@ impl PgStore {
         skip: bool,
     ) -> Result<Counts, Result<tokio_postgres::Error, StoreError>> {
         let Self {
-            rt,
+            driver,
             conn,
             method,
             timeout,
@@ -182,7 +207,7 @@ impl PgStore {
         let Some((client, st)) = conn.as_mut() else {
             return Err(Err(StoreError::Unavailable("not connected".into())));
         };
-        rt.block_on(async {
+        driver.block_on(async {
             match tokio::time::timeout(*timeout, write(client, st, plan, *method, skip)).await {
                 Ok(r) => r.map_err(Ok),
                 Err(_) => Err(Err(StoreError::Unavailable(format!(
@@ -201,30 +226,7 @@ async fn connect(config: &Config, target: i64) -> Result<(Client, Statements), S
         let _ = connection.await;
     });
     migrate(&mut client, target).await?;
-    client
-        .batch_execute(&q::staging())
-        .await
-        .map_err(classify)?;
-    let prep = |sql: String| {
-        let c = &client;
-        async move { c.prepare(&sql).await.map_err(classify) }
-    };
-    let st = Statements {
-        packets: prep(q::packets_unnest()).await?,
-        receptions: prep(q::receptions_unnest(false)).await?,
-        receptions_skip: prep(q::receptions_unnest(true)).await?,
-        packets_from_stage: prep(q::packets_from_stage()).await?,
-        receptions_from_stage: prep(q::receptions_from_stage(false)).await?,
-        receptions_from_stage_skip: prep(q::receptions_from_stage(true)).await?,
-        nodes: prep(q::nodes()).await?,
-        keys: prep(q::KEYS.to_owned()).await?,
-        conflicts: prep(q::conflicts()).await?,
-        link: {
-            let [a, b] = q::link();
-            [prep(a).await?, prep(b).await?]
-        },
-        prune: prep(q::PRUNE.to_owned()).await?,
-    };
+    let st = Statements::prepare(&client).await.map_err(classify)?;
     Ok((client, st))
 }
 
@@ -280,12 +282,15 @@ impl PgStore {
             self.reconnect()?;
         }
         let Self {
-            rt, conn, timeout, ..
+            driver,
+            conn,
+            timeout,
+            ..
         } = self;
         let Some((client, st)) = conn.as_mut() else {
             return Err(StoreError::Unavailable("not connected".into()));
         };
-        let r = rt.block_on(async {
+        let r = driver.block_on(async {
             let limit = limit as i64;
             let args: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&cutoff_ms, &limit];
             let q = client.query_one(&st.prune, &args);

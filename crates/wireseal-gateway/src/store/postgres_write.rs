@@ -2,7 +2,7 @@
 //! pipelined (one round trip for all of them, one more for the commit).
 
 use super::plan::Plan;
-use super::postgres::{PgMethod, Statements};
+use super::postgres_statements::Statements;
 use super::sql::{postgres as q, PACKET_COLUMNS, RECEPTION_COLUMNS};
 use super::Counts;
 use std::pin::pin;
@@ -10,6 +10,20 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::Client;
 
+/// How a batch's packets and receptions reach the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PgMethod {
+    /// One `INSERT … SELECT * FROM unnest(arrays) ON CONFLICT` per table.
+    #[default]
+    Unnest,
+    /// Binary COPY into temporary staging tables, then `INSERT … SELECT …
+    /// ON CONFLICT` from them (measured against unnest by the tests).
+    Copy,
+}
+
+/// Writes `plan` in one transaction on `client`: its packets and receptions
+/// as `method` says (receptions with `ON CONFLICT DO NOTHING` when `skip`),
+/// its nodes and keys; the rows each statement wrote.
 pub(super) async fn write(
     client: &mut Client,
     st: &Statements,

@@ -367,106 +367,168 @@ impl Pruner {
     }
 }
 
-fn run<T>(
-    mut store: Store,
+/// The writer thread: its store, settings, messages and where it reports.
+struct Worker<T> {
+    store: Store,
     cfg: WriterConfig,
     rx: mpsc::Receiver<(Option<Record>, T)>,
-    mut notify: Notify<T>,
+    notify: Notify<T>,
+    shared: Arc<Shared>,
+    pruner: Option<Pruner>,
+    /// Since when the database has been unavailable, while it is.
+    down_since: Option<Instant>,
+}
+
+/// Runs the writer thread until the handle closes it (then
+/// [`Event::Closed`]), drops it, or the store fails for good.
+fn run<T>(
+    store: Store,
+    cfg: WriterConfig,
+    rx: mpsc::Receiver<(Option<Record>, T)>,
+    notify: Notify<T>,
     shared: Arc<Shared>,
 ) {
-    let max_batch = cfg.max_batch.max(1);
-    let mut down_since: Option<Instant> = None;
-    let mut pruner = cfg.retention.map(|retention| Pruner {
+    let pruner = cfg.retention.map(|retention| Pruner {
         retention,
         next: Instant::now(),
     });
-    let mut closed = false;
-    while !closed {
-        let first = loop {
-            match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(m) => break m,
-                Err(mpsc::RecvTimeoutError::Timeout) if !shared.abandon.load(Ordering::SeqCst) => {
-                    if let Some(p) = &mut pruner {
-                        p.maybe(&mut store, &mut notify, false);
+    let mut w = Worker {
+        store,
+        cfg,
+        rx,
+        notify,
+        shared,
+        pruner,
+        down_since: None,
+    };
+    loop {
+        let Some(first) = w.first() else {
+            return;
+        };
+        let (batch, closed) = w.gather(first);
+        if !w.commit(batch) {
+            return;
+        }
+        if closed {
+            (w.notify)(Event::Closed);
+            return;
+        }
+    }
+}
+
+impl<T> Worker<T> {
+    fn abandoned(&self) -> bool {
+        self.shared.abandon.load(Ordering::SeqCst)
+    }
+
+    fn held(&self) -> usize {
+        self.shared.held.load(Ordering::SeqCst)
+    }
+
+    /// Waits for the next message, pruning while idle; `None` once the
+    /// writer is closed with nothing held (reported) or dropped.
+    fn first(&mut self) -> Option<(Option<Record>, T)> {
+        loop {
+            match self.rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(m) => return Some(m),
+                Err(mpsc::RecvTimeoutError::Timeout) if !self.abandoned() => {
+                    if let Some(p) = &mut self.pruner {
+                        p.maybe(&mut self.store, &mut self.notify, false);
                     }
                 }
-                Err(mpsc::RecvTimeoutError::Disconnected)
-                    if !shared.abandon.load(Ordering::SeqCst) =>
-                {
-                    notify(Event::Closed);
-                    return;
+                Err(mpsc::RecvTimeoutError::Disconnected) if !self.abandoned() => {
+                    (self.notify)(Event::Closed);
+                    return None;
                 }
-                Err(_) => return,
+                Err(_) => return None,
             }
-        };
+        }
+    }
+
+    /// A batch from `first` and what follows within the linger, up to the
+    /// batch's size; whether the writer was closed meanwhile.
+    fn gather(&mut self, first: (Option<Record>, T)) -> (Batch<T>, bool) {
         let mut b = Batch {
             records: Vec::new(),
             owner: Vec::new(),
             acks: Vec::new(),
         };
         b.add(first);
-        let deadline = Instant::now() + cfg.linger;
-        while b.acks.len() < max_batch {
+        let deadline = Instant::now() + self.cfg.linger;
+        while b.acks.len() < self.cfg.max_batch.max(1) {
             let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left) {
+            match self.rx.recv_timeout(left) {
                 Ok(m) => b.add(m),
                 Err(mpsc::RecvTimeoutError::Timeout) => break,
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    closed = true;
-                    break;
-                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return (b, true),
             }
         }
+        (b, false)
+    }
+
+    /// Writes `batch`, retrying while the database is unavailable, and
+    /// reports it committed; false when the writer was dropped meanwhile or
+    /// the store failed for good (reported).
+    fn commit(&mut self, batch: Batch<T>) -> bool {
         let Batch {
             records,
             owner,
             acks,
-        } = b;
-        let mut backoff = cfg.retry_min;
-        let summary = loop {
+        } = batch;
+        let Some(summary) = self.write(&records, &owner) else {
+            return false;
+        };
+        if let Some(t) = self.down_since.take() {
+            let held = self.held();
+            (self.notify)(Event::Restored {
+                after: t.elapsed(),
+                held,
+            });
+        }
+        self.shared.held.fetch_sub(acks.len(), Ordering::SeqCst);
+        (self.notify)(Event::Committed { acks, summary });
+        if let Some(p) = &mut self.pruner {
+            p.maybe(&mut self.store, &mut self.notify, true);
+        }
+        true
+    }
+
+    /// Writes `records` until the database takes them (rejected records
+    /// given their message's position through `owner`); `None` when the
+    /// writer was dropped while waiting or the store failed for good.
+    fn write(&mut self, records: &[Record], owner: &[usize]) -> Option<Committed> {
+        let mut backoff = self.cfg.retry_min;
+        loop {
             if records.is_empty() {
-                break Committed::default();
+                return Some(Committed::default());
             }
-            match store.write_batch(&records) {
+            match self.store.write_batch(records) {
                 Ok(mut c) => {
                     for r in &mut c.rejected {
                         r.index = owner[r.index];
                     }
-                    break c;
+                    return Some(c);
                 }
                 Err(error) if error.is_retryable() => {
-                    down_since.get_or_insert_with(Instant::now);
-                    notify(Event::Unavailable {
+                    self.down_since.get_or_insert_with(Instant::now);
+                    let held = self.held();
+                    (self.notify)(Event::Unavailable {
                         error,
-                        held: shared.held.load(Ordering::SeqCst),
+                        held,
                         retry_in: backoff,
                     });
-                    if !wait(backoff, &shared.abandon) {
-                        return;
+                    if !wait(backoff, &self.shared.abandon) {
+                        return None;
                     }
-                    backoff = (backoff * 2).min(cfg.retry_max);
+                    backoff = (backoff * 2).min(self.cfg.retry_max);
                 }
                 Err(error) => {
-                    shared.stopped.store(true, Ordering::SeqCst);
-                    notify(Event::Stopped {
-                        error,
-                        held: shared.held.load(Ordering::SeqCst),
-                    });
-                    return;
+                    self.shared.stopped.store(true, Ordering::SeqCst);
+                    let held = self.held();
+                    (self.notify)(Event::Stopped { error, held });
+                    return None;
                 }
             }
-        };
-        if let Some(t) = down_since.take() {
-            notify(Event::Restored {
-                after: t.elapsed(),
-                held: shared.held.load(Ordering::SeqCst),
-            });
-        }
-        shared.held.fetch_sub(acks.len(), Ordering::SeqCst);
-        notify(Event::Committed { acks, summary });
-        if let Some(p) = &mut pruner {
-            p.maybe(&mut store, &mut notify, true);
         }
     }
-    notify(Event::Closed);
 }

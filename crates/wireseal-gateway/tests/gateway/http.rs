@@ -185,3 +185,102 @@ fn probes_follow_the_broker_and_metrics_count_what_was_published() {
     gw.stop().unwrap();
     drop(broker);
 }
+
+/// Clients that each send part of a request head and then wait.
+const HOLDERS: usize = 400;
+/// How long a probe may take under their load: generous for a slow 2-core
+/// machine running other tests (the figure measured is printed).
+const PROBE_BOUND: Duration = Duration::from_secs(1);
+
+/// One request on a new connection, with every step bounded by `deadline`:
+/// the status (`None` when there was no whole answer in time) and how long
+/// it took.
+fn timed(addr: SocketAddr, path: &str, deadline: Duration) -> (Option<u16>, Duration) {
+    let start = Instant::now();
+    let status = (|| {
+        let mut s = TcpStream::connect_timeout(&addr, deadline).ok()?;
+        s.set_read_timeout(Some(deadline)).ok()?;
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
+        )
+        .ok()?;
+        let mut buf = Vec::new();
+        s.read_to_end(&mut buf).ok()?;
+        let text = String::from_utf8_lossy(&buf);
+        text.split(' ').nth(1)?.parse().ok()
+    })();
+    (status, start.elapsed())
+}
+
+/// [`HOLDERS`] connections, made at once from several threads, each
+/// having sent part of a request head; those that connected.
+fn hold_partial_heads(addr: SocketAddr) -> Vec<TcpStream> {
+    const THREADS: usize = 16;
+    let threads: Vec<_> = (0..THREADS)
+        .map(|_| {
+            std::thread::spawn(move || {
+                (0..HOLDERS / THREADS)
+                    .filter_map(|_| {
+                        let mut s =
+                            TcpStream::connect_timeout(&addr, Duration::from_millis(300)).ok()?;
+                        s.write_all(b"GET / HTTP/1.1\r\nHost: test\r\n").ok()?;
+                        Some(s)
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    threads
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect()
+}
+
+#[test]
+fn probes_answer_while_hundreds_of_clients_hold_a_partial_head() {
+    if !peers(false) {
+        return;
+    }
+    let broker = Mosquitto::start().unwrap();
+    let (gw, addr) = serving(Config {
+        broker: broker.url(),
+        client_id: Some("probes".into()),
+        print_records: Some(false),
+        ..Config::default()
+    });
+    gw.wait_for("subscribed", Duration::from_secs(60));
+    let holders = hold_partial_heads(addr);
+    assert!(
+        holders.len() > 300,
+        "only {} clients connected",
+        holders.len()
+    );
+    let mut slowest = Duration::ZERO;
+    let mut times = Vec::new();
+    for path in ["/healthz", "/readyz", "/metrics", "/healthz", "/healthz"] {
+        let (status, took) = timed(addr, path, Duration::from_secs(15));
+        assert_eq!(status, Some(200), "{path} after {took:?}");
+        times.push(format!("{path} {:.1} ms", took.as_secs_f64() * 1e3));
+        slowest = slowest.max(took);
+    }
+    eprintln!(
+        "{} clients holding a partial head; probes: {}",
+        holders.len(),
+        times.join(", ")
+    );
+    assert!(slowest < PROBE_BOUND, "a probe took {slowest:?}");
+    // Meanwhile a request for the page from the same address is turned away at
+    // once rather than queued.
+    let (status, took) = timed(addr, "/", Duration::from_secs(15));
+    assert_eq!(status, Some(503), "after {took:?}");
+    assert!(took < PROBE_BOUND, "{took:?}");
+    // Once they go, everything is served again.
+    drop(holders);
+    let end = Instant::now() + Duration::from_secs(30);
+    while timed(addr, "/", Duration::from_secs(5)).0 != Some(200) {
+        assert!(Instant::now() < end, "the page was not served again");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    gw.stop().unwrap();
+}

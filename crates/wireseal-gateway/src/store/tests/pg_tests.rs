@@ -117,3 +117,38 @@ fn postgres_unreachable_is_unavailable() {
         other => panic!("expected unavailable, got {other:?}"),
     }
 }
+
+#[test]
+fn postgres_on_the_callers_runtime() {
+    let server = PgServer::start().expect("a PostgreSQL server");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    server.create_db("shared").expect("createdb");
+    let url: StoreUrl = server.socket_url("shared").parse().unwrap();
+    let mut store = Store::open_on(&url, rt.handle()).expect("open on the runtime");
+    // The connection is a task of the caller's runtime.
+    assert_eq!(rt.metrics().num_alive_tasks(), 1);
+    let mut probe = PgProbe::connect(&server.tcp_url("shared"));
+    scenarios::every_kind_once(&mut store, &mut probe);
+    assert_eq!(store.prune(u64::MAX, 1_000).map(|(p, _)| p > 0), Ok(true));
+    drop(store);
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while rt.metrics().num_alive_tasks() > 0 {
+        assert!(
+            std::time::Instant::now() < end,
+            "the connection outlived its store"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // Several stores on the one runtime, each used from a thread of its own.
+    server.create_db("shared_concurrent").expect("createdb");
+    let url: StoreUrl = server.tcp_url("shared_concurrent").parse().unwrap();
+    let mut probe = PgProbe::connect(&server.tcp_url("shared_concurrent"));
+    scenarios::concurrent_gateways(
+        &|| Store::open_on(&url, rt.handle()).expect("open on the runtime"),
+        &mut probe,
+    );
+}

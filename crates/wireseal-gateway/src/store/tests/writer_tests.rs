@@ -1,6 +1,7 @@
 //! The writer: acknowledgements in push order and only after commit, the
 //! buffer's bound, rejected records located, and a PostgreSQL restart under
-//! load with nothing lost or duplicated.
+//! load (the connection on the caller's runtime) with nothing lost or
+//! duplicated.
 
 use super::probe::{PgProbe, Probe, SqliteProbe};
 use super::*;
@@ -138,7 +139,14 @@ fn postgres_restart_under_load_loses_and_duplicates_nothing() {
     let mut server = PgServer::start().expect("a PostgreSQL server");
     server.create_db("load").expect("createdb");
     let url = server.tcp_url("load");
-    let store = Store::open(&url.parse().unwrap()).expect("open");
+    // The connection runs on a runtime of the caller's, as in the gateway;
+    // the writer's thread blocks on it.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let store = Store::open_on(&url.parse().unwrap(), rt.handle()).expect("open");
     let cfg = WriterConfig {
         buffer: 4_000,
         max_batch: 500,
