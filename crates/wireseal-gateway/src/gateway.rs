@@ -300,10 +300,19 @@ impl Gateway {
         for n in std::mem::take(&mut self.notes) {
             self.announce.log.always(&format!("note: {n}"));
         }
+        // The one runtime: the event loop on this thread, the output
+        // connection, the read side's server and PostgreSQL's connection as
+        // tasks on its workers (so a probe never waits behind the loop).
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("wireseal-gateway")
+            .enable_all()
+            .build()
+            .map_err(RunError::Runtime)?;
         // Served until `run` returns (dropping it stops it).
-        let _http = self.serve_http()?;
+        let _http = self.serve_http(rt.handle())?;
         let store = match self.prepared.store.clone() {
-            Some(url) => match self.open_store(&url)? {
+            Some(url) => match self.open_store(&url, rt.handle())? {
                 Some(s) => Some(s),
                 None => return Ok(self.summary()),
             },
@@ -331,10 +340,6 @@ impl Gateway {
         if self.sinks.iter().any(|s| s.durable()) {
             self.prepared.mqtt.persistent = Some(self.prepared.writer.buffer);
         }
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(RunError::Runtime)?;
         rt.block_on(crate::event_loop::run(Parts {
             prepared: self.prepared,
             sinks: self.sinks,
@@ -345,7 +350,10 @@ impl Gateway {
     }
 
     /// Starts the read side when `--http` asks for it.
-    fn serve_http(&mut self) -> Result<Option<crate::http::Server>, RunError> {
+    fn serve_http(
+        &mut self,
+        runtime: &tokio::runtime::Handle,
+    ) -> Result<Option<crate::http::Server>, RunError> {
         let Some(addr) = self.prepared.http else {
             return Ok(None);
         };
@@ -360,7 +368,7 @@ impl Gateway {
                 .as_ref()
                 .map(|u| Arc::new(crate::api::reader::Reader::new(u))),
         };
-        let server = crate::http::Server::start(addr, state)
+        let server = crate::http::Server::start_on(addr, state, runtime)
             .map_err(|source| RunError::Http { addr, source })?;
         self.announce.emit(Event::HttpListening {
             addr: server.addr(),
@@ -370,10 +378,14 @@ impl Gateway {
 
     /// Opens the store, waiting while it cannot be reached (and only then);
     /// `None` when stopped meanwhile.
-    fn open_store(&mut self, url: &StoreUrl) -> Result<Option<Store>, RunError> {
+    fn open_store(
+        &mut self,
+        url: &StoreUrl,
+        runtime: &tokio::runtime::Handle,
+    ) -> Result<Option<Store>, RunError> {
         let mut backoff = crate::retry::Backoff::default();
         loop {
-            match Store::open(url) {
+            match Store::open_on(url, runtime) {
                 Ok(s) => {
                     self.announce.emit(Event::StoreOpened {
                         store: url.to_string(),

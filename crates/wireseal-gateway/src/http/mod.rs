@@ -1,9 +1,10 @@
 //! The read side over HTTP (`--http ADDR`): `/healthz`, `/readyz`,
 //! `/metrics`, the JSON API over the store (`/api/…`) and the status page
 //! at `/`. Read-only: `GET` and `HEAD`, nothing else; no secret is ever
-//! served. It runs as tasks on a runtime, the caller's (`Server::start_on`)
-//! or one of its own (`Server::start`); the store's reads run on that
-//! runtime's blocking threads, a few at a time. Connections are limited in
+//! served. It runs as tasks on the gateway's one runtime
+//! (`Server::start_on`), on its workers, never on the event loop's thread;
+//! the store's reads run on that runtime's blocking threads, a few at a
+//! time. Connections are limited in
 //! number, per client address and in time, and probes are never queued
 //! behind other clients (the `admit` module).
 
@@ -74,8 +75,6 @@ impl State {
 pub struct Server {
     addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
-    /// The runtime it runs on when it has one of its own.
-    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl Server {
@@ -104,25 +103,7 @@ impl Server {
         Ok(Self {
             addr,
             stop: Some(tx),
-            runtime: None,
         })
-    }
-
-    /// Binds `addr` and serves on a runtime of its own: one worker thread,
-    /// and as many blocking threads as API requests are answered at once.
-    ///
-    /// # Errors
-    /// The address cannot be bound, or the runtime cannot start.
-    pub(crate) fn start(addr: SocketAddr, state: State) -> std::io::Result<Self> {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .max_blocking_threads(API_AT_ONCE)
-            .thread_name("wireseal-http")
-            .enable_all()
-            .build()?;
-        let mut server = Self::start_on(addr, state, rt.handle())?;
-        server.runtime = Some(rt);
-        Ok(server)
     }
 
     /// The address it listens on.
@@ -132,15 +113,11 @@ impl Server {
 }
 
 impl Drop for Server {
-    /// Stops accepting and cuts every open connection: at once when it has
-    /// a runtime of its own, else as soon as the caller's runtime next runs
-    /// its task.
+    /// Stops accepting and cuts every open connection, as soon as the
+    /// runtime next runs its task.
     fn drop(&mut self) {
         if let Some(s) = self.stop.take() {
             let _ = s.send(());
-        }
-        if let Some(rt) = self.runtime.take() {
-            rt.shutdown_background();
         }
     }
 }
@@ -347,19 +324,6 @@ mod tests {
             assert!(std::time::Instant::now() < end, "still listening");
             std::thread::sleep(Duration::from_millis(10));
         }
-    }
-
-    #[test]
-    fn serves_on_a_runtime_of_its_own() {
-        let server = Server::start(SocketAddr::from(([127, 0, 0, 1], 0)), state()).unwrap();
-        assert_eq!(
-            status_line(server.addr(), "/readyz").unwrap(),
-            "HTTP/1.1 503 Service Unavailable"
-        );
-        assert_eq!(
-            status_line(server.addr(), "/healthz").unwrap(),
-            "HTTP/1.1 200 OK"
-        );
     }
 
     #[test]
