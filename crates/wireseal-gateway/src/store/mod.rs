@@ -37,27 +37,92 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
+/// What a [`StoreError`] says: the reason in words (never a password or a
+/// URL's secret), and the database client's error it came from when there
+/// is one ([`std::error::Error::source`] of the [`StoreError`]). It reads as
+/// its text (`Deref<Target = str>`).
+#[derive(Debug, Clone)]
+pub struct Reason {
+    text: String,
+    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl Reason {
+    /// `text`, caused by `source`.
+    pub fn caused_by(
+        text: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            text: text.into(),
+            source: Some(std::sync::Arc::new(source)),
+        }
+    }
+
+    /// The same reason with `prefix: ` before its text, its source kept.
+    pub fn prefixed(self, prefix: impl fmt::Display) -> Self {
+        Self {
+            text: format!("{prefix}: {}", self.text),
+            source: self.source,
+        }
+    }
+}
+
+impl From<String> for Reason {
+    fn from(text: String) -> Self {
+        Self { text, source: None }
+    }
+}
+
+impl From<&str> for Reason {
+    fn from(text: &str) -> Self {
+        text.to_owned().into()
+    }
+}
+
+impl std::ops::Deref for Reason {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl PartialEq for Reason {
+    /// Reasons are equal when their texts are.
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for Reason {}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// Why a store operation did not complete.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreError {
     /// The database cannot take the batch now: connection refused or lost,
     /// server shutting down, disk full, locked, no answer in time. Nothing of
     /// the batch is committed; write the same batch again later.
-    Unavailable(String),
+    Unavailable(Reason),
     /// The database refused the batch's data (a value or constraint it does
     /// not accept). Nothing is committed. [`Store::write_batch`] never
     /// returns this: it isolates the refused rows and reports them in
     /// [`Committed::rejected`].
-    Rejected(String),
+    Rejected(Reason),
     /// The database's schema cannot be used: newer than this gateway's, or
     /// tables a migration cannot take over. Retrying will not help.
-    Schema(String),
+    Schema(Reason),
     /// The database refused us in a way waiting will not mend: a file that
     /// cannot be created or is not a database, a wrong password, a database
     /// that does not exist.
-    Refused(String),
+    Refused(Reason),
     /// The `--store` URL is not one the store understands.
-    Url(String),
+    Url(Reason),
 }
 
 impl StoreError {
@@ -79,7 +144,20 @@ impl fmt::Display for StoreError {
     }
 }
 
-impl std::error::Error for StoreError {}
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        let r = match self {
+            StoreError::Unavailable(r)
+            | StoreError::Rejected(r)
+            | StoreError::Schema(r)
+            | StoreError::Refused(r)
+            | StoreError::Url(r) => r,
+        };
+        r.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 /// Rows written by one transaction.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -137,7 +215,7 @@ impl FromStr for StoreUrl {
     fn from_str(s: &str) -> Result<Self, StoreError> {
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
             let mut c = tokio_postgres::Config::from_str(s).map_err(|e| {
-                StoreError::Url(format!("not a PostgreSQL URL ({e}); the URL is not shown"))
+                StoreError::Url(format!("not a PostgreSQL URL ({e}); the URL is not shown").into())
             })?;
             if c.get_application_name().is_none() {
                 c.application_name("wireseal-gateway");
@@ -319,7 +397,7 @@ impl Store {
             Err(StoreError::Rejected(reason)) if rows.len() == 1 => {
                 done.rejected.push(Rejected {
                     index: rows[0].index,
-                    reason,
+                    reason: reason.to_string(),
                 });
                 Ok(())
             }

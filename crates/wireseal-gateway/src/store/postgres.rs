@@ -20,7 +20,7 @@ use super::plan::Plan;
 use super::postgres_statements::Statements;
 use super::postgres_write::{write, PgMethod};
 use super::schema::{self, Dialect};
-use super::{Counts, StoreError};
+use super::{Counts, Reason, StoreError};
 use std::time::Duration;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, NoTls};
@@ -59,16 +59,21 @@ pub(super) fn classify(e: tokio_postgres::Error) -> StoreError {
         Some(db) => {
             let code = db.code().code();
             let msg = format!("{} (SQLSTATE {code})", db.message());
-            match &code[..2.min(code.len())] {
-                "22" | "23" | "54" => StoreError::Rejected(msg),
-                "28" | "3D" => StoreError::Refused(msg),
-                _ => StoreError::Unavailable(msg),
+            let class = code[..2.min(code.len())].to_owned();
+            let reason = Reason::caused_by(msg, e);
+            match class.as_str() {
+                "22" | "23" | "54" => StoreError::Rejected(reason),
+                "28" | "3D" => StoreError::Refused(reason),
+                _ => StoreError::Unavailable(reason),
             }
         }
-        None => StoreError::Unavailable(match std::error::Error::source(&e) {
-            Some(s) => format!("{e}: {s}"),
-            None => e.to_string(),
-        }),
+        None => {
+            let text = match std::error::Error::source(&e) {
+                Some(s) => format!("{e}: {s}"),
+                None => e.to_string(),
+            };
+            StoreError::Unavailable(Reason::caused_by(text, e))
+        }
     }
 }
 
@@ -110,7 +115,12 @@ impl PgStore {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| StoreError::Unavailable(format!("starting the client runtime: {e}")))?;
+            .map_err(|e| {
+                StoreError::Unavailable(Reason::caused_by(
+                    format!("starting the client runtime: {e}"),
+                    e,
+                ))
+            })?;
         Self::open_with(config, method, Driver::Own(rt))
     }
 
@@ -210,10 +220,9 @@ impl PgStore {
         driver.block_on(async {
             match tokio::time::timeout(*timeout, write(client, st, plan, *method, skip)).await {
                 Ok(r) => r.map_err(Ok),
-                Err(_) => Err(Err(StoreError::Unavailable(format!(
-                    "no answer within {} s",
-                    timeout.as_secs()
-                )))),
+                Err(_) => Err(Err(StoreError::Unavailable(
+                    format!("no answer within {} s", timeout.as_secs()).into(),
+                ))),
             }
         })
     }
@@ -253,13 +262,13 @@ pub(super) async fn migrate(client: &mut Client, target: i64) -> Result<(), Stor
     } else {
         0
     };
-    schema::check_version(found, schema::CURRENT).map_err(StoreError::Schema)?;
+    schema::check_version(found, schema::CURRENT).map_err(|m| StoreError::Schema(m.into()))?;
     for to in found + 1..=target {
         tx.batch_execute(&schema::migration(Dialect::Postgres, to))
             .await
             .map_err(|e| match classify(e) {
                 StoreError::Unavailable(m) | StoreError::Rejected(m) => {
-                    StoreError::Schema(format!("migrating to version {to}: {m}"))
+                    StoreError::Schema(m.prefixed(format_args!("migrating to version {to}")))
                 }
                 other => other,
             })?;

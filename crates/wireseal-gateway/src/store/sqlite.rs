@@ -12,7 +12,7 @@
 use super::plan::Plan;
 use super::schema::{self, Dialect};
 use super::sql::sqlite as q;
-use super::{Counts, StoreError};
+use super::{Counts, Reason, StoreError};
 use rusqlite::{params, Connection, ErrorCode, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -36,15 +36,18 @@ pub struct SqliteStore {
 }
 
 fn classify(e: rusqlite::Error) -> StoreError {
-    match &e {
-        rusqlite::Error::SqliteFailure(f, _) => match f.code {
-            ErrorCode::ConstraintViolation | ErrorCode::TooBig | ErrorCode::TypeMismatch => {
-                StoreError::Rejected(e.to_string())
-            }
-            _ => StoreError::Unavailable(e.to_string()),
-        },
-        rusqlite::Error::ToSqlConversionFailure(_) => StoreError::Rejected(e.to_string()),
-        _ => StoreError::Unavailable(e.to_string()),
+    let rejected = match &e {
+        rusqlite::Error::SqliteFailure(f, _) => matches!(
+            f.code,
+            ErrorCode::ConstraintViolation | ErrorCode::TooBig | ErrorCode::TypeMismatch
+        ),
+        rusqlite::Error::ToSqlConversionFailure(_) => true,
+        _ => false,
+    };
+    let reason = Reason::caused_by(e.to_string(), e);
+    match rejected {
+        true => StoreError::Rejected(reason),
+        false => StoreError::Unavailable(reason),
     }
 }
 
@@ -74,7 +77,7 @@ impl SqliteStore {
                 e.sqlite_error_code(),
                 Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
             );
-            let m = format!("{}: {e}", path.display());
+            let m = Reason::caused_by(format!("{}: {e}", path.display()), e);
             match busy {
                 true => StoreError::Unavailable(m),
                 false => StoreError::Refused(m),
@@ -87,10 +90,13 @@ impl SqliteStore {
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
             .map_err(unavailable)?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::Unavailable(format!(
-                "{}: SQLite refused write-ahead logging (journal mode {mode})",
-                path.display()
-            )));
+            return Err(StoreError::Unavailable(
+                format!(
+                    "{}: SQLite refused write-ahead logging (journal mode {mode})",
+                    path.display()
+                )
+                .into(),
+            ));
         }
         let sync = match durability {
             Durability::Full => "FULL",
@@ -103,7 +109,7 @@ impl SqliteStore {
         .map_err(unavailable)?;
         conn.set_prepared_statement_cache_capacity(16);
         migrate(&mut conn, version).map_err(|e| match e {
-            StoreError::Rejected(m) => StoreError::Schema(format!("{}: {m}", path.display())),
+            StoreError::Rejected(m) => StoreError::Schema(m.prefixed(path.display())),
             other => other,
         })?;
         Ok(Self {
@@ -257,10 +263,15 @@ fn migrate(conn: &mut Connection, target: i64) -> Result<(), StoreError> {
     } else {
         0
     };
-    schema::check_version(found, schema::CURRENT).map_err(StoreError::Schema)?;
+    schema::check_version(found, schema::CURRENT).map_err(|m| StoreError::Schema(m.into()))?;
     for to in found + 1..=target {
         tx.execute_batch(&schema::migration(Dialect::Sqlite, to))
-            .map_err(|e| StoreError::Schema(format!("migrating to version {to}: {e}")))?;
+            .map_err(|e| {
+                StoreError::Schema(Reason::caused_by(
+                    format!("migrating to version {to}: {e}"),
+                    e,
+                ))
+            })?;
         tx.execute(
             "INSERT INTO schema_version (version, applied_ms) VALUES (?1, ?2)",
             params![to, schema::now_ms()],

@@ -164,3 +164,22 @@ fn store_urls() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A file that is not a database is refused for good, and the error carries
+/// SQLite's own as its source.
+#[test]
+fn sqlite_refusal_carries_its_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("not-a-db");
+    std::fs::write(&path, vec![0x55u8; 8192]).unwrap();
+    let e = match Store::open(&StoreUrl::Sqlite(path)) {
+        Err(e) => e,
+        Ok(_) => panic!("a file that is not a database was opened"),
+    };
+    assert!(matches!(e, StoreError::Refused(_)), "{e}");
+    let source = std::error::Error::source(&e).expect("a source");
+    assert!(
+        source.downcast_ref::<rusqlite::Error>().is_some(),
+        "{source:?}"
+    );
+}
