@@ -81,6 +81,7 @@ mod node_id;
 pub mod packet_key;
 pub mod pkc;
 mod pkc_keys;
+mod pkc_wire;
 #[cfg(feature = "alloc")]
 pub mod policy;
 #[cfg(feature = "serde")]

@@ -14,14 +14,13 @@
 
 #[cfg(feature = "alloc")]
 use super::replay::ReplayWindow;
-use super::{Error, MAX_PAYLOAD_LEN};
+use super::Error;
 #[cfg(feature = "alloc")]
 use crate::cache::DEFAULT_CAPACITY;
 use crate::cache::{DefaultSlots, SharedSecretCache, SlotStorage};
 #[cfg(feature = "std")]
 use crate::entropy::NonceSource;
 use crate::entropy::{CryptoRng, RngCore};
-use crate::primitives::aes_ccm;
 use crate::primitives::x25519::StaticSecret;
 #[cfg(feature = "alloc")]
 use zeroize::Zeroize;
@@ -29,15 +28,9 @@ use zeroize::Zeroize;
 #[cfg(feature = "hazmat")]
 pub use super::pkc_keys::nonce;
 pub use super::pkc_keys::{PkcKey, PkcKeyForm, PkcSecret, SLOT_BYTES_EXPANDED, SLOT_BYTES_SECRET};
-
-/// Tag length on the wire.
-pub const TAG_LEN: usize = aes_ccm::TAG_LEN;
-/// extraNonce length on the wire.
-pub const EXTRA_NONCE_LEN: usize = 4;
-/// Bytes a PKC payload adds to its plaintext.
-pub const OVERHEAD: usize = TAG_LEN + EXTRA_NONCE_LEN;
-/// Largest plaintext that fits a LoRa frame.
-pub const MAX_PLAINTEXT_LEN: usize = MAX_PAYLOAD_LEN - OVERHEAD;
+pub use super::pkc_wire::{
+    opened_len, sealed_len, EXTRA_NONCE_LEN, MAX_PLAINTEXT_LEN, OVERHEAD, TAG_LEN,
+};
 
 /// One PKC direct message's description: the key it travels under and the
 /// header fields the CCM nonce binds.
@@ -50,32 +43,6 @@ pub struct PkcPacket<'a> {
     pub from: u32,
     /// The packet id (header `id`).
     pub id: u32,
-}
-
-/// Size of the payload that sealing `plaintext_len` bytes produces.
-pub const fn sealed_len(plaintext_len: usize) -> usize {
-    plaintext_len + OVERHEAD
-}
-
-/// Size of the plaintext that opening a `sealed_len`-byte payload yields.
-///
-/// # Errors
-/// [`Error::Truncated`] below [`OVERHEAD`] bytes; [`Error::TooLong`] above
-/// [`MAX_PAYLOAD_LEN`].
-pub const fn opened_len(sealed_len: usize) -> Result<usize, Error> {
-    if sealed_len < OVERHEAD {
-        return Err(Error::Truncated {
-            len: sealed_len,
-            min: OVERHEAD,
-        });
-    }
-    if sealed_len > MAX_PAYLOAD_LEN {
-        return Err(Error::TooLong {
-            len: sealed_len,
-            max: MAX_PAYLOAD_LEN,
-        });
-    }
-    Ok(sealed_len - OVERHEAD)
 }
 
 /// A node's PKC state: our key, the per-peer cache and (on `std`) an
