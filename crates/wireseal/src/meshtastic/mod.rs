@@ -80,6 +80,8 @@ mod node_id;
 #[cfg(feature = "std")]
 pub mod packet_key;
 pub mod pkc;
+#[cfg(feature = "alloc")]
+mod pkc_ahead;
 mod pkc_keys;
 mod pkc_wire;
 #[cfg(feature = "alloc")]

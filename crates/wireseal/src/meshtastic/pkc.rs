@@ -175,7 +175,7 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
         &self.cache
     }
 
-    #[cfg(feature = "std")]
+    #[cfg(feature = "alloc")]
     pub(super) fn own(&self) -> &StaticSecret {
         &self.own
     }
@@ -305,55 +305,6 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
             }
         }
         Ok(n)
-    }
-
-    /// The first half of [`Self::open_into`] for parallel batch readers:
-    /// opens `payload` into `out` with the cached key of
-    /// `packet.peer_public`, changing nothing (no hit counted, no replay
-    /// check). Returns the cache slot and the open's result (the plaintext
-    /// length), or `None` when the key is not cached or the lengths do not
-    /// fit; finish with [`Self::finish_ahead`] before releasing anything.
-    #[cfg(feature = "std")]
-    pub(crate) fn open_ahead(
-        &self,
-        now: u64,
-        packet: PkcPacket<'_>,
-        payload: &[u8],
-        out: &mut [u8],
-    ) -> Option<(usize, Result<usize, Error>)> {
-        let n = opened_len(payload.len()).ok()?;
-        let out = out.get_mut(..n)?;
-        let (slot, key) = self.cache.peek_slot(now, packet.peer_public)?;
-        Some((
-            slot,
-            key.open(packet.from, packet.id, payload, out).map(|()| n),
-        ))
-    }
-
-    /// The second half: counts the cache hit and, when the tag verified
-    /// (`tag` is `Ok`), applies the replay window, so the engine ends up as
-    /// after [`Self::open_into`]. `None` (nothing changed) when `slot` no
-    /// longer holds the peer's key: open again with [`Self::open_into`].
-    #[cfg(feature = "alloc")]
-    pub(crate) fn finish_ahead(
-        &mut self,
-        slot: usize,
-        packet: PkcPacket<'_>,
-        tag: Result<(), Error>,
-    ) -> Option<Result<(), Error>> {
-        if !self.cache.touch_slot(slot, packet.peer_public) {
-            return None;
-        }
-        if let Err(e) = tag {
-            return Some(Err(e));
-        }
-        let PkcPacket { from, id, .. } = packet;
-        if let Some(w) = &mut self.replay {
-            if !w.accept(from, id) {
-                return Some(Err(Error::Replay));
-            }
-        }
-        Some(Ok(()))
     }
 
     /// [`Self::open_into`] returning a new vector.

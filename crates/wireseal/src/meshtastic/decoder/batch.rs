@@ -21,6 +21,7 @@ use super::{parse, Decoded, Decoder, Parsed};
 #[cfg(feature = "std")]
 use crate::batch::Batch;
 use crate::meshtastic::envelope::Data;
+use crate::meshtastic::pkc_ahead::{FreshKeys, KeyFrom};
 #[cfg(feature = "std")]
 use crate::meshtastic::{envelope, MAX_PAYLOAD_LEN};
 use crate::meshtastic::{Error, PkcEngine, PkcPacket};
@@ -61,8 +62,16 @@ impl Ahead {
         if *packet.peer_public != self.key {
             return None;
         }
-        let tag = self.opened.as_ref().map(|_| ()).map_err(|e| *e);
-        let settled = engine.finish_ahead(self.slot, packet, tag)?;
+        // Its slot, looked up at the same time as every other packet's.
+        let now = 0;
+        let slot = KeyFrom::slot(self.slot);
+        if !engine.book_ahead(now, slot, packet.peer_public, &mut FreshKeys::default()) {
+            return None;
+        }
+        let settled = match &self.opened {
+            Ok(_) => engine.accept_replay(packet.from, packet.id),
+            Err(e) => Err(*e),
+        };
         Some(match (settled, self.opened) {
             (Ok(()), Ok(data)) => data,
             (Err(e), Ok(Ok(mut unreleased))) => {
