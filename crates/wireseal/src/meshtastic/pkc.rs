@@ -175,7 +175,7 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
         &self.cache
     }
 
-    #[cfg(feature = "alloc")]
+    #[cfg(feature = "std")]
     pub(super) fn own(&self) -> &StaticSecret {
         &self.own
     }

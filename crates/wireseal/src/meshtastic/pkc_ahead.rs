@@ -8,11 +8,16 @@
 //! derived in the batch, a miss that inserts it at its sender's first packet
 //! and hits after that. The replay window is consulted in the same pass
 //! ([`PkcEngine::accept_replay`]).
+//!
+//! Only batches (`std`) open ahead; the decoder's ordered step, which takes
+//! over what a batch opened, is built without `std` too.
+#![cfg_attr(not(feature = "std"), allow(dead_code))]
 
 use super::pkc::{opened_len, PkcEngine, PkcKey, PkcKeyForm as _, PkcPacket};
 use super::Error;
 #[allow(unused_imports)]
 use crate::prelude::*;
+#[cfg(feature = "std")]
 use crate::primitives::x25519::StaticSecret;
 
 /// Where the key a batch opened a packet with came from (8 bytes: a batch
