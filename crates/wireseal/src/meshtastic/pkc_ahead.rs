@@ -98,6 +98,11 @@ impl FreshKeys {
         }
     }
 
+    /// Whether the batch derived no key.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
     /// Why key `i` could not be derived, if it could not.
     pub(crate) fn failure(&self, i: usize) -> Option<Error> {
         match self.keys.get(i) {
