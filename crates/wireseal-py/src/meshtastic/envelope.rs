@@ -3,6 +3,7 @@
 //! NodeInfo, signatures checked, the firmware's signature policy applied),
 //! one at a time or as a batch, or the gateway's JSON record.
 
+use super::keys::{static_secret, Psk};
 use crate::buffers::{batch_or_default, Batch};
 use crate::errors;
 use pyo3::prelude::*;
@@ -76,7 +77,7 @@ impl EnvelopeDecoder {
 
     /// Adds channel `name` with its PSK (bytes as configured on the radio,
     /// or text as the apps show it); returns its index.
-    fn add_channel(&mut self, name: &str, psk: crate::meshtastic::Psk) -> PyResult<usize> {
+    fn add_channel(&mut self, name: &str, psk: Psk) -> PyResult<usize> {
         Ok(self.inner.add_channel_key(name, psk.key()?))
     }
 
@@ -84,7 +85,7 @@ impl EnvelopeDecoder {
     /// messages to it (several nodes may be ours; a node given again gets
     /// the new key); `InvalidKeyError` for an unclamped key.
     fn set_node(&mut self, node: u32, private_key: &[u8]) -> PyResult<()> {
-        let own = crate::meshtastic::static_secret(private_key)?;
+        let own = static_secret(private_key)?;
         let engine = mt::PkcEngine::with_capacity(own, mt::decoder::DEFAULT_PKC_PEERS)
             .map_err(errors::meshtastic)?;
         let d = std::mem::take(&mut self.inner);
@@ -162,8 +163,4 @@ impl EnvelopeDecoder {
             })
             .collect()
     }
-}
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<EnvelopeDecoder>()
 }
