@@ -7,6 +7,7 @@ mod envelope;
 mod header;
 mod keys;
 mod pkc;
+mod record;
 
 use pyo3::prelude::*;
 use wireseal::meshtastic as mt;
