@@ -10,15 +10,12 @@
 use pyo3::prelude::*;
 
 mod aescrypt;
-mod aescrypt_files;
-mod aescrypt_streams;
 mod bip324;
 mod bip324_pool;
 mod buffers;
 mod errors;
 mod held;
 mod meshtastic;
-mod meshtastic_envelope;
 mod peat;
 mod sphinx;
 

@@ -111,3 +111,47 @@ def test_replay_and_batch():
         else:
             assert got == want
     assert [b["error"] for b in batch[40:60]] == ["replay"] * 20
+
+
+def test_a_large_batch_equals_one_at_a_time():
+    """A batch large enough to be decoded run after run while the dicts of
+    the runs before are built: channel and PKC packets from senders learned
+    along the way, replays, envelopes that do not decode."""
+    ours = mt.generate_private_key()
+    senders = [mt.generate_private_key() for _ in range(5)]
+    engines = [mt.PkcEngine(k) for k in senders]
+
+    def decoder():
+        d = mt.EnvelopeDecoder()
+        d.add_channel("LongFast", b"\x01")
+        d.set_node(0x42, ours)
+        d.set_replay_window(2048, 64)
+        return d
+
+    envs = []
+    for i in range(1500):
+        if i % 97 == 5:
+            envs.append(b"\xff\xff not protobuf")
+        elif i % 3 == 0:
+            s = i % 5
+            sealed = engines[s].seal(0, mt.public_key(ours), 0x500 + s, i, data(1, b"dm %d" % i))
+            envs.append(envelope(from_=0x500 + s, to=0x42, id=i, channel=0, encrypted=sealed,
+                                 channel_id="PKI", public_key=mt.public_key(senders[s])))
+        else:
+            envs.append(channel_env(i % 700, b"m%d" % i))
+    one = decoder()
+    want = []
+    for env in envs:
+        try:
+            want.append(one.decode(0, env))
+        except wireseal.Error as e:
+            want.append(e)
+    got = decoder().decode_batch(0, envs, batch=wireseal.Batch(2))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if isinstance(w, wireseal.Error):
+            assert type(g) is type(w)
+        else:
+            assert g == w
+    assert sum(1 for w in want if isinstance(w, dict) and w["error"] == "replay") > 100
+    assert sum(1 for w in want if isinstance(w, dict) and w["decryption"] == "pkc") > 400

@@ -272,6 +272,13 @@ impl Batch {
         self.run_each(chunks, |c| c.iter_mut().for_each(&f));
     }
 
+    /// Items per run when a caller cuts `items` cheap items into runs of
+    /// its own, each one unit of work ([`Batch::for_each_mut_coarse`]): as
+    /// the batch's own calls cut them.
+    pub(crate) fn run_len(&self, items: usize) -> usize {
+        self.chunk_len(items, MAX_CHUNK)
+    }
+
     /// Items per chunk for `items` items: about [`CHUNKS_PER_THREAD`] chunks
     /// per thread, at most `most` items each.
     fn chunk_len(&self, items: usize, most: usize) -> usize {

@@ -312,6 +312,32 @@ impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> SharedSecretCache
         }
     }
 
+    /// Records hits served earlier by `peek_slot` when nothing was inserted
+    /// or removed since: `slots`, in the order they were served, as
+    /// `touch_slot` for each in turn would (each slot's hits counted, and
+    /// the slots most recently used in order of their last use), in one
+    /// pass from the last one back and one move per distinct slot. A slot
+    /// that holds nothing (any more) is skipped.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn touch_slots(&mut self, slots: impl DoubleEndedIterator<Item = usize>) {
+        let mut seen = alloc::vec![false; self.capacity()];
+        let mut last_first = alloc::vec::Vec::new();
+        for slot in slots.rev() {
+            match self.slots.as_ref().get(slot) {
+                Some(s) if s.value.is_some() => {}
+                _ => continue,
+            }
+            self.stats.hits += 1;
+            if !core::mem::replace(&mut seen[slot], true) {
+                last_first.push(slot as u16);
+            }
+        }
+        for &slot in last_first.iter().rev() {
+            self.unlink(slot);
+            self.push_front(slot);
+        }
+    }
+
     /// Returns the cached value for `peer`, deriving and inserting it with
     /// `derive` on a miss. A failed derivation inserts nothing.
     ///

@@ -88,6 +88,39 @@ fn touched_slots_become_most_recent() {
 }
 
 #[test]
+fn touching_slots_together_is_touching_them_in_turn() {
+    let order = [3, 1, 3, 4, 1, 1, 2];
+    let mut one = cache(5);
+    let mut all = cache(5);
+    for b in 1..=5 {
+        one.insert(0, &key(b), V::plain(b));
+        all.insert(0, &key(b), V::plain(b));
+    }
+    let slot = |c: &SharedSecretCache<V>, b| c.peek_slot(0, &key(b)).unwrap().0;
+    let slots: Vec<usize> = order.iter().map(|&b| slot(&all, b)).collect();
+    for &b in &order {
+        assert!(one.touch_slot(slot(&one, b), &key(b)));
+    }
+    all.touch_slots(slots.into_iter());
+    assert_eq!(all.stats(), one.stats());
+    // The same recency: inserting evicts the same entries in the same order.
+    for b in 6..=9 {
+        one.insert(0, &key(b), V::plain(b));
+        all.insert(0, &key(b), V::plain(b));
+        let left =
+            |c: &SharedSecretCache<V>| (1..=9).filter(|&k| c.peek(0, &key(k)).is_some()).count();
+        assert_eq!(left(&all), left(&one));
+        for k in 1..=9 {
+            assert_eq!(
+                all.peek(0, &key(k)).is_some(),
+                one.peek(0, &key(k)).is_some(),
+                "{b} {k}"
+            );
+        }
+    }
+}
+
+#[test]
 fn peek_respects_ttl() {
     let mut c = cache(2).with_ttl(5);
     c.insert(10, &key(1), V::plain(1));

@@ -57,7 +57,9 @@
 //! `SharedSecretCache::peek_slot` (no counters, no reordering) from every
 //! thread, then reports hits and recency with
 //! `SharedSecretCache::touch_slot` in one serial pass (both crate-private,
-//! public with the `hazmat` feature).
+//! public with the `hazmat` feature); when every key came from the cache
+//! and nothing is inserted, that pass books each slot once, at its last
+//! use, instead of each packet.
 //!
 //! ## Errors in layers
 //!

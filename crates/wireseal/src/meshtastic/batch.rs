@@ -7,19 +7,20 @@
 //! Then one serial pass in input order does the book-keeping opening the
 //! packets one at a time would have done: cache recency and counters (a new
 //! sender's first packet is a miss that inserts its key, its later packets
-//! are hits) and the replay window. Plaintexts and errors are always exactly
-//! those of opening one at a time; so are the cache's counters and recency
-//! as long as the batch's distinct senders fit in the cache (when they do
-//! not, a sender evicted during the batch was still served by the key it had
-//! when the batch began, and counts a miss where one-at-a-time would have
-//! derived its key again).
+//! are hits) and the replay window (see the `pkc_ahead` module). Plaintexts
+//! and errors are always exactly those of opening one at a time; so are the
+//! cache's counters and recency as long as the batch's distinct senders fit
+//! in the cache (when they do not, a sender evicted during the batch was
+//! still served by the key it had when the batch began, and counts a miss
+//! where one-at-a-time would have derived its key again).
 //!
 //! [`PkcEngine::open_batch_into`] writes every plaintext into one caller
 //! buffer (no allocation per packet; each packet's region of it is split
 //! off on the worker threads); [`PkcEngine::open_batch_to_vec`] is the
 //! convenience that returns a vector per packet.
 
-use super::pkc::{opened_len, PkcEngine, PkcKey, PkcKeyForm as _, PkcPacket};
+use super::pkc::{opened_len, PkcEngine, PkcKeyForm as _, PkcPacket};
+use super::pkc_ahead::{FreshKeys, KeyFrom};
 use super::Error;
 use crate::batch::{consecutive_ranges, total_len, Batch};
 use core::ops::Range;
@@ -45,21 +46,57 @@ fn plaintext_len(p: &SealedPkc<'_>) -> usize {
     opened_len(p.payload.len()).unwrap_or(0)
 }
 
-/// How a packet's key was found.
+/// One packet's progress (12 bytes: a batch keeps one per packet).
 #[derive(Clone, Copy)]
-enum KeyFrom {
-    /// Not looked up (the packet failed its length checks first).
-    NotLookedUp,
-    /// The cache slot that served it.
-    Slot(usize),
-    /// Derived in this batch: index into the batch's distinct new senders.
-    Derived(usize),
+struct Job {
+    state: State,
+    key: KeyFrom,
 }
 
-/// One packet's progress: `None` until opened, and where its key came from.
-struct Job {
-    result: Option<Result<(), Error>>,
-    key: KeyFrom,
+/// Where a packet stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Not opened yet.
+    Waiting,
+    /// Opened: its tag verified.
+    Opened,
+    /// Failed: its length is impossible (its key was not looked up), its
+    /// tag did not verify, or its key could not be derived.
+    Failed,
+}
+
+impl Job {
+    /// A packet of impossible length is done before it starts.
+    fn new(p: &SealedPkc<'_>) -> Self {
+        let state = match opened_len(p.payload.len()) {
+            Ok(_) => State::Waiting,
+            Err(_) => State::Failed,
+        };
+        Self {
+            state,
+            key: KeyFrom::NotLookedUp,
+        }
+    }
+
+    /// Records what opening the packet with the key `key` gave.
+    fn opened(&mut self, key: KeyFrom, result: Result<(), Error>) {
+        self.key = key;
+        self.state = match result {
+            Ok(()) => State::Opened,
+            Err(_) => State::Failed,
+        };
+    }
+
+    /// The error opening the packet `p` alone gives, for a failed job: its
+    /// length's, its key's, or the tag's ([`Error::Auth`], the one failure
+    /// of an open).
+    fn error(&self, p: &SealedPkc<'_>, fresh: &FreshKeys) -> Error {
+        match self.key {
+            KeyFrom::NotLookedUp => opened_len(p.payload.len()).err().unwrap_or(Error::Auth),
+            KeyFrom::Derived(i) => fresh.failure(i as usize).unwrap_or(Error::Auth),
+            KeyFrom::Slot(_) => Error::Auth,
+        }
+    }
 }
 
 impl PkcEngine {
@@ -85,98 +122,10 @@ impl PkcEngine {
         }
         let out = &mut out[..need];
         let ranges = consecutive_ranges(packets.iter().map(plaintext_len));
-        let mut jobs: Vec<Job> = packets
-            .iter()
-            .map(|p| Job {
-                result: opened_len(p.payload.len()).err().map(Err),
-                key: KeyFrom::NotLookedUp,
-            })
-            .collect();
-        // 1. Cached senders: open in parallel, reading the cache only.
-        let cache = &self.cache;
-        batch.for_each_region(&mut jobs, &ranges, out, |i, j, region| {
-            if j.result.is_some() {
-                return;
-            }
-            let p = packets[i].packet;
-            if let Some((slot, key)) = cache.peek_slot(now, p.peer_public) {
-                j.key = KeyFrom::Slot(slot);
-                j.result = Some(key.open(p.from, p.id, packets[i].payload, region));
-            }
-        });
-        // 2. Distinct missing senders: derive their keys in parallel.
-        let mut missing: HashMap<[u8; 32], usize> = HashMap::new();
-        let mut distinct: Vec<[u8; 32]> = Vec::new();
-        for (j, p) in jobs.iter_mut().zip(packets) {
-            if j.result.is_some() {
-                continue;
-            }
-            let peer = p.packet.peer_public;
-            let i = *missing.entry(*peer).or_insert_with(|| {
-                distinct.push(*peer);
-                distinct.len() - 1
-            });
-            j.key = KeyFrom::Derived(i);
-        }
-        let own = self.own();
-        let derived: Vec<Result<PkcKey, Error>> = batch.map(&distinct, |k| PkcKey::derive(own, k));
-        // 3. Open the packets of those senders in parallel.
-        if !distinct.is_empty() {
-            batch.for_each_region(&mut jobs, &ranges, out, |i, j, region| {
-                if let (None, KeyFrom::Derived(k)) = (&j.result, j.key) {
-                    let p = packets[i].packet;
-                    j.result = Some(match &derived[k] {
-                        Ok(key) => key.open(p.from, p.id, packets[i].payload, region),
-                        Err(e) => Err(*e),
-                    });
-                }
-            });
-        }
-        // 4. Book-keeping in input order, as one at a time: cache recency and
-        //    counters, fresh keys, replay window.
-        let mut fresh: Vec<Option<PkcKey>> = derived.into_iter().map(Result::ok).collect();
-        let (cache, replay) = (&mut self.cache, &mut self.replay);
-        Ok(jobs
-            .into_iter()
-            .zip(ranges)
-            .zip(packets)
-            .map(|((j, r), sealed)| {
-                let p = sealed.packet;
-                match j.key {
-                    KeyFrom::NotLookedUp => {}
-                    KeyFrom::Slot(slot) => {
-                        if !cache.touch_slot(slot, p.peer_public) {
-                            // Evicted earlier in this pass: one at a time would miss.
-                            let _ = cache.get(now, p.peer_public);
-                        }
-                    }
-                    KeyFrom::Derived(i) => match fresh[i].take() {
-                        Some(key) => {
-                            let _ = cache.get_or_try_insert_with(now, p.peer_public, |_| {
-                                Ok::<_, Error>(key)
-                            });
-                        }
-                        // A later packet of a new sender (a hit), or one
-                        // whose key could not be derived (a miss each time).
-                        None => {
-                            let _ = cache.get(now, p.peer_public);
-                        }
-                    },
-                }
-                match j.result.unwrap_or(Err(Error::Auth)) {
-                    Err(e) => Err(e),
-                    Ok(()) => {
-                        let fresh = replay.as_mut().is_none_or(|w| w.accept(p.from, p.id));
-                        if fresh {
-                            Ok(r)
-                        } else {
-                            out[r].zeroize();
-                            Err(Error::Replay)
-                        }
-                    }
-                }
-            })
-            .collect())
+        let mut jobs: Vec<Job> = packets.iter().map(Job::new).collect();
+        self.open_cached(now, batch, packets, &ranges, out, &mut jobs);
+        let mut fresh = self.open_uncached(batch, packets, &ranges, out, &mut jobs);
+        Ok(self.book_in_order(now, packets, jobs, ranges, out, &mut fresh))
     }
 
     /// Opens every packet at time `now` (ms), in parallel on `batch`, results
@@ -195,4 +144,123 @@ impl PkcEngine {
             Err(e) => vec![Err(e); packets.len()],
         }
     }
+
+    /// Step 1: the packets whose sender's key is cached, opened in parallel
+    /// with the cache only read.
+    fn open_cached(
+        &self,
+        now: u64,
+        batch: &Batch,
+        packets: &[SealedPkc<'_>],
+        ranges: &[Range<usize>],
+        out: &mut [u8],
+        jobs: &mut [Job],
+    ) {
+        let cache = &self.cache;
+        batch.for_each_region(jobs, ranges, out, |i, j, region| {
+            if j.state != State::Waiting {
+                return;
+            }
+            let SealedPkc { packet: p, payload } = packets[i];
+            if let Some((slot, key)) = cache.peek_slot(now, p.peer_public) {
+                j.opened(KeyFrom::slot(slot), key.open(p.from, p.id, payload, region));
+            }
+        });
+    }
+
+    /// Step 2: the keys of the distinct senders step 1 missed, derived in
+    /// parallel, and their packets opened in parallel.
+    fn open_uncached(
+        &self,
+        batch: &Batch,
+        packets: &[SealedPkc<'_>],
+        ranges: &[Range<usize>],
+        out: &mut [u8],
+        jobs: &mut [Job],
+    ) -> FreshKeys {
+        let senders = missing_senders(packets, jobs);
+        let own = self.own();
+        let fresh = FreshKeys::derive(batch, &senders, |_| own);
+        if !senders.is_empty() {
+            batch.for_each_region(jobs, ranges, out, |i, j, region| {
+                if let (State::Waiting, KeyFrom::Derived(k)) = (j.state, j.key) {
+                    let SealedPkc { packet, payload } = packets[i];
+                    j.opened(j.key, fresh.open(k as usize, packet, payload, region));
+                }
+            });
+        }
+        fresh
+    }
+
+    /// Step 3, in input order as one at a time: the cache's recency and
+    /// counters, the fresh keys inserted, the replay window (a replayed
+    /// packet's plaintext wiped).
+    fn book_in_order(
+        &mut self,
+        now: u64,
+        packets: &[SealedPkc<'_>],
+        jobs: Vec<Job>,
+        ranges: Vec<Range<usize>>,
+        out: &mut [u8],
+        fresh: &mut FreshKeys,
+    ) -> Vec<Result<Range<usize>, Error>> {
+        if fresh.is_empty() && self.replay.is_none() {
+            // Every key came from the cache and nothing is inserted or
+            // removed in this pass: the book-keeping is each slot's hits
+            // and its last use.
+            self.cache
+                .touch_slots(jobs.iter().filter_map(|j| match j.key {
+                    KeyFrom::Slot(slot) => Some(usize::from(slot)),
+                    KeyFrom::NotLookedUp | KeyFrom::Derived(_) => None,
+                }));
+            let results = jobs.iter().zip(ranges).zip(packets);
+            return results
+                .map(|((j, r), sealed)| match j.state {
+                    State::Opened => Ok(r),
+                    State::Waiting | State::Failed => Err(j.error(sealed, fresh)),
+                })
+                .collect();
+        }
+        let mut results = Vec::with_capacity(jobs.len());
+        for ((j, r), sealed) in jobs.into_iter().zip(ranges).zip(packets) {
+            let p = sealed.packet;
+            if !self.book_ahead(now, j.key, p.peer_public, fresh) {
+                // The key left the cache earlier in this pass: one at a time
+                // would miss.
+                let _ = self.cache.get(now, p.peer_public);
+            }
+            results.push(match j.state {
+                State::Waiting | State::Failed => Err(j.error(sealed, fresh)),
+                State::Opened => match self.accept_replay(p.from, p.id) {
+                    Ok(()) => Ok(r),
+                    Err(e) => {
+                        out[r].zeroize();
+                        Err(e)
+                    }
+                },
+            });
+        }
+        results
+    }
+}
+
+/// The distinct senders of the packets not yet opened, in order of first
+/// appearance, each with the index of the private key to derive its key
+/// with (0: the engine's own); each such packet's key becomes
+/// [`KeyFrom::Derived`] of its sender's index.
+fn missing_senders(packets: &[SealedPkc<'_>], jobs: &mut [Job]) -> Vec<(usize, [u8; 32])> {
+    let mut index: HashMap<[u8; 32], usize> = HashMap::new();
+    let mut senders = Vec::new();
+    for (j, p) in jobs.iter_mut().zip(packets) {
+        if j.state != State::Waiting {
+            continue;
+        }
+        let peer = p.packet.peer_public;
+        let i = *index.entry(*peer).or_insert_with(|| {
+            senders.push((0, *peer));
+            senders.len() - 1
+        });
+        j.key = KeyFrom::derived(i);
+    }
+    senders
 }

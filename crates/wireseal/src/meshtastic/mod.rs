@@ -80,7 +80,10 @@ mod node_id;
 #[cfg(feature = "std")]
 pub mod packet_key;
 pub mod pkc;
+#[cfg(feature = "alloc")]
+mod pkc_ahead;
 mod pkc_keys;
+mod pkc_wire;
 #[cfg(feature = "alloc")]
 pub mod policy;
 #[cfg(feature = "serde")]

@@ -14,14 +14,13 @@
 
 #[cfg(feature = "alloc")]
 use super::replay::ReplayWindow;
-use super::{Error, MAX_PAYLOAD_LEN};
+use super::Error;
 #[cfg(feature = "alloc")]
 use crate::cache::DEFAULT_CAPACITY;
 use crate::cache::{DefaultSlots, SharedSecretCache, SlotStorage};
 #[cfg(feature = "std")]
 use crate::entropy::NonceSource;
 use crate::entropy::{CryptoRng, RngCore};
-use crate::primitives::aes_ccm;
 use crate::primitives::x25519::StaticSecret;
 #[cfg(feature = "alloc")]
 use zeroize::Zeroize;
@@ -29,15 +28,9 @@ use zeroize::Zeroize;
 #[cfg(feature = "hazmat")]
 pub use super::pkc_keys::nonce;
 pub use super::pkc_keys::{PkcKey, PkcKeyForm, PkcSecret, SLOT_BYTES_EXPANDED, SLOT_BYTES_SECRET};
-
-/// Tag length on the wire.
-pub const TAG_LEN: usize = aes_ccm::TAG_LEN;
-/// extraNonce length on the wire.
-pub const EXTRA_NONCE_LEN: usize = 4;
-/// Bytes a PKC payload adds to its plaintext.
-pub const OVERHEAD: usize = TAG_LEN + EXTRA_NONCE_LEN;
-/// Largest plaintext that fits a LoRa frame.
-pub const MAX_PLAINTEXT_LEN: usize = MAX_PAYLOAD_LEN - OVERHEAD;
+pub use super::pkc_wire::{
+    opened_len, sealed_len, EXTRA_NONCE_LEN, MAX_PLAINTEXT_LEN, OVERHEAD, TAG_LEN,
+};
 
 /// One PKC direct message's description: the key it travels under and the
 /// header fields the CCM nonce binds.
@@ -50,32 +43,6 @@ pub struct PkcPacket<'a> {
     pub from: u32,
     /// The packet id (header `id`).
     pub id: u32,
-}
-
-/// Size of the payload that sealing `plaintext_len` bytes produces.
-pub const fn sealed_len(plaintext_len: usize) -> usize {
-    plaintext_len + OVERHEAD
-}
-
-/// Size of the plaintext that opening a `sealed_len`-byte payload yields.
-///
-/// # Errors
-/// [`Error::Truncated`] below [`OVERHEAD`] bytes; [`Error::TooLong`] above
-/// [`MAX_PAYLOAD_LEN`].
-pub const fn opened_len(sealed_len: usize) -> Result<usize, Error> {
-    if sealed_len < OVERHEAD {
-        return Err(Error::Truncated {
-            len: sealed_len,
-            min: OVERHEAD,
-        });
-    }
-    if sealed_len > MAX_PAYLOAD_LEN {
-        return Err(Error::TooLong {
-            len: sealed_len,
-            max: MAX_PAYLOAD_LEN,
-        });
-    }
-    Ok(sealed_len - OVERHEAD)
 }
 
 /// A node's PKC state: our key, the per-peer cache and (on `std`) an
@@ -338,55 +305,6 @@ impl<K: PkcKeyForm, S: SlotStorage<K, 32>> PkcEngine<K, S> {
             }
         }
         Ok(n)
-    }
-
-    /// The first half of [`Self::open_into`] for parallel batch readers:
-    /// opens `payload` into `out` with the cached key of
-    /// `packet.peer_public`, changing nothing (no hit counted, no replay
-    /// check). Returns the cache slot and the open's result (the plaintext
-    /// length), or `None` when the key is not cached or the lengths do not
-    /// fit; finish with [`Self::finish_ahead`] before releasing anything.
-    #[cfg(feature = "std")]
-    pub(crate) fn open_ahead(
-        &self,
-        now: u64,
-        packet: PkcPacket<'_>,
-        payload: &[u8],
-        out: &mut [u8],
-    ) -> Option<(usize, Result<usize, Error>)> {
-        let n = opened_len(payload.len()).ok()?;
-        let out = out.get_mut(..n)?;
-        let (slot, key) = self.cache.peek_slot(now, packet.peer_public)?;
-        Some((
-            slot,
-            key.open(packet.from, packet.id, payload, out).map(|()| n),
-        ))
-    }
-
-    /// The second half: counts the cache hit and, when the tag verified
-    /// (`tag` is `Ok`), applies the replay window, so the engine ends up as
-    /// after [`Self::open_into`]. `None` (nothing changed) when `slot` no
-    /// longer holds the peer's key: open again with [`Self::open_into`].
-    #[cfg(feature = "alloc")]
-    pub(crate) fn finish_ahead(
-        &mut self,
-        slot: usize,
-        packet: PkcPacket<'_>,
-        tag: Result<(), Error>,
-    ) -> Option<Result<(), Error>> {
-        if !self.cache.touch_slot(slot, packet.peer_public) {
-            return None;
-        }
-        if let Err(e) = tag {
-            return Some(Err(e));
-        }
-        let PkcPacket { from, id, .. } = packet;
-        if let Some(w) = &mut self.replay {
-            if !w.accept(from, id) {
-                return Some(Err(Error::Replay));
-            }
-        }
-        Some(Ok(()))
     }
 
     /// [`Self::open_into`] returning a new vector.

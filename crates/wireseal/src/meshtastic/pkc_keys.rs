@@ -5,7 +5,7 @@
 //! The caller picks one as the first type parameter of
 //! [`super::PkcEngine`].
 
-use super::pkc::{MAX_PLAINTEXT_LEN, OVERHEAD, TAG_LEN};
+use super::pkc_wire::{MAX_PLAINTEXT_LEN, OVERHEAD, TAG_LEN};
 use crate::meshtastic::Error;
 use crate::primitives::aes_ccm::Aes256Ccm8;
 use crate::primitives::sha::sha256;

@@ -358,3 +358,92 @@ fn batch_equals_one_at_a_time() {
         );
     }
 }
+
+/// A batch settles each packet ahead against the decoder as the batch
+/// found it; what changes under it in the batch is redone in order: senders
+/// that start signing (their unsigned broadcasts become downgrades), a node
+/// learned mid-batch, an engine cache too small for the senders (keys
+/// evicted between a packet's open and its turn), the engine's own replay
+/// window.
+#[test]
+fn batch_redoes_in_order_what_changed_under_it() {
+    let m = mesh();
+    let known = &m.senders[..4];
+    let (n4, s4) = (m.senders[4].0, &m.senders[4].1);
+    let (n5, s5) = (m.senders[5].0, &m.senders[5].1);
+    let dm = data(1, b"dm", None);
+    let warm: Vec<Vec<u8>> = known
+        .iter()
+        .chain(&m.senders[5..])
+        .zip(100..)
+        .map(|((n, s), id)| pkc(s, *n, &m.ours, OUR_NODE, id, &dm, true))
+        .collect();
+    let mut f = Vec::new();
+    for round in 0..6u32 {
+        for ((n, s), i) in known.iter().zip(0u32..) {
+            let id = 1000 + round * 10 + i;
+            f.push(pkc(s, *n, &m.ours, OUR_NODE, id, &dm, false));
+            let text = data(1, b"broadcast", None);
+            f.push(channel_packet(
+                &m.long_fast,
+                "LongFast",
+                *n,
+                id + 500,
+                &text,
+            ));
+        }
+        if round == 2 {
+            for ((n, s), i) in known.iter().zip(0u32..) {
+                f.push(signed_text(&m, s, *n, 5000 + i, b"now signed", false));
+            }
+            f.push(nodeinfo(&m, s4, n4, 6000, true));
+        }
+        if round >= 3 {
+            f.push(pkc(s4, n4, &m.ours, OUR_NODE, 6100 + round, &dm, false));
+        }
+    }
+    // Repeats for the engine's replay window: one from a sender whose entry
+    // changed in the batch, one from a sender whose entry did not.
+    f.push(f[0].clone());
+    let again = pkc(s5, n5, &m.ours, OUR_NODE, 7000, &dm, false);
+    f.extend([again.clone(), again]);
+    let refs: Vec<&[u8]> = f.iter().map(Vec::as_slice).collect();
+    for (capacity, replay) in [(1, true), (2, true), (16, false)] {
+        let make = || {
+            let own = StaticSecret::from_bytes(&m.ours_secret).unwrap();
+            let mut engine = PkcEngine::with_capacity(own, capacity).unwrap();
+            if replay {
+                engine = engine.with_replay_window(ReplayWindow::default());
+            }
+            let mut d = Decoder::new().with_node_engine(OUR_NODE, engine);
+            d.add_channel("LongFast", &[1]).unwrap();
+            for e in &warm {
+                assert!(d.decode(0, e).unwrap().error.is_none());
+            }
+            d
+        };
+        let mut one = make();
+        let serial: Vec<_> = refs.iter().map(|e| one.decode(0, e)).collect();
+        let verdicts: Vec<_> = serial.iter().flatten().map(|d| d.verdict).collect();
+        assert!(verdicts.contains(&Some(Verdict::Flag(Concern::Downgrade))));
+        assert!(verdicts.contains(&Some(Verdict::Accept)));
+        for i in [f.len() - 3, f.len() - 1] {
+            assert_eq!(
+                serial[i].as_ref().unwrap().error,
+                replay.then_some(Undecoded::Failed(Error::Replay)),
+                "{capacity}"
+            );
+        }
+        for threads in [1, 2, 4] {
+            let mut d = make();
+            let got = d.decode_batch(0, &Batch::with_threads(threads), &refs);
+            assert_eq!(got, serial, "capacity {capacity}, {threads} threads");
+            let stats = |d: &Decoder| d.pkc_engine().unwrap().cache().stats();
+            assert_eq!(stats(&d), stats(&one), "capacity {capacity}");
+            for (n, _) in &m.senders[..5] {
+                assert_eq!(d.nodes().is_signer(*n), one.nodes().is_signer(*n));
+                assert_eq!(d.nodes().identity(*n), one.nodes().identity(*n));
+            }
+        }
+    }
+}

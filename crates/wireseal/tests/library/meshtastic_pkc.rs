@@ -392,3 +392,77 @@ fn header_rejects_bad_lengths_and_fields() {
         .frame(&[0u8; MAX_PAYLOAD_LEN + 1])
         .is_err());
 }
+
+/// A batch whose every key is cached and that has no replay window books
+/// its cache hits per slot, not per packet: the same counters and the same
+/// recency as opening the packets one at a time.
+#[test]
+fn cached_batch_books_hits_as_one_at_a_time() {
+    let receiver = StaticSecret::generate();
+    let rp = *receiver.public_key();
+    let senders: Vec<StaticSecret> = (0..8).map(|_| StaticSecret::generate()).collect();
+    let mut payloads = Vec::new();
+    // Senders 0..6 send, in an order that makes their last uses differ from
+    // their first; 6 and 7 stay out of the batch.
+    for (k, i) in [3usize, 0, 5, 3, 1, 4, 0, 2, 5, 3].into_iter().enumerate() {
+        let s = &senders[i];
+        let mut e = PkcEngine::new(StaticSecret::from_bytes(s.expose()).unwrap()).unwrap();
+        let mut p = e
+            .seal_to_vec(0, pkt(&rp, i as u32, k as u32), b"hi")
+            .unwrap();
+        if k == 4 {
+            p[0] ^= 1; // a tag that fails still counts its hit
+        }
+        payloads.push((*s.public_key(), i as u32, k as u32, p));
+    }
+    payloads.push((*senders[1].public_key(), 1, 99, vec![1, 2, 3]));
+    let packets: Vec<SealedPkc<'_>> = payloads
+        .iter()
+        .map(|(k, f, i, p)| SealedPkc {
+            packet: pkt(k, *f, *i),
+            payload: p,
+        })
+        .collect();
+    let warm = |e: &mut PkcEngine| {
+        for s in &senders {
+            let mut tx = PkcEngine::new(StaticSecret::from_bytes(s.expose()).unwrap()).unwrap();
+            let p = tx.seal_to_vec(0, pkt(&rp, 0, 0), b"x").unwrap();
+            e.open_to_vec(0, pkt(s.public_key(), 0, 0), &p).unwrap();
+        }
+    };
+    let make = || {
+        let own = StaticSecret::from_bytes(receiver.expose()).unwrap();
+        let mut e = PkcEngine::with_capacity(own, 8).unwrap();
+        warm(&mut e);
+        e
+    };
+    let mut one = make();
+    let serial: Vec<_> = packets
+        .iter()
+        .map(|p| one.open_to_vec(0, p.packet, p.payload))
+        .collect();
+    assert!(serial.contains(&Err(Error::Auth)));
+    for threads in [1, 2, 4] {
+        let mut e = make();
+        let got = e.open_batch_to_vec(0, &Batch::with_threads(threads), &packets);
+        assert_eq!(got, serial, "{threads} threads");
+        assert_eq!(e.cache().stats(), one.cache().stats(), "{threads} threads");
+        // The same recency: each new sender evicts the same entry.
+        let mut one = make();
+        for p in &packets {
+            let _ = one.open_to_vec(0, p.packet, p.payload);
+        }
+        for n in 0..8u8 {
+            let k = [n + 1; 32];
+            let weak_or_new = |e: &mut PkcEngine| e.open_to_vec(0, pkt(&k, 9, 9), &[0; 20]);
+            assert_eq!(weak_or_new(&mut e), weak_or_new(&mut one));
+            for s in &senders {
+                let p = s.public_key();
+                assert_eq!(
+                    e.cache().peek(0, p).is_some(),
+                    one.cache().peek(0, p).is_some()
+                );
+            }
+        }
+    }
+}

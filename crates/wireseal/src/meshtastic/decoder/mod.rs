@@ -29,10 +29,12 @@
 //!    ([`ReplayWindow`]), which also drops the copies of one packet that
 //!    several gateways publish.
 //!
-//! [`Decoder::decode_batch`] spreads steps 1–3 (channel packets, PKC packets
-//! whose sender key is already cached, signatures against the keys pinned
-//! when the batch began) over the caller's [`Batch`](crate::batch::Batch);
-//! the results, the node table, the PKC cache and the replay window end up
+//! [`Decoder::decode_batch`] spreads the work over the caller's
+//! [`Batch`](crate::batch::Batch): every step is done on the threads against
+//! the decoder as the batch found it (PKC keys the caches lack are derived
+//! there too), and one pass in input order applies the writes (node table,
+//! PKC cache, replay window, verifications kept) and redoes what an earlier
+//! packet of the batch changed under it; the results and the decoder end up
 //! exactly as decoding one at a time leaves them.
 //!
 //! ```
@@ -63,9 +65,13 @@
 
 #[allow(unused_imports)]
 use crate::prelude::*;
+mod ahead;
+#[cfg(feature = "std")]
 mod batch;
+mod judge;
 mod nodes;
 mod outcome;
+mod parse;
 mod settle;
 mod verified;
 
@@ -76,15 +82,15 @@ pub use super::identity::Identity;
 pub use super::policy::{Concern, SignaturePolicy, Verdict};
 
 use super::channel::ChannelKey;
-use super::envelope::{self, Data, PayloadVariant, ServiceEnvelope, NODEINFO_APP, PKI_CHANNEL_ID};
-use super::identity::node_number;
-use super::pkc::{PkcEngine, OVERHEAD};
+use super::envelope::{self, ServiceEnvelope};
+use super::pkc::PkcEngine;
+use super::pkc_ahead::FreshKeys;
 use super::replay::ReplayWindow;
-use super::xeddsa::{VerifyingKey, SIGNATURE_LEN};
-use super::{Error, MAX_PAYLOAD_LEN};
+use super::Error;
 use crate::primitives::x25519::StaticSecret;
-use outcome::is_broadcast;
-use verified::verify;
+use ahead::Ahead;
+use judge::Writes;
+use parse::parse;
 
 /// Peers whose PKC keys a decoder's engine caches by default.
 pub const DEFAULT_PKC_PEERS: usize = 1024;
@@ -126,20 +132,48 @@ impl Default for Decoder {
     }
 }
 
-/// What the first (stateless) step leaves for the second.
-#[derive(Debug)]
-struct Parsed {
-    head: Decoded,
-    /// A PKC ciphertext to one of our nodes (the index of its engine) and
-    /// the key the packet announces.
-    pkc: Option<(usize, Vec<u8>, Option<[u8; 32]>)>,
-    /// That ciphertext opened ahead by a batch, not yet settled.
-    ahead: Option<Box<batch::Ahead>>,
+/// What the stateless step leaves for the ordered one, beside the packet
+/// itself.
+#[derive(Debug, Default)]
+struct Pending {
+    /// A PKC direct message to one of our nodes.
+    pkc: Option<Pkc>,
     /// The key a NodeInfo in the clear or on a channel announces.
     announced: Option<[u8; 32]>,
-    /// The signature checked in the first step, and the key it was checked
-    /// with.
+    /// The signature checked in the stateless step, and the key it was
+    /// checked with.
     signature: Option<Checked>,
+    /// In a batch: the packet was settled on a thread as the ordered step
+    /// would settle it with the decoder as the batch found it (its `Data`
+    /// opened, its signature, verdict and key conflict judged), and these
+    /// are the writes to the node table that calls for.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    settled: Option<Writes>,
+}
+
+/// A PKC direct message to one of our nodes.
+#[derive(Debug)]
+struct Pkc {
+    /// The index of our node's engine.
+    engine: usize,
+    /// `ciphertext | tag | extraNonce`.
+    ciphertext: Vec<u8>,
+    /// The key the packet announces (`MeshPacket.public_key`).
+    offered: Option<[u8; 32]>,
+    /// In a batch: the ciphertext opened ahead, not yet booked with the
+    /// engine.
+    ahead: Option<Ahead>,
+}
+
+impl Pkc {
+    fn new(engine: usize, ciphertext: Vec<u8>, offered: Option<[u8; 32]>) -> Self {
+        Self {
+            engine,
+            ciphertext,
+            offered,
+            ahead: None,
+        }
+    }
 }
 
 /// A signature verified in the stateless step.
@@ -314,180 +348,8 @@ impl Decoder {
     }
 
     fn decode_checked(&mut self, now: u64, env: ServiceEnvelope) -> Decoded {
-        let mut parsed = parse(&self.channels, &self.nodes, &self.verified, env);
-        self.settle(now, &mut parsed);
-        parsed.head
+        let (mut d, mut pending) = parse(&self.channels, &self.nodes, &self.verified, env);
+        self.settle(now, &mut d, &mut pending, &mut FreshKeys::default());
+        d
     }
-}
-
-/// The stateless step: envelope, channel trial decryption, routing of PKC,
-/// and the signature against the key known now.
-fn parse(
-    channels: &Channels,
-    nodes: &NodeTable,
-    verified: &verified::Verified,
-    env: ServiceEnvelope,
-) -> Parsed {
-    let packet = env.packet.expect("envelope::check passed");
-    let mut head = Decoded {
-        from: packet.from,
-        to: packet.to,
-        id: packet.id,
-        channel_id: env.channel_id,
-        gateway_id: env.gateway_id,
-        channel_hash: packet.channel,
-        reception: Reception {
-            rx_time: packet.rx_time,
-            rx_snr_bits: packet.rx_snr_bits,
-            rx_rssi: packet.rx_rssi,
-            hop_limit: packet.hop_limit,
-            hop_start: packet.hop_start,
-            relay_node: packet.relay_node,
-            next_hop: packet.next_hop,
-            via_mqtt: packet.via_mqtt,
-            transport: packet.transport_mechanism,
-            claimed_signed: packet.xeddsa_signed,
-        },
-        data: None,
-        decryption: Decryption::None,
-        signature: Signature::Absent,
-        identity: None,
-        verdict: None,
-        key_event: None,
-        our_node: None,
-        error: None,
-    };
-    let mut pkc = None;
-    match packet.payload_variant.expect("envelope::check passed") {
-        PayloadVariant::Decoded(data) => {
-            head.data = Some(data);
-            head.decryption = Decryption::Plain;
-        }
-        PayloadVariant::Encrypted(ct) => {
-            let ours = channels.our_nodes.iter().position(|&n| n == head.to);
-            let offered = packet.public_key.as_slice().try_into().ok();
-            if head.channel_id == PKI_CHANNEL_ID || packet.pki_encrypted {
-                match ours {
-                    None if channels.our_nodes.is_empty() => {
-                        head.error = Some(Undecoded::NoNodeKey)
-                    }
-                    None => head.error = Some(Undecoded::NotForUs),
-                    Some(i) => {
-                        head.our_node = Some(head.to);
-                        pkc = Some((i, ct, offered));
-                    }
-                }
-            } else if let Some(i) = ours.filter(|_| {
-                head.channel_hash == 0
-                    && !is_broadcast(head.to)
-                    && ct.len() > OVERHEAD
-                    && channels.by_hash[0].is_empty()
-            }) {
-                // A direct message uplinked on a channel topic: the firmware
-                // tries PKC for hash 0 addressed to it.
-                head.our_node = Some(head.to);
-                pkc = Some((i, ct, offered));
-            } else {
-                match try_channels(channels, &head, &ct) {
-                    Ok((i, data)) => {
-                        head.data = Some(data);
-                        head.decryption = Decryption::Channel(i);
-                    }
-                    Err(e) => head.error = Some(e),
-                }
-            }
-        }
-    }
-    let nodeinfo = head.data.as_ref().and_then(nodeinfo_key);
-    let mut parsed = Parsed {
-        announced: nodeinfo.flatten(),
-        head,
-        pkc,
-        ahead: None,
-        signature: None,
-    };
-    if let Some(key) = nodeinfo {
-        parsed.head.identity = Some(identity(&parsed.head, key));
-    }
-    parsed.signature = check_ahead(nodes, verified, &parsed);
-    parsed
-}
-
-/// The identity a NodeInfo reports for its sender.
-fn identity(d: &Decoded, key: Option<[u8; 32]>) -> Identity {
-    let signed = d
-        .data
-        .as_ref()
-        .is_some_and(|data| data.xeddsa_signature.len() == SIGNATURE_LEN);
-    Identity::of(d.from, key.as_ref(), signed)
-}
-
-/// Verifies a 64-byte signature with the sender's pinned key, or for a
-/// first NodeInfo with the announced key when it hashes to the sender (the
-/// result kept for an earlier copy, if there is one).
-fn check_ahead(nodes: &NodeTable, verified: &verified::Verified, p: &Parsed) -> Option<Checked> {
-    let d = &p.head;
-    let data = d.data.as_ref()?;
-    if data.xeddsa_signature.len() != SIGNATURE_LEN {
-        return None;
-    }
-    let (key, vk) = match nodes.get(d.from) {
-        Some(k) => (k.public_key, k.verifying_key),
-        None => {
-            let a = p.announced.filter(|a| node_number(a) == d.from)?;
-            (a, VerifyingKey::from_x25519(&a).ok())
-        }
-    };
-    let digest = verified::digest(&key, d.from, d.id, data);
-    let (valid, fresh) = match verified.get(&digest) {
-        Some(v) => (v, false),
-        None => (verify(vk, d.from, d.id, data), true),
-    };
-    Some(Checked {
-        key,
-        valid,
-        digest,
-        fresh,
-    })
-}
-
-/// Tries the channels with the packet's hash, the one the envelope names first.
-fn try_channels(
-    channels: &Channels,
-    head: &Decoded,
-    ct: &[u8],
-) -> Result<(usize, Data), Undecoded> {
-    let candidates = usize::try_from(head.channel_hash)
-        .ok()
-        .and_then(|h| channels.by_hash.get(h))
-        .filter(|c| !c.is_empty())
-        .ok_or(Undecoded::NoChannel)?;
-    let named = candidates
-        .iter()
-        .filter(|&&i| channels.list[i].name == head.channel_id);
-    let others = candidates
-        .iter()
-        .filter(|&&i| channels.list[i].name != head.channel_id);
-    let mut buf = [0u8; MAX_PAYLOAD_LEN];
-    let buf = &mut buf[..ct.len()];
-    for &i in named.chain(others) {
-        buf.copy_from_slice(ct);
-        // `ct` is at most one LoRa payload (envelope::check), so this opens.
-        if let Ok(plain) = channels.list[i].key.open_in_place(head.from, head.id, buf) {
-            if let Ok(data) = envelope::decode_data(plain) {
-                return Ok((i, data));
-            }
-        }
-    }
-    Err(Undecoded::WrongChannelKey)
-}
-
-/// For a NodeInfo packet whose payload is a `User`: the key it announces
-/// (`User.public_key` when 32 bytes). `None` for any other packet.
-fn nodeinfo_key(data: &Data) -> Option<Option<[u8; 32]>> {
-    if data.portnum != NODEINFO_APP {
-        return None;
-    }
-    let user = envelope::decode_user(&data.payload).ok()?;
-    Some(user.public_key.as_slice().try_into().ok())
 }

@@ -2,169 +2,89 @@
 //! messages to our node, the signature policy, the node table and the
 //! replay window.
 
-use super::{
-    batch, identity, nodeinfo_key, verify, Checked, Decoded, Decoder, Decryption, KeyEvent, Parsed,
-    Signature, Undecoded,
-};
-use crate::meshtastic::envelope::{self, Data, ADMIN_APP, NODEINFO_APP};
-use crate::meshtastic::identity::node_number;
-use crate::meshtastic::policy::{signable_fits, Concern, SignaturePolicy, Verdict};
-use crate::meshtastic::xeddsa::{VerifyingKey, SIGNATURE_LEN};
+use super::judge::{judge, Writes};
+use super::parse::{identity, nodeinfo_key};
+use super::{Ahead, Checked, Decoded, Decoder, Decryption, KeyEvent, Pending, Pkc, Undecoded};
+use crate::meshtastic::envelope;
+use crate::meshtastic::pkc_ahead::FreshKeys;
 use crate::meshtastic::{PkcPacket, MAX_PAYLOAD_LEN};
 #[allow(unused_imports)]
 use crate::prelude::*;
 use zeroize::Zeroize;
 
-/// What the policy step decides for one decoded packet.
-struct Judged {
-    signature: Signature,
-    verdict: Verdict,
-    key_event: Option<KeyEvent>,
-}
-
 impl Decoder {
-    /// The stateful step for one parsed envelope.
-    pub(super) fn settle(&mut self, now: u64, parsed: &mut Parsed) {
-        let d = &mut parsed.head;
-        let mut announced = parsed.announced;
-        if let Some((engine, ciphertext, offered)) = parsed.pkc.take() {
-            self.open_pkc(now, engine, d, &ciphertext, offered, parsed.ahead.take());
+    /// The stateful step for one parsed envelope `d` at time `now` (`fresh`:
+    /// the keys a batch derived, empty outside batches). Returns whether the
+    /// node table's entry for the sender changed.
+    pub(super) fn settle(
+        &mut self,
+        now: u64,
+        d: &mut Decoded,
+        pending: &mut Pending,
+        fresh: &mut FreshKeys,
+    ) -> bool {
+        let mut announced = pending.announced;
+        let mut changed = false;
+        if let Some(pkc) = pending.pkc.take() {
+            changed = self.open_pkc(now, d, pkc, fresh);
             if let Some(key) = d.data.as_ref().and_then(nodeinfo_key) {
                 announced = key;
                 d.identity = Some(identity(d, key));
             }
         }
-        let Some(data) = d.data.take() else {
-            return;
+        let Some(data) = &d.data else {
+            return changed;
         };
-        if let Some(c) = parsed.signature.filter(|c| c.fresh) {
-            self.verified.insert(c.digest, c.valid);
-        }
-        let j = self.judge(d, &data, announced, parsed.signature);
-        d.data = Some(data);
+        let j = judge(
+            &self.nodes,
+            self.policy,
+            d,
+            data,
+            announced,
+            pending.signature,
+        );
         d.signature = j.signature;
         d.verdict = Some(j.verdict);
-        d.key_event = d.key_event.or(j.key_event);
+        d.key_event = d.key_event.or(j.conflict);
+        self.finish(d, j.writes, pending.signature) || changed
+    }
+
+    /// The end of the stateful step for a decoded packet whose verdict is
+    /// in `d`: a signature verified in the stateless step remembered, the
+    /// node table's `writes` applied (their key event into `d`), the replay
+    /// window. Returns whether the sender's entry changed.
+    pub(super) fn finish(
+        &mut self,
+        d: &mut Decoded,
+        writes: Writes,
+        checked: Option<Checked>,
+    ) -> bool {
+        if let Some(c) = checked.filter(|c| c.fresh) {
+            self.verified.insert(c.digest, c.valid);
+        }
+        let mut changed = false;
+        if writes != Writes::default() {
+            let (event, c) = writes.apply(&mut self.nodes, d.from);
+            d.key_event = d.key_event.or(event);
+            changed = c;
+        }
         if let Some(w) = &mut self.replay {
             if !w.accept(d.from, d.id) {
                 d.error = Some(Undecoded::Replay);
             }
         }
+        changed
     }
 
-    /// The signature check and the policy's verdict; pins a key the packet
-    /// vouches for and remembers signers (see [`crate::meshtastic::policy`]).
-    /// At most one table lookup for a packet without a signature or an
-    /// announced key.
-    fn judge(
-        &mut self,
-        d: &Decoded,
-        data: &Data,
-        announced: Option<[u8; 32]>,
-        checked: Option<Checked>,
-    ) -> Judged {
-        let policy = self.policy;
-        let signature_len = data.xeddsa_signature.len();
-        let nodeinfo = data.portnum == NODEINFO_APP;
-        let (signature, verdict) = if signature_len == SIGNATURE_LEN {
-            let valid = |key: &[u8; 32], vk: Option<VerifyingKey>| match checked {
-                Some(c) if c.key == *key => c.valid,
-                _ => verify(vk, d.from, d.id, data),
-            };
-            match (self.nodes.get(d.from), announced) {
-                (Some(pinned), _) if valid(&pinned.public_key, pinned.verifying_key) => {
-                    (Signature::Valid, Verdict::Accept)
-                }
-                (Some(_), _) => (Signature::Invalid, Verdict::Drop(Concern::InvalidSignature)),
-                // First contact: only a key that hashes to the sender's number.
-                (None, Some(k))
-                    if nodeinfo
-                        && node_number(&k) == d.from
-                        && valid(&k, VerifyingKey::from_x25519(&k).ok()) =>
-                {
-                    (Signature::Valid, Verdict::Accept)
-                }
-                (None, _) if nodeinfo => (Signature::Invalid, Verdict::Drop(Concern::FirstContact)),
-                (None, _) if policy == SignaturePolicy::Strict => {
-                    (Signature::UnknownKey, Verdict::Drop(Concern::Unverifiable))
-                }
-                (None, _) => (Signature::UnknownKey, Verdict::Accept),
-            }
-        } else if signature_len != 0 {
-            (
-                Signature::Malformed,
-                Verdict::Drop(Concern::MalformedSignature),
-            )
-        } else {
-            (Signature::Absent, self.unsigned_verdict(d, data))
-        };
-        let verdict = match verdict {
-            v if v.is_drop() => v,
-            _ if d.decryption == Decryption::Plain && data.portnum == ADMIN_APP => {
-                Verdict::Drop(Concern::PlainAdmin)
-            }
-            v => v,
-        };
-        // Keys: pinned on first use unless the packet is dropped; a pinned
-        // key is never replaced (another one is reported).
-        let key_event =
-            announced.and_then(|k| match self.nodes.get(d.from).map(|n| n.public_key) {
-                Some(pinned) if pinned != k => Some(KeyEvent::Conflict {
-                    node: d.from,
-                    pinned,
-                    offered: k,
-                }),
-                Some(_) => None,
-                None if verdict.is_drop() => None,
-                None => self.nodes.offer(d.from, &k),
-            });
-        if signature == Signature::Valid {
-            self.nodes.mark_signer(d.from);
-        }
-        Judged {
-            signature,
-            verdict,
-            key_event,
-        }
-    }
-
-    /// The verdict on a packet without a signature.
-    fn unsigned_verdict(&self, d: &Decoded, data: &Data) -> Verdict {
-        if d.decryption == Decryption::Pkc {
-            return Verdict::Accept;
-        }
-        if self.policy == SignaturePolicy::Strict {
-            return Verdict::Drop(Concern::Unsigned);
-        }
-        if !d.is_broadcast() || !self.nodes.is_signer(d.from) {
-            return Verdict::Accept;
-        }
-        if data.portnum == NODEINFO_APP {
-            // NodeInfoModule drops it whatever the policy.
-            return Verdict::Drop(Concern::Downgrade);
-        }
-        match (signable_fits(data), self.policy) {
-            (false, _) => Verdict::Accept,
-            (true, SignaturePolicy::Balanced) => Verdict::Drop(Concern::Downgrade),
-            (true, _) => Verdict::Flag(Concern::Downgrade),
-        }
-    }
-
-    /// Opens a PKC direct message to our node whose engine is `engine`.
-    fn open_pkc(
-        &mut self,
-        now: u64,
-        engine: usize,
-        d: &mut Decoded,
-        ciphertext: &[u8],
-        offered: Option<[u8; 32]>,
-        ahead: Option<Box<batch::Ahead>>,
-    ) {
-        let Some(engine) = self.engines.get_mut(engine) else {
+    /// Opens a PKC direct message to one of our nodes (with what a batch
+    /// opened ahead, when that used the key picked here). Returns whether
+    /// the sender's key was pinned.
+    fn open_pkc(&mut self, now: u64, d: &mut Decoded, pkc: Pkc, fresh: &mut FreshKeys) -> bool {
+        let Some(engine) = self.engines.get_mut(pkc.engine) else {
             d.error = Some(Undecoded::NoNodeKey);
-            return;
+            return false;
         };
-        let (key, tentative) = match (self.nodes.get(d.from), offered) {
+        let (key, tentative) = match (self.nodes.get(d.from), pkc.offered) {
             (Some(k), Some(o)) if k.public_key != o => {
                 d.key_event = Some(KeyEvent::Conflict {
                     node: d.from,
@@ -177,7 +97,7 @@ impl Decoder {
             (None, Some(o)) => (o, true),
             (None, None) => {
                 d.error = Some(Undecoded::UnknownSender);
-                return;
+                return false;
             }
         };
         let packet = PkcPacket {
@@ -186,22 +106,33 @@ impl Decoder {
             id: d.id,
         };
         let mut buf = [0u8; MAX_PAYLOAD_LEN];
-        let decoded = match ahead.and_then(|a| (*a).settle(engine, packet)) {
+        let settled = pkc
+            .ahead
+            .and_then(|a: Ahead| a.settle(engine, now, packet, fresh));
+        let decoded = match settled {
             Some(decoded) => decoded,
             None => engine
-                .open_into(now, packet, ciphertext, &mut buf)
+                .open_into(now, packet, &pkc.ciphertext, &mut buf)
                 .and_then(|n| envelope::decode_data(&buf[..n])),
         };
+        buf.zeroize();
         match decoded {
             Ok(data) => {
                 d.data = Some(data);
                 d.decryption = Decryption::Pkc;
                 if tentative {
                     d.key_event = self.nodes.offer(d.from, &key);
+                    return matches!(
+                        d.key_event,
+                        Some(KeyEvent::Learned { .. } | KeyEvent::Renumbered { .. })
+                    );
                 }
+                false
             }
-            Err(e) => d.error = Some(Undecoded::Failed(e)),
+            Err(e) => {
+                d.error = Some(Undecoded::Failed(e));
+                false
+            }
         }
-        buf.zeroize();
     }
 }

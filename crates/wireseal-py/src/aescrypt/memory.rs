@@ -1,64 +1,17 @@
-//! `wireseal._wireseal.aescrypt`: AES Crypt streams v0-v3 (read) and v2/v3
-//! (write). The pyAesCrypt-compatible functions are in the Python module
-//! `wireseal.aescrypt`, on top of these. Errors carry pyAesCrypt's messages
-//! where pyAesCrypt has a counterpart.
+//! Bytes in and out: one-call `encrypt` / `decrypt`, and the streaming
+//! `Encryptor` / `Decryptor` classes (the plaintext a `Decryptor` holds back
+//! until its HMAC matched).
 
+use super::failures::{error, error_at, past_prefix};
+use super::options::{limits, options};
 use crate::buffers::{batch_or_default, bytes_with, Batch};
 use crate::errors;
 use crate::held::HeldChunks;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use wireseal::aescrypt::{
-    self as ac, encrypt_into, encrypted_len, Decryptor as RDecryptor, EncryptOptions,
-    Encryptor as REncryptor, Error as AError, Limits,
+    encrypt_into, encrypted_len, Decryptor as RDecryptor, Encryptor as REncryptor,
 };
-
-/// pyAesCrypt's message for an error it also reports, the library's
-/// otherwise, with the exception class of the error's kind. A truncated
-/// stream reads as pyAesCrypt says it: "File is corrupted." when it ends
-/// before its body (`past_prefix` false), "Bad HMAC" after.
-pub fn error_at(e: AError, past_prefix: bool) -> PyErr {
-    const CORRUPT: &str = "File is corrupted.";
-    const BAD_HMAC: &str = "Bad HMAC (file is corrupted).";
-    let msg = match &e {
-        AError::NotAesCrypt => {
-            "File is corrupted or not an AES Crypt (or pyAesCrypt) file.".to_owned()
-        }
-        AError::UnsupportedVersion(v) => format!(
-            "pyAesCrypt is only compatible with version 2 of the AES Crypt file format. \
-             (wireseal reads versions 0-3; this stream says version {v}.)"
-        ),
-        AError::Truncated { .. } if !past_prefix => CORRUPT.to_owned(),
-        AError::Truncated { .. } | AError::PartialBlock | AError::Auth => BAD_HMAC.to_owned(),
-        AError::WrongPassword => "Wrong password (or file is corrupted).".to_owned(),
-        _ => return errors::aescrypt(e),
-    };
-    errors::for_kind(e.kind(), msg)
-}
-
-/// As [`error_at`], for errors that are not a truncation (or come from a
-/// stream known to have reached its body).
-pub fn error(e: AError) -> PyErr {
-    error_at(e, true)
-}
-
-pub(crate) fn options(version: u8, iterations: Option<u32>) -> PyResult<EncryptOptions> {
-    match version {
-        2 => Ok(EncryptOptions::v2()),
-        3 => EncryptOptions::v3(iterations.unwrap_or(ac::DEFAULT_V3_ITERATIONS)).map_err(error),
-        v => Err(errors::UnsupportedVersionError::new_err(format!(
-            "AES Crypt version {v} cannot be written (write 2 or 3)"
-        ))),
-    }
-}
-
-pub(crate) fn limits(max_iterations: Option<u32>) -> Limits {
-    let mut l = Limits::default();
-    if let Some(m) = max_iterations {
-        l.max_iterations = m;
-    }
-    l
-}
 
 /// Encrypts `data` in one call, straight into the returned `bytes`.
 /// Version 2 (pyAesCrypt, AES Crypt 3.x) by default; version 3 (AES Crypt
@@ -66,7 +19,7 @@ pub(crate) fn limits(max_iterations: Option<u32>) -> Limits {
 /// PBKDF2-HMAC-SHA512.
 #[pyfunction]
 #[pyo3(signature = (password, data, *, version=2, iterations=None, batch=None))]
-fn encrypt<'py>(
+pub(super) fn encrypt<'py>(
     py: Python<'py>,
     password: &str,
     data: &[u8],
@@ -87,7 +40,7 @@ fn encrypt<'py>(
 /// unless every HMAC matched.
 #[pyfunction]
 #[pyo3(signature = (password, data, *, batch=None, max_iterations=None))]
-fn decrypt<'py>(
+pub(super) fn decrypt<'py>(
     py: Python<'py>,
     password: &str,
     data: &[u8],
@@ -102,7 +55,7 @@ fn decrypt<'py>(
         d.update(b, data, &mut held)?;
         d.finish(&mut held)
     })
-    .map_err(|e| error_at(e, crate::aescrypt_streams::past_prefix(data, data.len())))?;
+    .map_err(|e| error_at(e, past_prefix(data, data.len())))?;
     bytes_with(py, held.len(), |out| {
         held.copy_to(out);
         Ok(())
@@ -238,17 +191,4 @@ impl Decryptor {
             .map_err(|e| error_at(e, past_prefix))?;
         Ok(std::mem::take(&mut self.held))
     }
-}
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<Encryptor>()?;
-    m.add_class::<Decryptor>()?;
-    crate::aescrypt_files::register(m)?;
-    crate::aescrypt_streams::register(m)?;
-    m.add_function(wrap_pyfunction!(encrypt, m)?)?;
-    m.add_function(wrap_pyfunction!(decrypt, m)?)?;
-    m.add("CHUNK", ac::CHUNK)?;
-    m.add("DEFAULT_V3_ITERATIONS", ac::DEFAULT_V3_ITERATIONS)?;
-    m.add("PARTIAL_PREFIX", wireseal_io::PARTIAL_PREFIX)?;
-    Ok(())
 }

@@ -1,171 +1,24 @@
-//! `wireseal.meshtastic`: PKC direct messages through the shared-secret
-//! cache, channel packets (AES-CTR), the channel hash and the 16-byte header.
+//! `PkcEngine`: PKC direct messages through the shared-secret cache, one
+//! at a time or as a batch, and the lengths of their payloads.
 
+use super::keys::static_secret;
 use crate::buffers::{batch_or_default, bytes_with, to_bytes, Batch};
 use crate::errors;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use wireseal::keys::StaticSecret;
 use wireseal::meshtastic as mt;
-
-#[path = "meshtastic_header.rs"]
-mod header;
-use header::PacketHeader;
-
-pub(crate) fn static_secret(b: &[u8]) -> PyResult<StaticSecret> {
-    let a = errors::arr32("private key", b)?;
-    StaticSecret::from_bytes(&a)
-        .map_err(|_| errors::InvalidKeyError::new_err("invalid X25519 private key"))
-}
-
-/// A channel PSK: its bytes as configured on the radio, or text as the apps
-/// show it (base64, `hex:HEX`, `none`, `default`, `simpleN`).
-#[derive(FromPyObject)]
-pub(crate) enum Psk {
-    Text(String),
-    Bytes(Vec<u8>),
-}
-
-impl Psk {
-    /// The channel key, expanded by the library's one rule.
-    pub(crate) fn key(self) -> PyResult<mt::ChannelKey> {
-        match self {
-            Psk::Text(t) => t.parse(),
-            Psk::Bytes(b) => mt::ChannelKey::from_psk(&b),
-        }
-        .map_err(errors::meshtastic)
-    }
-}
-
-/// A fresh X25519 private key (32 bytes, clamped as RFC 7748 prescribes).
-#[pyfunction]
-fn generate_private_key(py: Python<'_>) -> Bound<'_, PyBytes> {
-    to_bytes(py, StaticSecret::generate().expose())
-}
-
-/// The X25519 public key (32 bytes) of `private_key`.
-#[pyfunction]
-fn public_key<'py>(py: Python<'py>, private_key: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-    let k = static_secret(private_key)?;
-    Ok(to_bytes(py, k.public_key()))
-}
 
 /// Size of a sealed PKC payload for a plaintext of `plaintext_len` bytes.
 #[pyfunction]
-fn sealed_len(plaintext_len: usize) -> usize {
+pub(super) fn sealed_len(plaintext_len: usize) -> usize {
     mt::sealed_len(plaintext_len)
 }
 
 /// Plaintext size of a sealed PKC payload of `sealed_len` bytes;
 /// `TruncatedError` / `TooLongError` when no payload has that size.
 #[pyfunction]
-fn opened_len(sealed_len: usize) -> PyResult<usize> {
+pub(super) fn opened_len(sealed_len: usize) -> PyResult<usize> {
     mt::opened_len(sealed_len).map_err(errors::meshtastic)
-}
-
-/// A channel key expanded from its PSK as the firmware does (empty or
-/// `b"\x00"`: no encryption; one byte: the default key's index; up to 16 or
-/// 32 bytes zero-padded), or from PSK text (`"AQ=="`, `"hex:..."`,
-/// `"none"`, `"default"`, `"simpleN"`).
-#[pyclass(module = "wireseal.meshtastic", frozen)]
-pub struct ChannelKey {
-    inner: mt::ChannelKey,
-}
-
-#[pymethods]
-impl ChannelKey {
-    /// Expands `psk` (bytes or text); `InvalidKeyError` when it is longer
-    /// than 32 bytes or the text cannot be read.
-    #[new]
-    fn new(psk: Psk) -> PyResult<Self> {
-        Ok(Self { inner: psk.key()? })
-    }
-
-    /// Whether packets on this channel are encrypted.
-    #[getter]
-    fn is_encrypted(&self) -> bool {
-        self.inner.is_encrypted()
-    }
-
-    /// The PSK's length when the firmware's rule zero-padded it (2-15 or
-    /// 17-31 bytes), else `None`.
-    #[getter]
-    fn padded_from(&self) -> Option<usize> {
-        self.inner.padded_from()
-    }
-
-    /// The one-byte channel hash for the channel called `name`.
-    fn hash(&self, name: &str) -> u8 {
-        self.inner.hash(name)
-    }
-
-    /// Encrypts a channel payload from node `from_`, packet `id` (AES-CTR);
-    /// `TooLongError` over one LoRa payload (239 bytes).
-    fn encrypt<'py>(
-        &self,
-        py: Python<'py>,
-        from_: u32,
-        id: u32,
-        plaintext: &[u8],
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        self.apply(py, from_, id, plaintext)
-    }
-
-    /// Decrypts a channel payload (CTR mode: the same operation as encrypt;
-    /// channel packets carry no tag, so nothing is verified).
-    fn decrypt<'py>(
-        &self,
-        py: Python<'py>,
-        from_: u32,
-        id: u32,
-        payload: &[u8],
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        self.apply(py, from_, id, payload)
-    }
-
-    fn __repr__(&self) -> &'static str {
-        "ChannelKey(<secret>)"
-    }
-}
-
-impl ChannelKey {
-    fn apply<'py>(
-        &self,
-        py: Python<'py>,
-        from: u32,
-        id: u32,
-        data: &[u8],
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        // Channel payloads are at most 239 bytes: releasing the GIL would
-        // cost more than the AES-CTR itself.
-        if data.len() > mt::MAX_PAYLOAD_LEN {
-            return Err(errors::meshtastic(mt::Error::TooLong {
-                len: data.len(),
-                max: mt::MAX_PAYLOAD_LEN,
-            }));
-        }
-        PyBytes::new_with(py, data.len(), |buf| {
-            buf.copy_from_slice(data);
-            self.inner
-                .seal_in_place(from, id, buf)
-                .map(|_| ())
-                .map_err(errors::meshtastic)
-        })
-    }
-}
-
-/// The one-byte channel hash of a channel called `name` with key `psk`
-/// (bytes or text).
-#[pyfunction]
-fn channel_hash(name: &str, psk: Psk) -> PyResult<u8> {
-    Ok(psk.key()?.hash(name))
-}
-
-/// The node number firmware 2.8 gives the node with `public_key`:
-/// `crc32(public_key)`.
-#[pyfunction]
-fn node_number(public_key: &[u8]) -> PyResult<u32> {
-    Ok(mt::node_number(&errors::arr32("public key", public_key)?))
 }
 
 /// A node's PKC state: its key, the per-peer shared-secret cache (a repeat
@@ -369,20 +222,4 @@ impl PkcEngine {
     fn __repr__(&self) -> String {
         format!("PkcEngine(cached_peers={})", self.inner.cache().len())
     }
-}
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<ChannelKey>()?;
-    m.add_class::<PacketHeader>()?;
-    m.add_class::<PkcEngine>()?;
-    crate::meshtastic_envelope::register(m)?;
-    m.add_function(wrap_pyfunction!(generate_private_key, m)?)?;
-    m.add_function(wrap_pyfunction!(public_key, m)?)?;
-    m.add_function(wrap_pyfunction!(sealed_len, m)?)?;
-    m.add_function(wrap_pyfunction!(opened_len, m)?)?;
-    m.add_function(wrap_pyfunction!(channel_hash, m)?)?;
-    m.add_function(wrap_pyfunction!(node_number, m)?)?;
-    m.add("HEADER_LEN", mt::HEADER_LEN)?;
-    m.add("MAX_PAYLOAD_LEN", mt::MAX_PAYLOAD_LEN)?;
-    Ok(())
 }

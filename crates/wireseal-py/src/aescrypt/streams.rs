@@ -7,7 +7,8 @@
 //! Errors raised by Python (in `read`, `write` or a progress callback)
 //! travel inside the `std::io::Error` and are raised again unchanged.
 
-use crate::aescrypt::{error_at, limits, options};
+use super::failures::{io_error, raised};
+use super::options::{limits, options};
 use crate::buffers::{batch_or_default, Batch};
 use crate::errors;
 use pyo3::intern;
@@ -15,35 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::io::{self, Read, Write};
 use wireseal::aescrypt::io::{self as aio, decrypt_into_sink, encrypt_stream};
-use wireseal::aescrypt::{parse_header, Encryptor as REncryptor, Parse, ProvisionalSink};
-
-/// A Python exception carried through `std::io`.
-#[derive(Debug)]
-pub(crate) struct Raised(pub(crate) PyErr);
-
-impl std::fmt::Display for Raised {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-impl std::error::Error for Raised {}
-
-/// An input that failed to be read (as opposed to an output).
-#[derive(Debug)]
-pub(crate) struct ReadFailed(pub(crate) io::Error);
-
-impl std::fmt::Display for ReadFailed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "cannot read input: {}", self.0)
-    }
-}
-
-impl std::error::Error for ReadFailed {}
-
-pub(crate) fn raised(e: PyErr) -> io::Error {
-    io::Error::other(Raised(e))
-}
+use wireseal::aescrypt::{Encryptor as REncryptor, ProvisionalSink};
 
 /// A Python object's `read(n)` as a [`Read`]; keeps a copy of the stream's
 /// first bytes, to tell a stream cut before its body from one cut after.
@@ -158,46 +131,6 @@ impl ProvisionalSink for PySink {
     }
 
     fn discard(&mut self) {}
-}
-
-/// Whether a stream whose first bytes are `first` reached its body: the
-/// header parses and `len` bytes cover it and the session block.
-pub(crate) fn past_prefix(first: &[u8], len: usize) -> bool {
-    let lim = wireseal::aescrypt::Limits::default();
-    matches!(parse_header(first, &lim), Ok(Parse::Done(h)) if len >= h.prefix_len())
-}
-
-/// An `aescrypt::io::Error` as the Python exception to raise: the carried
-/// Python exception itself, an `OSError` naming the side that failed
-/// (`cannot read input` / `cannot write output`), or the format error with
-/// pyAesCrypt's message (`first`: the stream's first bytes).
-pub(crate) fn io_error(e: aio::Error, first: &[u8]) -> PyErr {
-    match e {
-        aio::Error::Format(f) => {
-            let len = match f {
-                wireseal::aescrypt::Error::Truncated { len, .. } => len,
-                _ => 0,
-            };
-            error_at(f, past_prefix(first, len))
-        }
-        aio::Error::Io(io) => from_io(io),
-        _ => pyo3::exceptions::PyOSError::new_err("I/O error"),
-    }
-}
-
-/// A `std::io::Error` from a reader or writer of this module as Python's.
-pub(crate) fn from_io(io: io::Error) -> PyErr {
-    let read = io
-        .get_ref()
-        .is_some_and(|i| i.downcast_ref::<ReadFailed>().is_some());
-    match io.into_inner().map(|i| i.downcast::<Raised>()) {
-        Some(Ok(r)) => r.0,
-        Some(Err(inner)) if read => pyo3::exceptions::PyOSError::new_err(inner.to_string()),
-        Some(Err(inner)) => {
-            pyo3::exceptions::PyOSError::new_err(format!("cannot write output: {inner}"))
-        }
-        None => pyo3::exceptions::PyOSError::new_err("cannot write output"),
-    }
 }
 
 /// Encrypts the binary stream `fin` into `fout` in one pass with the GIL

@@ -3,13 +3,14 @@
 //! NodeInfo, signatures checked, the firmware's signature policy applied),
 //! one at a time or as a batch, or the gateway's JSON record.
 
+use super::keys::{static_secret, Psk};
+use super::record::record;
 use crate::buffers::{batch_or_default, Batch};
 use crate::errors;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
-use pyo3::types::{PyBytes, PyDict};
-use wireseal::meshtastic::app::PacketKind;
-use wireseal::meshtastic::decoder::{Decoded, Decryption};
+use pyo3::types::PyDict;
+use wireseal::meshtastic::decoder::Decoded;
 use wireseal::meshtastic::record::PacketRecord;
 use wireseal::meshtastic::{self as mt, ReplayWindow, SignaturePolicy};
 
@@ -18,46 +19,6 @@ use wireseal::meshtastic::{self as mt, ReplayWindow, SignaturePolicy};
 #[pyclass(module = "wireseal.meshtastic")]
 pub struct EnvelopeDecoder {
     inner: mt::Decoder,
-}
-
-fn decoded<'py>(py: Python<'py>, dec: &mt::Decoder, d: &Decoded) -> PyResult<Bound<'py, PyDict>> {
-    let out = PyDict::new(py);
-    out.set_item("from_", d.from)?;
-    out.set_item("to", d.to)?;
-    out.set_item("id", d.id)?;
-    out.set_item("channel_id", &d.channel_id)?;
-    out.set_item("gateway_id", &d.gateway_id)?;
-    out.set_item("channel_hash", d.channel_hash)?;
-    let r = &d.reception;
-    out.set_item("rx_time", r.rx_time)?;
-    out.set_item("rx_snr", r.rx_snr())?;
-    out.set_item("rx_rssi", r.rx_rssi)?;
-    out.set_item("hop_limit", r.hop_limit)?;
-    out.set_item("hop_start", r.hop_start)?;
-    out.set_item("relay_node", r.relay_node)?;
-    out.set_item("claimed_signed", r.claimed_signed)?;
-    out.set_item("portnum", d.portnum())?;
-    out.set_item("payload", d.payload().map(|p| PyBytes::new(py, p)))?;
-    out.set_item("text", d.text())?;
-    let channel = match d.decryption {
-        Decryption::Channel(i) => dec.channel_name(i),
-        _ => None,
-    };
-    out.set_item("kind", PacketKind::of(d.portnum()).as_str())?;
-    out.set_item("decryption", d.decryption.as_str())?;
-    out.set_item("channel", channel)?;
-    out.set_item("our_node", d.our_node)?;
-    out.set_item("signature", d.signature.as_str())?;
-    out.set_item("policy", d.verdict.map(|v| v.as_str()))?;
-    out.set_item(
-        "policy_reason",
-        d.verdict.and_then(|v| v.concern()).map(|c| c.as_str()),
-    )?;
-    out.set_item("identity", d.identity.map(|i| i.as_str()))?;
-    out.set_item("control", d.control().map(|c| c.as_str()))?;
-    out.set_item("key_event", d.key_event.map(|e| e.as_str()))?;
-    out.set_item("error", d.error.as_ref().map(|e| e.as_str()))?;
-    Ok(out)
 }
 
 #[pymethods]
@@ -76,7 +37,7 @@ impl EnvelopeDecoder {
 
     /// Adds channel `name` with its PSK (bytes as configured on the radio,
     /// or text as the apps show it); returns its index.
-    fn add_channel(&mut self, name: &str, psk: crate::meshtastic::Psk) -> PyResult<usize> {
+    fn add_channel(&mut self, name: &str, psk: Psk) -> PyResult<usize> {
         Ok(self.inner.add_channel_key(name, psk.key()?))
     }
 
@@ -84,7 +45,7 @@ impl EnvelopeDecoder {
     /// messages to it (several nodes may be ours; a node given again gets
     /// the new key); `InvalidKeyError` for an unclamped key.
     fn set_node(&mut self, node: u32, private_key: &[u8]) -> PyResult<()> {
-        let own = crate::meshtastic::static_secret(private_key)?;
+        let own = static_secret(private_key)?;
         let engine = mt::PkcEngine::with_capacity(own, mt::decoder::DEFAULT_PKC_PEERS)
             .map_err(errors::meshtastic)?;
         let d = std::mem::take(&mut self.inner);
@@ -136,11 +97,14 @@ impl EnvelopeDecoder {
         let d = py
             .allow_threads(|| inner.decode(now, envelope))
             .map_err(errors::meshtastic)?;
-        decoded(py, &self.inner, &d)
+        record(py, |i| self.inner.channel_name(i), &d)
     }
 
     /// Decodes many envelopes on `batch` (all cores by default); returns, in
     /// input order, a dict or the exception instance `decode` would raise.
+    /// The envelopes are decoded with the GIL released; on a batch of
+    /// several threads a large call decodes them run after run on a thread
+    /// of its own while the dicts of the runs already decoded are built.
     #[pyo3(signature = (now, envelopes, *, batch=None))]
     fn decode_batch(
         &mut self,
@@ -153,17 +117,62 @@ impl EnvelopeDecoder {
         // Borrowed, not copied: extracting `Vec<u8>` reads a `bytes` object
         // one item at a time, which cost more than decoding it.
         let refs: Vec<&[u8]> = envelopes.iter().map(|e| &e[..]).collect();
+        let names: Vec<String> = (0..)
+            .map_while(|i| self.inner.channel_name(i).map(str::to_owned))
+            .collect();
         let inner = &mut self.inner;
-        let res = py.allow_threads(|| inner.decode_batch(now, b, &refs));
-        res.iter()
-            .map(|r| match r {
-                Ok(d) => Ok(decoded(py, &self.inner, d)?.into_any().unbind()),
-                Err(e) => Ok(errors::meshtastic(*e).into_value(py).into_any()),
-            })
-            .collect()
+        let record = |py, r: &Result<Decoded, mt::Error>| match r {
+            Ok(d) => Ok(record(py, |i| names.get(i).map(String::as_str), d)?
+                .into_any()
+                .unbind()),
+            Err(e) => Ok(errors::meshtastic(*e).into_value(py).into_any()),
+        };
+        if b.threads() < 2 || refs.len() <= PIPELINE_RUN {
+            let res = py.allow_threads(|| inner.decode_batch(now, b, &refs));
+            return res.iter().map(|r| record(py, r)).collect();
+        }
+        pipeline(py, &refs, |run| inner.decode_batch(now, b, run), record)
     }
 }
 
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<EnvelopeDecoder>()
+/// Envelopes per run of a pipelined `decode_batch`: each run's decoding is
+/// spread over the batch's threads, and its dicts take about as long to
+/// build as the next run takes to decode.
+const PIPELINE_RUN: usize = 512;
+
+/// Decodes `refs` run after run with `decode` on a thread of its own (the
+/// GIL not held), while the calling thread turns the runs already decoded
+/// into Python objects with `record`; results in input order. The decoding
+/// runs at most one run ahead; a failed `record` stops it.
+fn pipeline<'py>(
+    py: Python<'py>,
+    refs: &[&[u8]],
+    mut decode: impl FnMut(&[&[u8]]) -> Vec<Result<Decoded, mt::Error>> + Send,
+    record: impl Fn(Python<'py>, &Result<Decoded, mt::Error>) -> PyResult<PyObject>,
+) -> PyResult<Vec<PyObject>> {
+    std::thread::scope(|s| {
+        let (tx, mut rx) = std::sync::mpsc::sync_channel(1);
+        s.spawn(move || {
+            for run in refs.chunks(PIPELINE_RUN) {
+                if tx.send(decode(run)).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut out = Vec::with_capacity(refs.len());
+        loop {
+            let (back, next) = py.allow_threads(move || {
+                let next = rx.recv();
+                (rx, next)
+            });
+            rx = back;
+            let Ok(decoded) = next else {
+                break;
+            };
+            for r in &decoded {
+                out.push(record(py, r)?);
+            }
+        }
+        Ok(out)
+    })
 }

@@ -5,8 +5,8 @@
 //! package or of the command line, are removed), and the verifying
 //! streaming `Reader`.
 
-use crate::aescrypt::{error, limits, options};
-use crate::aescrypt_streams::{from_io, io_error, raised, ReadFailed};
+use super::failures::{error, from_io, io_error, raised, ReadFailed};
+use super::options::{limits, options};
 use crate::buffers::{batch_or_default, bytes_with, default_batch, Batch};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
