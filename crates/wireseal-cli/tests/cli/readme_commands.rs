@@ -4,7 +4,8 @@
 //! made for a test machine, both to addresses only: the BIP324 pair gets a
 //! free loopback port for `8333`, and the gateway's broker is a real
 //! Mosquitto started on a free port for `localhost:1883` (the gateway is
-//! also given `--ready-file`, which says when it subscribed).
+//! also given `--ready-file`, which says when it subscribed), and the read
+//! side's port `9100` is a free one.
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -62,7 +63,7 @@ fn run_ok(dir: &Path, script: &str) -> String {
 #[test]
 fn the_readme_command_line_runs_as_written() {
     let b = blocks();
-    assert_eq!(b.len(), 3, "the section's blocks changed: {b:?}");
+    assert_eq!(b.len(), 4, "the section's blocks changed: {b:?}");
     let dir = tempfile::tempdir().unwrap();
 
     // The first session: every result printed is checked against what went in.
@@ -135,4 +136,33 @@ fn the_readme_gateway_runs_against_a_broker() {
         .status();
     let status = child.wait().unwrap();
     assert!(status.success(), "gateway exit {status}");
+}
+
+/// The read side's block: the gateway with a store and `--http`, asked by
+/// curl for readiness, packets and metrics, then stopped.
+#[test]
+fn the_readme_read_side_answers() {
+    if !wireseal_testkit::peer_present(wireseal_testkit::feed::missing()) {
+        return;
+    }
+    let b = blocks();
+    let dir = tempfile::tempdir().unwrap();
+    let broker = wireseal_testkit::mosquitto::Mosquitto::start().unwrap();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let script = b[3]
+        .replace("localhost:1883", &format!("127.0.0.1:{}", broker.port))
+        .replace("--http 9100", &format!("--http {port}"))
+        .replace("127.0.0.1:9100", &format!("127.0.0.1:{port}"));
+    assert!(
+        !script.contains("9100"),
+        "the block names port 9100: {script}"
+    );
+    let out = run_ok(dir.path(), &script);
+    assert!(out.contains("wireseal_gateway_messages_total 0"), "{out}");
+    assert!(out.contains("\"packets\""), "the API answered JSON: {out}");
+    assert!(dir.path().join("mesh.db").exists());
 }
