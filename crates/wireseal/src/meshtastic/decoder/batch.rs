@@ -342,6 +342,7 @@ impl Decoder {
         for r in &mut runs {
             self.settle_run(now, r, &mut fresh, &mut changed);
         }
+        // The runs borrow `out`.
         drop(runs);
         out
     }
@@ -357,37 +358,33 @@ impl Decoder {
     ) {
         let mut pending = r.pending.iter_mut();
         for ((o, step), e) in r.out.iter_mut().zip(&r.steps).zip(r.envelopes) {
-            let d = match *step {
-                Step::Skip => continue,
+            let sender_changed = match (*step, o.as_mut()) {
+                (Step::Pending, o) => match (pending.next(), o) {
+                    (Some(p), Ok(d)) => self.settle_batched(now, d, p, e, fresh, changed),
+                    _ => false,
+                },
                 // A quiet packet is not read unless there is something to do.
-                Step::Quiet { from }
+                (Step::Quiet { from }, _)
                     if self.replay.is_none()
                         && (changed.is_empty() || !changed.contains(&from)) =>
                 {
-                    continue
+                    false
                 }
-                Step::Quiet { .. } | Step::Pending => match o {
-                    Ok(d) => d,
-                    Err(_) => continue,
-                },
-            };
-            let sender_changed = match step {
-                Step::Pending => match pending.next() {
-                    Some(p) => self.settle_batched(now, d, p, e, fresh, changed),
-                    None => false,
-                },
-                _ => self.settle_quiet(now, d, fresh, changed),
+                (Step::Quiet { .. }, Ok(d)) => self.settle_quiet(now, d, fresh, changed),
+                (Step::Quiet { .. } | Step::Skip, _) => false,
             };
             if sender_changed {
-                changed.insert(d.from);
+                if let Ok(d) = o {
+                    changed.insert(d.from);
+                }
             }
         }
     }
 
-    /// The ordered step for a packet of a batch settled ahead with nothing
-    /// to write: its replay window; or, when its sender's entry changed
-    /// earlier in the batch, the ordered step in full (an unsigned packet,
-    /// whose pending part is read off its `Data` again).
+    /// The ordered step for a quiet packet of a batch ([`Step::Quiet`]): its
+    /// replay window; or, when its sender's entry changed earlier in the
+    /// batch, the ordered step in full (its pending part read off its `Data`
+    /// again: no PKC payload, no signature checked ahead).
     fn settle_quiet(
         &mut self,
         now: u64,

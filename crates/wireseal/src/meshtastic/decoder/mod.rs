@@ -245,8 +245,9 @@ impl Decoder {
     /// Adds a node of ours: PKC direct messages to `node` are opened with
     /// `own` through a cache of its own (up to [`DEFAULT_PKC_PEERS`]
     /// senders). A node already ours gets the new key. `node` is the
-    /// operator's number for the key, or [`node_number`] of its public key
-    /// (the number firmware 2.8 derives).
+    /// operator's number for the key, or
+    /// [`node_number`](super::node_number) of its public key (the number
+    /// firmware 2.8 derives).
     ///
     /// # Errors
     /// [`Error::UnclampedKey`] as [`PkcEngine::new`].
