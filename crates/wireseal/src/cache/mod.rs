@@ -318,7 +318,7 @@ impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> SharedSecretCache
     /// the slots most recently used in order of their last use), in one
     /// pass from the last one back and one move per distinct slot. A slot
     /// that holds nothing (any more) is skipped.
-    #[cfg(feature = "alloc")]
+    #[cfg(all(feature = "alloc", any(feature = "std", test)))]
     pub(crate) fn touch_slots(&mut self, slots: impl DoubleEndedIterator<Item = usize>) {
         let mut seen = alloc::vec![false; self.capacity()];
         let mut last_first = alloc::vec::Vec::new();
