@@ -1,12 +1,13 @@
 //! wireseal: cheap encrypted packets for mesh networks and peer-to-peer
 //! protocols.
 //!
-//! Five wire formats that real networks run, byte for byte, each made cheaper
+//! Six wire formats that real networks run, byte for byte, each made cheaper
 //! by doing expensive work once and reusing it:
 //!
 //! | module | wire format |
 //! |---|---|
 //! | [`meshtastic`] | Meshtastic PKC direct messages and channel packets |
+//! | [`meshcore`] | MeshCore packets: adverts, direct messages, group channels |
 //! | [`peat`] | peat-btle BLE-mesh mesh-wide and per-peer E2EE frames, encryption policy |
 //! | [`bip324`] | Bitcoin P2P v2 encrypted transport (BIP324) |
 //! | [`aescrypt`] | AES Crypt `.aes` stream format v0-v3 (read), v2/v3 (write) |
@@ -96,9 +97,11 @@ pub mod bip324;
 pub mod cache;
 pub mod entropy;
 pub mod error;
+mod hex_text;
 pub mod keys;
 #[cfg(feature = "std")]
 pub mod manual;
+pub mod meshcore;
 pub mod meshtastic;
 pub mod peat;
 mod primitives;

@@ -283,20 +283,11 @@ fn parse_psk(text: &str) -> Result<Zeroizing<Vec<u8>>, Error> {
 #[cfg(feature = "alloc")]
 /// Hex digits (either case), or `None`.
 fn hex(s: &str) -> Option<Zeroizing<Vec<u8>>> {
-    let digit = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    };
-    let b = s.as_bytes();
-    if b.len() % 2 != 0 {
+    if s.len() % 2 != 0 {
         return None;
     }
-    let mut out = Zeroizing::new(Vec::with_capacity(b.len() / 2));
-    for pair in b.chunks(2) {
-        out.push(digit(pair[0])? << 4 | digit(pair[1])?);
-    }
+    let mut out = Zeroizing::new(alloc::vec![0u8; s.len() / 2]);
+    crate::hex_text::decode_into(s, &mut out).ok()?;
     Some(out)
 }
 

@@ -8,6 +8,7 @@
 pub mod aes_cbc;
 pub mod aes_ccm;
 pub mod aes_ctr;
+pub mod aes_ecb;
 #[cfg(feature = "std")]
 pub mod blake3;
 #[cfg_attr(wireseal_aws_lc, allow(dead_code))]
@@ -20,6 +21,7 @@ pub mod crc32;
 pub mod ellswift;
 #[cfg(feature = "std")]
 pub mod hkdf;
+pub mod hmac_key;
 #[cfg(feature = "std")]
 pub mod hmac_stream;
 #[cfg(feature = "std")]

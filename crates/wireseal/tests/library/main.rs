@@ -25,6 +25,7 @@ mod bip324_vectors_packets;
 mod churn_replay;
 mod docs_names;
 mod fuzz_regressions;
+mod meshcore_library;
 mod meshtastic_driver_cases;
 mod meshtastic_envelope_codec;
 mod meshtastic_envelope_decoder;
