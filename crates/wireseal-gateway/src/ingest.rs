@@ -300,6 +300,7 @@ impl Ingest {
                 decoded: &t.decoded,
                 channel: m.channel_name(&t.decoded),
                 heard: &t.heard,
+                fresh: t.fresh,
             }),
             _ => None,
         };

@@ -176,7 +176,12 @@ pub fn read<'a>(topic: &str, payload: &'a [u8]) -> Result<Observed<'a>, Refusal>
         return Err(Refusal::NotPacket);
     }
     let hex_text = j.raw.ok_or(Refusal::NoRaw)?;
-    let raw = hex::decode(hex_text.as_bytes()).map_err(|_| Refusal::Hex)?;
+    let text = hex_text.as_bytes();
+    if text.len() % 2 != 0 {
+        return Err(Refusal::Hex);
+    }
+    let mut raw = vec![0u8; text.len() / 2];
+    hex::decode_to_slice(text, &mut raw).map_err(|_| Refusal::Hex)?;
     let observer = j
         .origin_id
         .as_deref()

@@ -24,6 +24,9 @@ pub(crate) struct Taken {
     pub decoded: Decoded,
     /// This reception.
     pub heard: Heard,
+    /// Whether this copy brings news of the packet: the first copy seen
+    /// lately, or the first one opened.
+    pub fresh: bool,
 }
 
 /// Why a message gave no packet: a reason of
@@ -35,6 +38,18 @@ pub(crate) struct Dropped {
     pub log: bool,
 }
 
+/// Whether a packet was seen lately.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lately {
+    /// Not seen: remembered from now on.
+    New,
+    /// A copy of one seen, and that one's flood decision.
+    Copy(bool),
+    /// Another packet with the same hash was seen (the first stays
+    /// remembered).
+    Other,
+}
+
 /// A packet seen lately: its bytes (what makes a copy a copy), what the
 /// decoder made of them, and the flood guard's decision.
 struct Entry {
@@ -44,6 +59,9 @@ struct Entry {
     /// The decoder's peers when `body` was made.
     generation: u64,
     admitted: bool,
+    /// Whether a copy handed to the sinks was opened (its row then holds
+    /// everything a later copy could bring).
+    opened: bool,
 }
 
 /// The packets seen lately, by hash; the oldest forgotten first.
@@ -176,28 +194,40 @@ impl Meshcore {
             Dropped { reason, log }
         };
         let o = feed::read(topic, payload).map_err(|r| drop(r.as_str(), true))?;
-        let (decoded, copy) = self.decode(now, &o).map_err(|e| drop(e.reason(), true))?;
+        let (decoded, lately) = self.decode(now, &o).map_err(|e| drop(e.reason(), true))?;
+        let copy = match lately {
+            Lately::Copy(admitted) => Some(admitted),
+            _ => None,
+        };
         let t = meshcore_type_index(decoded.payload_type);
         m.packets.bump_at(t);
-        if opened(&decoded.body) {
+        let is_open = opened(&decoded.body);
+        if is_open {
             m.decrypted.bump_at(t);
         }
         if copy.is_some() {
             m.duplicates.bump();
-        }
-        if let Body::Advert(a) = &decoded.body {
+        } else if let Body::Advert(a) = &decoded.body {
             self.learn(a, c);
         }
         let admitted = match copy {
             Some(admitted) => admitted,
             None => {
                 let key = i64::from_be_bytes(decoded.hash);
-                let admitted = self.flood.admit(now, bucket(&decoded), key);
-                if let Some(e) = self.seen.entries.get_mut(&decoded.hash) {
-                    e.admitted = admitted;
-                }
-                admitted
+                self.flood.admit(now, bucket(&decoded), key)
             }
+        };
+        let fresh = match (lately, self.seen.entries.get_mut(&decoded.hash)) {
+            (Lately::New, Some(e)) => {
+                (e.admitted, e.opened) = (admitted, is_open);
+                true
+            }
+            (Lately::Copy(_), Some(e)) => {
+                let news = is_open && !e.opened;
+                e.opened |= is_open;
+                news
+            }
+            _ => true,
         };
         if !admitted {
             c.flood_refused.bump();
@@ -217,7 +247,11 @@ impl Meshcore {
             rssi: o.rssi,
             direction: o.direction,
         };
-        Ok(Taken { decoded, heard })
+        Ok(Taken {
+            decoded,
+            heard,
+            fresh,
+        })
     }
 
     /// The packet of `o`, decoded (or, for a copy of a packet seen lately,
@@ -227,7 +261,7 @@ impl Meshcore {
         &mut self,
         now: u64,
         o: &Observed<'_>,
-    ) -> Result<(Decoded, Option<bool>), wireseal::meshcore::Error> {
+    ) -> Result<(Decoded, Lately), wireseal::meshcore::Error> {
         let p = Packet::parse(&o.raw)?;
         let hash = p.hash();
         let known = self
@@ -236,6 +270,11 @@ impl Meshcore {
             .get(&hash)
             .filter(|e| e.payload_type == p.payload_type && e.payload == p.payload);
         let copy = known.map(|e| e.admitted);
+        let lately = match (copy, self.seen.entries.contains_key(&hash)) {
+            (Some(admitted), _) => Lately::Copy(admitted),
+            (None, true) => Lately::Other,
+            (None, false) => Lately::New,
+        };
         if let Some(e) = known.filter(|e| e.generation == self.generation || settled(&e.body)) {
             let d = Decoded {
                 route: p.route,
@@ -247,7 +286,7 @@ impl Meshcore {
                 payload_len: p.payload.len(),
                 body: e.body.clone(),
             };
-            return Ok((d, copy));
+            return Ok((d, lately));
         }
         let d = self.decoder.decode(now, &o.raw)?;
         match (copy, self.seen.entries.get_mut(&hash)) {
@@ -265,10 +304,11 @@ impl Meshcore {
                     body: d.body.clone(),
                     generation: self.generation,
                     admitted: true,
+                    opened: false,
                 },
             ),
         }
-        Ok((d, copy))
+        Ok((d, lately))
     }
 
     /// A verified advert's key becomes a peer (until the peer limit).
@@ -276,17 +316,17 @@ impl Meshcore {
         if !a.signature_valid {
             return;
         }
-        let Ok(peer) = PublicIdentity::from_bytes(&a.public_key) else {
-            return;
-        };
         let known = self
             .decoder
             .peers()
-            .binary_search_by(|p| p.as_bytes().cmp(peer.as_bytes()))
+            .binary_search_by(|p| p.as_bytes().cmp(&a.public_key))
             .is_ok();
         if known {
             return;
         }
+        let Ok(peer) = PublicIdentity::from_bytes(&a.public_key) else {
+            return;
+        };
         if self.decoder.add_peer(peer) {
             self.generation += 1;
             c.meshcore.peers.set(self.decoder.peers().len() as u64);

@@ -56,6 +56,10 @@ pub struct MeshcorePacket<'a> {
     pub channel: Option<&'a str>,
     /// This observer's reception of it.
     pub heard: &'a Heard,
+    /// Whether this copy brings news of the packet: the first copy of it
+    /// seen lately, or the first one a key of ours opened (a copy that
+    /// does not is the same packet again, heard elsewhere).
+    pub fresh: bool,
 }
 
 /// One observer's reception of a MeshCore packet, as its feed said it.

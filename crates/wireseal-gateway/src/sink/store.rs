@@ -145,7 +145,7 @@ impl Sink for StoreSink {
                     topic: item.topic,
                     rx_time_ms: item.rx_time_ms,
                 };
-                Some(meshcore::record(m.decoded, m.channel, o).into())
+                Some(meshcore::record(m.decoded, m.channel, o, m.fresh).into())
             }
             (None, None) => None,
         };

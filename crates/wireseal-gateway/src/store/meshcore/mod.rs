@@ -27,12 +27,16 @@ pub const MAX_RECORD: usize = 16 * 1024;
 /// and what the packet proves about its sender.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeshcoreRecord {
-    /// The packet.
-    pub packet: MeshcorePacketRow,
+    /// The packet hash ([`Packet::hash`](wireseal::meshcore::Packet::hash)).
+    pub hash: [u8; 8],
+    /// The packet; `None` for a copy that brings nothing its first copy,
+    /// handed to the store before it, did not.
+    pub packet: Option<MeshcorePacketRow>,
     /// This reception of it.
     pub reception: MeshcoreReception,
     /// A verified or forged advert's content, or the sender of a message
-    /// one of our identities opened; `None` for other packets.
+    /// one of our identities opened; `None` for other packets (and for a
+    /// copy without its packet).
     pub node: Option<MeshcoreNodeUpdate>,
 }
 
@@ -42,8 +46,6 @@ pub struct MeshcoreRecord {
 /// them).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MeshcorePacketRow {
-    /// The packet hash ([`Packet::hash`](wireseal::meshcore::Packet::hash)).
-    pub hash: [u8; 8],
     /// The payload type's name (`advert`, `grp_txt`, ...).
     pub payload_type: &'static str,
     /// The route's name (`flood`, `direct`, ...), of the first copy stored.
@@ -175,10 +177,35 @@ fn node_update(d: &Decoded) -> Option<MeshcoreNodeUpdate> {
 }
 
 /// The record of `d` (opened by the channel named `channel`, if a group
-/// packet), as `o` reported it.
-pub fn record(d: &Decoded, channel: Option<&str>, o: Observation<'_>) -> MeshcoreRecord {
-    let mut p = MeshcorePacketRow {
+/// packet), as `o` reported it: with its packet and what it says of its
+/// sender when `fresh` (the first copy handed to the store lately, or the
+/// first one opened), else its reception alone.
+pub fn record(
+    d: &Decoded,
+    channel: Option<&str>,
+    o: Observation<'_>,
+    fresh: bool,
+) -> MeshcoreRecord {
+    let reception = MeshcoreReception {
+        observer_id: o.observer_id.to_owned(),
+        path: path_text(d),
+        direction: o.direction,
+        topic: o.topic.to_owned(),
+        rx_time_ms: o.rx_time_ms,
+        snr: o.snr,
+        rssi: o.rssi,
+    };
+    MeshcoreRecord {
         hash: d.hash,
+        packet: fresh.then(|| packet_row(d, channel)),
+        reception,
+        node: node_update(d).filter(|_| fresh),
+    }
+}
+
+/// The packet row of `d`.
+fn packet_row(d: &Decoded, channel: Option<&str>) -> MeshcorePacketRow {
+    let mut p = MeshcorePacketRow {
         payload_type: d.payload_type.as_str(),
         route: d.route.as_str(),
         payload_len: d.payload_len,
@@ -219,19 +246,7 @@ pub fn record(d: &Decoded, channel: Option<&str>, o: Observation<'_>) -> Meshcor
         }
         _ => {}
     }
-    MeshcoreRecord {
-        packet: p,
-        reception: MeshcoreReception {
-            observer_id: o.observer_id.to_owned(),
-            path: path_text(d),
-            direction: o.direction,
-            topic: o.topic.to_owned(),
-            rx_time_ms: o.rx_time_ms,
-            snr: o.snr,
-            rssi: o.rssi,
-        },
-        node: node_update(d),
-    }
+    p
 }
 
 /// A MeshCore record after its checks: what the statements bind.
@@ -239,6 +254,8 @@ pub fn record(d: &Decoded, channel: Option<&str>, o: Observation<'_>) -> Meshcor
 pub(in crate::store) struct Clean<'a> {
     /// Its position in the batch handed to the store.
     pub index: usize,
+    /// Whether it brings its packet's row.
+    pub has_packet: bool,
     pub hash: i64,
     pub payload_type: &'a str,
     pub route: &'a str,
@@ -270,7 +287,22 @@ pub(in crate::store) fn check<'a>(
     r: &'a MeshcoreRecord,
     caps: &mut Caps,
 ) -> Result<Clean<'a>, String> {
-    let (p, x) = (&r.packet, &r.reception);
+    static NONE: MeshcorePacketRow = MeshcorePacketRow {
+        payload_type: "",
+        route: "",
+        payload_len: 0,
+        channel_hash: None,
+        channel_name: None,
+        src_hash: None,
+        dst_hash: None,
+        sender: None,
+        our_key: None,
+        decrypted: false,
+        signature: None,
+        text: None,
+        record: String::new(),
+    };
+    let (p, x) = (r.packet.as_ref().unwrap_or(&NONE), &r.reception);
     let rx_time_ms = i64::try_from(x.rx_time_ms)
         .map_err(|_| format!("reception time {} ms is out of range", x.rx_time_ms))?;
     if p.record.len() > MAX_RECORD {
@@ -279,7 +311,8 @@ pub(in crate::store) fn check<'a>(
     let node = r.node.as_ref();
     Ok(Clean {
         index,
-        hash: i64::from_be_bytes(p.hash),
+        has_packet: r.packet.is_some(),
+        hash: i64::from_be_bytes(r.hash),
         payload_type: p.payload_type,
         route: p.route,
         payload_len: p.payload_len as i64,

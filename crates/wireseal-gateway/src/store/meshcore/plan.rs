@@ -44,12 +44,12 @@ pub(in crate::store) struct Plan<'c, 'a> {
 impl<'c, 'a> Plan<'c, 'a> {
     /// Whether there is nothing to write.
     pub fn is_empty(&self) -> bool {
-        self.packets.is_empty()
+        self.receptions.is_empty()
     }
 
     /// The rows of `rows` (records in the order they were received).
     pub fn new(rows: &'c [Clean<'a>]) -> Self {
-        let mut packets: Vec<&Clean> = rows.iter().collect();
+        let mut packets: Vec<&Clean> = rows.iter().filter(|c| c.has_packet).collect();
         packets.sort_unstable_by_key(|c| (c.hash, -c.decrypted, c.index));
         packets.dedup_by_key(|c| c.hash);
         let mut receptions: Vec<&Clean> = rows.iter().collect();
@@ -107,12 +107,12 @@ mod tests {
 
     fn rec(hash: u8, observer: &str, decrypted: bool, t: u64) -> MeshcoreRecord {
         let mut r = MeshcoreRecord {
-            packet: Default::default(),
+            hash: [hash; 8],
+            packet: Some(Default::default()),
             reception: Default::default(),
             node: None,
         };
-        r.packet.hash = [hash; 8];
-        r.packet.decrypted = decrypted;
+        r.packet.as_mut().unwrap().decrypted = decrypted;
         r.reception.observer_id = observer.into();
         r.reception.rx_time_ms = t;
         r
@@ -132,12 +132,15 @@ mod tests {
 
     #[test]
     fn one_packet_per_hash_the_opened_copy_first_and_every_reception() {
+        let mut bare = rec(2, "d", false, 15);
+        bare.packet = None;
         let recs = [
             rec(2, "a", false, 10),
             rec(1, "a", false, 11),
             rec(2, "b", true, 12),
             rec(2, "b", true, 13),
             rec(2, "c", false, 14),
+            bare,
         ];
         let mut caps = Caps::default();
         let rows: Vec<_> = (recs.iter().enumerate())
@@ -147,7 +150,7 @@ mod tests {
         let p: Vec<_> = plan.packets.iter().map(|c| c.index).collect();
         assert_eq!(p, [1, 2]);
         let r: Vec<_> = plan.receptions.iter().map(|c| c.index).collect();
-        assert_eq!(r, [1, 0, 2, 4]);
+        assert_eq!(r, [1, 0, 2, 4, 5]);
     }
 
     #[test]
