@@ -154,3 +154,112 @@ fn store_throughput() {
     let c = measure(Some(&server), || through_writer(s, &feed));
     report("postgres unnest via StoreWriter, defaults", n, packets, c);
 }
+
+/// MeshCore records as the gateway makes them: `packets` packets (90%
+/// group texts on the public channel, 10% adverts of 50 nodes), each heard
+/// by 3 observers (one directly, two through repeaters), the copies of a
+/// packet spread like the Meshtastic feed's.
+fn meshcore_traffic(packets: usize, t0: u64) -> Vec<crate::store::MeshcoreRecord> {
+    use crate::store::meshcore::{record, Observation};
+    use wireseal::meshcore::{ChannelKey, Decoder, LocalIdentity};
+    use wireseal_testkit::meshcore_observer as mc;
+    let mut d = Decoder::new();
+    d.add_channel(ChannelKey::public());
+    let ids: Vec<LocalIdentity> = (0..50).map(|_| LocalIdentity::generate()).collect();
+    let observers: Vec<String> = (1..=3).map(|n| hex::encode(mc::observer(n))).collect();
+    let topics: Vec<String> = (1..=3)
+        .map(|n| mc::topic("PDX", &mc::observer(n)))
+        .collect();
+    let mut out = Vec::with_capacity(3 * packets);
+    for i in 0..packets {
+        let ts = 1_760_000_000 + i as u32;
+        let raw = match i % 10 {
+            0 => mc::advert(&ids[i % 50], ts, &format!("node {i}"), Some((45.5, -122.5))),
+            _ => mc::group_text(
+                &ChannelKey::public(),
+                ts,
+                &format!("n{}: message {i} here", i % 50),
+            ),
+        };
+        for (g, hops) in [&[][..], &[0x21][..], &[0x21, 0x42][..]].iter().enumerate() {
+            let copy = if hops.is_empty() {
+                raw.clone()
+            } else {
+                mc::relayed(&raw, hops)
+            };
+            let dec = d.decode(0, &copy).unwrap();
+            let o = Observation {
+                observer_id: &observers[g],
+                snr: Some(5.25),
+                rssi: Some(-95),
+                direction: "rx",
+                topic: &topics[g],
+                rx_time_ms: t0 + (3 * i + g) as u64,
+            };
+            out.push(record(&dec, Some("public"), o, g == 0));
+        }
+    }
+    out
+}
+
+fn entry_batches(store: &mut Store, feed: &[crate::store::Entry], batch: usize) {
+    for chunk in feed.chunks(batch) {
+        let c = store.write_entries(chunk).expect("committed");
+        assert!(c.rejected.is_empty());
+    }
+}
+
+/// `cargo test --release -p wireseal-gateway --lib store_throughput_mixed --
+/// --ignored --nocapture`: Meshtastic records alone, MeshCore records alone,
+/// and the two interleaved, into SQLite and PostgreSQL in batches of 10,000
+/// (`WIRESEAL_STORE_PACKETS` packets of each, default 30,000;
+/// `WIRESEAL_STORE_ONLY=sqlite` or `postgres` one of the two).
+#[test]
+#[ignore = "measurement, run by hand with --ignored --nocapture"]
+fn store_throughput_mixed() {
+    use crate::store::Entry;
+    let packets: usize = std::env::var("WIRESEAL_STORE_PACKETS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30_000);
+    let t0 = 1_700_000_000_000;
+    let mt: Vec<Entry> = traffic_from(0, packets, 3, t0)
+        .into_iter()
+        .map(Entry::from)
+        .collect();
+    let mc: Vec<Entry> = meshcore_traffic(packets, t0)
+        .into_iter()
+        .map(Entry::from)
+        .collect();
+    let mixed: Vec<Entry> = mt
+        .iter()
+        .zip(&mc)
+        .flat_map(|(a, b)| [a.clone(), b.clone()])
+        .collect();
+    let only = std::env::var("WIRESEAL_STORE_ONLY").unwrap_or_default();
+    let server = PgServer::start().ok().filter(|_| !only.contains("sqlite"));
+    let dir = tempfile::tempdir().unwrap();
+    for (name, feed) in [("meshtastic", &mt), ("meshcore", &mc), ("mixed", &mixed)] {
+        if !only.contains("postgres") {
+            let path = dir.path().join(format!("{name}.db"));
+            let mut s = Store::Sqlite(SqliteStore::open(&path, Durability::Full).unwrap());
+            let c = measure(None, || entry_batches(&mut s, feed, 10_000));
+            report(
+                &format!("sqlite full, {name}, batch 10000"),
+                feed.len(),
+                feed.len() / 3,
+                c,
+            );
+        }
+        let Some(server) = &server else { continue };
+        server.create_db(name).expect("createdb");
+        let mut s = Store::open(&server.socket_url(name).parse().unwrap()).unwrap();
+        let c = measure(Some(server), || entry_batches(&mut s, feed, 10_000));
+        report(
+            &format!("postgres unnest, {name}, batch 10000"),
+            feed.len(),
+            feed.len() / 3,
+            c,
+        );
+    }
+}
