@@ -6,7 +6,8 @@
 //! verification by curve25519-dalek against aws-lc-rs ([`peer`]), and the
 //! `wireseal meshtastic gateway` process end to end through a local
 //! Mosquitto ([`end_to_end`]), and into its SQLite and PostgreSQL stores
-//! with the firmware's JSON published back ([`store`]), on a hostile feed
+//! with the firmware's JSON published back ([`store`]), on a feed half
+//! Meshtastic and half MeshCore observers' ([`mixed`]), on a hostile feed
 //! ([`guard`]), pruning while it ingests ([`retention`]), and its read side
 //! over a large store ([`read`]).
 //!
@@ -19,6 +20,7 @@ mod decode;
 mod end_to_end;
 pub(crate) mod feed;
 mod guard;
+mod mixed;
 mod peer;
 mod process;
 mod read;
@@ -142,6 +144,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     rows.extend(peer::xeddsa_rows(ctx));
     rows.push(end_to_end::row(ctx, &feed, mqtt_json_rate));
     rows.extend(store::rows(ctx));
+    rows.extend(mixed::rows(ctx));
     rows.extend(guard::rows(ctx));
     rows.extend(retention::rows(ctx));
     rows.extend(read::rows(ctx));

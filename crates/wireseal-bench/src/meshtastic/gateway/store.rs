@@ -120,7 +120,13 @@ fn median_of(v: &[Run], f: impl Fn(&Run) -> f64) -> f64 {
 /// What a message costs with the store `name` (runs `v`) against JSON
 /// lines (runs `json`): the gateway's peak RSS, the gateway's and
 /// Mosquitto's CPU per message, and with PostgreSQL its server's.
-fn cost_rows(name: &str, v: &[Run], json: &[Run], label: &str, messages: usize) -> Vec<Row> {
+pub(super) fn cost_rows(
+    name: &str,
+    v: &[Run],
+    json: &[Run],
+    label: &str,
+    messages: usize,
+) -> Vec<Row> {
     let m = messages as f64;
     let us = |v: &[Run], f: &dyn Fn(&Run) -> f64| median_of(v, f) * 1e6 / m;
     let mib = |v: &[Run]| median_of(v, |r| r.peak_kib as f64) / 1024.0;
