@@ -13,6 +13,13 @@
 //! PostgreSQL, retention), and any sink of the caller's. A message is
 //! acknowledged to the broker only once every durable sink has committed it.
 //!
+//! MeshCore observer feeds ([`meshcore`]) ride along: a message whose topic
+//! matches a `meshcore-topic` filter is read as an observer's JSON object or
+//! the packet's bytes, decoded by the library's
+//! [`meshcore::Decoder`](wireseal::meshcore::Decoder), and handed to the
+//! same sinks as an [`Item::meshcore`](sink::Item::meshcore); the store keeps
+//! it in tables of its own, in the same transactions.
+//!
 //! Text from the feed reaches a topic, a log line or the store's ids only
 //! through the library's
 //! [`safe_level`](wireseal::meshtastic::untrusted::safe_level). Memory is
