@@ -426,19 +426,26 @@ def check_malformed(doc):
 
 # ---- mac_collisions.json -------------------------------------------------------------------
 def check_collisions(doc, vec):
-    chans = vec["keys"]["channels"]
-    extra = doc.get("keys", {})
-
-    def key_of(name):
-        if name in chans:
-            return bytes.fromhex(chans[name]["key"])
-        return bytes.fromhex(extra[name]["key"])
-
+    chans = dict(vec["keys"]["channels"], **doc["keys"]["channels"])
+    nodes = dict(vec["keys"]["nodes"], **doc["keys"]["nodes"])
+    for name, c in doc["keys"]["channels"].items():
+        same(hashlib.sha256(name.encode()).digest()[:16].hex(), c["key"], f"collision channel {name} key")
+        same(hashlib.sha256(bytes.fromhex(c["key"])).digest()[0], c["hash"], f"collision channel {name} hash")
+    for name, nd in doc["keys"]["nodes"].items():
+        h = bytearray(hashlib.sha512(bytes.fromhex(nd["seed"])).digest())
+        h[0] &= 248
+        h[31] = (h[31] & 63) | 64
+        same(bytes(h).hex(), nd["prv"], f"collision node {name}: orlp key of its seed")
+        same(pub_of(bytes(h)).hex(), nd["pub"], f"collision node {name}: pub")
+        same(bytes.fromhex(nd["pub"])[0], nd["hash"], f"collision node {name}: hash")
+    counts = {}
     for grp in doc["group"]:
-        kb = key_of(grp["key_b"])
+        kb = bytes.fromhex(chans[grp["key_b"]]["key"])
         hb = hashlib.sha256(kb).digest()[0]
+        same(hb, grp["key_b_hash"], f"collision {grp['key_b']}: B hash")
+        counts[(grp["kind"], grp["key_b"])] = len(grp["packets"])
         for i, p in enumerate(grp["packets"]):
-            label = f"collision {grp['key_b']} #{i}"
+            label = f"collision {grp['kind']} {grp['key_b']} #{i}"
             f, why = split(bytes.fromhex(p["hex"]))
             if f is None:
                 FAILS.append(f"{label}: dropped ({why})")
@@ -447,37 +454,53 @@ def check_collisions(doc, vec):
             same(f["type"], "GRP_TXT", f"{label}: type")
             same(pl[0], p["channel_hash"], f"{label}: channel hash")
             same(pl[0] == hb, p["channel_hash_is_key_b"], f"{label}: channel hash of B recorded")
+            check((len(pl) - 3) % 16 == 0 and len(pl) > 3, f"{label}: ciphertext is not whole blocks")
             pt = open_mac(kb, pl[1:])
             check(pt is not None, f"{label}: MAC does not pass under B")
             if pt is not None:
                 same(pt.hex(), p["plaintext_under_b"], f"{label}: plaintext under B")
                 same(pt[4] >> 2 == 0, p["plaintext_check_passes"], f"{label}: firmware plaintext check")
-            if p.get("key_a"):
-                ka = key_of(p["key_a"])
+            if grp["kind"] == "sent_under_a":
+                ka = bytes.fromhex(chans[p["key_a"]]["key"])
+                same(hashlib.sha256(ka).digest()[0], hb, f"{label}: A and B share the channel hash")
+                check(ka != kb, f"{label}: A is B")
                 pa = open_mac(ka, pl[1:])
-                check(pa is not None, f"{label}: A packet does not open under A")
+                check(pa is not None, f"{label}: does not open under A")
                 if pa is not None:
                     ts, fl, text = text_of(pa)
-                    same(text.decode(), p["text_under_a"], f"{label}: A text")
+                    same(text.decode(), p["text_under_a"], f"{label}: text under A")
+                    same(ts, p["timestamp"], f"{label}: timestamp under A")
+                    same(fl, 0, f"{label}: flags under A")
+    for (kind, key), n in counts.items():
+        check(n >= 20, f"collision {kind} {key}: only {n} packets")
+    check({k for k, _ in counts} == {"random_ciphertext", "sent_under_a"} and len({b for _, b in counts}) >= 3,
+          "collision groups: both kinds for at least 3 keys")
+    check(len(doc["txt_msg"]) >= 5, "fewer than 5 TXT_MSG collisions")
     for i, p in enumerate(doc["txt_msg"]):
         label = f"collision txt_msg #{i}"
-        nodes = vec["keys"]["nodes"]
         f, why = split(bytes.fromhex(p["hex"]))
         if f is None:
             FAILS.append(f"{label}: dropped ({why})")
             continue
         pl = bytes.fromhex(f["payload"])
+        same(f["type"], "TXT_MSG", f"{label}: type")
         rx, right, wrong = nodes[p["receiver"]], nodes[p["sender"]], nodes[p["wrong_sender"]]
+        check(p["wrong_sender"] != p["sender"], f"{label}: wrong sender is the sender")
+        same(pl[0], bytes.fromhex(rx["pub"])[0], f"{label}: dest hash")
+        same(pl[1], bytes.fromhex(right["pub"])[0], f"{label}: src hash")
+        same(bytes.fromhex(wrong["pub"])[0] == pl[1], p["wrong_sender_same_hash"], f"{label}: same-hash flag")
         good = ecdh(bytes.fromhex(rx["prv"]), bytes.fromhex(right["pub"]))
         bad = ecdh(bytes.fromhex(rx["prv"]), bytes.fromhex(wrong["pub"]))
         pt = open_mac(good, pl[2:])
         check(pt is not None, f"{label}: does not open under the real sender's secret")
         if pt is not None:
-            same(text_of(pt)[2].decode(), p["text"], f"{label}: text")
+            ts, fl, text = text_of(pt)
+            same((text.decode(), ts, fl), (p["text"], p["timestamp"], 0), f"{label}: real plaintext")
         pw = open_mac(bad, pl[2:])
         check(pw is not None, f"{label}: MAC does not pass under the wrong peer's secret")
         if pw is not None:
             same(pw.hex(), p["plaintext_under_wrong"], f"{label}: plaintext under the wrong secret")
+            same(pw[4] >> 2 in (0, 1, 2), p["txt_type_check_passes_under_wrong"], f"{label}: txt_type check")
 
 
 def main():
