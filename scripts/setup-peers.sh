@@ -119,12 +119,14 @@ fi
 # pyAesCrypt (AES Crypt interop), the meshtastic protobufs and
 # meshtastic-mqtt-json (gateway feed and bench peer), paho-mqtt, cryptography
 # and xeddsa (independent checks), Jinja2 (Home Assistant's templates reading
-# the gateway's firmware JSON). The Python package's own tests build a
+# the gateway's firmware JSON), meshcoredecoder and pymc-core (MeshCore
+# interop and bench peers). The Python package's own tests build a
 # virtual environment of their own (scripts/test-python.sh).
 SETUP_PY_PEERS=(pyAesCrypt==6.1.1 meshtastic==2.7.11 meshtastic-mqtt-json==3.0.0
-  paho-mqtt==2.2.0 cryptography==48.0.0 xeddsa==1.2.0 Jinja2==3.1.6)
+  paho-mqtt==2.2.0 cryptography==48.0.0 xeddsa==1.2.0 Jinja2==3.1.6
+  meshcoredecoder==0.3.2 pymc-core==1.0.12)
 if command -v python3 >/dev/null 2>&1 \
-  && ! python3 -c 'import pyAesCrypt, meshtastic.protobuf, meshtastic_mqtt_json, paho.mqtt, cryptography, xeddsa, jinja2' >/dev/null 2>&1; then
+  && ! python3 -c 'import pyAesCrypt, meshtastic.protobuf, meshtastic_mqtt_json, paho.mqtt, cryptography, xeddsa, jinja2, meshcoredecoder, pymc_core' >/dev/null 2>&1; then
   setup_say "installing Python peers from PyPI"
   setup_pip() { python3 -m pip install --quiet --disable-pip-version-check "$@" "${SETUP_PY_PEERS[@]}"; }
   setup_pip 2>/dev/null || setup_pip --user 2>/dev/null || setup_pip --break-system-packages 2>/dev/null \

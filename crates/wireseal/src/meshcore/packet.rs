@@ -195,7 +195,8 @@ impl PayloadType {
     /// The fewest payload bytes the firmware handles for this type
     /// (`Mesh::onRecvPacket`): an advert's key, timestamp and signature;
     /// two hashes, the MAC and a byte for peer data; a channel hash, the
-    /// MAC and a byte for group data; 1 for every other type.
+    /// MAC and a byte for group data; none for the other types (the
+    /// firmware's parser takes even an empty TRACE or RAW_CUSTOM payload).
     pub const fn min_payload(self) -> usize {
         match self {
             PayloadType::Advert => 100,
@@ -203,7 +204,7 @@ impl PayloadType {
             PayloadType::GrpTxt | PayloadType::GrpData => 4,
             PayloadType::AnonReq => 36,
             PayloadType::Ack => 4,
-            _ => 1,
+            _ => 0,
         }
     }
 }

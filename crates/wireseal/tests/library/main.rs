@@ -26,6 +26,7 @@ mod churn_replay;
 mod docs_names;
 mod fuzz_regressions;
 mod meshcore_library;
+mod meshcore_vectors;
 mod meshtastic_driver_cases;
 mod meshtastic_envelope_codec;
 mod meshtastic_envelope_decoder;
