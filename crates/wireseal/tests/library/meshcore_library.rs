@@ -502,8 +502,12 @@ fn the_structure_checks() {
     bad[6] = 0xff; // not UTF-8
     assert!(parse_group_text(&bad).is_none());
     let mut long = pt.clone();
-    long.resize(32, 0); // a whole block of padding
+    long.resize(32, 0); // a NUL and a block of padding: more than a sender adds
     assert!(parse_group_text(&long).is_none());
+    let mut nul = vec![1, 0, 0, 0, 0];
+    nul.extend_from_slice(b"0123456789a"); // 16 bytes, then a NUL and a block
+    nul.resize(32, 0);
+    assert_eq!(parse_direct_text(&nul).unwrap().text, "0123456789a");
     // A character cut at the end by the sender's byte limit is kept whole
     // up to the cut.
     let mut cut = vec![1, 0, 0, 0, 0];
