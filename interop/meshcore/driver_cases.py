@@ -160,23 +160,40 @@ def advert_record(payload):
             "feat1": None, "feat2": None}
 
 
-def group_record(payload, channels):
+def group_record(payload, channels, data):
+    """A GRP_TXT's (or with `data`, a GRP_DATA's) object: the same keys
+    whether or not a channel opened it."""
     h, sealed = payload[0], payload[1:]
-    rec = {"channel_hash": f"{h:02x}", "decrypted": False, "channel": None,
-           "timestamp": None, "text_type": None, "attempt": None, "text": None}
+    rec = {"channel_hash": f"{h:02x}", "decrypted": False, "channel": None}
+    if data:
+        rec.update(data_type=None, data=None)
+    else:
+        rec.update(timestamp=None, text_type=None, attempt=None, text=None)
     for i, key in enumerate(channels):
         ch, secret = channel(key)
         pt = open_sealed(secret, sealed) if ch == h else None
-        if pt is not None:
-            rec.update(decrypted=True, channel=i, **text_fields(pt, direct=False))
+        if pt is None:
+            continue
+        rec.update(decrypted=True, channel=i)
+        if data:
+            data_type, n = struct.unpack_from("<HB", pt)
+            assert not any(pt[3 + n :])
+            rec.update(data_type=data_type, data=pt[3 : 3 + n].hex())
+        else:
+            rec.update(text_fields(pt, direct=False))
     return rec
 
 
-def peer_record(payload, identity, peers):
+def peer_record(payload, identity, peers, text):
+    """A TXT_MSG's object (or without `text`, a REQ's, RESPONSE's or
+    PATH's: only direct messages are opened here)."""
     dst, src, sealed = payload[0], payload[1], payload[2:]
     rec = {"src_hash": f"{src:02x}", "dst_hash": f"{dst:02x}", "decrypted": False,
-           "from": None, "to": None, "timestamp": None, "text_type": None,
-           "attempt": None, "text": None}
+           "from": None, "to": None}
+    if not text:
+        rec["data"] = None
+        return rec
+    rec.update(timestamp=None, text_type=None, attempt=None, text=None)
     if identity is not None:
         prv, pub = identity
         for peer in peers:
@@ -207,10 +224,12 @@ def record(raw, channels=(), identity=None, peers=()):
            "hash": packet_hash(ptype, path_len, payload), "payload_len": len(payload)}
     if ptype == 4:
         rec["advert"] = advert_record(payload)
-    elif ptype == 5:
-        rec["grp_txt"] = group_record(payload, channels)
-    elif ptype == 2:
-        rec["txt_msg"] = peer_record(payload, identity, peers)
+    elif ptype in (5, 6):
+        rec[TYPES[ptype]] = group_record(payload, channels, data=ptype == 6)
+    elif ptype in (0, 1, 2, 8):
+        # A PATH packet's object is `returned_path`: `path` holds the hops.
+        name = "returned_path" if ptype == 8 else TYPES[ptype]
+        rec[name] = peer_record(payload, identity, peers, text=ptype == 2)
     elif ptype == 3:
         rec["ack"] = {"checksum": struct.unpack_from("<I", payload)[0]}
     else:
@@ -298,6 +317,16 @@ def cases():
              packet=dm, identity=expand_seed(RFC8032_SEED).hex(), peers=[TEST_CLIENT_PUB.hex()]),
         dict(what="the same direct message without the sender's key: not decrypted",
              packet=dm, identity=RFC8032_SEED.hex(), peers=[]),
+        dict(what="group data on the public channel",
+             packet=packet(5 + 1, bytes([channel(public)[0]])
+                           + seal(channel(public)[1], struct.pack("<HB", 0x1234, 3) + b"\x01\x02\x03")),
+             channels=[{"base64": PUBLIC_B64}]),
+        dict(what="group data on a channel we do not hold: the same keys, null",
+             packet=packet(6, bytes([0x42]) + bytes(18))),
+        dict(what="a returned PATH, relayed over one hop, not for us: its object is "
+                  "`returned_path`, `path` holds the hops",
+             packet=packet(8, bytes.fromhex("d71e") + bytes(18), path=b"\xab", path_len=1)),
+        dict(what="a REQ not for us", packet=packet(0, bytes.fromhex("d71e") + bytes(18), route=2)),
         dict(what="an ACK", packet=packet(3, bytes.fromhex("78563412"))),
         dict(what="a direct TRACE: its payload as it is, its hash over the path length too",
              packet=trace),
