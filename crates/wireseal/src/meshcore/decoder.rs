@@ -157,8 +157,9 @@ impl Decoder {
         now: u64,
         packets: &[&[u8]],
     ) -> Vec<Result<Decoded, Error>> {
-        let mut slots: Vec<(&[u8], Option<Result<Decoded, Error>>)> =
-            packets.iter().map(|p| (*p, None)).collect();
+        // A packet and its result when the threads could settle it.
+        type Slot<'a> = (&'a [u8], Option<Result<Decoded, Error>>);
+        let mut slots: Vec<Slot<'_>> = packets.iter().map(|p| (*p, None)).collect();
         let this = &*self;
         batch.for_each_mut(&mut slots, |(raw, out)| {
             *out = match Packet::parse(raw) {

@@ -25,6 +25,7 @@ mod bip324_vectors_packets;
 mod churn_replay;
 mod docs_names;
 mod fuzz_regressions;
+mod meshcore_driver_cases;
 mod meshcore_library;
 mod meshcore_vectors;
 mod meshtastic_driver_cases;
