@@ -182,6 +182,20 @@ pub struct ConfigText {
     /// allows images from that origin. Off by default: the page loads
     /// nothing from elsewhere.
     pub map_tiles: Option<String>,
+    /// MeshCore observer feeds: topic filters (`meshcore/+/+/packets`)
+    /// whose messages are MeshCore packets, as observer JSON or raw bytes.
+    pub meshcore_topic: Vec<String>,
+    /// MeshCore channel keys as `[NAME=]BASE64` (16 or 32 bytes).
+    pub meshcore_channel_key: Vec<String>,
+    /// MeshCore hashtag channels (`#name`: key SHA-256("#name")[0..16]).
+    pub meshcore_hashtag: Vec<String>,
+    /// The MeshCore public channel (`izOH6cXN6mrJ5e26oRXNcg==`).
+    pub meshcore_public_channel: bool,
+    /// Our MeshCore identities: files of 64 (a seed) or 128 (the
+    /// firmware's `prv.key`) hex digits.
+    pub meshcore_key_file: Vec<String>,
+    /// MeshCore peers kept at most (default 65,536).
+    pub meshcore_peer_limit: Option<usize>,
 }
 
 impl ConfigText {
@@ -247,6 +261,12 @@ impl ConfigText {
             flood_burst: over.flood_burst.or(self.flood_burst),
             http: over.http.or(self.http),
             map_tiles: over.map_tiles.or(self.map_tiles),
+            meshcore_topic: pick_vec(self.meshcore_topic, over.meshcore_topic),
+            meshcore_channel_key: pick_vec(self.meshcore_channel_key, over.meshcore_channel_key),
+            meshcore_hashtag: pick_vec(self.meshcore_hashtag, over.meshcore_hashtag),
+            meshcore_public_channel: over.meshcore_public_channel || self.meshcore_public_channel,
+            meshcore_key_file: pick_vec(self.meshcore_key_file, over.meshcore_key_file),
+            meshcore_peer_limit: over.meshcore_peer_limit.or(self.meshcore_peer_limit),
         }
     }
 }
@@ -328,6 +348,19 @@ pub struct Config {
     /// With `http`: the status page's map tiles (`https://HOST/{z}/{x}/{y}.png`),
     /// checked with `http` by [`Gateway::new`](crate::Gateway::new).
     pub map_tiles: Option<String>,
+    /// MeshCore observer feeds' topic filters, each checked as an MQTT
+    /// filter.
+    pub meshcore_topic: Vec<String>,
+    /// MeshCore channel keys as `[NAME=]BASE64`.
+    pub meshcore_channel_key: Vec<String>,
+    /// MeshCore hashtag channels.
+    pub meshcore_hashtag: Vec<String>,
+    /// The MeshCore public channel.
+    pub meshcore_public_channel: bool,
+    /// Files of our MeshCore identities.
+    pub meshcore_key_file: Vec<String>,
+    /// MeshCore peers kept at most (default 65,536).
+    pub meshcore_peer_limit: Option<usize>,
 }
 
 impl Config {
@@ -364,8 +397,8 @@ impl ConfigText {
     /// cannot be named with its reason.
     ///
     /// # Errors
-    /// A node number, signature policy, store URL, duration or HTTP address
-    /// that does not parse.
+    /// A node number, signature policy, store URL, duration, HTTP address
+    /// or MeshCore topic filter that does not parse.
     pub fn parse(self) -> Result<Config, ConfigError> {
         let c = self;
         Ok(Config {
@@ -409,6 +442,17 @@ impl ConfigText {
             flood_rate: c.flood_rate,
             flood_burst: c.flood_burst,
             map_tiles: c.map_tiles,
+            meshcore_topic: c
+                .meshcore_topic
+                .into_iter()
+                .map(|t| crate::meshcore::topics::check_filter(&t).map(|()| t))
+                .collect::<Result<_, _>>()
+                .map_err(|reason| ConfigError::new("meshcore-topic", reason))?,
+            meshcore_channel_key: c.meshcore_channel_key,
+            meshcore_hashtag: c.meshcore_hashtag,
+            meshcore_public_channel: c.meshcore_public_channel,
+            meshcore_key_file: c.meshcore_key_file,
+            meshcore_peer_limit: c.meshcore_peer_limit,
         })
     }
 }

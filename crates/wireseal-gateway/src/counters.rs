@@ -5,6 +5,7 @@
 
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
+use wireseal::meshcore::PayloadType;
 use wireseal::meshtastic::app::PacketKind;
 use wireseal::meshtastic::decoder::{Decoded, Decryption, KeyEvent, Signature, Undecoded};
 use wireseal::meshtastic::identity::Identity;
@@ -19,7 +20,7 @@ pub struct Named<const N: usize> {
 }
 
 impl<const N: usize> Named<N> {
-    const fn new(names: &'static [&'static str; N]) -> Self {
+    pub(crate) const fn new(names: &'static [&'static str; N]) -> Self {
         Self {
             names,
             slots: [const { AtomicU64::new(0) }; N],
@@ -101,6 +102,110 @@ static KIND_NAMES: [&str; PacketKind::ALL.len()] = {
     out
 };
 
+/// MeshCore payload types by name (`reserved` for 12 to 14), in the order
+/// of [`meshcore_type_index`].
+pub static MESHCORE_TYPES: [&str; 14] = {
+    let mut out = [""; 14];
+    let mut bits = 0u8;
+    while bits < 16 {
+        out[meshcore_type_index(PayloadType::from_bits(bits))] =
+            PayloadType::from_bits(bits).as_str();
+        bits += 1;
+    }
+    out
+};
+
+/// The slot of a MeshCore payload type in [`MESHCORE_TYPES`].
+pub const fn meshcore_type_index(t: PayloadType) -> usize {
+    match t.bits() {
+        b @ 0..=11 => b as usize,
+        12..=14 => 12,
+        _ => 13,
+    }
+}
+
+/// Why MeshCore messages were dropped: the feed's refusals
+/// ([`Refusal::NAMES`](crate::meshcore::feed::Refusal::NAMES)), the
+/// library's reasons for packets the firmware drops
+/// ([`wireseal::meshcore::Error::reason`]), the flood guard (`flood`), and
+/// `other` for any reason the library adds later.
+pub static MESHCORE_DROPS: [&str; 14] = [
+    "oversized",
+    "json",
+    "not_packet",
+    "no_raw",
+    "hex",
+    "version",
+    "reserved_hash_size",
+    "path_too_long",
+    "payload_too_long",
+    "payload_too_short",
+    "truncated",
+    "too_long",
+    "flood",
+    "other",
+];
+
+/// What the gateway counts of its MeshCore feeds.
+#[derive(Debug)]
+pub struct MeshcoreCounters {
+    /// MQTT messages taken on the MeshCore topics.
+    pub messages: Count,
+    /// Packets read, by payload type.
+    pub packets: Named<14>,
+    /// Packets a channel key or one of our identities opened, by payload
+    /// type.
+    pub decrypted: Named<14>,
+    /// Messages dropped, by reason ([`MESHCORE_DROPS`]).
+    pub dropped: Named<14>,
+    /// Copies of a packet already taken from another observer (or again).
+    pub duplicates: Count,
+    /// Receptions handed to the sinks (every copy the flood guard let pass).
+    pub receptions: Count,
+    /// Peers the decoder knows (a level).
+    pub peers: Count,
+    /// Verified adverts whose key was not added: the peer limit is reached.
+    pub peers_refused: Count,
+}
+
+impl Default for MeshcoreCounters {
+    fn default() -> Self {
+        Self {
+            messages: Count::default(),
+            packets: Named::new(&MESHCORE_TYPES),
+            decrypted: Named::new(&MESHCORE_TYPES),
+            dropped: Named::new(&MESHCORE_DROPS),
+            duplicates: Count::default(),
+            receptions: Count::default(),
+            peers: Count::default(),
+            peers_refused: Count::default(),
+        }
+    }
+}
+
+impl MeshcoreCounters {
+    /// Counts a drop for `reason`: a name of [`MESHCORE_DROPS`], else `other`.
+    pub fn drop_for(&self, reason: &str) {
+        match MESHCORE_DROPS.iter().position(|n| *n == reason) {
+            Some(i) => self.dropped.bump_at(i),
+            None => self.dropped.bump("other"),
+        }
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "messages": self.messages.get(),
+            "packets": self.packets.json(),
+            "decrypted": self.decrypted.json(),
+            "dropped": self.dropped.json(),
+            "duplicates": self.duplicates.get(),
+            "receptions": self.receptions.get(),
+            "peers": self.peers.get(),
+            "peers_refused": self.peers_refused.get(),
+        })
+    }
+}
+
 /// Everything the gateway counts.
 #[derive(Debug)]
 pub struct Counters {
@@ -165,6 +270,10 @@ pub struct Counters {
     pub stored_packets: Count,
     /// Reception rows the store inserted.
     pub stored_receptions: Count,
+    /// MeshCore packet rows the store inserted or completed.
+    pub stored_meshcore_packets: Count,
+    /// MeshCore reception rows the store inserted.
+    pub stored_meshcore_receptions: Count,
     /// Receptions already stored.
     pub store_duplicates: Count,
     /// Records the store refused.
@@ -177,6 +286,8 @@ pub struct Counters {
     pub pruned_packets: Count,
     /// Receptions removed by retention.
     pub pruned_receptions: Count,
+    /// The MeshCore feeds.
+    pub meshcore: MeshcoreCounters,
     /// Time to decode one message, in seconds.
     pub decode_seconds: prometheus_client::metrics::histogram::Histogram,
     /// Time from a message reaching the store's writer to its commit, in
@@ -216,12 +327,15 @@ impl Default for Counters {
             oldest_held_ms: Count::default(),
             stored_packets: Count::default(),
             stored_receptions: Count::default(),
+            stored_meshcore_packets: Count::default(),
+            stored_meshcore_receptions: Count::default(),
             store_duplicates: Count::default(),
             store_rejected: Count::default(),
             store_capped: Count::default(),
             store_unavailable: Count::default(),
             pruned_packets: Count::default(),
             pruned_receptions: Count::default(),
+            meshcore: MeshcoreCounters::default(),
             decode_seconds: decode_histogram(),
             store_lag_seconds: store_lag_histogram(),
         }
@@ -305,6 +419,8 @@ impl Counters {
             "store": {
                 "packets": self.stored_packets.get(),
                 "receptions": self.stored_receptions.get(),
+                "meshcore_packets": self.stored_meshcore_packets.get(),
+                "meshcore_receptions": self.stored_meshcore_receptions.get(),
                 "duplicates": self.store_duplicates.get(),
                 "rejected": self.store_rejected.get(),
                 "capped": self.store_capped.get(),
@@ -312,6 +428,7 @@ impl Counters {
                 "pruned_packets": self.pruned_packets.get(),
                 "pruned_receptions": self.pruned_receptions.get(),
             },
+            "meshcore": self.meshcore.json(),
         })
     }
 }
@@ -399,7 +516,17 @@ mod tests {
             assert!(KeyEvent::NAMES.contains(&k.as_str()));
         }
         assert_eq!(KIND_NAMES[0], "text");
+        assert_eq!(MESHCORE_TYPES[5], "grp_txt");
+        assert_eq!(MESHCORE_TYPES[12], "reserved");
+        assert_eq!(MESHCORE_TYPES[13], "raw_custom");
+        for (i, n) in crate::meshcore::feed::Refusal::NAMES.iter().enumerate() {
+            assert_eq!(MESHCORE_DROPS[i], *n);
+        }
         let c = Counters::default();
+        c.meshcore.drop_for("a reason the library adds later");
+        c.meshcore.drop_for("hex");
+        assert_eq!(c.snapshot()["meshcore"]["dropped"]["other"], 1);
+        assert_eq!(c.snapshot()["meshcore"]["dropped"]["hex"], 1);
         c.signature.bump("valid");
         assert_eq!(c.snapshot()["signature"]["valid"], 1);
     }

@@ -124,17 +124,23 @@ fn broker_settings(c: &Config, store: Option<&StoreUrl>) -> Result<mqtt::Setting
     })
 }
 
-/// The topic filter, shared in a group when `shared` names one.
-fn filter(c: &Config) -> Result<String, ConfigError> {
+/// The topic filters: Meshtastic's, then the MeshCore feeds', each shared
+/// in a group when `shared` names one.
+fn filters(c: &Config) -> Result<Vec<String>, ConfigError> {
     let topic = c.topic.clone().unwrap_or_else(|| "msh/#".into());
-    match &c.shared {
-        Some(g) if g.is_empty() || g.contains(['/', '+', '#']) => Err(ConfigError::new(
-            "shared",
-            "a group name without '/', '+' or '#'",
-        )),
-        Some(g) => Ok(format!("$share/{g}/{topic}")),
-        None => Ok(topic),
-    }
+    let group = match &c.shared {
+        Some(g) if g.is_empty() || g.contains(['/', '+', '#']) => {
+            return Err(ConfigError::new(
+                "shared",
+                "a group name without '/', '+' or '#'",
+            ))
+        }
+        g => g.as_deref(),
+    };
+    Ok(std::iter::once(&topic)
+        .chain(&c.meshcore_topic)
+        .map(|f| crate::meshcore::topics::subscription(f, group))
+        .collect())
 }
 
 /// The MQTT client id: the one given (needed with a store, whose session
@@ -196,14 +202,16 @@ fn prepare(c: &Config) -> Result<(Prepared, Vec<String>), ConfigError> {
     let mqtt = broker_settings(c, store.as_ref())?;
     let (dedup_window, flood) = guards(c)?;
     let (decoder, notes) = setup::decoder(c)?;
+    let meshcore = setup::meshcore(c)?;
     let firmware_root = match &c.firmware_json {
         Some(FirmwareRoot::Fixed(r)) => Some(FirmwareRoot::Fixed(prefix("firmware-json", r)?)),
         other => other.clone(),
     };
     let prepared = Prepared {
         mqtt,
-        filter: filter(c)?,
+        filters: filters(c)?,
         decoder,
+        meshcore,
         print_records: c.print_records.unwrap_or(store.is_none()),
         writer: writer(c, store.as_ref())?,
         store,

@@ -10,11 +10,12 @@ use crate::counters::Counters;
 use crate::event::Event;
 use crate::flood::FloodGuard;
 use crate::log::safe_topic;
+use crate::meshcore::state::{Meshcore, Taken};
 use crate::mqtt::{self, Ack};
 use crate::prepared::Prepared;
 use crate::retry::Backoff;
 use crate::run_error::RunError;
-use crate::sink::{Context, Handled, Item, Notice, Packet, Sink, SinkError};
+use crate::sink::{Context, Handled, Item, MeshcorePacket, Notice, Packet, Sink, SinkError};
 use crate::stop::{Stop, StopReason};
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -87,6 +88,8 @@ pub(crate) struct Ingest {
     broker: String,
     flood: FloodGuard,
     content: ContentWindow,
+    /// The MeshCore feeds, when the settings name any.
+    meshcore: Option<Meshcore>,
     backoff: Backoff,
     /// When to connect again after a connection error.
     pub(crate) reconnect_at: Option<tokio::time::Instant>,
@@ -103,7 +106,7 @@ impl Ingest {
     /// The state before the first event; durable sinks report commits on
     /// `committer`'s channel.
     pub(crate) fn new(
-        p: Prepared,
+        mut p: Prepared,
         mut sinks: Vec<Box<dyn Sink>>,
         announce: Announcer,
         counters: Arc<Counters>,
@@ -121,6 +124,7 @@ impl Ingest {
         Self {
             broker: format!("{}:{}", p.mqtt.endpoint.host, p.mqtt.endpoint.port),
             flood: FloodGuard::new(p.flood),
+            meshcore: p.meshcore.take().map(|m| Meshcore::new(m, p.flood)),
             content: ContentWindow::new(p.dedup_window.as_millis() as u64, 65_536),
             next_stats: p.stats.map(|d| Instant::now() + d),
             p,
@@ -239,7 +243,7 @@ impl Ingest {
             after_attempts,
         });
         let persistent = self.p.mqtt.persistent.is_some();
-        if let Err(e) = client.subscribe(&self.p.filter, persistent) {
+        if let Err(e) = client.subscribe(&self.p.filters, persistent) {
             self.failure = Some(RunError::Subscribe(e));
             return Step::Break(());
         }
@@ -253,7 +257,7 @@ impl Ingest {
         } else {
             ""
         };
-        let filter = format!("{}{qos}", self.p.filter);
+        let filter = format!("{}{qos}", self.p.filters.join(", "));
         if !granted {
             self.failure = Some(RunError::Subscription(filter));
             return Step::Break(());
@@ -262,8 +266,9 @@ impl Ingest {
         Step::Continue(())
     }
 
-    /// A message of the feed: decoded, keyed, guarded, handed to every sink
-    /// in order, then queued for acknowledgement.
+    /// A message of the feed: decoded (as MeshCore's when its topic is a
+    /// MeshCore feed's, else as a Meshtastic envelope), keyed, guarded,
+    /// handed to every sink in order, then queued for acknowledgement.
     fn on_publish(
         &mut self,
         topic: &str,
@@ -275,7 +280,10 @@ impl Ingest {
         self.seq += 1;
         let taken_ms = unix_ms();
         let now = self.start.elapsed().as_millis() as u64;
-        let decoded = self.decode(now, topic, payload);
+        let (decoded, taken) = match self.meshcore.as_ref().is_some_and(|m| m.claims(topic)) {
+            true => (None, self.take_meshcore(now, topic, payload)),
+            false => (self.decode(now, topic, payload), None),
+        };
         let admitted = decoded.as_ref().and_then(|d| self.admit(now, d, payload));
         let packet = match (&decoded, &admitted) {
             (Some(d), Some((key, channel_level, gateway_level))) => Some(Packet {
@@ -287,11 +295,20 @@ impl Ingest {
             }),
             _ => None,
         };
+        let meshcore = match (&taken, &self.meshcore) {
+            (Some(t), Some(m)) => Some(MeshcorePacket {
+                decoded: &t.decoded,
+                channel: m.channel_name(&t.decoded),
+                heard: &t.heard,
+            }),
+            _ => None,
+        };
         let item = Item {
             seq: self.seq,
             topic,
             rx_time_ms: taken_ms,
             packet,
+            meshcore,
         };
         let mut cx = Cx {
             output: self.output.as_ref(),
@@ -313,6 +330,30 @@ impl Ingest {
         self.acks.taken(self.seq, ack, self.connection, taken_ms);
         self.acks.release(client, self.connection, &self.counters);
         Step::Continue(())
+    }
+
+    /// A MeshCore feed's message: its packet and this reception, or why
+    /// there is none (counted, and logged at a limited rate).
+    fn take_meshcore(&mut self, now: u64, topic: &str, payload: &[u8]) -> Option<Taken> {
+        let m = self.meshcore.as_mut()?;
+        let t0 = Instant::now();
+        let r = m.take(now, topic, payload, &self.counters);
+        (self.counters.decode_seconds).observe(t0.elapsed().as_secs_f64());
+        match r {
+            Ok(t) => Some(t),
+            Err(d) => {
+                if d.log {
+                    let msg = format!(
+                        "{}: {} bytes on {}",
+                        d.reason,
+                        payload.len(),
+                        safe_topic(topic)
+                    );
+                    self.announce.log.line("meshcore", &msg);
+                }
+                None
+            }
+        }
     }
 
     /// The library's decoder on one message; what it cannot read is counted
@@ -464,8 +505,12 @@ impl Ingest {
         if self.failure.is_some() {
             return Step::Break(());
         }
-        if let Some(r) = self.flood.report(self.start.elapsed().as_millis() as u64) {
+        let now = self.start.elapsed().as_millis() as u64;
+        if let Some(r) = self.flood.report(now) {
             self.announce.emit(Event::FloodRefused(r));
+        }
+        if let Some(m) = &mut self.meshcore {
+            m.tick(now);
         }
         Step::Continue(())
     }

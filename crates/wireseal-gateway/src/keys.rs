@@ -1,12 +1,14 @@
 //! Secrets the settings name: node keys (files, a directory, an environment
-//! variable) and the broker's password. Files are read capped at 64 KiB; a
-//! key's value never appears in a message.
+//! variable), our MeshCore identities (files, and the directory's files
+//! named `*.meshcore`) and the broker's password. Files are read capped at
+//! 64 KiB; a key's value never appears in a message.
 
 use crate::config::ConfigError;
 use base64::Engine as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use wireseal::keys::StaticSecret;
+use wireseal::meshcore::LocalIdentity;
 use wireseal::meshtastic::{node_number, NodeId};
 use zeroize::Zeroizing;
 
@@ -218,6 +220,7 @@ pub fn load(
                 format!("{}: no key files in it", dir.display()),
             ));
         }
+        files.retain(|p| !is_meshcore_file(p));
         for path in files {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             let stem = name.strip_suffix(".key").unwrap_or(name);
@@ -235,6 +238,87 @@ pub fn load(
                     k.source,
                     NodeId(k.node)
                 ),
+            ));
+        }
+    }
+    Ok(keys)
+}
+
+/// The suffix of a MeshCore identity's file in `--keys-dir`.
+pub const MESHCORE_SUFFIX: &str = ".meshcore";
+
+fn is_meshcore_file(p: &Path) -> bool {
+    p.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(MESHCORE_SUFFIX))
+}
+
+/// One of our MeshCore identities and where it came from.
+pub struct MeshcoreKey {
+    /// The identity (its 64-byte private key, wiped on drop).
+    pub identity: LocalIdentity,
+    /// Where it came from (a file), for messages.
+    pub source: String,
+}
+
+impl std::fmt::Debug for MeshcoreKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "MeshcoreKey({:?}, from {}, redacted)",
+            self.identity.public(),
+            self.source
+        )
+    }
+}
+
+fn meshcore_from_file(path: &Path, setting: &'static str) -> Result<MeshcoreKey, ConfigError> {
+    let raw = read_capped(path, setting)?;
+    let source = path.display().to_string();
+    let text = std::str::from_utf8(&raw)
+        .map_err(|_| ConfigError::new(setting, format!("{source}: not UTF-8 text")))?;
+    let identity = LocalIdentity::from_hex(text)
+        .map_err(|e| ConfigError::new(setting, format!("{source}: {e}")))?;
+    Ok(MeshcoreKey { identity, source })
+}
+
+/// Our MeshCore identities: every `--meshcore-key-file FILE` and every file
+/// of `--keys-dir DIR` named `*.meshcore`, each 64 hex digits (a seed) or
+/// 128 (the firmware's `prv.key`), read as the node keys are (capped, the
+/// value never shown).
+///
+/// # Errors
+/// A file that cannot be read or holds no usable identity, or one identity
+/// given twice.
+pub fn load_meshcore(
+    key_files: &[String],
+    keys_dir: Option<&Path>,
+) -> Result<Vec<MeshcoreKey>, ConfigError> {
+    let mut keys = Vec::new();
+    for f in key_files {
+        keys.push(meshcore_from_file(Path::new(f), "meshcore-key-file")?);
+    }
+    if let Some(dir) = keys_dir {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| ConfigError::new("keys-dir", format!("{}: {}", dir.display(), e.kind())))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.path())
+            .filter(|p| is_meshcore_file(p))
+            .collect();
+        files.sort();
+        for path in files {
+            keys.push(meshcore_from_file(&path, "keys-dir")?);
+        }
+    }
+    for (i, k) in keys.iter().enumerate() {
+        if let Some(other) = keys[..i]
+            .iter()
+            .find(|o| o.identity.public() == k.identity.public())
+        {
+            return Err(ConfigError::new(
+                "meshcore-key-file",
+                format!("{} and {} hold the same identity", other.source, k.source),
             ));
         }
     }
@@ -302,5 +386,43 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.setting, "key-file");
+    }
+
+    #[test]
+    fn meshcore_identities_from_files_and_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = LocalIdentity::generate();
+        let b = LocalIdentity::generate();
+        let fa = dir.path().join("a.hex");
+        std::fs::write(&fa, format!("{}\n", hex::encode(a.private_key().expose()))).unwrap();
+        let kd = dir.path().join("keys");
+        std::fs::create_dir(&kd).unwrap();
+        // A seed (64 hex digits) in the directory, beside a Meshtastic key.
+        std::fs::write(kd.join("ours.meshcore"), "11".repeat(32)).unwrap();
+        std::fs::write(
+            kd.join("!0000abcd.key"),
+            hex::encode(StaticSecret::generate().expose()),
+        )
+        .unwrap();
+        let spec = [fa.display().to_string()];
+        let keys = load_meshcore(&spec, Some(&kd)).unwrap();
+        assert_eq!(keys.len(), 2);
+        assert_eq!(keys[0].identity.public(), a.public());
+        let seed = LocalIdentity::from_seed(&[0x11; 32]).unwrap();
+        assert_eq!(keys[1].identity.public(), seed.public());
+        // The Meshtastic keys of the directory leave its MeshCore files out.
+        assert_eq!(load(&[], None, Some(&kd), None).unwrap().len(), 1);
+        // Twice the same identity, a file without one, and the value never shown.
+        let twice = [spec[0].clone(), spec[0].clone()];
+        assert!(load_meshcore(&twice, None)
+            .unwrap_err()
+            .reason
+            .contains("same identity"));
+        let junk = dir.path().join("junk");
+        std::fs::write(&junk, format!("KEEP-THIS-SECRET{}", "0".repeat(112))).unwrap();
+        let e = load_meshcore(&[junk.display().to_string()], None).unwrap_err();
+        assert_eq!(e.setting, "meshcore-key-file");
+        assert!(!e.to_string().contains("KEEP-THIS"), "{e}");
+        let _ = b;
     }
 }

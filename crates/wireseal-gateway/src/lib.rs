@@ -71,6 +71,7 @@ pub mod http;
 mod ingest;
 pub mod keys;
 pub mod log;
+pub mod meshcore;
 pub mod metrics;
 pub mod mqtt;
 mod mqtt_words;

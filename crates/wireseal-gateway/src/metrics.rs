@@ -54,7 +54,7 @@ use Source::{Counter, Family, Gauge, Named as ByName, OldestHeldAge, Seconds};
 
 /// Every metric family the gateway exports, in the order a scrape shows
 /// them: the one place a metric is declared.
-const METRICS: [Metric; 33] = [
+const METRICS: [Metric; 41] = [
     m(
         "wireseal_gateway_messages_total",
         "MQTT messages taken from the broker.",
@@ -124,6 +124,46 @@ const METRICS: [Metric; 33] = [
         "wireseal_gateway_flood_refused_total",
         "Packets refused by the flood guard.",
         Counter(|c| c.flood_refused.get()),
+    ),
+    m(
+        "wireseal_gateway_meshcore_messages_total",
+        "MQTT messages taken on the MeshCore topics.",
+        Counter(|c| c.meshcore.messages.get()),
+    ),
+    m(
+        "wireseal_gateway_meshcore_packets_total",
+        "MeshCore packets read, by payload type.",
+        ByName("payload_type", |c| c.meshcore.packets.iter().collect()),
+    ),
+    m(
+        "wireseal_gateway_meshcore_decrypted_total",
+        "MeshCore packets a channel key or one of our identities opened, by payload type.",
+        ByName("payload_type", |c| c.meshcore.decrypted.iter().collect()),
+    ),
+    m(
+        "wireseal_gateway_meshcore_dropped_total",
+        "MeshCore messages dropped, by reason.",
+        ByName("reason", |c| c.meshcore.dropped.iter().collect()),
+    ),
+    m(
+        "wireseal_gateway_meshcore_duplicates_total",
+        "Copies of a MeshCore packet already taken from another observer.",
+        Counter(|c| c.meshcore.duplicates.get()),
+    ),
+    m(
+        "wireseal_gateway_meshcore_receptions_total",
+        "MeshCore receptions handed to the sinks.",
+        Counter(|c| c.meshcore.receptions.get()),
+    ),
+    m(
+        "wireseal_gateway_meshcore_peers",
+        "MeshCore peers the decoder knows (keys of verified adverts).",
+        Gauge(|c, _| c.meshcore.peers.get()),
+    ),
+    m(
+        "wireseal_gateway_meshcore_peers_refused_total",
+        "Verified MeshCore adverts whose key was not kept: the peer limit is reached.",
+        Counter(|c| c.meshcore.peers_refused.get()),
     ),
     m(
         "wireseal_gateway_decode_duration_seconds",
@@ -207,6 +247,10 @@ const METRICS: [Metric; 33] = [
             &[
                 ("packets", |c| c.stored_packets.get()),
                 ("receptions", |c| c.stored_receptions.get()),
+                ("meshcore_packets", |c| c.stored_meshcore_packets.get()),
+                ("meshcore_receptions", |c| {
+                    c.stored_meshcore_receptions.get()
+                }),
             ],
         ),
     ),
@@ -371,6 +415,22 @@ mod tests {
         );
         assert!(text.contains("wireseal_gateway_packets_total{decryption=\"pkc\"} 1\n"));
         assert!(text.contains("wireseal_gateway_decode_duration_seconds_count 1\n"));
+    }
+
+    #[test]
+    fn meshcore_families_by_the_librarys_names() {
+        let c = Arc::new(Counters::default());
+        c.meshcore.packets.bump("grp_txt");
+        c.meshcore.drop_for("reserved_hash_size");
+        let text = render(&registry(c, Arc::new(Health::default())));
+        for line in [
+            "wireseal_gateway_meshcore_packets_total{payload_type=\"grp_txt\"} 1\n",
+            "wireseal_gateway_meshcore_packets_total{payload_type=\"advert\"} 0\n",
+            "wireseal_gateway_meshcore_dropped_total{reason=\"reserved_hash_size\"} 1\n",
+            "wireseal_gateway_store_writes_total{table=\"meshcore_receptions\"} 0\n",
+        ] {
+            assert!(text.contains(line), "{line}{text}");
+        }
     }
 
     #[test]

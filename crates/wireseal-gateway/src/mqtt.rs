@@ -357,26 +357,33 @@ impl Client {
         }
     }
 
-    /// Subscribes to `filter` (queued; sent by the next polls): at QoS 1 in
-    /// a persistent session, else at QoS 0.
+    /// Subscribes to `filters` in one request (queued; sent by the next
+    /// polls): at QoS 1 in a persistent session, else at QoS 0. The broker
+    /// answers with one acknowledgement for all of them.
     ///
     /// # Errors
     /// When the client's queue refuses the request.
-    pub fn subscribe(&self, filter: &str, persistent: bool) -> Result<(), String> {
+    pub fn subscribe(&self, filters: &[String], persistent: bool) -> Result<(), String> {
         match self {
             Client::V3(c, _) => {
                 let q = match persistent {
                     true => rumqttc::QoS::AtLeastOnce,
                     false => rumqttc::QoS::AtMostOnce,
                 };
-                c.try_subscribe(filter, q).map_err(|e| e.to_string())?
+                let f = filters
+                    .iter()
+                    .map(|f| rumqttc::SubscribeFilter::new(f.clone(), q));
+                c.try_subscribe_many(f).map_err(|e| e.to_string())?
             }
             Client::V5(c, _) => {
                 let q = match persistent {
                     true => v5::mqttbytes::QoS::AtLeastOnce,
                     false => v5::mqttbytes::QoS::AtMostOnce,
                 };
-                c.try_subscribe(filter, q).map_err(|e| e.to_string())?
+                let f = filters
+                    .iter()
+                    .map(|f| v5::mqttbytes::v5::Filter::new(f.clone(), q));
+                c.try_subscribe_many(f).map_err(|e| e.to_string())?
             }
         }
         Ok(())

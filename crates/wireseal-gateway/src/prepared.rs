@@ -11,8 +11,12 @@ use wireseal::meshtastic::Decoder;
 /// The settings ready to run.
 pub(crate) struct Prepared {
     pub mqtt: mqtt::Settings,
-    pub filter: String,
+    /// What the gateway subscribes to: the Meshtastic filter, then each
+    /// MeshCore one (shared in the group when `shared` names one).
+    pub filters: Vec<String>,
     pub decoder: Decoder,
+    /// The MeshCore feeds, when `meshcore-topic` names any.
+    pub meshcore: Option<crate::setup::MeshcoreSetup>,
     pub store: Option<StoreUrl>,
     pub writer: WriterConfig,
     pub print_records: bool,

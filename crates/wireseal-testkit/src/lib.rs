@@ -3,7 +3,8 @@
 //! [`postgres::PgServer`]), free ports and readiness waits ([`net`]), a raw
 //! MQTT 3.1.1 publisher ([`mqtt`]), headless Chromium ([`chromium`]), JSON
 //! lines to a peer's input ([`lines`]), the independent Meshtastic feed
-//! ([`feed`]) and hostile Meshtastic traffic ([`meshtastic`]), the firmware
+//! ([`feed`]) and hostile Meshtastic traffic ([`meshtastic`]), MeshCore
+//! traffic as observers publish it ([`meshcore_observer`]), the firmware
 //! signature-policy scenarios' checks ([`meshtastic_policy`]), a store read
 //! back with each database's own client ([`db`]), and process figures from
 //! /proc ([`proc`]).
@@ -22,6 +23,7 @@ pub mod db;
 #[cfg(feature = "servers")]
 pub mod feed;
 pub mod lines;
+pub mod meshcore_observer;
 pub mod meshtastic;
 pub mod meshtastic_policy;
 #[cfg(feature = "servers")]

@@ -3,8 +3,10 @@
 //! failure words and `--max-retries`, a closed output ending it cleanly,
 //! and the faults only a process can have: PostgreSQL restarted under load
 //! and the gateway SIGKILLed under load, with map reports through three
-//! gateways in the traffic: 0 lost, 0 duplicated. Readiness is the
-//! `--ready-file` the gateway writes once subscribed, never its log.
+//! gateways in the traffic, and SIGKILLed under a mixed Meshtastic and
+//! MeshCore feed into SQLite and into PostgreSQL: 0 lost, 0 duplicated.
+//! Readiness is the `--ready-file` the gateway writes once subscribed,
+//! never its log.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read};
@@ -114,7 +116,7 @@ fn without_a_retry_limit_the_log_says_so() {
 /// nothing is retried.
 #[test]
 fn settings_errors_fail_at_start() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &[
                 "--broker",
@@ -139,6 +141,26 @@ fn settings_errors_fail_at_start() {
         (
             &["--broker", "mqtt://127.0.0.1:1", "--firmware-json", "msh/#"],
             "--firmware-json",
+        ),
+        (
+            &[
+                "--broker",
+                "mqtt://127.0.0.1:1",
+                "--meshcore-hashtag",
+                "ops",
+            ],
+            "--meshcore-topic",
+        ),
+        (
+            &[
+                "--broker",
+                "mqtt://127.0.0.1:1",
+                "--meshcore-topic",
+                "meshcore/#",
+                "--meshcore-channel-key",
+                "Ops=c2VjcmV0",
+            ],
+            "--meshcore-channel-key",
         ),
     ];
     for (args, says) in cases {
@@ -388,4 +410,147 @@ fn gateway_killed_under_load_resumes_its_session() {
     );
     exact(&db, packets, receptions);
     assert!(interrupt(second).success());
+}
+
+/// MeshCore packets (group texts on the public channel, 5% adverts, 5%
+/// direct messages), each heard by three observers (JSON direct, JSON
+/// through a repeater, raw), the copies interleaved; the messages, and the
+/// packets and receptions a store must hold.
+fn meshcore_load(packets: u32) -> (Vec<(String, Vec<u8>)>, usize, usize) {
+    use wireseal::meshcore::{ChannelKey, LocalIdentity};
+    use wireseal_testkit::meshcore_observer as mc;
+    let public = ChannelKey::public();
+    let ids: Vec<LocalIdentity> = (0..20).map(|_| LocalIdentity::generate()).collect();
+    let mut msgs = Vec::new();
+    for i in 0..packets {
+        let t = 1_760_000_000 + i;
+        let id = &ids[i as usize % ids.len()];
+        let raw = match i % 20 {
+            0 => mc::advert(id, t, &format!("node {i}"), None),
+            1 => mc::direct(id, ids[0].public(), t, &format!("dm {i}")),
+            _ => mc::group_text(&public, t, &format!("n{}: line {i}", i % 40)),
+        };
+        let (a, b, c) = (mc::observer(1), mc::observer(2), mc::observer(3));
+        msgs.push((mc::topic("SEA", &a), mc::observer_json(&raw, &a, 5.0, -90)));
+        let via = mc::relayed(&raw, &[0x21]);
+        msgs.push((mc::topic("PDX", &b), mc::observer_json(&via, &b, 2.5, -101)));
+        msgs.push((format!("meshcore-raw/{}", hex::encode(c)), raw));
+    }
+    let n = packets as usize;
+    (msgs, n, 3 * n)
+}
+
+/// Meshtastic's load and MeshCore's, interleaved message by message.
+fn mixed_load(packets: u32) -> (Vec<(String, Vec<u8>)>, [usize; 4]) {
+    let (mt, p, r) = load(packets, 300);
+    let (mc, cp, cr) = meshcore_load(packets);
+    let mut out = Vec::with_capacity(mt.len() + mc.len());
+    let (mut a, mut b) = (mt.into_iter(), mc.into_iter());
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => break,
+            (x, y) => out.extend(x.into_iter().chain(y)),
+        }
+    }
+    (out, [p, r, cp, cr])
+}
+
+/// The store holds exactly the published MeshCore packets and receptions.
+fn exact_meshcore(db: &Db, packets: usize, receptions: usize) {
+    let n = db.wait_count(
+        "SELECT count(*) FROM meshcore_receptions",
+        receptions as u64,
+        Duration::from_secs(120),
+    );
+    assert_eq!(n, receptions as u64, "MeshCore receptions stored");
+    let distinct = db.count(
+        "SELECT count(*) FROM (SELECT DISTINCT hash, observer_id, path, direction \
+         FROM meshcore_receptions) x",
+    );
+    assert_eq!(distinct, receptions as u64, "no MeshCore reception twice");
+    assert_eq!(
+        db.count("SELECT count(*) FROM meshcore_packets"),
+        packets as u64,
+        "every MeshCore packet once"
+    );
+    let per_packet: BTreeSet<String> = db
+        .rows("SELECT CAST(count(*) AS TEXT) FROM meshcore_receptions GROUP BY hash")
+        .into_iter()
+        .filter_map(|r| r[0].clone())
+        .collect();
+    assert_eq!(
+        per_packet,
+        BTreeSet::from(["3".to_owned()]),
+        "three observers each"
+    );
+    assert_eq!(
+        db.count("SELECT count(*) FROM meshcore_packets WHERE payload_type = 'grp_txt' AND decrypted = 1"),
+        (packets as u64) * 18 / 20,
+        "every group text opened"
+    );
+}
+
+/// Settings storing into `db` with the MeshCore feeds too.
+fn storing_mixed(broker: &Mosquitto, db: &Db, id: &str, dir: &Path) -> Vec<String> {
+    let args = storing(broker, db, id, dir);
+    let config = dir.join(format!("{id}.toml"));
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(
+        "meshcore-topic = [\"meshcore/+/+/packets\", \"meshcore-raw/#\"]\nmeshcore-public-channel = true\n",
+    );
+    std::fs::write(&config, text).unwrap();
+    args
+}
+
+/// The gateway SIGKILLed 1.2 s into a mixed feed and started again with
+/// the same client id: every Meshtastic and MeshCore packet and reception
+/// stored exactly once.
+fn killed_under_mixed_load(db: &Db) {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Mosquitto::start().unwrap();
+    let (msgs, [packets, receptions, mc_packets, mc_receptions]) = mixed_load(5_000);
+    let args = storing_mixed(&broker, db, "killed-mixed", dir.path());
+    let mut first = start(&args, dir.path(), "first");
+    let port = broker.port;
+    let all = msgs.clone();
+    let publisher = std::thread::spawn(move || publish_qos1(port, &all, 10_000).unwrap());
+    std::thread::sleep(Duration::from_millis(1200));
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let at_kill = db.count("SELECT count(*) FROM receptions")
+        + db.count("SELECT count(*) FROM meshcore_receptions");
+    assert!(
+        at_kill < (receptions + mc_receptions) as u64,
+        "killed while messages were still coming"
+    );
+    let second = start(&args, dir.path(), "second");
+    assert_eq!(
+        publisher.join().unwrap(),
+        msgs.len(),
+        "the broker took every message"
+    );
+    exact(db, packets, receptions);
+    exact_meshcore(db, mc_packets, mc_receptions);
+    assert!(interrupt(second).success());
+}
+
+#[test]
+fn gateway_killed_under_a_mixed_feed_loses_and_duplicates_nothing_sqlite() {
+    if !wireseal_testkit::peer_present(wireseal_testkit::feed::missing()) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    killed_under_mixed_load(&Db::Sqlite(dir.path().join("mesh.db")));
+}
+
+#[test]
+fn gateway_killed_under_a_mixed_feed_loses_and_duplicates_nothing_postgres() {
+    if !wireseal_testkit::peer_present(
+        wireseal_testkit::feed::missing().or_else(wireseal_testkit::postgres::missing),
+    ) {
+        return;
+    }
+    let pg = PgServer::start().unwrap();
+    pg.create_db("mesh").unwrap();
+    killed_under_mixed_load(&Db::Pg(pg.tcp_url("mesh")));
 }

@@ -1,11 +1,17 @@
-//! The JSON API over the store: `/api/nodes`, `/api/nodes/{!id}`,
-//! `/api/packets` and `/api/stats`. Every query is parameterised, walks an
-//! index (`nodes_by_last_seen`, `packets_recent`, `packets_by_from`, the
-//! primary keys) and has a `LIMIT`; pages are cut by a cursor (`next`,
-//! given back as `before`), never by an offset. Names are the store's and
-//! the library's: node ids as `!hex`, outcomes as their `as_str`.
+//! The JSON API over the store: `/api/nodes`, `/api/nodes/{!id}` (or a
+//! MeshCore node's 64-hex key), `/api/packets` and `/api/stats`, both
+//! meshes in each list, every row with its `mesh` and a `mesh=` filter
+//! ([`mesh::Mesh`]'s names). Every query is parameterised, walks an index
+//! (`nodes_by_last_seen`, `packets_recent`, `packets_by_from`, their
+//! MeshCore twins, the primary keys) and has a `LIMIT`; pages are cut by a
+//! cursor (`next`, given back as `before`), never by an offset. Names are
+//! the store's and the library's: node ids as `!hex`, MeshCore keys and
+//! hashes as hex, outcomes as their `as_str`.
 
 mod columns;
+mod cursor;
+mod mesh;
+mod meshcore;
 mod packets;
 mod query;
 pub(crate) mod reader;
@@ -80,6 +86,16 @@ impl Params {
             ))),
             None => Ok(()),
         }
+    }
+
+    /// The `mesh` parameter, when given: one of [`mesh::Mesh::NAMES`].
+    fn mesh(&self) -> Result<Option<mesh::Mesh>, ApiError> {
+        self.get("mesh")
+            .map(|m| {
+                m.parse::<mesh::Mesh>()
+                    .map_err(|e| ApiError::BadRequest(format!("mesh: {e}")))
+            })
+            .transpose()
     }
 
     fn int(&self, name: &str, min: i64, max: i64) -> Result<Option<i64>, ApiError> {
@@ -162,6 +178,10 @@ pub(crate) async fn handle(
             Some("stats") => query::stats(r, &params, extra).await,
             Some(p) if p.starts_with("nodes/") => {
                 let id = decode(&p["nodes/".len()..])?;
+                if let Some(key) = crate::meshcore::feed::public_key(&id) {
+                    params.only(&[])?;
+                    return meshcore::node(r, key).await;
+                }
                 let node: wireseal::meshtastic::NodeId = id
                     .parse()
                     .map_err(|e| ApiError::BadRequest(format!("{e}")))?;
@@ -189,6 +209,11 @@ mod tests {
         assert_eq!(p.int("limit", 1, 10).unwrap(), Some(5));
         assert!(p.int("limit", 1, 4).is_err());
         assert!(p.only(&["node", "channel"]).is_err());
+        assert_eq!(
+            Params::parse("mesh=meshcore").unwrap().mesh().unwrap(),
+            Some(mesh::Mesh::Meshcore)
+        );
+        assert!(Params::parse("mesh=%3Cscript%3E").unwrap().mesh().is_err());
         assert!(Params::parse("a=1&a=2").is_err());
         assert!(Params::parse("a=%zz").is_err());
         assert!(Params::parse("a=%ff").is_err());

@@ -1,9 +1,11 @@
-//! `/api/packets`: a page of packets, newest first, with their receptions
-//! counted and listed, read in two queries whatever the page's size (the
-//! page, within the time range of its oldest row, and the receptions of all
-//! its packets).
+//! `/api/packets`: a page of packets of both meshes (or the one `mesh`
+//! names), newest first, with their receptions counted and listed, read in
+//! two queries per mesh whatever the page's size (the page, within the time
+//! range of its oldest row, and the receptions of all its packets).
 
-use super::query::{cursor, id, position_json, run};
+use super::cursor::{merge, Either, PacketCursor};
+use super::mesh::Mesh;
+use super::query::{id, position_json, run};
 use super::reader::{Param, Reader};
 use super::rows::{Packet, Reception};
 use super::{ApiError, Params, MAX_LIMIT, MAX_RECEPTIONS};
@@ -20,7 +22,7 @@ type Receptions = HashMap<(i64, i64), (i64, Vec<Reception>)>;
 /// the first [`MAX_RECEPTIONS`] by time. One query for the whole page: the
 /// packets' keys as parameters (each term walks the receptions' primary
 /// key), the count and the rank by time as window functions.
-async fn receptions(r: &Arc<Reader>, packets: &[Packet]) -> Result<Receptions, ApiError> {
+async fn receptions(r: &Arc<Reader>, packets: &[&Packet]) -> Result<Receptions, ApiError> {
     let mut out = Receptions::with_capacity(packets.len());
     if packets.is_empty() {
         return Ok(out);
@@ -76,6 +78,7 @@ fn packet_json(p: &Packet, (count, list): (i64, Vec<Reception>)) -> Value {
         _ => Value::Null,
     };
     json!({
+        "mesh": "meshtastic",
         "from": id(Some(p.from_node)),
         "id": p.packet_id,
         "to": id(Some(p.to_node)),
@@ -120,14 +123,14 @@ impl Filters {
         }
     }
 
-    /// The filters the request's parameters ask for.
-    fn of(p: &Params) -> Result<Self, ApiError> {
+    /// The filters the request's parameters ask for, after `after`.
+    fn of(p: &Params, after: Option<&PacketCursor>) -> Result<Self, ApiError> {
         let mut f = Filters::default();
         if let Some(s) = p.int("since", 0, i64::MAX)? {
             f.add(|i| format!("first_seen_ms >= ${i}"), vec![Param::Int(s)]);
         }
-        if let Some([ms, from, id]) = cursor::<3>(p)? {
-            f.add(
+        match after {
+            Some(&PacketCursor::Meshtastic { ms, from, id }) => f.add(
                 |i| {
                     format!(
                         "(first_seen_ms, from_node, packet_id) < (${i}, ${}, ${})",
@@ -136,7 +139,12 @@ impl Filters {
                     )
                 },
                 vec![Param::Int(ms), Param::Int(from), Param::Int(id)],
-            );
+            ),
+            // Meshtastic's packets of that time came before MeshCore's.
+            Some(&PacketCursor::Meshcore { ms, .. }) => {
+                f.add(|i| format!("first_seen_ms < ${i}"), vec![Param::Int(ms)])
+            }
+            None => {}
         }
         if let Some(n) = p.get("node") {
             let n: NodeId = n
@@ -186,26 +194,93 @@ fn page_query(mut f: Filters, limit: i64) -> (String, Vec<Param>) {
     (sql, f.params)
 }
 
-/// `/api/packets?since=&node=&channel=&portnum=&limit=&before=`: packets,
-/// newest first, each with its receptions counted and listed.
+/// Filters that only Meshtastic packets have.
+const MESHTASTIC_FILTERS: [&str; 3] = ["node", "channel", "portnum"];
+
+/// `/api/packets?since=&node=&channel=&portnum=&limit=&before=&mesh=`:
+/// packets of both meshes (`node`, `channel` and `portnum` ask for
+/// Meshtastic's), newest first, each with its receptions counted and
+/// listed.
 pub(super) async fn packets(r: &Arc<Reader>, p: &Params) -> Result<Vec<u8>, ApiError> {
-    p.only(&["since", "node", "channel", "portnum", "limit", "before"])?;
+    p.only(&[
+        "since", "node", "channel", "portnum", "limit", "before", "mesh",
+    ])?;
     let limit = p.int("limit", 1, MAX_LIMIT)?.unwrap_or(100);
-    let (sql, params) = page_query(Filters::of(p)?, limit);
-    let rows: Vec<Packet> = run(r, sql, params).await?;
-    let mut receptions = receptions(r, &rows).await?;
-    let next = match rows.last() {
-        Some(l) if rows.len() as i64 == limit => json!(format!(
-            "{}.{}.{}",
-            l.first_seen_ms, l.from_node, l.packet_id
-        )),
+    let after = PacketCursor::of(p)?;
+    let mesh = p.mesh()?;
+    let meshtastic_only = MESHTASTIC_FILTERS.iter().any(|k| p.get(k).is_some());
+    if meshtastic_only && mesh == Some(Mesh::Meshcore) {
+        return Err(ApiError::BadRequest(
+            "node, channel and portnum filter Meshtastic packets, not mesh=meshcore".into(),
+        ));
+    }
+    let filters = Filters::of(p, after.as_ref())?;
+    let mt: Vec<Packet> = match mesh {
+        Some(Mesh::Meshcore) => Vec::new(),
+        _ => {
+            let (sql, params) = page_query(filters, limit);
+            run(r, sql, params).await?
+        }
+    };
+    let mc = match (mesh, meshtastic_only) {
+        (Some(Mesh::Meshtastic), _) | (_, true) => Vec::new(),
+        _ => {
+            let since = p.int("since", 0, i64::MAX)?;
+            super::meshcore::packets(r, since, after.as_ref(), limit).await?
+        }
+    };
+    let page = merge(
+        mt,
+        mc,
+        limit as usize,
+        |p| p.first_seen_ms,
+        |p| p.first_seen_ms,
+    );
+    let (mut heard, mut mc_heard) = page_receptions(r, &page).await?;
+    let next = match page.last() {
+        Some(l) if page.len() as i64 == limit => json!(match l {
+            Either::Meshtastic(p) => PacketCursor::Meshtastic {
+                ms: p.first_seen_ms,
+                from: p.from_node,
+                id: p.packet_id,
+            },
+            Either::Meshcore(p) => PacketCursor::Meshcore {
+                ms: p.first_seen_ms,
+                hash: p.hash,
+            },
+        }
+        .text()),
         _ => Value::Null,
     };
-    let items = rows.iter().map(|p| {
-        let heard = receptions
-            .remove(&(p.from_node, p.packet_id))
-            .unwrap_or_default();
-        packet_json(p, heard)
+    let items = page.iter().map(|e| match e {
+        Either::Meshtastic(p) => {
+            let h = heard
+                .remove(&(p.from_node, p.packet_id))
+                .unwrap_or_default();
+            packet_json(p, h)
+        }
+        Either::Meshcore(p) => {
+            let h = mc_heard.remove(&p.hash).unwrap_or_default();
+            super::meshcore::packet_json(p, h)
+        }
     });
     Ok(super::list("packets", items, &next))
+}
+
+/// The receptions of a page's packets, each mesh's in one query.
+async fn page_receptions(
+    r: &Arc<Reader>,
+    page: &[Either<Packet, super::rows::McPacket>],
+) -> Result<(Receptions, super::meshcore::Receptions), ApiError> {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for e in page {
+        match e {
+            Either::Meshtastic(p) => a.push(p),
+            Either::Meshcore(p) => b.push(p),
+        }
+    }
+    Ok((
+        receptions(r, &a).await?,
+        super::meshcore::receptions(r, &b).await?,
+    ))
 }

@@ -1,6 +1,8 @@
 //! The API's queries and the JSON they give.
 
 use super::columns::FromRow;
+use super::cursor::{merge, Either, NodeCursor};
+use super::mesh::Mesh;
 use super::reader::{Param, Reader};
 use super::rows::{ChannelCount, Count, Key, MinuteCount, Node, OurNode, Payload, SignatureCount};
 use super::{ApiError, Params, MAX_LIMIT, MAX_STATS_MINUTES};
@@ -10,8 +12,8 @@ use std::sync::Arc;
 use wireseal::meshtastic::decoder::Signature;
 use wireseal::meshtastic::NodeId;
 
-/// (minute, channel) groups `/api/stats` gives at most.
-const STATS_GROUPS: i64 = 20_000;
+/// (minute, channel) groups `/api/stats` gives at most (of each mesh).
+pub(super) const STATS_GROUPS: i64 = 20_000;
 /// Channels `/api/stats` totals at most.
 const STATS_CHANNELS: usize = 100;
 
@@ -88,6 +90,7 @@ fn signing(rank: Option<i64>) -> Value {
 
 fn node_json(n: &Node) -> Value {
     json!({
+        "mesh": "meshtastic",
         "id": id(Some(n.node)),
         "num": n.node,
         "long_name": n.long_name,
@@ -103,31 +106,20 @@ fn node_json(n: &Node) -> Value {
     })
 }
 
-/// Parses a cursor `A.B[.C]` of whole numbers.
-pub(super) fn cursor<const N: usize>(p: &Params) -> Result<Option<[i64; N]>, ApiError> {
-    let Some(c) = p.get("before") else {
-        return Ok(None);
-    };
-    let parts: Vec<i64> = c
-        .split('.')
-        .map(str::parse)
-        .collect::<Result<_, _>>()
-        .map_err(|_| ApiError::BadRequest("before: the `next` of the previous page".into()))?;
-    <[i64; N]>::try_from(parts)
-        .map(Some)
-        .map_err(|_| ApiError::BadRequest("before: the `next` of the previous page".into()))
-}
-
-/// `/api/nodes?limit=&before=`: nodes, last heard first, each with its
-/// signing status.
-pub(super) async fn nodes(r: &Arc<Reader>, p: &Params) -> Result<Vec<u8>, ApiError> {
-    p.only(&["limit", "before"])?;
-    let limit = p.int("limit", 1, MAX_LIMIT)?.unwrap_or(100);
-    let (filter, mut params) = match cursor::<2>(p)? {
-        Some([ms, node]) => (
+/// Up to `limit` Meshtastic nodes, last seen first, after `after`, each
+/// with its signing status.
+async fn meshtastic_nodes(
+    r: &Arc<Reader>,
+    after: Option<&NodeCursor>,
+    limit: i64,
+) -> Result<Vec<Node>, ApiError> {
+    let (filter, mut params) = match after {
+        Some(NodeCursor::Meshtastic { ms, node }) => (
             "WHERE (last_seen_ms, node) < ($1, $2)",
-            vec![Param::Int(ms), Param::Int(node)],
+            vec![Param::Int(*ms), Param::Int(*node)],
         ),
+        // Meshtastic's nodes of that time came before MeshCore's.
+        Some(NodeCursor::Meshcore { ms, .. }) => ("WHERE last_seen_ms < $1", vec![Param::Int(*ms)]),
         None => ("", Vec::new()),
     };
     let n = params.len() + 1;
@@ -139,12 +131,50 @@ pub(super) async fn nodes(r: &Arc<Reader>, p: &Params) -> Result<Vec<u8>, ApiErr
          ORDER BY last_seen_ms DESC, node DESC LIMIT ${n}) AS n ORDER BY last_seen_ms DESC, node DESC",
         signing_rank()
     );
-    let rows: Vec<Node> = run(r, sql, params).await?;
-    let next = match rows.last() {
-        Some(l) if rows.len() as i64 == limit => json!(format!("{}.{}", l.last_seen_ms, l.node)),
+    run(r, sql, params).await
+}
+
+/// `/api/nodes?limit=&before=&mesh=`: nodes of both meshes (or the one
+/// `mesh` names), last heard first; Meshtastic's with their signing status.
+pub(super) async fn nodes(r: &Arc<Reader>, p: &Params) -> Result<Vec<u8>, ApiError> {
+    p.only(&["limit", "before", "mesh"])?;
+    let limit = p.int("limit", 1, MAX_LIMIT)?.unwrap_or(100);
+    let mesh = p.mesh()?;
+    let after = NodeCursor::of(p)?;
+    let mt = match mesh {
+        Some(Mesh::Meshcore) => Vec::new(),
+        _ => meshtastic_nodes(r, after.as_ref(), limit).await?,
+    };
+    let mc = match mesh {
+        Some(Mesh::Meshtastic) => Vec::new(),
+        _ => super::meshcore::nodes(r, after.as_ref(), limit).await?,
+    };
+    let page = merge(
+        mt,
+        mc,
+        limit as usize,
+        |n| n.last_seen_ms,
+        |n| n.last_heard_ms,
+    );
+    let next = match page.last() {
+        Some(l) if page.len() as i64 == limit => json!(match l {
+            Either::Meshtastic(n) => NodeCursor::Meshtastic {
+                ms: n.last_seen_ms,
+                node: n.node,
+            },
+            Either::Meshcore(n) => NodeCursor::Meshcore {
+                ms: n.last_heard_ms,
+                key: n.public_key.as_slice().try_into().unwrap_or([0; 32]),
+            },
+        }
+        .text()),
         _ => Value::Null,
     };
-    Ok(super::list("nodes", rows.iter().map(node_json), &next))
+    let items = page.iter().map(|e| match e {
+        Either::Meshtastic(n) => node_json(n),
+        Either::Meshcore(n) => super::meshcore::node_json(n),
+    });
+    Ok(super::list("nodes", items, &next))
 }
 
 /// `/api/nodes/{!id}`: one node with its keys, signing status, last
@@ -260,7 +290,7 @@ pub(super) async fn stats(r: &Arc<Reader>, p: &Params, extra: Value) -> Result<V
     p.only(&["minutes"])?;
     let minutes = p.int("minutes", 1, MAX_STATS_MINUTES)?.unwrap_or(60);
     let since = now_ms() - minutes * 60_000;
-    let per_minute: Vec<MinuteCount> = run(
+    let mut per_minute: Vec<MinuteCount> = run(
         r,
         format!(
             "SELECT first_seen_ms / 60000 AS minute, channel_id, count(*) AS packets FROM packets \
@@ -270,13 +300,21 @@ pub(super) async fn stats(r: &Arc<Reader>, p: &Params, extra: Value) -> Result<V
         vec![Param::Int(since)],
     )
     .await?;
-    let channels = channel_totals(r, since, &per_minute).await?;
+    let mut channels = channel_totals(r, since, &per_minute).await?;
+    let meshcore = super::meshcore::per_minute(r, since).await?;
+    channels.extend(sums(&meshcore));
+    channels.sort_by_key(|s| std::cmp::Reverse(s.packets));
+    channels.truncate(STATS_CHANNELS);
+    per_minute.extend(meshcore);
+    per_minute.sort_by_key(|m| m.minute);
     let nodes: Vec<Count> = run(
         r,
         "SELECT count(*) AS n FROM nodes WHERE last_seen_ms >= $1".into(),
         vec![Param::Int(since)],
     )
     .await?;
+    let heard = nodes.first().map(|n| n.n);
+    let meshcore_heard = super::meshcore::nodes_heard(r, since).await?;
     Ok(json!({
         "since_ms": since,
         "minutes": minutes,
@@ -289,7 +327,7 @@ pub(super) async fn stats(r: &Arc<Reader>, p: &Params, extra: Value) -> Result<V
             "channel_id": m.channel_id,
             "packets": m.packets,
         })).collect::<Vec<_>>(),
-        "nodes_heard": nodes.first().map_or(Value::Null, |n| n.n.into()),
+        "nodes_heard": heard.map_or(Value::Null, |n| (n + meshcore_heard).into()),
         "gateway": extra,
     })
     .to_string()
@@ -315,6 +353,11 @@ async fn channel_totals(
         )
         .await;
     }
+    Ok(sums(per_minute))
+}
+
+/// The packets of each channel of `per_minute`, most first.
+fn sums(per_minute: &[MinuteCount]) -> Vec<ChannelCount> {
     let mut sums: Vec<ChannelCount> = Vec::new();
     for m in per_minute {
         match sums.iter_mut().find(|s| s.channel_id == m.channel_id) {
@@ -327,5 +370,5 @@ async fn channel_totals(
     }
     sums.sort_by_key(|s| std::cmp::Reverse(s.packets));
     sums.truncate(STATS_CHANNELS);
-    Ok(sums)
+    sums
 }

@@ -38,6 +38,7 @@ pub(crate) enum ReadError {
 pub(crate) enum Param {
     Int(i64),
     Text(String),
+    Blob(Vec<u8>),
 }
 
 /// Read connections kept for reuse (SQLite).
@@ -122,6 +123,7 @@ async fn pg_query(
             match p {
                 Param::Int(v) => Box::new(v),
                 Param::Text(v) => Box::new(v),
+                Param::Blob(v) => Box::new(v),
             }
         })
         .collect();
@@ -183,6 +185,7 @@ fn sqlite_rows<T: FromRow>(
         match p {
             Param::Int(v) => st.raw_bind_parameter(i + 1, v),
             Param::Text(v) => st.raw_bind_parameter(i + 1, v),
+            Param::Blob(v) => st.raw_bind_parameter(i + 1, v),
         }
         .map_err(ReadError::Sqlite)?;
     }

@@ -112,3 +112,54 @@ row_shape! {
         n: i64,
     }
 }
+
+row_shape! {
+    /// A MeshCore node.
+    McNode {
+        public_key: Vec<u8>,
+        name: Option<String>,
+        node_type: Option<String>,
+        lat_e6: Option<i64>,
+        lon_e6: Option<i64>,
+        advert_timestamp: Option<i64>,
+        signature: Option<String>,
+        first_seen_ms: i64,
+        last_heard_ms: i64,
+    }
+}
+
+row_shape! {
+    /// A MeshCore packet as `/api/packets` lists it.
+    McPacket {
+        hash: i64,
+        payload_type: String,
+        route: String,
+        payload_len: i64,
+        channel_hash: Option<i64>,
+        channel_name: Option<String>,
+        src_hash: Option<i64>,
+        dst_hash: Option<i64>,
+        sender: Option<Vec<u8>>,
+        our_key: Option<Vec<u8>>,
+        decrypted: i64,
+        signature: Option<String>,
+        text: Option<String>,
+        record: String,
+        first_seen_ms: i64,
+    }
+}
+
+row_shape! {
+    /// An observer's reception of a MeshCore packet, with how many
+    /// receptions the packet has in all (`heard`).
+    McReception {
+        hash: i64,
+        heard: i64,
+        observer_id: String,
+        path: String,
+        direction: String,
+        rx_time_ms: i64,
+        snr: Option<f64>,
+        rssi: Option<i64>,
+    }
+}

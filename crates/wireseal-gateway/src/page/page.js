@@ -1,7 +1,8 @@
 "use strict";
 // The gateway's status page: reads /api/stats, /api/nodes and /api/packets
 // from the server that sent it (nothing else), refreshes every few
-// seconds. Text from the feed reaches the page only through textContent.
+// seconds; Meshtastic's and MeshCore's rows side by side, each with its
+// mesh. Text from the feed reaches the page only through textContent.
 const REFRESH_MS = 5000;
 const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
@@ -41,8 +42,10 @@ function showHealth(g) {
   h.textContent = g.ready ? "ready" : (!g.subscribed ? "not subscribed" : (!g.store_writable ? "store not writable" : "not ready"));
   h.className = "badge " + (g.ready ? "ok" : "bad");
   const c = g.counts;
+  const m = c.meshcore || { messages: 0, receptions: 0 };
   document.getElementById("counts").textContent =
-    `messages ${c.messages} · packets ${c.packets} · stored ${c.store.packets} · held ${c.held} · connects ${c.connection.connects}`;
+    `messages ${c.messages} · packets ${c.packets} · stored ${c.store.packets} · meshcore messages ${m.messages}, ` +
+    `receptions ${m.receptions}, stored ${c.store.meshcore_packets || 0} · held ${c.held} · connects ${c.connection.connects}`;
 }
 
 function showRate(stats) {
@@ -116,11 +119,22 @@ function projection(plot, lats, lons) {
   return (lat, lon) => { const [x, y] = mercator(lat, lon, z); return [x - ox, y - oy]; };
 }
 
-function showMap(packets) {
+// A MeshCore key or hash, shortened for a table cell (the whole of it is
+// in the row's data and the API).
+function short(hex) {
+  return hex ? hex.slice(0, 12) : "";
+}
+
+function showMap(packets, nodes) {
   const plot = document.getElementById("map");
   plot.replaceChildren();
   const last = new Map();
   for (const p of packets) if (p.position && !last.has(p.from)) last.set(p.from, p.position);
+  for (const n of nodes) {
+    if (n.mesh === "meshcore" && n.latitude !== null && n.longitude !== null && !last.has(short(n.id))) {
+      last.set(short(n.id), { latitude: n.latitude, longitude: n.longitude });
+    }
+  }
   const pts = [...last.entries()];
   if (!pts.length) { plot.appendChild(svg("text", { x: 10, y: 20 }, "no positions heard")); return; }
   const at = projection(plot, pts.map(p => p[1].latitude), pts.map(p => p[1].longitude));
@@ -142,14 +156,24 @@ async function showNode(id) {
   }
 }
 
+function nodeRow(n) {
+  if (n.mesh === "meshcore") {
+    return row(["meshcore", short(n.id), n.name, n.node_type, "", n.signature, "yes", "", when(n.last_seen_ms)],
+      [null, null, null, null, null, n.signature, null, null, null]);
+  }
+  const renumbered = n.renumbered_from ? `from ${n.renumbered_from}` : (n.renumbered_to ? `to ${n.renumbered_to}` : "");
+  return row(["meshtastic", n.id, n.long_name, n.short_name, n.identity, n.signing, n.public_key ? "yes" : "", renumbered,
+    when(n.last_seen_ms)], [null, null, null, null, n.identity, n.signing, null, null, null]);
+}
+
 function showNodes(nodes) {
   const body = document.querySelector("#nodes tbody");
   const rows = nodes.map(n => {
-    const renumbered = n.renumbered_from ? `from ${n.renumbered_from}` : (n.renumbered_to ? `to ${n.renumbered_to}` : "");
-    const tr = row([n.id, n.long_name, n.short_name, n.identity, n.signing, n.public_key ? "yes" : "", renumbered,
-      when(n.last_seen_ms)], [null, null, null, n.identity, n.signing, null, null, null]);
+    const tr = nodeRow(n);
     tr.dataset.node = n.id;
-    if (n.signing) tr.dataset.signing = n.signing;
+    tr.dataset.mesh = n.mesh;
+    const signing = n.mesh === "meshcore" ? n.signature : n.signing;
+    if (signing) tr.dataset.signing = signing;
     tr.addEventListener("click", () => showNode(n.id));
     return tr;
   });
@@ -157,15 +181,25 @@ function showNodes(nodes) {
   document.getElementById("node-count").textContent = `(${nodes.length})`;
 }
 
+function packetRow(p) {
+  if (p.mesh === "meshcore") {
+    const tr = row([when(p.first_seen_ms), "meshcore", short(p.sender) || p.src_hash, short(p.our_key) || p.dst_hash,
+      p.channel_name || p.channel_hash, p.payload_type, p.decrypted ? "decrypted" : "", p.signature,
+      p.receptions.count, p.text], [null, null, null, null, null, null, null, p.signature, null, null]);
+    tr.dataset.packet = "meshcore/" + p.hash;
+    tr.title = p.receptions.list.map(r => short(r.observer_id) + (r.rssi !== null ? ` ${r.rssi} dBm` : "")).join(", ");
+    return tr;
+  }
+  const tr = row([when(p.first_seen_ms), "meshtastic", p.from, p.to, p.channel_name || p.channel_id, p.portnum,
+    p.decryption, p.signature, p.receptions.count, p.text], [null, null, null, null, null, null, null, p.signature, null, null]);
+  tr.dataset.packet = p.from + "/" + p.id;
+  tr.title = p.receptions.list.map(r => r.gateway_id + (r.rssi !== null ? ` ${r.rssi} dBm` : "")).join(", ");
+  return tr;
+}
+
 function showPackets(packets) {
   const body = document.querySelector("#packets tbody");
-  body.replaceChildren(...packets.map(p => {
-    const tr = row([when(p.first_seen_ms), p.from, p.to, p.channel_name || p.channel_id, p.portnum, p.decryption,
-      p.signature, p.receptions.count, p.text], [null, null, null, null, null, null, p.signature, null, null]);
-    tr.dataset.packet = p.from + "/" + p.id;
-    tr.title = p.receptions.list.map(r => r.gateway_id + (r.rssi !== null ? ` ${r.rssi} dBm` : "")).join(", ");
-    return tr;
-  }));
+  body.replaceChildren(...packets.map(packetRow));
 }
 
 async function refresh() {
@@ -177,7 +211,7 @@ async function refresh() {
     showRate(stats);
     showNodes(nodes.nodes);
     showPackets(packets.packets);
-    showMap(positions.packets);
+    showMap(positions.packets, nodes.nodes);
     document.getElementById("updated").textContent = "updated " + when(Date.now());
     if (!document.body.dataset.loaded) {
       // The first render's time since navigation began, once the frame

@@ -1,5 +1,6 @@
-//! One JSON object per decoded packet (the library's record) to a writer,
-//! standard output by default.
+//! One JSON object per decoded packet (the library's record: Meshtastic's
+//! [`PacketRecord`], MeshCore's [`Decoded`](wireseal::meshcore::Decoded)) to
+//! a writer, standard output by default.
 
 use super::{Context, Handled, Item, Sink, SinkError};
 use std::io::Write;
@@ -39,11 +40,15 @@ impl Sink for JsonLines {
     }
 
     fn handle(&mut self, item: &Item<'_>, cx: &mut dyn Context) -> Result<Handled, SinkError> {
-        let Some(p) = &item.packet else {
-            return Ok(Handled::Done);
-        };
         self.line.clear();
-        wireseal_io::record::write_json(&PacketRecord::new(p.decoder, p.decoded), &mut self.line);
+        match (&item.packet, &item.meshcore) {
+            (Some(p), _) => wireseal_io::record::write_json(
+                &PacketRecord::new(p.decoder, p.decoded),
+                &mut self.line,
+            ),
+            (None, Some(m)) => super::meshcore_json(m.decoded, &mut self.line),
+            (None, None) => return Ok(Handled::Done),
+        }
         self.line.push(b'\n');
         self.out.write_all(&self.line).map_err(Self::closed)?;
         cx.counters().json_lines.bump();

@@ -25,7 +25,8 @@ use crate::event::Event;
 use wireseal::meshtastic::decoder::{Decoded, Decoder};
 use wireseal::meshtastic::packet_key::PacketKey;
 
-/// One MQTT message as the sinks see it.
+/// One MQTT message as the sinks see it: a Meshtastic packet
+/// ([`Item::packet`]), a MeshCore packet ([`Item::meshcore`]), or neither.
 #[derive(Debug, Clone, Copy)]
 pub struct Item<'a> {
     /// Its position in the feed since the gateway started (from 1): what a
@@ -36,10 +37,40 @@ pub struct Item<'a> {
     pub topic: &'a str,
     /// When the gateway took it from the broker, Unix milliseconds.
     pub rx_time_ms: u64,
-    /// The packet; `None` for a message that is not an envelope, or one the
-    /// flood guard refused (such a message still takes its place in the
-    /// order of acknowledgements).
+    /// The Meshtastic packet; `None` for a message that is not an envelope,
+    /// one the flood guard refused, or a MeshCore feed's message (such a
+    /// message still takes its place in the order of acknowledgements).
     pub packet: Option<Packet<'a>>,
+    /// The MeshCore packet, for a message of a MeshCore feed that carried
+    /// one the library's parser and the flood guard let through.
+    pub meshcore: Option<MeshcorePacket<'a>>,
+}
+
+/// A MeshCore packet and this reception of it.
+#[derive(Debug, Clone, Copy)]
+pub struct MeshcorePacket<'a> {
+    /// The library's decoded packet.
+    pub decoded: &'a wireseal::meshcore::Decoded,
+    /// The name of the configured channel whose key opened it (a group
+    /// packet), if it has one.
+    pub channel: Option<&'a str>,
+    /// This observer's reception of it.
+    pub heard: &'a Heard,
+}
+
+/// One observer's reception of a MeshCore packet, as its feed said it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Heard {
+    /// The observer's public key as 64 lowercase hex digits, or the
+    /// library's label ([`UNUSABLE_LABEL`](wireseal::meshtastic::untrusted::UNUSABLE_LABEL))
+    /// when its message and topic named none.
+    pub observer: String,
+    /// Signal to noise ratio in dB.
+    pub snr: Option<f32>,
+    /// Received signal strength in dBm.
+    pub rssi: Option<i32>,
+    /// Received or sent by the observer.
+    pub direction: crate::meshcore::feed::Direction,
 }
 
 /// A decoded packet and what the gateway made of its ids.
@@ -56,6 +87,14 @@ pub struct Packet<'a> {
     pub channel_level: &'a str,
     /// `gateway_id` the same way.
     pub gateway_level: &'a str,
+}
+
+/// Appends the library's record of a MeshCore packet as JSON to `out` (the
+/// one shape the command line, Python and the gateway write).
+pub fn meshcore_json(d: &wireseal::meshcore::Decoded, out: &mut Vec<u8>) {
+    // A record only holds maps, strings, numbers and nulls; writing it to a
+    // Vec cannot fail.
+    let _ = serde_json::to_writer(out, d);
 }
 
 /// What a sink did with an item.

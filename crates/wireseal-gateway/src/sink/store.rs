@@ -1,12 +1,14 @@
-//! The store as a durable sink: every message's record (or `None`, so that
-//! its acknowledgement keeps its place) pushed to the [`StoreWriter`], and
+//! The store as a durable sink: every message's record (a Meshtastic or a
+//! MeshCore one, or `None`, so that its acknowledgement keeps its place)
+//! pushed to the [`StoreWriter`], and
 //! the writer's commits reported to the gateway, which acknowledges them.
 //! Each message's time from its push to its commit is the store's lag
 //! ([`Counters::store_lag_seconds`]).
 
 use super::{Committer, Context, Handled, Item, Sink, SinkError};
 use crate::event::Event;
-use crate::store::{ingest, Event as WriterEvent, Store, StoreWriter, WriterConfig};
+use crate::store::meshcore::{self, Observation};
+use crate::store::{ingest, Entry, Event as WriterEvent, Store, StoreWriter, WriterConfig};
 use crate::Counters;
 use std::sync::Arc;
 use std::time::Instant;
@@ -52,6 +54,9 @@ fn notify(
             }
             c.stored_packets.add(summary.packets);
             c.stored_receptions.add(summary.receptions);
+            c.stored_meshcore_packets.add(summary.meshcore_packets);
+            c.stored_meshcore_receptions
+                .add(summary.meshcore_receptions);
             c.store_duplicates.add(summary.duplicates);
             c.store_rejected.add(summary.rejected.len() as u64);
             c.store_capped.add(summary.capped);
@@ -116,20 +121,34 @@ impl Sink for StoreSink {
     }
 
     fn handle(&mut self, item: &Item<'_>, _cx: &mut dyn Context) -> Result<Handled, SinkError> {
-        let record = item.packet.map(|p| {
-            let ids = ingest::Ids {
-                channel_id: p.channel_level,
-                gateway_id: p.gateway_level,
-            };
-            ingest::record(
-                p.decoder,
-                p.decoded,
-                p.key,
-                ids,
-                item.topic,
-                item.rx_time_ms,
-            )
-        });
+        let record = match (&item.packet, &item.meshcore) {
+            (Some(p), _) => {
+                let ids = ingest::Ids {
+                    channel_id: p.channel_level,
+                    gateway_id: p.gateway_level,
+                };
+                Some(Entry::from(ingest::record(
+                    p.decoder,
+                    p.decoded,
+                    p.key,
+                    ids,
+                    item.topic,
+                    item.rx_time_ms,
+                )))
+            }
+            (None, Some(m)) => {
+                let o = Observation {
+                    observer_id: &m.heard.observer,
+                    snr: m.heard.snr,
+                    rssi: m.heard.rssi,
+                    direction: m.heard.direction.as_str(),
+                    topic: item.topic,
+                    rx_time_ms: item.rx_time_ms,
+                };
+                Some(meshcore::record(m.decoded, m.channel, o).into())
+            }
+            (None, None) => None,
+        };
         let Some(w) = &mut self.writer else {
             return Err(SinkError::failed(
                 "store",

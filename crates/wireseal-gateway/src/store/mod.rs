@@ -1,10 +1,11 @@
 //! The gateway's store (`--store URL`): every decoded packet once, every
 //! reception of it, and what packets say about their senders, in SQLite
-//! (`sqlite:PATH`, compiled in) or PostgreSQL (`postgres://…`). One schema
-//! for both ([`schema`]), created and migrated by the gateway; duplicates
-//! across any number of gateways are dropped by the database's keys;
-//! retention removes old packets in small batches ([`Store::prune`]). See
-//! docs/gateway-store.md.
+//! (`sqlite:PATH`, compiled in) or PostgreSQL (`postgres://…`), Meshtastic's
+//! and MeshCore's ([`meshcore`]) in tables of their own, written in one
+//! transaction per batch. One schema for both databases ([`schema`]),
+//! created and migrated by the gateway; duplicates across any number of
+//! gateways are dropped by the database's keys; retention removes old
+//! packets in small batches ([`Store::prune`]). See docs/gateway-store.md.
 //!
 //! [`Store::write_batch`] writes a batch in one transaction and reports what
 //! it committed; [`StoreWriter`] owns the bounded buffer between the MQTT
@@ -13,6 +14,7 @@
 //! acknowledged.
 
 pub mod ingest;
+pub mod meshcore;
 mod plan;
 mod postgres;
 mod postgres_statements;
@@ -26,6 +28,9 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
+pub use meshcore::{
+    MeshcoreNodeUpdate, MeshcorePacketRow, MeshcoreReception, MeshcoreRecord, Observation,
+};
 pub use postgres::PgStore;
 pub use postgres_write::PgMethod;
 pub use record::{NodeUpdate, Reception, Record, StoredPacket};
@@ -159,6 +164,27 @@ impl std::error::Error for StoreError {
     }
 }
 
+/// What one message gives the store: a Meshtastic record or a MeshCore one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Entry {
+    /// A Meshtastic packet's.
+    Meshtastic(Record),
+    /// A MeshCore packet's.
+    Meshcore(MeshcoreRecord),
+}
+
+impl From<Record> for Entry {
+    fn from(r: Record) -> Self {
+        Entry::Meshtastic(r)
+    }
+}
+
+impl From<MeshcoreRecord> for Entry {
+    fn from(r: MeshcoreRecord) -> Self {
+        Entry::Meshcore(r)
+    }
+}
+
 /// Rows written by one transaction.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Counts {
@@ -166,6 +192,43 @@ pub(crate) struct Counts {
     receptions: u64,
     nodes: u64,
     keys: u64,
+    meshcore_packets: u64,
+    meshcore_receptions: u64,
+    meshcore_nodes: u64,
+}
+
+impl Counts {
+    fn add(&mut self, o: Counts) {
+        self.packets += o.packets;
+        self.receptions += o.receptions;
+        self.nodes += o.nodes;
+        self.keys += o.keys;
+        self.meshcore_packets += o.meshcore_packets;
+        self.meshcore_receptions += o.meshcore_receptions;
+        self.meshcore_nodes += o.meshcore_nodes;
+    }
+}
+
+/// One batch's checked rows: its Meshtastic records and its MeshCore ones.
+#[derive(Clone, Copy)]
+struct Rows<'r, 'a> {
+    meshtastic: &'r [record::Clean<'a>],
+    meshcore: &'r [meshcore::Clean<'a>],
+}
+
+impl Rows<'_, '_> {
+    fn len(&self) -> usize {
+        self.meshtastic.len() + self.meshcore.len()
+    }
+
+    /// The batch position of its only row.
+    fn only_index(&self) -> Option<usize> {
+        match (self.meshtastic, self.meshcore) {
+            ([c], []) => Some(c.index),
+            ([], [c]) => Some(c.index),
+            _ => None,
+        }
+    }
 }
 
 /// A record the store did not keep, and why.
@@ -186,6 +249,12 @@ pub struct Committed {
     pub packets: u64,
     /// Reception rows inserted.
     pub receptions: u64,
+    /// MeshCore packet rows inserted, or completed with opened content.
+    pub meshcore_packets: u64,
+    /// MeshCore reception rows inserted.
+    pub meshcore_receptions: u64,
+    /// MeshCore node rows inserted or updated.
+    pub meshcore_nodes: u64,
     /// Records whose reception was already stored (dropped as duplicates).
     pub duplicates: u64,
     /// Node rows inserted or updated.
@@ -352,10 +421,56 @@ impl Store {
             }
         }
         done.capped = caps.0;
-        self.write_isolating(&rows, &mut done)?;
+        let all = Rows {
+            meshtastic: &rows,
+            meshcore: &[],
+        };
+        self.finish(all, done)
+    }
+
+    /// As [`Store::write_batch`], for a batch of either mesh's records (a
+    /// message's [`Entry`]): both written in one transaction.
+    ///
+    /// # Errors
+    /// As [`Store::write_batch`].
+    pub fn write_entries(&mut self, batch: &[Entry]) -> Result<Committed, StoreError> {
+        let mut caps = record::Caps::default();
+        let mut done = Committed {
+            records: batch.len(),
+            ..Committed::default()
+        };
+        let (mut mt, mut mc) = (Vec::with_capacity(batch.len()), Vec::new());
+        for (i, e) in batch.iter().enumerate() {
+            let r = match e {
+                Entry::Meshtastic(r) => record::check(i, r, &mut caps).map(|c| mt.push(c)),
+                Entry::Meshcore(r) => meshcore::check(i, r, &mut caps).map(|c| mc.push(c)),
+            };
+            if let Err(reason) = r {
+                done.rejected.push(Rejected { index: i, reason });
+            }
+        }
+        done.capped = caps.0;
+        let all = Rows {
+            meshtastic: &mt,
+            meshcore: &mc,
+        };
+        self.finish(all, done)
+    }
+
+    /// Writes the checked rows of a batch; what it committed.
+    fn finish(&mut self, rows: Rows<'_, '_>, mut done: Committed) -> Result<Committed, StoreError> {
+        let mut n = Counts::default();
+        self.write_isolating(rows, &mut n, &mut done)?;
+        done.packets = n.packets;
+        done.receptions = n.receptions;
+        done.nodes = n.nodes;
+        done.keys = n.keys;
+        done.meshcore_packets = n.meshcore_packets;
+        done.meshcore_receptions = n.meshcore_receptions;
+        done.meshcore_nodes = n.meshcore_nodes;
         done.rejected.sort_by_key(|r| r.index);
-        let stored = (batch.len() - done.rejected.len()) as u64;
-        done.duplicates = stored.saturating_sub(done.receptions);
+        let stored = (done.records - done.rejected.len()) as u64;
+        done.duplicates = stored.saturating_sub(n.receptions + n.meshcore_receptions);
         Ok(done)
     }
 
@@ -375,36 +490,72 @@ impl Store {
 
     fn write_isolating(
         &mut self,
-        rows: &[record::Clean],
+        rows: Rows<'_, '_>,
+        n: &mut Counts,
         done: &mut Committed,
     ) -> Result<(), StoreError> {
-        if rows.is_empty() {
+        if rows.len() == 0 {
             return Ok(());
         }
-        let plan = plan::Plan::new(rows);
+        let plan = plan::Plan::new(rows.meshtastic);
+        let mc = meshcore::Plan::new(rows.meshcore);
         let r = match self {
-            Store::Sqlite(s) => s.write_plan(&plan),
-            Store::Postgres(s) => s.write_plan(&plan),
+            Store::Sqlite(s) => s.write_plan(&plan, &mc),
+            Store::Postgres(s) => s.write_plan(&plan, &mc),
         };
         match r {
-            Ok(n) => {
-                done.packets += n.packets;
-                done.receptions += n.receptions;
-                done.nodes += n.nodes;
-                done.keys += n.keys;
+            Ok(c) => {
+                n.add(c);
                 Ok(())
             }
             Err(StoreError::Rejected(reason)) if rows.len() == 1 => {
                 done.rejected.push(Rejected {
-                    index: rows[0].index,
+                    index: rows.only_index().unwrap_or(0),
                     reason: reason.to_string(),
                 });
                 Ok(())
             }
             Err(StoreError::Rejected(_)) => {
-                let (a, b) = rows.split_at(rows.len() / 2);
-                self.write_isolating(a, done)?;
-                self.write_isolating(b, done)
+                let (a, b) = match (rows.meshtastic.len(), rows.meshcore.len()) {
+                    (0, k) => {
+                        let (x, y) = rows.meshcore.split_at(k / 2);
+                        (
+                            Rows {
+                                meshcore: x,
+                                ..rows
+                            },
+                            Rows {
+                                meshcore: y,
+                                ..rows
+                            },
+                        )
+                    }
+                    (k, 0) => {
+                        let (x, y) = rows.meshtastic.split_at(k / 2);
+                        (
+                            Rows {
+                                meshtastic: x,
+                                ..rows
+                            },
+                            Rows {
+                                meshtastic: y,
+                                ..rows
+                            },
+                        )
+                    }
+                    _ => (
+                        Rows {
+                            meshcore: &[],
+                            ..rows
+                        },
+                        Rows {
+                            meshtastic: &[],
+                            ..rows
+                        },
+                    ),
+                };
+                self.write_isolating(a, n, done)?;
+                self.write_isolating(b, n, done)
             }
             Err(e) => Err(e),
         }

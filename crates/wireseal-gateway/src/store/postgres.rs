@@ -176,18 +176,22 @@ impl PgStore {
         Ok(())
     }
 
-    /// Writes `plan` in one transaction: all of it or nothing. Reconnects
-    /// first when the last write lost the connection.
-    pub(super) fn write_plan(&mut self, plan: &Plan) -> Result<Counts, StoreError> {
+    /// Writes `plan` and `mc` in one transaction: all of it or nothing.
+    /// Reconnects first when the last write lost the connection.
+    pub(super) fn write_plan(
+        &mut self,
+        plan: &Plan,
+        mc: &super::meshcore::Plan,
+    ) -> Result<Counts, StoreError> {
         if self.conn.is_none() {
             self.reconnect()?;
         }
         let skip = self.careful > 0;
         self.careful = self.careful.saturating_sub(1);
-        let r = match self.write_once(plan, skip) {
+        let r = match self.write_once(plan, mc, skip) {
             Err(Ok(e)) if !skip && e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
                 self.careful = CAREFUL_BATCHES;
-                self.write_once(plan, true)
+                self.write_once(plan, mc, true)
             }
             r => r,
         };
@@ -205,6 +209,7 @@ impl PgStore {
     fn write_once(
         &mut self,
         plan: &Plan,
+        mc: &super::meshcore::Plan,
         skip: bool,
     ) -> Result<Counts, Result<tokio_postgres::Error, StoreError>> {
         let Self {
@@ -218,7 +223,8 @@ impl PgStore {
             return Err(Err(StoreError::Unavailable("not connected".into())));
         };
         driver.block_on(async {
-            match tokio::time::timeout(*timeout, write(client, st, plan, *method, skip)).await {
+            let w = write(client, st, (plan, mc), *method, skip);
+            match tokio::time::timeout(*timeout, w).await {
                 Ok(r) => r.map_err(Ok),
                 Err(_) => Err(Err(StoreError::Unavailable(
                     format!("no answer within {} s", timeout.as_secs()).into(),
@@ -284,8 +290,9 @@ pub(super) async fn migrate(client: &mut Client, target: i64) -> Result<(), Stor
 
 impl PgStore {
     /// Removes up to `limit` of the packets first seen before `cutoff_ms`
-    /// (oldest first) and their receptions, in one statement; returns the
-    /// packets and receptions removed. Nodes stay.
+    /// (oldest first) and their receptions, and as many MeshCore packets and
+    /// theirs, in one transaction; returns the packets and receptions
+    /// removed. Nodes stay.
     pub(super) fn prune(&mut self, cutoff_ms: i64, limit: usize) -> Result<(u64, u64), StoreError> {
         if self.conn.is_none() {
             self.reconnect()?;
@@ -302,9 +309,16 @@ impl PgStore {
         let r = driver.block_on(async {
             let limit = limit as i64;
             let args: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&cutoff_ms, &limit];
-            let q = client.query_one(&st.prune, &args);
-            match tokio::time::timeout(*timeout, q).await {
-                Ok(Ok(row)) => Ok((row.get::<_, i64>(0) as u64, row.get::<_, i64>(1) as u64)),
+            let both = async {
+                let tx = client.transaction().await?;
+                let a = tx.query_one(&st.prune, &args).await?;
+                let b = tx.query_one(&st.meshcore.prune, &args).await?;
+                tx.commit().await?;
+                let n = |r: &tokio_postgres::Row, i| r.get::<_, i64>(i) as u64;
+                Ok((n(&a, 0) + n(&b, 0), n(&a, 1) + n(&b, 1)))
+            };
+            match tokio::time::timeout(*timeout, both).await {
+                Ok(Ok(v)) => Ok(v),
                 Ok(Err(e)) => Err(classify(e)),
                 Err(_) => Err(StoreError::Unavailable("no answer in time".into())),
             }

@@ -16,6 +16,8 @@ pub(super) struct Statements {
     pub conflicts: Statement,
     pub link: [Statement; 2],
     pub prune: Statement,
+    /// The MeshCore tables' statements.
+    pub meshcore: super::meshcore::postgres::Statements,
 }
 
 impl Statements {
@@ -39,6 +41,7 @@ impl Statements {
                 [prep(a).await?, prep(b).await?]
             },
             prune: prep(q::PRUNE.to_owned()).await?,
+            meshcore: super::meshcore::postgres::Statements::prepare(client).await?,
         })
     }
 }

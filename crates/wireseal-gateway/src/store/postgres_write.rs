@@ -21,24 +21,55 @@ pub enum PgMethod {
     Copy,
 }
 
-/// Writes `plan` in one transaction on `client`: its packets and receptions
-/// as `method` says (receptions with `ON CONFLICT DO NOTHING` when `skip`),
-/// its nodes and keys; the rows each statement wrote.
+/// Writes `plan` and its MeshCore part in one transaction on `client`: its
+/// packets and receptions as `method` says (receptions with `ON CONFLICT DO
+/// NOTHING` when `skip`), its nodes and keys, then the MeshCore rows; the
+/// rows each statement wrote.
 pub(super) async fn write(
     client: &mut Client,
     st: &Statements,
-    plan: &Plan<'_, '_>,
+    (plan, mc): (&Plan<'_, '_>, &super::meshcore::Plan<'_, '_>),
     method: PgMethod,
     skip: bool,
 ) -> Result<Counts, tokio_postgres::Error> {
     let tx = client.transaction().await?;
+    let meshcore = super::meshcore::postgres::write(&tx, &st.meshcore, mc, skip);
+    let counts = match plan.packets.is_empty() {
+        true => with_meshcore(Counts::default(), meshcore.await?),
+        false => both(&tx, st, plan, (method, skip), meshcore).await?,
+    };
+    tx.commit().await?;
+    Ok(counts)
+}
+
+/// `n` with the MeshCore rows written.
+fn with_meshcore(n: Counts, (p, r, m): super::meshcore::postgres::Written) -> Counts {
+    Counts {
+        meshcore_packets: p,
+        meshcore_receptions: r,
+        meshcore_nodes: m,
+        ..n
+    }
+}
+
+/// The Meshtastic rows of `plan`, their statements pipelined with the
+/// MeshCore ones (`meshcore`, queued last).
+async fn both(
+    tx: &tokio_postgres::Transaction<'_>,
+    st: &Statements,
+    plan: &Plan<'_, '_>,
+    (method, skip): (PgMethod, bool),
+    meshcore: impl std::future::Future<
+        Output = Result<super::meshcore::postgres::Written, tokio_postgres::Error>,
+    >,
+) -> Result<Counts, tokio_postgres::Error> {
     let (receptions, receptions_from_stage) = match skip {
         true => (&st.receptions_skip, &st.receptions_from_stage_skip),
         false => (&st.receptions, &st.receptions_from_stage),
     };
     let p = &plan.packets;
     let r = &plan.receptions;
-    let (a, b, n) = match method {
+    let (a, b, n, m) = match method {
         PgMethod::Unnest => {
             let from: Vec<i64> = p.iter().map(|c| c.from).collect();
             let id: Vec<i64> = p.iter().map(|c| c.id).collect();
@@ -90,28 +121,30 @@ pub(super) async fn write(
             tokio::join!(
                 tx.execute(&st.packets, &pp),
                 tx.execute(receptions, &rp),
-                write_nodes(&tx, st, plan),
+                write_nodes(tx, st, plan),
+                meshcore,
             )
         }
         PgMethod::Copy => {
-            copy_packets(&tx, plan).await?;
-            copy_receptions(&tx, plan).await?;
+            copy_packets(tx, plan).await?;
+            copy_receptions(tx, plan).await?;
             tokio::join!(
                 tx.execute(&st.packets_from_stage, &[]),
                 tx.execute(receptions_from_stage, &[]),
-                write_nodes(&tx, st, plan),
+                write_nodes(tx, st, plan),
+                meshcore,
             )
         }
     };
     // In the order the server ran them (see `write_nodes`).
     let (packets, receptions) = (a?, b?);
+    let n = n?;
     let counts = Counts {
         packets,
         receptions,
-        ..n?
+        ..n
     };
-    tx.commit().await?;
-    Ok(counts)
+    Ok(with_meshcore(counts, m?))
 }
 
 /// The nodes, their keys and the recount of conflicting keys (statements

@@ -160,7 +160,7 @@ pub(super) struct Caps(pub u64);
 
 impl Caps {
     /// `s` without NUL and at most `max` bytes, cut at a character boundary.
-    fn text<'a>(&mut self, s: &'a str, max: usize) -> Cow<'a, str> {
+    pub(super) fn text<'a>(&mut self, s: &'a str, max: usize) -> Cow<'a, str> {
         let mut out = Cow::Borrowed(s);
         if s.contains('\0') {
             self.0 += 1;

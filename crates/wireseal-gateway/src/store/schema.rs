@@ -21,9 +21,18 @@
 //!   message was for (`packets.our_node`); nodes renumbered by firmware 2.8
 //!   linked (`nodes.renumbered_from`, `nodes.renumbered_to`); the decryption
 //!   outcome `no` spelled `none`, as everywhere else; nodes by last seen.
+//! - Version 4: MeshCore's tables, beside Meshtastic's: `meshcore_packets`
+//!   keyed by the packet hash (the 8 bytes as a signed BIGINT), with the
+//!   library's JSON record, the payload type, route, channel hash and the
+//!   name of our channel that opened it, the sender and our identity of an
+//!   opened message, the text, and when it was first seen;
+//!   `meshcore_receptions` keyed by (hash, observer, path, direction);
+//!   `meshcore_nodes` keyed by public key (name, node type, location in
+//!   microdegrees, last advert's timestamp, signature status, first seen,
+//!   last heard); packets by first seen and nodes by last heard.
 
 /// The version this gateway writes.
-pub const CURRENT: i64 = 3;
+pub const CURRENT: i64 = 4;
 
 /// Which database the statements are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,6 +151,50 @@ UPDATE packets SET decryption = 'none' WHERE decryption = 'no';
 CREATE INDEX nodes_by_last_seen ON nodes (last_seen_ms);
 ";
 
+const V4: &str = "
+CREATE TABLE meshcore_packets (
+    hash {NODE} NOT NULL PRIMARY KEY,
+    payload_type TEXT NOT NULL,
+    route TEXT NOT NULL,
+    payload_len BIGINT NOT NULL,
+    channel_hash BIGINT,
+    channel_name TEXT,
+    src_hash BIGINT,
+    dst_hash BIGINT,
+    sender {BLOB},
+    our_key {BLOB},
+    decrypted INTEGER NOT NULL,
+    signature TEXT,
+    text TEXT,
+    record TEXT NOT NULL,
+    first_seen_ms BIGINT NOT NULL
+);
+CREATE TABLE meshcore_receptions (
+    hash BIGINT NOT NULL,
+    observer_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    direction TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    rx_time_ms BIGINT NOT NULL,
+    snr REAL,
+    rssi INTEGER,
+    CONSTRAINT meshcore_receptions_key PRIMARY KEY (hash, observer_id, path, direction)
+);
+CREATE TABLE meshcore_nodes (
+    public_key {BLOB} NOT NULL PRIMARY KEY,
+    name TEXT,
+    node_type TEXT,
+    lat_e6 BIGINT,
+    lon_e6 BIGINT,
+    advert_timestamp BIGINT,
+    signature TEXT,
+    first_seen_ms BIGINT NOT NULL,
+    last_heard_ms BIGINT NOT NULL
+);
+CREATE INDEX meshcore_packets_recent ON meshcore_packets (first_seen_ms);
+CREATE INDEX meshcore_nodes_by_last_heard ON meshcore_nodes (last_heard_ms);
+";
+
 /// The statements that take a database at version `to - 1` to `to` (without
 /// the `schema_version` row, which the caller adds as a parameter).
 pub(super) fn migration(d: Dialect, to: i64) -> String {
@@ -154,6 +207,7 @@ pub(super) fn migration(d: Dialect, to: i64) -> String {
         (2, Dialect::Sqlite) => [V2_PACKETS_NODES, V2_RECEPTIONS_SQLITE, V2_INDEXES].concat(),
         (2, Dialect::Postgres) => [V2_PACKETS_NODES, V2_RECEPTIONS_POSTGRES, V2_INDEXES].concat(),
         (3, _) => V3.to_owned(),
+        (4, _) => V4.to_owned(),
         _ => String::new(),
     };
     sql.replace("{BLOB}", blob).replace("{NODE}", node)

@@ -9,6 +9,7 @@
 //! checkpoints: a killed process loses nothing, a power loss may lose the
 //! last batches already acknowledged.
 
+use super::meshcore;
 use super::plan::Plan;
 use super::schema::{self, Dialect};
 use super::sql::sqlite as q;
@@ -129,17 +130,29 @@ impl SqliteStore {
         &self.conn
     }
 
-    /// Writes `plan` in one transaction: all of it or nothing.
-    pub(super) fn write_plan(&mut self, plan: &Plan) -> Result<Counts, StoreError> {
-        self.write_plan_inner(plan).map_err(classify)
+    /// Writes `plan` and `mc` in one transaction: all of it or nothing.
+    pub(super) fn write_plan(
+        &mut self,
+        plan: &Plan,
+        mc: &meshcore::Plan,
+    ) -> Result<Counts, StoreError> {
+        self.write_plan_inner(plan, mc).map_err(classify)
     }
 
-    fn write_plan_inner(&mut self, plan: &Plan) -> Result<Counts, rusqlite::Error> {
+    fn write_plan_inner(
+        &mut self,
+        plan: &Plan,
+        mc: &meshcore::Plan,
+    ) -> Result<Counts, rusqlite::Error> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut n = Counts::default();
-        {
+        if !mc.is_empty() {
+            (n.meshcore_packets, n.meshcore_receptions, n.meshcore_nodes) =
+                meshcore::sqlite::write(&tx, mc)?;
+        }
+        if !plan.packets.is_empty() {
             let mut st = tx.prepare_cached(&q::packet())?;
             for c in &plan.packets {
                 n.packets += st.execute(params![
@@ -211,8 +224,9 @@ impl SqliteStore {
 
 impl SqliteStore {
     /// Removes up to `limit` of the packets first seen before `cutoff_ms`
-    /// (oldest first) and their receptions, in one transaction; returns the
-    /// packets and receptions removed. Nodes stay.
+    /// (oldest first) and their receptions, and as many MeshCore packets and
+    /// theirs, in one transaction; returns the packets and receptions
+    /// removed. Nodes stay.
     pub(super) fn prune(&mut self, cutoff_ms: i64, limit: usize) -> Result<(u64, u64), StoreError> {
         self.prune_inner(cutoff_ms, limit).map_err(classify)
     }
@@ -235,6 +249,9 @@ impl SqliteStore {
                 receptions += del_r.execute(params![from, id])? as u64;
                 packets += del_p.execute(params![from, id])? as u64;
             }
+            let (p, r) = meshcore::sqlite::prune(&tx, cutoff_ms, limit)?;
+            packets += p;
+            receptions += r;
         }
         tx.commit()?;
         Ok((packets, receptions))

@@ -17,7 +17,7 @@
 //!
 //! Events go to a callback the thread calls ([`StoreWriter::start`]).
 
-use super::{Committed, Record, Store, StoreError};
+use super::{Committed, Entry, Store, StoreError};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -175,7 +175,7 @@ impl<T> fmt::Display for Event<T> {
 #[derive(Debug, PartialEq)]
 pub struct Refused<T> {
     /// Its record.
-    pub record: Option<Record>,
+    pub record: Option<Entry>,
     /// Its token.
     pub token: T,
 }
@@ -191,7 +191,7 @@ struct Shared {
 /// The buffer, batching and retries between the MQTT loop and a [`Store`].
 #[derive(Debug)]
 pub struct StoreWriter<T> {
-    tx: Option<mpsc::Sender<(Option<Record>, T)>>,
+    tx: Option<mpsc::Sender<(Option<Entry>, T)>>,
     shared: Arc<Shared>,
     buffer: usize,
     thread: Option<JoinHandle<()>>,
@@ -249,12 +249,14 @@ impl<T: Send + 'static> StoreWriter<T> {
     }
 
     /// Queues one message: its record (`None` when it has nothing to store,
-    /// so that its acknowledgement keeps its place in the order) and the
+    /// so that its acknowledgement keeps its place in the order; a
+    /// Meshtastic [`Record`](super::Record) or a MeshCore
+    /// [`MeshcoreRecord`](super::MeshcoreRecord) as an [`Entry`]) and the
     /// token that acknowledges it.
     ///
     /// # Errors
     /// Gives the message back when the buffer is full or the writer closed.
-    pub fn push(&mut self, record: Option<Record>, token: T) -> Result<(), Box<Refused<T>>> {
+    pub fn push(&mut self, record: Option<Entry>, token: T) -> Result<(), Box<Refused<T>>> {
         let refused = |(record, token)| Box::new(Refused { record, token });
         if !self.has_room() {
             return Err(refused((record, token)));
@@ -288,13 +290,13 @@ impl<T> Drop for StoreWriter<T> {
 /// The messages of one batch: the records to write, and for each its
 /// message's position among the tokens.
 struct Batch<T> {
-    records: Vec<Record>,
+    records: Vec<Entry>,
     owner: Vec<usize>,
     acks: Vec<T>,
 }
 
 impl<T> Batch<T> {
-    fn add(&mut self, (record, token): (Option<Record>, T)) {
+    fn add(&mut self, (record, token): (Option<Entry>, T)) {
         if let Some(r) = record {
             self.records.push(r);
             self.owner.push(self.acks.len());
@@ -371,7 +373,7 @@ impl Pruner {
 struct Worker<T> {
     store: Store,
     cfg: WriterConfig,
-    rx: mpsc::Receiver<(Option<Record>, T)>,
+    rx: mpsc::Receiver<(Option<Entry>, T)>,
     notify: Notify<T>,
     shared: Arc<Shared>,
     pruner: Option<Pruner>,
@@ -384,7 +386,7 @@ struct Worker<T> {
 fn run<T>(
     store: Store,
     cfg: WriterConfig,
-    rx: mpsc::Receiver<(Option<Record>, T)>,
+    rx: mpsc::Receiver<(Option<Entry>, T)>,
     notify: Notify<T>,
     shared: Arc<Shared>,
 ) {
@@ -427,7 +429,7 @@ impl<T> Worker<T> {
 
     /// Waits for the next message, pruning while idle; `None` once the
     /// writer is closed with nothing held (reported) or dropped.
-    fn first(&mut self) -> Option<(Option<Record>, T)> {
+    fn first(&mut self) -> Option<(Option<Entry>, T)> {
         loop {
             match self.rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(m) => return Some(m),
@@ -447,7 +449,7 @@ impl<T> Worker<T> {
 
     /// A batch from `first` and what follows within the linger, up to the
     /// batch's size; whether the writer was closed meanwhile.
-    fn gather(&mut self, first: (Option<Record>, T)) -> (Batch<T>, bool) {
+    fn gather(&mut self, first: (Option<Entry>, T)) -> (Batch<T>, bool) {
         let mut b = Batch {
             records: Vec::new(),
             owner: Vec::new(),
@@ -496,13 +498,13 @@ impl<T> Worker<T> {
     /// Writes `records` until the database takes them (rejected records
     /// given their message's position through `owner`); `None` when the
     /// writer was dropped while waiting or the store failed for good.
-    fn write(&mut self, records: &[Record], owner: &[usize]) -> Option<Committed> {
+    fn write(&mut self, records: &[Entry], owner: &[usize]) -> Option<Committed> {
         let mut backoff = self.cfg.retry_min;
         loop {
             if records.is_empty() {
                 return Some(Committed::default());
             }
-            match self.store.write_batch(records) {
+            match self.store.write_entries(records) {
                 Ok(mut c) => {
                     for r in &mut c.rejected {
                         r.index = owner[r.index];

@@ -219,7 +219,9 @@ fn api_counts_what_was_published(db: &Db) {
         "/api/packets?limit=0",
         "/api/packets?limit=1001",
         "/api/packets?node=!xyz",
-        "/api/packets?before=1.2",
+        // A cursor is MS.FROM.ID (Meshtastic) or MS.HASH (MeshCore).
+        "/api/packets?before=1.2.3.4",
+        "/api/packets?before=1",
         "/api/packets?colour=red",
         "/api/nodes?limit=-1",
         "/api/stats?minutes=100000",

@@ -1,6 +1,7 @@
 //! `wireseal meshtastic gateway`: the flags of the gateway's library
-//! ([`wireseal_gateway`]), which owns the service; this module only parses
-//! them (or `--config FILE`) and runs it. See docs/gateway.md.
+//! ([`wireseal_gateway`]), which owns the service (Meshtastic, and MeshCore
+//! observer feeds with `--meshcore-topic`); this module only parses them
+//! (or `--config FILE`) and runs it. See docs/gateway.md.
 
 pub mod decode;
 
@@ -140,6 +141,24 @@ pub struct Args {
     /// With --http: draw the status page's positions over map tiles from URL (https://HOST/{z}/{x}/{y}.png); the page's policy then allows images from that origin. Off by default (the page loads nothing from elsewhere).
     #[arg(long, value_name = "URL")]
     map_tiles: Option<String>,
+    /// Subscribe to a MeshCore observer feed (repeatable): a topic filter such as meshcore/+/+/packets whose messages are observers' JSON objects or raw packets.
+    #[arg(long, value_name = "FILTER")]
+    meshcore_topic: Vec<String>,
+    /// A MeshCore channel key as [NAME=]BASE64 (16 or 32 bytes; repeatable).
+    #[arg(long, value_name = "[NAME=]BASE64")]
+    meshcore_channel_key: Vec<String>,
+    /// A MeshCore hashtag channel (#name; repeatable).
+    #[arg(long, value_name = "NAME")]
+    meshcore_hashtag: Vec<String>,
+    /// The MeshCore public channel (izOH6cXN6mrJ5e26oRXNcg==).
+    #[arg(long)]
+    meshcore_public_channel: bool,
+    /// A MeshCore identity of ours in FILE: 64 hex digits (a seed) or 128 (the firmware's prv.key); repeatable. Files named *.meshcore in --keys-dir are read too.
+    #[arg(long, value_name = "FILE")]
+    meshcore_key_file: Vec<String>,
+    /// MeshCore peers (keys of verified adverts) kept at most (default 65536).
+    #[arg(long, value_name = "N")]
+    meshcore_peer_limit: Option<usize>,
     /// With --store: also print each record as a JSON line on stdout (without a store they always are).
     #[arg(long)]
     print_records: bool,
@@ -188,6 +207,12 @@ impl Args {
             flood_burst: self.flood_burst,
             http: self.http.clone(),
             map_tiles: self.map_tiles.clone(),
+            meshcore_topic: self.meshcore_topic.clone(),
+            meshcore_channel_key: self.meshcore_channel_key.clone(),
+            meshcore_hashtag: self.meshcore_hashtag.clone(),
+            meshcore_public_channel: self.meshcore_public_channel,
+            meshcore_key_file: self.meshcore_key_file.clone(),
+            meshcore_peer_limit: self.meshcore_peer_limit,
             ..ConfigText::default()
         };
         self.decoder.apply(&mut c);

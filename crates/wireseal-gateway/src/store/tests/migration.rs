@@ -33,8 +33,14 @@ pub fn fill_v1(p: &mut dyn Probe) {
 /// After migrating [`fill_v1`]'s database: its rows kept, the new columns
 /// usable, the schema the same as a new database's (`fresh`).
 pub fn migrated_v1(store: &mut Store, p: &mut dyn Probe, fresh: &[String]) {
-    assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(3));
-    assert_eq!(p.count("SELECT count(*) FROM schema_version"), 3);
+    assert_eq!(
+        p.int("SELECT max(version) FROM schema_version"),
+        Some(crate::store::schema::CURRENT)
+    );
+    assert_eq!(
+        p.count("SELECT count(*) FROM schema_version"),
+        crate::store::schema::CURRENT
+    );
     assert_eq!(p.schema(), fresh, "migrated schema differs from a new one");
     assert_eq!(
         p.text("SELECT text FROM packets WHERE from_node = 7001")
@@ -96,7 +102,10 @@ pub fn migrated_v1(store: &mut Store, p: &mut dyn Probe, fresh: &[String]) {
 /// decryption outcome renamed, the schema the same as a new database's, and
 /// new map reports stored one row each beside the old one.
 pub fn migrated_release(store: &mut Store, p: &mut dyn Probe, fresh: &[String]) {
-    assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(3));
+    assert_eq!(
+        p.int("SELECT max(version) FROM schema_version"),
+        Some(crate::store::schema::CURRENT)
+    );
     assert_eq!(p.schema(), fresh, "migrated schema differs from a new one");
     assert_eq!(p.count("SELECT count(*) FROM packets"), 33);
     assert_eq!(p.count("SELECT count(*) FROM receptions"), 33);

@@ -64,7 +64,7 @@ fn postgres_migrates_from_empty_and_from_v1() {
     );
     assert_eq!(
         fresh.int("SELECT max(version) FROM schema_version"),
-        Some(3)
+        Some(crate::store::schema::CURRENT)
     );
 
     server.create_db("old").expect("createdb");
@@ -80,7 +80,10 @@ fn postgres_migrates_from_empty_and_from_v1() {
     migration::migrated_v1(&mut store, &mut p, &fresh_schema);
     drop(store);
     let _again = open(&server.tcp_url("old"), PgMethod::Copy);
-    assert_eq!(p.count("SELECT count(*) FROM schema_version"), 3);
+    assert_eq!(
+        p.count("SELECT count(*) FROM schema_version"),
+        crate::store::schema::CURRENT
+    );
 
     server.create_db("release").expect("createdb");
     let fixture =
@@ -94,7 +97,7 @@ fn postgres_migrates_from_empty_and_from_v1() {
     migration::migrated_release(&mut store, &mut r, &fresh_schema);
     drop(store);
 
-    p.exec("INSERT INTO schema_version (version, applied_ms) VALUES (4, 0)");
+    p.exec("INSERT INTO schema_version (version, applied_ms) VALUES (99, 0)");
     let StoreUrl::Postgres(c) = server.tcp_url("old").parse().unwrap() else {
         unreachable!()
     };

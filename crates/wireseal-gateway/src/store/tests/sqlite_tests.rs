@@ -86,7 +86,7 @@ fn sqlite_migrates_from_empty_and_from_v1() {
     );
     assert_eq!(
         fresh.int("SELECT max(version) FROM schema_version"),
-        Some(3)
+        Some(crate::store::schema::CURRENT)
     );
 
     let dir = tempfile::tempdir().unwrap();
@@ -95,12 +95,15 @@ fn sqlite_migrates_from_empty_and_from_v1() {
     let mut p = SqliteProbe::open(&path);
     assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(1));
     migration::fill_v1(&mut p);
-    let mut store = Store::open(&StoreUrl::Sqlite(path.clone())).expect("migrate 1 -> 3");
+    let mut store = Store::open(&StoreUrl::Sqlite(path.clone())).expect("migrate 1 -> current");
     migration::migrated_v1(&mut store, &mut p, &fresh_schema);
     drop(store);
     // Opening again changes nothing.
     let _again = Store::open(&StoreUrl::Sqlite(path)).unwrap();
-    assert_eq!(p.count("SELECT count(*) FROM schema_version"), 3);
+    assert_eq!(
+        p.count("SELECT count(*) FROM schema_version"),
+        crate::store::schema::CURRENT
+    );
 }
 
 #[test]
@@ -113,7 +116,7 @@ fn sqlite_migrates_the_previous_releases_database() {
     std::fs::copy(fixture, &path).unwrap();
     let mut p = SqliteProbe::open(&path);
     assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(2));
-    let mut store = Store::open(&StoreUrl::Sqlite(path)).expect("migrate 2 -> 3");
+    let mut store = Store::open(&StoreUrl::Sqlite(path)).expect("migrate 2 -> current");
     migration::migrated_release(&mut store, &mut p, &fresh_schema);
 }
 
@@ -121,7 +124,7 @@ fn sqlite_migrates_the_previous_releases_database() {
 fn sqlite_newer_schema_refused() {
     let (_d, path, store, mut p) = open();
     drop(store);
-    p.exec("INSERT INTO schema_version (version, applied_ms) VALUES (4, 0)");
+    p.exec("INSERT INTO schema_version (version, applied_ms) VALUES (99, 0)");
     match Store::open(&StoreUrl::Sqlite(path)) {
         Err(StoreError::Schema(m)) => assert!(m.contains("newer"), "{m}"),
         other => panic!("expected a schema error, got {other:?}"),

@@ -72,7 +72,7 @@ fn through_writer(store: Store, feed: &[Record]) {
     let mut done = 0;
     while done < feed.len() {
         while w.has_room() && it.peek().is_some() {
-            w.push(it.next(), ()).unwrap();
+            w.push(it.next().map(Into::into), ()).unwrap();
         }
         if let Ok(Event::Committed { acks, .. }) = events.recv() {
             done += acks.len();

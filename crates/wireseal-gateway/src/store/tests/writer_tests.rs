@@ -5,7 +5,7 @@
 
 use super::probe::{PgProbe, Probe, SqliteProbe};
 use super::*;
-use crate::store::{Event, Store, StoreUrl, StoreWriter, WriterConfig};
+use crate::store::{Entry, Event, Store, StoreUrl, StoreWriter, WriterConfig};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
@@ -35,8 +35,11 @@ fn stream(
     acked: &AtomicUsize,
 ) -> Run {
     let mut run = Run::default();
-    let mut todo: std::collections::VecDeque<(usize, Option<Record>)> =
-        feed.into_iter().enumerate().collect();
+    let mut todo: std::collections::VecDeque<(usize, Option<Entry>)> = feed
+        .into_iter()
+        .map(|r| r.map(Entry::from))
+        .enumerate()
+        .collect();
     loop {
         while !todo.is_empty() && w.has_room() {
             let (i, r) = todo.pop_front().unwrap();
@@ -121,7 +124,8 @@ fn writer_acks_in_order_after_commit_within_its_buffer() {
 #[test]
 fn writer_commits_a_lone_record_without_closing() {
     let (_d, (mut w, ev), mut p) = sqlite_writer(WriterConfig::default());
-    w.push(Some(text(1, 1, GW[0], 1, "alone")), 7).unwrap();
+    w.push(Some(text(1, 1, GW[0], 1, "alone").into()), 7)
+        .unwrap();
     match ev.recv().ok() {
         Some(Event::Committed { acks, summary }) => {
             assert_eq!(acks, [7]);
