@@ -82,8 +82,12 @@ fn opened(d: &wireseal::meshcore::Decoded) -> bool {
     }
 }
 
-/// One peer run: its packets per second and how many it says it decrypted.
-fn peer_rate(mut cmd: Command) -> Result<(f64, u64), Skip> {
+/// A peer run's packets per second and how many it says it decrypted, or
+/// why it did not run.
+type PeerRun = Result<(f64, u64), Skip>;
+
+/// One peer run.
+fn peer_rate(mut cmd: Command) -> PeerRun {
     let o = cmd
         .output()
         .map_err(|e| Skip::new(format!("peer not runnable: {e}")))?;
@@ -106,10 +110,10 @@ fn peer_rate(mut cmd: Command) -> Result<(f64, u64), Skip> {
 fn alternate(
     rounds: usize,
     mut ours: impl FnMut() -> f64,
-    peers: &mut [&mut dyn FnMut() -> Result<(f64, u64), Skip>],
-) -> (f64, Vec<Result<(f64, u64), Skip>>) {
+    peers: &mut [&mut dyn FnMut() -> PeerRun],
+) -> (f64, Vec<PeerRun>) {
     let mut mine = Vec::new();
-    let mut theirs: Vec<Vec<Result<(f64, u64), Skip>>> = peers.iter().map(|_| Vec::new()).collect();
+    let mut theirs: Vec<Vec<PeerRun>> = peers.iter().map(|_| Vec::new()).collect();
     for _ in 0..rounds {
         mine.push(ours());
         for (p, out) in peers.iter_mut().zip(theirs.iter_mut()) {

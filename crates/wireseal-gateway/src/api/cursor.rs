@@ -119,7 +119,7 @@ mod tests {
     #[test]
     fn cursors_round_trip() {
         let p = |q: &str| Params::parse(q).unwrap();
-        let key = format!("{}", "ab".repeat(32));
+        let key = "ab".repeat(32);
         let n = NodeCursor::of(&p(&format!("before=5.{key}")))
             .unwrap()
             .unwrap();

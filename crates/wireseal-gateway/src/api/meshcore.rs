@@ -6,10 +6,9 @@
 //! hex, as in the library's records.
 
 use super::cursor::{NodeCursor, PacketCursor};
-use super::query::run;
 use super::reader::{Param, Reader};
 use super::rows::{Count, McNode, McPacket, McReception, MinuteCount};
-use super::{ApiError, MAX_RECEPTIONS};
+use super::{run, ApiError, MAX_RECEPTIONS};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -227,7 +226,7 @@ pub(super) async fn per_minute(r: &Arc<Reader>, since: i64) -> Result<Vec<Minute
              'meshcore:' || coalesce(channel_name, payload_type) AS channel_id, \
              count(*) AS packets FROM meshcore_packets WHERE first_seen_ms >= $1 \
              GROUP BY minute, channel_id ORDER BY minute LIMIT {}",
-            super::query::STATS_GROUPS
+            super::STATS_GROUPS
         ),
         vec![Param::Int(since)],
     )

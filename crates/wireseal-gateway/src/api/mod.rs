@@ -32,6 +32,19 @@ pub const MAX_RECEPTIONS: i64 = 32;
 /// The longest span `/api/stats` covers, in minutes.
 pub const MAX_STATS_MINUTES: i64 = 24 * 60;
 
+/// (minute, channel) groups `/api/stats` gives at most (of each mesh).
+const STATS_GROUPS: i64 = 20_000;
+
+/// The rows of `sql` with `p`, as `T`: every query of the read side, for
+/// either mesh.
+async fn run<T: columns::FromRow>(
+    r: &std::sync::Arc<reader::Reader>,
+    sql: String,
+    p: Vec<reader::Param>,
+) -> Result<Vec<T>, ApiError> {
+    r.query(sql, p).await.map_err(ApiError::Unavailable)
+}
+
 /// Why a request got no data.
 #[derive(Debug)]
 pub(crate) enum ApiError {

@@ -5,9 +5,10 @@
 
 use super::cursor::{merge, Either, PacketCursor};
 use super::mesh::Mesh;
-use super::query::{id, position_json, run};
+use super::query::{id, position_json};
 use super::reader::{Param, Reader};
 use super::rows::{Packet, Reception};
+use super::run;
 use super::{ApiError, Params, MAX_LIMIT, MAX_RECEPTIONS};
 use serde_json::{json, Value};
 use std::collections::HashMap;

@@ -1,33 +1,21 @@
 //! The API's queries and the JSON they give.
 
-use super::columns::FromRow;
 use super::cursor::{merge, Either, NodeCursor};
 use super::mesh::Mesh;
 use super::reader::{Param, Reader};
 use super::rows::{ChannelCount, Count, Key, MinuteCount, Node, OurNode, Payload, SignatureCount};
-use super::{ApiError, Params, MAX_LIMIT, MAX_STATS_MINUTES};
+use super::{run, ApiError, Params, MAX_LIMIT, MAX_STATS_MINUTES, STATS_GROUPS};
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use wireseal::meshtastic::decoder::Signature;
 use wireseal::meshtastic::NodeId;
 
-/// (minute, channel) groups `/api/stats` gives at most (of each mesh).
-pub(super) const STATS_GROUPS: i64 = 20_000;
 /// Channels `/api/stats` totals at most.
 const STATS_CHANNELS: usize = 100;
 
 /// Packets of a node looked at for its signing status and our keys.
 const RECENT: i64 = 1000;
-
-/// The rows of `sql` with `p`, as `T`.
-pub(super) async fn run<T: FromRow>(
-    r: &Arc<Reader>,
-    sql: String,
-    p: Vec<Param>,
-) -> Result<Vec<T>, ApiError> {
-    r.query(sql, p).await.map_err(ApiError::Unavailable)
-}
 
 /// A node number as `!hex`; `null` when it is none.
 pub(super) fn id(n: Option<i64>) -> Value {
