@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the virtual environment the Python package's tests and the bench's
 # Python rows run in: a venv under target/ with the pinned peers the tests
-# and the bench compare against (pyAesCrypt, pyln-proto, cryptography, ...)
+# and the bench compare against (pyAesCrypt, pyln-proto, cryptography, the
+# MeshCore peers meshcoredecoder and pymc-core that interop/meshcore/py_peer.py
+# drives, ...)
 # and the `wireseal` package (crates/wireseal-py) built from this checkout
 # and installed into it. Works on a fresh machine that reaches PyPI;
 # scripts/test-python.sh and scripts/bench run it. Prints the environment's
@@ -37,6 +39,8 @@ DEPS=(
   "pyAesCrypt==6.1.1"
   "pyln-proto==26.6.9"
   "coincurve==21.0.0"
+  "meshcoredecoder==0.3.2"
+  "pymc-core==1.0.12"
 )
 
 if [ ! -x "$venv/bin/python" ]; then

@@ -2,7 +2,9 @@
 # package registries only: Debian packages (C toolchain, cmake, Mosquitto,
 # the PostgreSQL server, Python's venv, QEMU and the Arm cross compiler), the
 # Cortex-M4F Rust target, Go from the Go module proxy when the
-# machine has none new enough, the Python peers and NVRTC from PyPI. Sourced
+# machine has none new enough, the Python peers and NVRTC from PyPI, Node.js
+# (Debian's, when the machine has none new enough) and the npm MeshCore
+# decoder from the npm registry. Sourced
 # by scripts/test and scripts/bench (it exports PATH and GOTOOLCHAIN for Go,
 # and LD_LIBRARY_PATH for NVRTC);
 # idempotent, so a second run installs nothing.
@@ -117,16 +119,51 @@ fi
 # pyAesCrypt (AES Crypt interop), the meshtastic protobufs and
 # meshtastic-mqtt-json (gateway feed and bench peer), paho-mqtt, cryptography
 # and xeddsa (independent checks), Jinja2 (Home Assistant's templates reading
-# the gateway's firmware JSON). The Python package's own tests build a
+# the gateway's firmware JSON), meshcoredecoder and pymc-core (MeshCore
+# interop and bench peers). The Python package's own tests build a
 # virtual environment of their own (scripts/test-python.sh).
 SETUP_PY_PEERS=(pyAesCrypt==6.1.1 meshtastic==2.7.11 meshtastic-mqtt-json==3.0.0
-  paho-mqtt==2.2.0 cryptography==48.0.0 xeddsa==1.2.0 Jinja2==3.1.6)
+  paho-mqtt==2.2.0 cryptography==48.0.0 xeddsa==1.2.0 Jinja2==3.1.6
+  meshcoredecoder==0.3.2 pymc-core==1.0.12)
 if command -v python3 >/dev/null 2>&1 \
-  && ! python3 -c 'import pyAesCrypt, meshtastic.protobuf, meshtastic_mqtt_json, paho.mqtt, cryptography, xeddsa, jinja2' >/dev/null 2>&1; then
+  && ! python3 -c 'import pyAesCrypt, meshtastic.protobuf, meshtastic_mqtt_json, paho.mqtt, cryptography, xeddsa, jinja2, meshcoredecoder, pymc_core' >/dev/null 2>&1; then
   setup_say "installing Python peers from PyPI"
   setup_pip() { python3 -m pip install --quiet --disable-pip-version-check "$@" "${SETUP_PY_PEERS[@]}"; }
   setup_pip 2>/dev/null || setup_pip --user 2>/dev/null || setup_pip --break-system-packages 2>/dev/null \
     || setup_warn "could not install the Python peers: their tests will fail"
+fi
+
+# --- Node.js and the npm MeshCore decoder --------------------------------------
+# interop/meshcore/js_peer.mjs drives @michaelhart/meshcore-decoder 0.3.0,
+# installed with `npm ci` from interop/meshcore/package.json and its
+# package-lock.json (every dependency pinned, with its integrity hash) into
+# target/js-peers, never into the source tree; reinstalled only when the lock
+# file changes. Node 18 or newer; Debian's nodejs and npm when there is none.
+setup_node_ok() {
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || return 1
+  local v
+  v=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) || return 1
+  [ "${v:-0}" -ge 18 ] 2>/dev/null
+}
+if ! setup_node_ok; then
+  setup_say "installing from Debian: nodejs npm"
+  setup_apt nodejs npm || setup_warn "could not install nodejs and npm"
+fi
+setup_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+setup_js_src="$setup_root/interop/meshcore"
+setup_js_dir="$setup_root/target/js-peers"
+if setup_node_ok; then
+  if ! cmp -s "$setup_js_src/package-lock.json" "$setup_js_dir/package-lock.json" \
+    || [ ! -f "$setup_js_dir/node_modules/@michaelhart/meshcore-decoder/package.json" ]; then
+    setup_say "installing @michaelhart/meshcore-decoder 0.3.0 from npm into target/js-peers"
+    mkdir -p "$setup_js_dir"
+    cp "$setup_js_src/package.json" "$setup_js_src/package-lock.json" "$setup_js_dir/"
+    (cd "$setup_js_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) \
+      || { rm -f "$setup_js_dir/package-lock.json"
+           setup_warn "could not install the npm MeshCore decoder: its tests will fail"; }
+  fi
+else
+  setup_warn "Node.js >= 18 is unavailable (node $(node --version 2>/dev/null || echo missing)): the npm MeshCore decoder's tests will fail"
 fi
 
 # --- NVRTC (CUDA 13) from PyPI -----------------------------------------------

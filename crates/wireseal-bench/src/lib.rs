@@ -16,6 +16,7 @@ mod batch_scaling;
 mod bip324;
 mod embedded;
 mod gpu;
+mod meshcore;
 mod meshtastic;
 mod peat;
 pub mod peers;
@@ -190,6 +191,10 @@ pub struct Section {
 
 /// Every section, in print order.
 pub const SECTIONS: &[Section] = &[
+    Section {
+        name: "meshcore",
+        run: meshcore::run,
+    },
     Section {
         name: "meshtastic",
         run: meshtastic::run,

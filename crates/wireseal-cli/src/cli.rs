@@ -85,6 +85,15 @@ pub enum Cmd {
         #[command(flatten)]
         out: JsonFlag,
     },
+    /// MeshCore packets: decode one, build group texts and adverts, identity keys.
+    Meshcore {
+        /// The meshcore subcommand.
+        #[command(subcommand)]
+        cmd: commands::meshcore::Cmd,
+        /// --json.
+        #[command(flatten)]
+        out: JsonFlag,
+    },
     /// peat-btle BLE mesh: mesh-wide and per-peer frames, genesis, policy.
     Peat {
         /// The peat subcommand.

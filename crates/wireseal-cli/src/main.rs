@@ -2,8 +2,9 @@
 //! network drivers, and `wireseal bench`.
 //!
 //! Results go to stdout; errors go to stderr (one JSON object under
-//! `--json`) with the exit status [`EXIT_FAILED`] or, for arguments that
-//! do not parse, [`EXIT_USAGE`].
+//! `--json`, with a `reason` where the library names one) with the exit
+//! status [`EXIT_FAILED`] or, for arguments that do not parse,
+//! [`EXIT_USAGE`].
 
 mod cli;
 mod commands;
@@ -41,6 +42,10 @@ fn main() -> ExitCode {
             json(out);
             commands::meshtastic::run(cmd)
         }
+        Cmd::Meshcore { cmd, out } => {
+            json(out);
+            commands::meshcore::run(cmd)
+        }
         Cmd::Peat { cmd, out } => {
             json(out);
             commands::peat::run(cmd)
@@ -67,7 +72,11 @@ fn main() -> ExitCode {
         Err(e) => {
             let kind = util::errors::kind_of(&e);
             let line = if util::output::json() {
-                serde_json::json!({ "error": format!("{e:#}"), "kind": kind }).to_string()
+                let mut v = serde_json::json!({ "error": format!("{e:#}"), "kind": kind });
+                if let Some(reason) = util::errors::reason_of(&e) {
+                    v["reason"] = reason.into();
+                }
+                v.to_string()
             } else {
                 format!("wireseal: error: {e:#}")
             };

@@ -9,8 +9,9 @@
 //!   that is not verified yet), and the clean-up of what killed runs left.
 //! - [`traffic`]: reproducible test traffic for v2 sessions, which the
 //!   command line sends and the bench measures.
-//! - [`record`]: a decoded Meshtastic packet's record as one line of JSON,
-//!   the same bytes from the gateway, the command line and Python.
+//! - [`record`]: a decoded Meshtastic or MeshCore packet's record as one
+//!   line of JSON, the same bytes from the gateway, the command line and
+//!   Python.
 
 pub mod partial;
 pub mod record;

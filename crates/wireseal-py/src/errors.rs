@@ -147,6 +147,18 @@ pub fn meshtastic(e: wireseal::meshtastic::Error) -> PyErr {
     for_kind(e.kind(), e.to_string())
 }
 
+/// MeshCore errors, with the library's finer reason as the exception's
+/// `reason` attribute (`path_too_long`, `version`, ...; the `reason` the
+/// command line's JSON errors carry).
+pub fn meshcore(e: wireseal::meshcore::Error) -> PyErr {
+    let err = for_kind(e.kind(), e.to_string());
+    Python::with_gil(|py| {
+        // Setting an attribute on a fresh exception instance does not fail.
+        let _ = err.value(py).setattr("reason", e.reason());
+    });
+    err
+}
+
 /// Sphinx errors.
 pub fn sphinx(e: wireseal::sphinx::Error) -> PyErr {
     for_kind(e.kind(), e.to_string())

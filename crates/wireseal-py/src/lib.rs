@@ -1,10 +1,10 @@
 //! `wireseal._wireseal`: the native half of the Python package `wireseal`.
 //!
-//! Each library module has a submodule here (`meshtastic`, `peat`, `bip324`,
-//! `sphinx`, `aescrypt`); the Python package `wireseal` re-exports them with
-//! docstrings, type stubs and the pyAesCrypt-compatible layer. Every call
-//! that does real work (key agreement, bulk encryption, batches) releases the
-//! GIL; no Rust panic reaches Python (PyO3 turns one into `PanicException`,
+//! Each library module has a submodule here (`meshtastic`, `meshcore`,
+//! `peat`, `bip324`, `sphinx`, `aescrypt`); the Python package `wireseal`
+//! re-exports them with docstrings, type stubs and the pyAesCrypt-compatible
+//! layer. Every call that does real work (key agreement, bulk encryption,
+//! batches) releases the GIL; no Rust panic reaches Python (PyO3 turns one into `PanicException`,
 //! and none of these paths panics on any input).
 
 use pyo3::prelude::*;
@@ -15,6 +15,7 @@ mod bip324_pool;
 mod buffers;
 mod errors;
 mod held;
+mod meshcore;
 mod meshtastic;
 mod peat;
 mod sphinx;
@@ -45,6 +46,7 @@ fn _wireseal(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_class::<buffers::Batch>()?;
     submodule(m, "meshtastic", meshtastic::register)?;
+    submodule(m, "meshcore", meshcore::register)?;
     submodule(m, "sphinx", sphinx::register)?;
     submodule(m, "peat", peat::register)?;
     submodule(m, "bip324", bip324::register)?;

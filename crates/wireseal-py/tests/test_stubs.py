@@ -9,7 +9,7 @@ import pytest
 
 import wireseal
 
-MODULES = ["meshtastic", "sphinx", "peat", "bip324", "aescrypt"]
+MODULES = ["meshtastic", "meshcore", "sphinx", "peat", "bip324", "aescrypt"]
 PKG = pathlib.Path(wireseal.__file__).parent
 
 

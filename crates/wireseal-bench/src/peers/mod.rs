@@ -1,6 +1,7 @@
 //! The one place that finds and builds the peer programs measured by the
-//! bench and used by the interop tests: lightning-onion (Go), pyAesCrypt and
-//! meshtastic-mqtt-json (Python).
+//! bench and used by the interop tests: lightning-onion (Go), pyAesCrypt,
+//! meshtastic-mqtt-json and meshcoredecoder (Python), and
+//! @michaelhart/meshcore-decoder (Node).
 //!
 //! The peers' sources are embedded in this crate ([`include_str!`]) and
 //! written to a cache directory (`$XDG_CACHE_HOME/wireseal` or
@@ -11,11 +12,13 @@
 //! asks to skip.
 
 mod go_sphinx;
+mod meshcore;
 mod meshtastic_mqtt_json;
 mod python;
 pub mod rust_peers;
 
 pub use go_sphinx::{go_sphinx, GoBench};
+pub use meshcore::{meshcore_decoder_js, meshcoredecoder, MeshcoreDecoderJs, MeshcoreDecoderPy};
 pub use meshtastic_mqtt_json::{meshtastic_mqtt_json, MeshtasticMqttJson};
 pub use python::{pyaescrypt, python_with, PyAesCrypt, Python, PythonScript};
 

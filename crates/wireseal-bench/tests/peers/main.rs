@@ -7,6 +7,7 @@ mod sphinx_ldk_support;
 
 mod aescrypt_interop;
 mod bip324_interop;
+mod meshcore_interop;
 mod meshtastic_python_peers;
 mod python_package;
 mod report;

@@ -6,6 +6,7 @@ pub mod bip324;
 pub mod completions;
 pub mod gateway;
 pub mod keygen;
+pub mod meshcore;
 pub mod meshtastic;
 pub mod peat;
 pub mod pubkey;

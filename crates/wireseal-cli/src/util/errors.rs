@@ -1,6 +1,7 @@
 //! The `kind` of a failed command, as `--json` prints it: the library's
 //! [`ErrorKind`] name when a library error caused the failure, `io` for a
-//! failed read or write, `failed` otherwise. Python raises the exception
+//! failed read or write, `failed` otherwise; and the finer `reason` where
+//! the library names one (MeshCore). Python raises the exception
 //! class of the same kind for the same input.
 
 use wireseal::error::ErrorKind;
@@ -27,9 +28,21 @@ pub fn usage_kind(e: &clap::Error) -> &'static str {
     "usage"
 }
 
+/// The library's finer reason for the first cause in `e`'s chain that has
+/// one (a MeshCore packet the firmware drops: `path_too_long`, `version`,
+/// ...), printed as `reason` beside `kind` under `--json`.
+pub fn reason_of(e: &anyhow::Error) -> Option<&'static str> {
+    e.chain()
+        .find_map(|c| c.downcast_ref::<wireseal::meshcore::Error>())
+        .map(wireseal::meshcore::Error::reason)
+}
+
 fn library_kind(cause: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
-    use wireseal::{aescrypt, bip324, meshtastic, peat, sphinx};
+    use wireseal::{aescrypt, bip324, meshcore, meshtastic, peat, sphinx};
     if let Some(e) = cause.downcast_ref::<meshtastic::Error>() {
+        return Some(e.kind());
+    }
+    if let Some(e) = cause.downcast_ref::<meshcore::Error>() {
         return Some(e.kind());
     }
     if let Some(e) = cause.downcast_ref::<peat::Error>() {

@@ -19,6 +19,8 @@ mod fault_listener_flood;
 mod fault_sigkill;
 mod gateway_cli;
 mod gateway_decode;
+mod meshcore_cli;
+mod meshcore_cli_agree;
 mod meshtastic_cli;
 mod meshtastic_cli_agree;
 mod peat_cli_agree;

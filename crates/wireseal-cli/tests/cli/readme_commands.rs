@@ -63,7 +63,7 @@ fn run_ok(dir: &Path, script: &str) -> String {
 #[test]
 fn the_readme_command_line_runs_as_written() {
     let b = blocks();
-    assert_eq!(b.len(), 4, "the section's blocks changed: {b:?}");
+    assert_eq!(b.len(), 5, "the section's blocks changed: {b:?}");
     let dir = tempfile::tempdir().unwrap();
 
     // The first session: every result printed is checked against what went in.
@@ -96,6 +96,27 @@ fn the_readme_command_line_runs_as_written() {
     assert_ne!(pair, b[1], "the BIP324 block names 127.0.0.1:8333");
     let out = run_ok(dir.path(), &pair);
     assert!(out.contains("ok: 1000 packets"), "{out}");
+}
+
+/// The MeshCore block: a key, its public key twice, an advert that
+/// verifies, and two group texts decoded back with the keys given.
+#[test]
+fn the_readme_meshcore_block_runs_as_written() {
+    let b = blocks();
+    let dir = tempfile::tempdir().unwrap();
+    assert!(b[4].contains("wireseal meshcore keygen"), "{}", b[4]);
+    let out = run_ok(dir.path(), &b[4]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0].len(), 64, "{out}");
+    assert_eq!(lines[0], lines[1], "keygen and pubkey agree:\n{out}");
+    let advert: serde_json::Value = serde_json::from_str(lines[2]).unwrap();
+    assert_eq!(advert["advert"]["public_key"], lines[0]);
+    assert_eq!(advert["advert"]["signature"], "valid");
+    assert_eq!(advert["advert"]["name"], "Alice");
+    assert_eq!(advert["advert"]["lat"], 52.37);
+    assert!(lines.contains(&"  text: Alice: hello"), "{out}");
+    assert!(lines.contains(&"  text: Alice: hi"), "{out}");
+    assert!(dir.path().join("node.key").exists());
 }
 
 #[test]

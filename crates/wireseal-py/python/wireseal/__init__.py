@@ -1,9 +1,11 @@
 """wireseal: cheap encrypted packets for mesh networks and peer-to-peer protocols.
 
-Five wire formats, byte for byte, backed by the Rust library of the same name:
+Six wire formats, byte for byte, backed by the Rust library of the same name:
 
 - :mod:`wireseal.meshtastic`: PKC direct messages (X25519, SHA-256, AES-256-CCM)
   through a shared-secret cache, channel packets (AES-CTR), channel hash, header.
+- :mod:`wireseal.meshcore`: MeshCore channels, identities, adverts and direct
+  messages, and a strict decoder whose record is the command line's JSON.
 - :mod:`wireseal.peat`: peat-btle mesh keys, mesh-wide and per-peer frames, policy.
 - :mod:`wireseal.bip324`: the BIP324 v2 transport, sans-IO.
 - :mod:`wireseal.sphinx`: Lightning BOLT #4 onions, failures, blinded paths.
@@ -35,7 +37,7 @@ from ._wireseal import (
     TruncatedError,
     UnsupportedVersionError,
 )
-from . import aescrypt, bip324, meshtastic, peat, sphinx
+from . import aescrypt, bip324, meshcore, meshtastic, peat, sphinx
 
 # A child made by fork (multiprocessing's default start method on Linux)
 # copies the nonce buffers of its parent's sealers; this makes every one of
@@ -61,6 +63,7 @@ __all__ = [
     "UnsupportedVersionError",
     "aescrypt",
     "bip324",
+    "meshcore",
     "meshtastic",
     "peat",
     "sphinx",

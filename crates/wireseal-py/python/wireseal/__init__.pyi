@@ -1,5 +1,6 @@
 from . import aescrypt as aescrypt
 from . import bip324 as bip324
+from . import meshcore as meshcore
 from . import meshtastic as meshtastic
 from . import peat as peat
 from . import sphinx as sphinx

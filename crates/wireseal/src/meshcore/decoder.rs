@@ -10,7 +10,7 @@
 //! come from one [`SharedSecretCache`] per identity, keyed by the peer's
 //! whole key.
 
-use super::advert::{verify_advert, AdvertData};
+use super::advert::{verify_advert, verify_advert_with, AdvertData};
 use super::channel::ChannelKey;
 use super::cipher::CipherKey;
 use super::decoded::*;
@@ -133,24 +133,86 @@ impl Decoder {
     pub fn decode(&mut self, now: u64, raw: &[u8]) -> Result<Decoded, Error> {
         let packet = Packet::parse(raw)?;
         let body = match packet.payload_type {
-            PayloadType::Advert => Body::Advert(advert(&packet)?),
-            PayloadType::GrpTxt | PayloadType::GrpData => Body::Group(self.group(&packet)?),
             PayloadType::TxtMsg | PayloadType::Req | PayloadType::Response | PayloadType::Path => {
                 Body::Peer(self.peer(now, &packet)?)
             }
             PayloadType::AnonReq => Body::AnonReq(self.anon_req(now, &packet)?),
-            PayloadType::Ack => Body::Ack(ack_checksum(&packet)?),
-            _ => Body::Other(packet.payload.to_vec()),
+            _ => self.stateless_body(&packet)?,
         };
-        Ok(Decoded {
-            route: packet.route,
-            payload_type: packet.payload_type,
-            transport_codes: packet.transport_codes,
-            path_hash_size: packet.path_len.hash_size(),
-            path: packet.path.to_vec(),
-            hash: packet.hash(),
-            payload_len: packet.payload.len(),
-            body,
+        Ok(decoded(&packet, body))
+    }
+
+    /// Decodes many packets, results in input order and identical to
+    /// [`Decoder::decode`] one at a time: parsing, advert verification and
+    /// group packets run across `batch`'s threads; packets between peers
+    /// (which use and fill the shared-secret caches) follow on the calling
+    /// thread.
+    ///
+    /// # Errors
+    /// Each packet's result is its own, as [`Decoder::decode`]'s.
+    #[cfg(feature = "std")]
+    pub fn decode_batch(
+        &mut self,
+        batch: &crate::batch::Batch,
+        now: u64,
+        packets: &[&[u8]],
+    ) -> Vec<Result<Decoded, Error>> {
+        // A packet and its result when the threads could settle it.
+        type Slot<'a> = (&'a [u8], Option<Result<Decoded, Error>>);
+        let mut slots: Vec<Slot<'_>> = packets.iter().map(|p| (*p, None)).collect();
+        let this = &*self;
+        batch.for_each_mut(&mut slots, |(raw, out)| {
+            *out = match Packet::parse(raw) {
+                Err(e) => Some(Err(e)),
+                Ok(p) if needs_state(p.payload_type) => None,
+                Ok(p) => Some(this.stateless_body(&p).map(|b| decoded(&p, b))),
+            };
+        });
+        slots
+            .into_iter()
+            .map(|(raw, out)| out.unwrap_or_else(|| self.decode(now, raw)))
+            .collect()
+    }
+
+    /// The body of a packet that needs no cache: an advert, a group packet,
+    /// an ACK, or a type carried as it is.
+    fn stateless_body(&self, packet: &Packet<'_>) -> Result<Body, Error> {
+        Ok(match packet.payload_type {
+            PayloadType::Advert => Body::Advert(self.advert(packet)?),
+            PayloadType::GrpTxt | PayloadType::GrpData => Body::Group(self.group(packet)?),
+            PayloadType::Ack => Body::Ack(ack_checksum(packet)?),
+            _ => Body::Other(packet.payload.to_vec()),
+        })
+    }
+
+    /// A known peer's identity, its point decompressed once.
+    fn known(&self, key: &[u8; PUB_KEY_SIZE]) -> Option<&PublicIdentity> {
+        self.peers
+            .binary_search_by(|p| p.as_bytes().cmp(key))
+            .ok()
+            .map(|i| &self.peers[i])
+    }
+
+    /// An advert, verified with the known peer's key when the node is
+    /// known (its point already decompressed).
+    fn advert(&self, packet: &Packet<'_>) -> Result<Advert, Error> {
+        let a = AdvertPayload::of(packet)?;
+        let data = AdvertData::parse(a.app_data).map(|d| AdvertFields {
+            node_type: d.node_type,
+            location: d.location,
+            feat1: d.feat1,
+            feat2: d.feat2,
+            name: d.name_str().map(ToString::to_string),
+        });
+        let signature_valid = match self.known(a.public_key) {
+            Some(id) => verify_advert_with(id, &a),
+            None => verify_advert(&a),
+        };
+        Ok(Advert {
+            public_key: *a.public_key,
+            timestamp: a.timestamp,
+            signature_valid,
+            data,
         })
     }
 
@@ -266,23 +328,30 @@ impl Decoder {
     }
 }
 
-fn advert(packet: &Packet<'_>) -> Result<Advert, Error> {
-    let a = AdvertPayload::of(packet)?;
-    let data = AdvertData::parse(a.app_data).map(|d| AdvertFields {
-        node_type: d.node_type,
-        location: d.location,
-        feat1: d.feat1,
-        feat2: d.feat2,
-        name: d.name_str().map(ToString::to_string),
-    });
-    let mut public_key = [0u8; PUB_KEY_SIZE];
-    public_key.copy_from_slice(a.public_key);
-    Ok(Advert {
-        public_key,
-        timestamp: a.timestamp,
-        signature_valid: verify_advert(&a),
-        data,
-    })
+/// Whether a packet's type opens through the shared-secret caches.
+#[cfg(feature = "std")]
+fn needs_state(t: PayloadType) -> bool {
+    matches!(
+        t,
+        PayloadType::TxtMsg
+            | PayloadType::Req
+            | PayloadType::Response
+            | PayloadType::Path
+            | PayloadType::AnonReq
+    )
+}
+
+fn decoded(packet: &Packet<'_>, body: Body) -> Decoded {
+    Decoded {
+        route: packet.route,
+        payload_type: packet.payload_type,
+        transport_codes: packet.transport_codes,
+        path_hash_size: packet.path_len.hash_size(),
+        path: packet.path.to_vec(),
+        hash: packet.hash(),
+        payload_len: packet.payload.len(),
+        body,
+    }
 }
 
 fn message(t: &Text<'_>) -> Message {

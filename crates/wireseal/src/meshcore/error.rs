@@ -1,6 +1,6 @@
 //! Errors of the MeshCore module.
 
-use super::packet::PayloadType;
+use super::payload_type::PayloadType;
 
 crate::error::format_error! {
     /// What is wrong with a MeshCore packet, key or argument. Every packet

@@ -49,6 +49,7 @@ mod error;
 mod identity;
 mod packet;
 mod payload;
+mod payload_type;
 mod plaintext;
 #[cfg(feature = "serde")]
 mod record;

@@ -5,11 +5,14 @@
 //! takes the first match. Here a plaintext counts only when its structure
 //! is what a sender makes: the text type is one a sender uses, the text is
 //! UTF-8 (a character cut at the very end allowed: the firmware cuts long
-//! text by bytes), and what follows the text is the sender's zero padding
-//! (fewer than 16 bytes), after the `0x00, attempt` pair a direct message
-//! adds on its fifth try and later. A random block passes these about once
-//! in 10^5 (`tests/library/meshcore_collisions.rs` measures it), so a false
-//! "decrypted" needs both the MAC and the structure to collide.
+//! text by bytes) without control characters other than tab, CR and LF
+//! (people and node command lines write none), and what follows is at most
+//! a block of zeros: the sender's padding, after a NUL some senders add
+//! (pymc-core), or after the `0x00, attempt` pair a direct message
+//! adds on its fifth try and later. A random one-block plaintext passes
+//! these a few times in a million (`noise_rarely_has_a_senders_structure`
+//! in the library's tests measures it), so a false "decrypted" needs both
+//! the MAC and the structure to collide.
 
 use super::error::Error;
 use super::MAX_TEXT_LEN;
@@ -72,13 +75,21 @@ fn text_then_padding(bytes: &[u8], attempt_tail: bool) -> Option<(&str, Option<u
         }
         Err(_) => return None,
     };
+    if text
+        .bytes()
+        .any(|b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f)
+    {
+        return None;
+    }
     let mut tail = &bytes[end..];
     let mut attempt = None;
     if attempt_tail && tail.len() >= 2 && tail[1] != 0 {
         attempt = Some(tail[1]);
         tail = &tail[2..];
     }
-    if tail.len() >= 16 || tail.iter().any(|&b| b != 0) {
+    // At most a block: a NUL some senders add (pymc-core ends every direct
+    // message with one) and fewer than 16 bytes of padding.
+    if tail.len() > 16 || tail.iter().any(|&b| b != 0) {
         return None;
     }
     Some((text, attempt))

@@ -12,17 +12,20 @@
 //!
 //! Per type, one object named after it: `advert` (`public_key`,
 //! `timestamp`, `signature` = `"valid"`/`"invalid"`, `node_type`, `name`,
-//! `lat`, `lon` in degrees, `feat1`, `feat2`); `grp_txt` and `grp_data`
-//! (`channel_hash`, `decrypted`, `channel`, then `timestamp` and `text`, or
-//! `data_type` and `data`); `txt_msg` (`src_hash`, `dst_hash`,
-//! `decrypted`, `from`, `to`, `timestamp`, `text_type`, `attempt`,
-//! `text`); `req`, `response`, `path` (the hashes, `decrypted`, `from`,
-//! `to`, `data`); `anon_req` (`dst_hash`, `sender`, `decrypted`, `to`,
-//! `timestamp`, `data`); `ack` (`checksum`); other types `payload` (hex).
-//! Keys, hashes and bytes are lowercase hex; a field that does not apply
-//! (`text` of a packet nothing opened) is `null`.
+//! `lat`, `lon` in degrees, `feat1`, `feat2`); `grp_txt` (`channel_hash`,
+//! `decrypted`, `channel`, `timestamp`, `text_type`, `attempt`, `text`);
+//! `grp_data` (`channel_hash`, `decrypted`, `channel`, `data_type`,
+//! `data`); `txt_msg` (`src_hash`, `dst_hash`, `decrypted`, `from`, `to`,
+//! `timestamp`, `text_type`, `attempt`, `text`); `req`, `response` and,
+//! for a PATH packet, `returned_path` (not `path`, which holds the hops:
+//! the hashes, `decrypted`, `from`, `to`, `data`); `anon_req` (`dst_hash`,
+//! `sender`, `decrypted`, `to`, `timestamp`, `data`); `ack` (`checksum`);
+//! other types `payload` (hex). A type's object has the same keys whether
+//! or not it decrypted. Keys, hashes and bytes are lowercase hex; a field
+//! that does not apply (`text` of a packet nothing opened) is `null`.
 
 use super::decoded::*;
+use super::packet::PayloadType;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 struct Hex<'a>(&'a [u8]);
@@ -56,11 +59,16 @@ impl Serialize for Decoded {
         m.serialize_entry("path", &Hops(self))?;
         m.serialize_entry("hash", &Hex(&self.hash))?;
         m.serialize_entry("payload_len", &self.payload_len)?;
-        let name = self.payload_type.as_str();
+        let t = self.payload_type;
+        let name = match t {
+            // `path` is the hops.
+            PayloadType::Path => "returned_path",
+            t => t.as_str(),
+        };
         match &self.body {
             Body::Advert(a) => m.serialize_entry(name, &AdvertJson(a))?,
-            Body::Group(g) => m.serialize_entry(name, &GroupJson(g))?,
-            Body::Peer(p) => m.serialize_entry(name, &PeerJson(p))?,
+            Body::Group(g) => m.serialize_entry(name, &GroupJson(g, t))?,
+            Body::Peer(p) => m.serialize_entry(name, &PeerJson(p, t))?,
             Body::AnonReq(a) => m.serialize_entry(name, &AnonJson(a))?,
             Body::Ack(c) => m.serialize_entry(name, &AckJson(*c))?,
             Body::Other(p) => m.serialize_entry("payload", &Hex(p))?,
@@ -105,7 +113,8 @@ fn message_entries<M: SerializeMap>(m: &mut M, t: Option<&Message>) -> Result<()
     m.serialize_entry("text", &t.map(|t| t.text.as_str()))
 }
 
-struct GroupJson<'a>(&'a Group);
+/// A group packet and its type (which says the keys when nothing opened).
+struct GroupJson<'a>(&'a Group, PayloadType);
 
 impl Serialize for GroupJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -120,13 +129,18 @@ impl Serialize for GroupJson<'_> {
                 m.serialize_entry("data", &Hex(data))?;
             }
             Some(GroupContent::Text(t)) => message_entries(&mut m, Some(t))?,
+            None if self.1 == PayloadType::GrpData => {
+                m.serialize_entry("data_type", &None::<u16>)?;
+                m.serialize_entry("data", &None::<Hex<'_>>)?;
+            }
             None => message_entries(&mut m, None)?,
         }
         m.end()
     }
 }
 
-struct PeerJson<'a>(&'a Peer);
+/// A peer packet and its type (which says the keys when nothing opened).
+struct PeerJson<'a>(&'a Peer, PayloadType);
 
 impl Serialize for PeerJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -141,7 +155,8 @@ impl Serialize for PeerJson<'_> {
         match o.map(|o| &o.content) {
             Some(PeerContent::Data(d)) => m.serialize_entry("data", &Hex(d))?,
             Some(PeerContent::Text(t)) => message_entries(&mut m, Some(t))?,
-            None => message_entries(&mut m, None)?,
+            None if self.1 == PayloadType::TxtMsg => message_entries(&mut m, None)?,
+            None => m.serialize_entry("data", &None::<Hex<'_>>)?,
         }
         m.end()
     }

@@ -46,6 +46,11 @@ const FOREIGN: &[&str] = &[
     "tokio",
     "x25519_dalek",
     "zeroize",
+    "ed25519_dalek",
+    // The MeshCore firmware's C++ classes (docs/meshcore.md cites their
+    // methods as the rules' sources).
+    "Dispatcher",
+    "Mesh",
     "bitcoin",
     "ldk",
     "u8",
