@@ -93,12 +93,11 @@ pub struct Packet<'a> {
     pub gateway_level: &'a str,
 }
 
-/// Appends the library's record of a MeshCore packet as JSON to `out` (the
-/// one shape the command line, Python and the gateway write).
+/// Appends the library's record of a MeshCore packet as JSON to `out`,
+/// through [`wireseal_io::record::meshcore_to_json`]: the one shape the
+/// command line, Python and the gateway write.
 pub fn meshcore_json(d: &wireseal::meshcore::Decoded, out: &mut Vec<u8>) {
-    // A record only holds maps, strings, numbers and nulls; writing it to a
-    // Vec cannot fail.
-    let _ = serde_json::to_writer(out, d);
+    out.extend_from_slice(wireseal_io::record::meshcore_to_json(d).as_bytes());
 }
 
 /// What a sink did with an item.

@@ -71,7 +71,8 @@ pub struct MeshcorePacketRow {
     pub signature: Option<&'static str>,
     /// The text of an opened group text or text message.
     pub text: Option<String>,
-    /// The library's JSON record of the packet.
+    /// The library's JSON record of the packet
+    /// ([`wireseal_io::record::meshcore_to_json`]).
     pub record: String,
 }
 
@@ -209,7 +210,7 @@ fn packet_row(d: &Decoded, channel: Option<&str>) -> MeshcorePacketRow {
         payload_type: d.payload_type.as_str(),
         route: d.route.as_str(),
         payload_len: d.payload_len,
-        record: serde_json::to_string(d).unwrap_or_default(),
+        record: wireseal_io::record::meshcore_to_json(d),
         ..Default::default()
     };
     match &d.body {
