@@ -192,10 +192,6 @@ pub struct Section {
 /// Every section, in print order.
 pub const SECTIONS: &[Section] = &[
     Section {
-        name: "meshcore",
-        run: meshcore::run,
-    },
-    Section {
         name: "meshtastic",
         run: meshtastic::run,
     },
@@ -217,6 +213,10 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "meshtastic",
         run: batch_scaling::meshtastic::gateway,
+    },
+    Section {
+        name: "meshcore",
+        run: meshcore::run,
     },
     Section {
         name: "peat",
