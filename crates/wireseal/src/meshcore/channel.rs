@@ -78,13 +78,7 @@ impl ChannelKey {
                 reason: "a non-empty name without spaces or control characters",
             });
         }
-        let mut h = Sha256::new();
-        h.update(b"#");
-        h.update(bare.as_bytes());
-        let digest = h.finalize();
-        let mut key = Secret::<16>::new([0u8; 16]);
-        key.expose_mut().copy_from_slice(&digest[..16]);
-        Self::from_bytes(key.expose())
+        Self::from_bytes(super::transport::name_key(bare).expose())
     }
 
     /// A channel of base64 key text (standard alphabet, as the apps share

@@ -11,6 +11,17 @@ use crate::primitives::hmac_key::HmacSha256Key;
 use crate::secret::Secret;
 use sha2::{Digest, Sha256};
 
+/// The key of a public name (a `#hashtag` channel, a region): SHA-256 of
+/// `#` and `bare`, first 16 bytes.
+pub(crate) fn name_key(bare: &str) -> Secret<16> {
+    let mut h = Sha256::new();
+    h.update(b"#");
+    h.update(bare.as_bytes());
+    let mut key = Secret::<16>::new([0u8; 16]);
+    key.expose_mut().copy_from_slice(&h.finalize()[..16]);
+    key
+}
+
 /// A region's transport key. Wiped on drop.
 pub struct RegionKey {
     key: Secret<16>,
@@ -35,12 +46,9 @@ impl RegionKey {
                 reason: "a non-empty name",
             });
         }
-        let mut h = Sha256::new();
-        h.update(b"#");
-        h.update(bare.as_bytes());
-        let mut key = Secret::<16>::new([0u8; 16]);
-        key.expose_mut().copy_from_slice(&h.finalize()[..16]);
-        Ok(Self { key })
+        Ok(Self {
+            key: name_key(bare),
+        })
     }
 
     /// A private region's 16-byte key.
