@@ -28,7 +28,10 @@ fn main() {
             panic!("wireseal_backend / WIRESEAL_BACKEND is `portable` or `aws-lc`, not `{other}`")
         }
     };
-    if std && !portable {
+    // aws-lc-rs does not build for wasm32: the npm package's `std` build
+    // runs the pure-Rust backend and the slot scan.
+    let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32");
+    if std && !portable && !wasm {
         println!("cargo::rustc-cfg=wireseal_aws_lc");
         println!("cargo::rustc-cfg=wireseal_hash_index");
     }

@@ -9,6 +9,7 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+#[cfg(unix)]
 use std::time::Duration;
 use wireseal::aescrypt::io::Error;
 use wireseal::aescrypt::ProvisionalSink;
@@ -17,6 +18,7 @@ use wireseal::aescrypt::ProvisionalSink;
 pub const PARTIAL_PREFIX: &str = ".wireseal-partial-";
 
 /// A leftover younger than this is kept while its owner PID is alive.
+#[cfg(unix)]
 const FRESH: Duration = Duration::from_secs(60);
 
 /// Whether [`PartialFile::persist`] may replace an existing regular file.
@@ -286,6 +288,7 @@ fn lock(f: &File) {
 fn lock(_: &File) {}
 
 /// The owner PID in a partial file's name, if it has one.
+#[cfg(any(unix, test))]
 fn owner(name: &str) -> Option<u32> {
     name.strip_prefix(PARTIAL_PREFIX)?
         .split('-')

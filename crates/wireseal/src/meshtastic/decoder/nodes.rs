@@ -8,19 +8,18 @@ use super::outcome::KeyEvent;
 #[allow(unused_imports)]
 use crate::prelude::*;
 
-/// The table's hasher: aHash with a random per-table seed (node numbers come
-/// from the feed, so the seed keeps them from being ground to collide),
-/// cheaper than SipHash on the decoder's per-packet lookups.
-/// The nodes by number: a randomly seeded hash map on `std`, a B-tree with
-/// `alloc` only.
-#[cfg(feature = "std")]
+/// The nodes by number: on native `std` builds a hash map with aHash and a
+/// random per-table seed (node numbers come from the feed, so the seed keeps
+/// them from being ground to collide; cheaper than SipHash on the decoder's
+/// per-packet lookups); elsewhere (no `std`, or wasm32) a B-tree.
+#[cfg(wireseal_hash_index)]
 type Nodes = std::collections::HashMap<u32, NodeKey, ahash::RandomState>;
-#[cfg(not(feature = "std"))]
+#[cfg(not(wireseal_hash_index))]
 type Nodes = alloc::collections::BTreeMap<u32, NodeKey>;
 /// Public key → the node it was first pinned for, stored the same way.
-#[cfg(feature = "std")]
+#[cfg(wireseal_hash_index)]
 type ByKey = std::collections::HashMap<[u8; 32], u32, ahash::RandomState>;
-#[cfg(not(feature = "std"))]
+#[cfg(not(wireseal_hash_index))]
 type ByKey = alloc::collections::BTreeMap<[u8; 32], u32>;
 
 /// Default number of nodes a table remembers.
