@@ -54,7 +54,8 @@ pub fn array<const N: usize>(v: &JsValue, what: &str) -> JsResult<[u8; N]> {
 /// unclamped key.
 pub fn static_secret(v: &JsValue, what: &str) -> JsResult<StaticSecret> {
     let a = Zeroizing::new(array::<32>(v, what)?);
-    StaticSecret::from_bytes(&a).map_err(|_| invalid_key(format!("{what}: invalid X25519 private key")))
+    StaticSecret::from_bytes(&a)
+        .map_err(|_| invalid_key(format!("{what}: invalid X25519 private key")))
 }
 
 /// A JavaScript number that must be an integer in `0..=max`.

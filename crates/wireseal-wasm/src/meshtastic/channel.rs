@@ -48,7 +48,10 @@ impl ChannelKey {
     /// # Errors
     ///
     /// `invalid_input` when `name` is not a string.
-    pub fn hash(&self, #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue) -> JsResult<u8> {
+    pub fn hash(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    ) -> JsResult<u8> {
         Ok(self.inner.hash(&args::string(&name, "name")?))
     }
 

@@ -26,7 +26,9 @@ impl EnvelopeDecoder {
     /// `invalid_input` for an unknown policy or options of the wrong type.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "{ signaturePolicy?: 'compatible' | 'balanced' | 'strict' }")]
+        #[wasm_bindgen(
+            unchecked_param_type = "{ signaturePolicy?: 'compatible' | 'balanced' | 'strict' }"
+        )]
         options: JsValue,
     ) -> JsResult<EnvelopeDecoder> {
         let policy = args::string_option(&options, "signaturePolicy")?;
@@ -114,7 +116,11 @@ impl EnvelopeDecoder {
     #[wasm_bindgen(js_name = nodeIdentity)]
     pub fn node_identity(&self, node: f64) -> JsResult<Option<String>> {
         let node = args::u32_arg(node, "node")?;
-        Ok(self.inner.nodes().identity(node).map(|i| i.as_str().to_owned()))
+        Ok(self
+            .inner
+            .nodes()
+            .identity(node)
+            .map(|i| i.as_str().to_owned()))
     }
 
     /// Decodes one envelope (`now` in milliseconds) to the gateway's record

@@ -44,7 +44,9 @@ pub fn generate_private_key() -> Uint8Array {
 pub fn public_key(
     #[wasm_bindgen(js_name = privateKey, unchecked_param_type = "Uint8Array")] private_key: JsValue,
 ) -> JsResult<Uint8Array> {
-    Ok(to_js(args::static_secret(&private_key, "privateKey")?.public_key()))
+    Ok(to_js(
+        args::static_secret(&private_key, "privateKey")?.public_key(),
+    ))
 }
 
 /// Size of a sealed PKC payload for `plaintextLen` bytes.
@@ -54,7 +56,10 @@ pub fn public_key(
 /// `invalid_input` for a length that is not a non-negative integer.
 #[wasm_bindgen(js_name = meshtastic_sealedLen)]
 pub fn sealed_len(#[wasm_bindgen(js_name = plaintextLen)] plaintext_len: f64) -> JsResult<usize> {
-    Ok(mt::sealed_len(args::usize_arg(plaintext_len, "plaintextLen")?))
+    Ok(mt::sealed_len(args::usize_arg(
+        plaintext_len,
+        "plaintextLen",
+    )?))
 }
 
 /// Plaintext size of a sealed PKC payload of `sealedLen` bytes.
@@ -91,7 +96,10 @@ pub fn channel_hash(
 pub fn node_number(
     #[wasm_bindgen(js_name = publicKey, unchecked_param_type = "Uint8Array")] public_key: JsValue,
 ) -> JsResult<u32> {
-    Ok(mt::node_number(&args::array::<32>(&public_key, "publicKey")?))
+    Ok(mt::node_number(&args::array::<32>(
+        &public_key,
+        "publicKey",
+    )?))
 }
 
 /// Checks a packet's XEdDSA signature (`Data.xeddsa_signature`, 64 bytes)

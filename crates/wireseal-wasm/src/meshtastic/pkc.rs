@@ -31,7 +31,9 @@ impl PkcEngine {
     pub fn new(
         #[wasm_bindgen(js_name = privateKey, unchecked_param_type = "Uint8Array")]
         private_key: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "{ capacity?: number, ttlMs?: number, replayWindow?: [number, number] }")]
+        #[wasm_bindgen(
+            unchecked_param_type = "{ capacity?: number, ttlMs?: number, replayWindow?: [number, number] }"
+        )]
         options: JsValue,
     ) -> JsResult<PkcEngine> {
         let own = args::static_secret(&private_key, "privateKey")?;
@@ -48,9 +50,7 @@ impl PkcEngine {
                     "options.replayWindow must be [idsPerSender, maxSenders]",
                 ));
             };
-            let n = |v: &JsValue, what: &str| {
-                args::usize_arg(v.as_f64().unwrap_or(f64::NAN), what)
-            };
+            let n = |v: &JsValue, what: &str| args::usize_arg(v.as_f64().unwrap_or(f64::NAN), what);
             let window = mt::ReplayWindow::new(n(ids, "idsPerSender")?, n(senders, "maxSenders")?);
             e = e.with_replay_window(window);
         }
