@@ -40,8 +40,12 @@ command -v mosquitto >/dev/null 2>&1 \
 # The gateway store's tests start their own server from these binaries (and
 # run it as the package's `postgres` user when run as root).
 compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || setup_missing+=(postgresql)
-# The gateway's status page is opened in headless Chromium by its tests.
+# The gateway's status page and the npm package's browser build are opened
+# in headless Chromium by their tests.
 command -v chromium >/dev/null 2>&1 || setup_missing+=(chromium)
+# The npm package's WebAssembly links libsecp256k1, which its build script
+# compiles for wasm32 with clang.
+command -v clang >/dev/null 2>&1 || setup_missing+=(clang)
 # The emulator tests (crates/wireseal-mcu): QEMU's Cortex-M4 machine and the
 # Arm cross compiler with its C library for the C harness.
 command -v qemu-system-arm >/dev/null 2>&1 || setup_missing+=(qemu-system-arm)

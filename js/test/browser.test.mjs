@@ -57,8 +57,11 @@ test('the browser build runs in headless Chromium', { timeout: 120_000 }, async 
   t.after(() => server.close());
   const profile = join(dir, 'profile');
   const browser = spawn(chromium, [
+    // The background-networking flags keep Chromium off the network, which
+    // a test machine may not reach.
     '--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run',
-    '--disable-dev-shm-usage', `--user-data-dir=${profile}`,
+    '--disable-dev-shm-usage', '--disable-quic', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`,
     `http://127.0.0.1:${server.address().port}/index.html`,
   ], { stdio: 'ignore' });
   t.after(() => browser.kill('SIGKILL'));
