@@ -16,16 +16,16 @@ import {
 } from 'wireseal/aescrypt';
 
 const data: Uint8Array = new TextEncoder().encode('attack at dawn');
-const v2: Uint8Array = encrypt(data, 'hunter2');
+const v2: Uint8Array = encrypt('hunter2', data);
 const opts: EncryptOptions = {
   version: 3,
   iterations: DEFAULT_V3_ITERATIONS,
   extensions: [{ identifier: 'CREATED_BY', value: 'me' }, { identifier: 'X', value: new Uint8Array(2) }, { container: 128 }],
 };
-const v3: Uint8Array = aescrypt.encrypt(data, new TextEncoder().encode('hunter2'), opts);
+const v3: Uint8Array = aescrypt.encrypt(new TextEncoder().encode('hunter2'), data, opts);
 const limits: DecryptOptions = { maxIterations: 1_000_000 };
-const back: Uint8Array = decrypt(v3, 'hunter2', limits);
-const same: Uint8Array = decrypt(v2, 'hunter2');
+const back: Uint8Array = decrypt('hunter2', v3, limits);
+const same: Uint8Array = decrypt('hunter2', v2);
 
 const e: Encryptor = new Encryptor('hunter2', { version: 2 });
 const head: Uint8Array = e.update(data);
@@ -43,7 +43,7 @@ const plain: ReadableStream<Uint8Array> = new ReadableStream<Uint8Array>().pipeT
 const chunk: number = CHUNK;
 
 try {
-  decrypt(v2, 'wrong');
+  decrypt('wrong', v2);
 } catch (err) {
   if (err instanceof WiresealError) {
     const kind: string = err.kind;

@@ -288,8 +288,8 @@ pub(crate) fn finished(what: &str) -> JsValue {
 /// `unsupported` for a version other than 2 or 3.
 #[wasm_bindgen(js_name = aescrypt_encrypt)]
 pub fn encrypt(
-    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] data: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] password: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] data: JsValue,
     #[wasm_bindgen(
         unchecked_optional_param_type = "{ version?: 2 | 3; iterations?: number; extensions?: Array<{ identifier: string; value?: Uint8Array | string } | { container: number }> }"
     )]
@@ -317,8 +317,8 @@ pub fn encrypt(
 /// the wrong type.
 #[wasm_bindgen(js_name = aescrypt_decrypt)]
 pub fn decrypt(
-    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] data: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] password: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] data: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "{ maxIterations?: number }")] options: JsValue,
 ) -> JsResult<Uint8Array> {
     let data = Input::new(&data, "data")?;
@@ -351,8 +351,8 @@ pub fn decrypt(
 #[cfg(feature = "test-vectors")]
 #[wasm_bindgen(js_name = aescrypt_encryptWithMaterial)]
 pub fn encrypt_with_material(
-    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] data: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] password: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] data: JsValue,
     #[wasm_bindgen(js_name = publicIv, unchecked_param_type = "Uint8Array")] public_iv: JsValue,
     #[wasm_bindgen(js_name = sessionIv, unchecked_param_type = "Uint8Array")] session_iv: JsValue,
     #[wasm_bindgen(js_name = sessionKey, unchecked_param_type = "Uint8Array")] session_key: JsValue,
