@@ -57,8 +57,14 @@ const path: BlindedPath = sphinx.blindPath([[pub, Uint8Array.of(4, 0)]]);
 const hop0: Unblinded = unblind(key, path.firstPathKey);
 const opened: Uint8Array = hop0.decrypt(path.encryptedData[0] ?? new Uint8Array(0));
 const nextKey: Uint8Array = hop0.nextPathKey(opened);
-const computed: Uint8Array = hop0.nextPathKey(undefined);
+const computed: Uint8Array = hop0.nextPathKey();
 const blinded: Uint8Array = hop0.blindedPrivateKey;
 hop0.free();
+// Options and trailing optional bytes may be left out.
+const bare: Peeled = peel(key, onion, ad);
+const plain: Built = build([[pub, Uint8Array.of(1)]], ad);
+const absent: HoldTimes = sphinx.fulfillUnwrap(secrets);
+const noData: Unwrapped = sphinx.failureUnwrap(secrets, w.packet);
+const fresh: FailurePacket = sphinx.failureCreate(ss, Uint8Array.of(0x20, 0x02));
 const len: number = sphinx.onionLen(area) + PAYMENT_ONION_LEN + ATTRIBUTION_LEN + sphinx.MAX_RETURN_LEN;
-void [next, isFinal, failed, hop, holds, many, code, status, padded, nextKey, computed, blinded, len];
+void [bare, plain, absent, noData, fresh, next, isFinal, failed, hop, holds, many, code, status, padded, nextKey, computed, blinded, len];

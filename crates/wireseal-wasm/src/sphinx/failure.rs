@@ -99,10 +99,11 @@ pub fn failure_create(
     shared_secret: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] message: JsValue,
     #[wasm_bindgen(
-        unchecked_param_type = "{ holdTimeMs?: number, attribution?: boolean, blinded?: boolean }"
+        unchecked_optional_param_type = "{ holdTimeMs?: number, attribution?: boolean, blinded?: boolean }"
     )]
-    options: JsValue,
+    options: Option<JsValue>,
 ) -> JsResult<JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
     let ss = super::shared_secret(&shared_secret, "sharedSecret")?;
     let message = args::bytes(&message, "message")?;
     let hold = hold_time(&options)?;
@@ -134,10 +135,11 @@ pub fn failure_wrap(
     shared_secret: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] packet: JsValue,
     #[wasm_bindgen(
-        unchecked_param_type = "{ attributionData?: Uint8Array, holdTimeMs?: number, attribution?: boolean, blinded?: boolean }"
+        unchecked_optional_param_type = "{ attributionData?: Uint8Array, holdTimeMs?: number, attribution?: boolean, blinded?: boolean }"
     )]
-    options: JsValue,
+    options: Option<JsValue>,
 ) -> JsResult<JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
     let ss = super::shared_secret(&shared_secret, "sharedSecret")?;
     let mut p = args::bytes(&packet, "packet")?;
     let data = super::bytes_option(&options, "attributionData")?;
@@ -184,13 +186,19 @@ pub fn failure_unwrap(
     #[wasm_bindgen(js_name = sharedSecrets, unchecked_param_type = "ReadonlyArray<Uint8Array>")]
     shared_secrets: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] packet: JsValue,
-    #[wasm_bindgen(js_name = attributionData, unchecked_param_type = "Uint8Array | undefined")]
-    attribution_data: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "{ blindedHops?: number }")] options: JsValue,
+    #[wasm_bindgen(js_name = attributionData, unchecked_optional_param_type = "Uint8Array | undefined")]
+    attribution_data: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "{ blindedHops?: number }")] options: Option<
+        JsValue,
+    >,
 ) -> JsResult<JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
     let hs = secrets(&shared_secrets, "sharedSecrets", blinded_hops(&options)?)?;
     let packet = args::bytes(&packet, "packet")?;
-    let data = optional_bytes(&attribution_data, "attributionData")?;
+    let data = optional_bytes(
+        &attribution_data.unwrap_or(JsValue::UNDEFINED),
+        "attributionData",
+    )?;
     let u = failure::unwrap_attributed(&hs, &packet, data.as_deref()).map_err(errors::sphinx)?;
     unwrapped(&u)
 }
@@ -249,8 +257,11 @@ pub fn malformed(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] onion: JsValue,
     #[wasm_bindgen(js_name = associatedData, unchecked_param_type = "Uint8Array")]
     associated_data: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "{ pathKey?: Uint8Array }")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "{ pathKey?: Uint8Array }")] options: Option<
+        JsValue,
+    >,
 ) -> JsResult<JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
     let node = private_key(&node_key, "nodeKey")?;
     let onion = args::bytes(&onion, "onion")?;
     let associated_data = args::bytes(&associated_data, "associatedData")?;

@@ -34,9 +34,12 @@ fn fulfilled(r: &Returned) -> JsResult<JsValue> {
 pub fn fulfill_wrap(
     #[wasm_bindgen(js_name = sharedSecret, unchecked_param_type = "Uint8Array")]
     shared_secret: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "{ attributionData?: Uint8Array, holdTimeMs?: number }")]
-    options: JsValue,
+    #[wasm_bindgen(
+        unchecked_optional_param_type = "{ attributionData?: Uint8Array, holdTimeMs?: number }"
+    )]
+    options: Option<JsValue>,
 ) -> JsResult<Uint8Array> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
     let ss = super::shared_secret(&shared_secret, "sharedSecret")?;
     let data = bytes_option(&options, "attributionData")?;
     let hold = hold_time(&options)?;
@@ -61,10 +64,11 @@ pub fn fulfill_create(
     #[wasm_bindgen(js_name = sharedSecret, unchecked_param_type = "Uint8Array")]
     shared_secret: JsValue,
     #[wasm_bindgen(
-        unchecked_param_type = "{ holdTimeMs?: number, records?: Uint8Array, blinded?: boolean }"
+        unchecked_optional_param_type = "{ holdTimeMs?: number, records?: Uint8Array, blinded?: boolean }"
     )]
-    options: JsValue,
+    options: Option<JsValue>,
 ) -> JsResult<JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
     let ss = super::shared_secret(&shared_secret, "sharedSecret")?;
     let hold = hold_time(&options)?;
     let records = bytes_option(&options, "records")?;
@@ -88,10 +92,11 @@ pub fn fulfill_relay(
     #[wasm_bindgen(js_name = sharedSecret, unchecked_param_type = "Uint8Array")]
     shared_secret: JsValue,
     #[wasm_bindgen(
-        unchecked_param_type = "{ payload?: Uint8Array, attributionData?: Uint8Array, holdTimeMs?: number, blinded?: boolean }"
+        unchecked_optional_param_type = "{ payload?: Uint8Array, attributionData?: Uint8Array, holdTimeMs?: number, blinded?: boolean }"
     )]
-    options: JsValue,
+    options: Option<JsValue>,
 ) -> JsResult<JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
     let ss = super::shared_secret(&shared_secret, "sharedSecret")?;
     let payload = bytes_option(&options, "payload")?;
     let data = bytes_option(&options, "attributionData")?;
@@ -119,13 +124,19 @@ pub fn fulfill_relay(
 pub fn fulfill_unwrap(
     #[wasm_bindgen(js_name = sharedSecrets, unchecked_param_type = "ReadonlyArray<Uint8Array>")]
     shared_secrets: JsValue,
-    #[wasm_bindgen(js_name = attributionData, unchecked_param_type = "Uint8Array | undefined")]
-    attribution_data: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "{ payload?: Uint8Array, blindedHops?: number }")]
-    options: JsValue,
+    #[wasm_bindgen(js_name = attributionData, unchecked_optional_param_type = "Uint8Array | undefined")]
+    attribution_data: Option<JsValue>,
+    #[wasm_bindgen(
+        unchecked_optional_param_type = "{ payload?: Uint8Array, blindedHops?: number }"
+    )]
+    options: Option<JsValue>,
 ) -> JsResult<JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
     let hs = secrets(&shared_secrets, "sharedSecrets", blinded_hops(&options)?)?;
-    let data = optional_bytes(&attribution_data, "attributionData")?;
+    let data = optional_bytes(
+        &attribution_data.unwrap_or(JsValue::UNDEFINED),
+        "attributionData",
+    )?;
     let payload = bytes_option(&options, "payload")?;
     let f = fulfill::unwrap_returned(&hs, payload.as_deref(), data.as_deref())
         .map_err(errors::sphinx)?;

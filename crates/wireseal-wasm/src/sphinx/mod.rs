@@ -261,10 +261,11 @@ pub fn build(
     #[wasm_bindgen(js_name = associatedData, unchecked_param_type = "Uint8Array")]
     associated_data: JsValue,
     #[wasm_bindgen(
-        unchecked_param_type = "{ area?: sphinx_Area, padding?: 'deterministic' | 'random' }"
+        unchecked_optional_param_type = "{ area?: sphinx_Area, padding?: 'deterministic' | 'random' }"
     )]
-    options: JsValue,
+    options: Option<JsValue>,
 ) -> JsResult<JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
     build_with(&PrivateKey::random(), &hops, &associated_data, &options)
 }
 
@@ -286,10 +287,11 @@ pub fn build_with_session_key(
     #[wasm_bindgen(js_name = associatedData, unchecked_param_type = "Uint8Array")]
     associated_data: JsValue,
     #[wasm_bindgen(
-        unchecked_param_type = "{ area?: sphinx_Area, padding?: 'deterministic' | 'random' }"
+        unchecked_optional_param_type = "{ area?: sphinx_Area, padding?: 'deterministic' | 'random' }"
     )]
-    options: JsValue,
+    options: Option<JsValue>,
 ) -> JsResult<JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
     let key = private_key(&session_key, "sessionKey")?;
     build_with(&key, &hops, &associated_data, &options)
 }
@@ -323,8 +325,11 @@ pub fn peel(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] onion: JsValue,
     #[wasm_bindgen(js_name = associatedData, unchecked_param_type = "Uint8Array")]
     associated_data: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "{ message?: boolean }")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "{ message?: boolean }")] options: Option<
+        JsValue,
+    >,
 ) -> JsResult<JsValue> {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
     let key = private_key(&node_key, "nodeKey")?;
     let onion = args::bytes(&onion, "onion")?;
     let associated_data = args::bytes(&associated_data, "associatedData")?;
@@ -474,9 +479,9 @@ impl Unblinded {
     #[wasm_bindgen(js_name = nextPathKey)]
     pub fn next_path_key(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array | undefined")] data: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "Uint8Array")] data: Option<JsValue>,
     ) -> JsResult<Uint8Array> {
-        let k = match optional_bytes(&data, "data")? {
+        let k = match optional_bytes(&data.unwrap_or(JsValue::UNDEFINED), "data")? {
             Some(d) => self.inner.next_path_key_for(&d),
             None => self.inner.next_path_key(),
         }
