@@ -29,10 +29,11 @@ impl EnvelopeDecoder {
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(
-            unchecked_param_type = "{ signaturePolicy?: 'compatible' | 'balanced' | 'strict' }"
+            unchecked_optional_param_type = "{ signaturePolicy?: 'compatible' | 'balanced' | 'strict' }"
         )]
-        options: JsValue,
+        options: Option<JsValue>,
     ) -> JsResult<EnvelopeDecoder> {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
         let policy = args::string_option(&options, "signaturePolicy")?;
         let policy: SignaturePolicy = policy
             .as_deref()

@@ -32,10 +32,11 @@ impl PkcEngine {
         #[wasm_bindgen(js_name = privateKey, unchecked_param_type = "Uint8Array")]
         private_key: JsValue,
         #[wasm_bindgen(
-            unchecked_param_type = "{ capacity?: number, ttlMs?: number, replayWindow?: [number, number] }"
+            unchecked_optional_param_type = "{ capacity?: number, ttlMs?: number, replayWindow?: [number, number] }"
         )]
-        options: JsValue,
+        options: Option<JsValue>,
     ) -> JsResult<PkcEngine> {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
         let own = args::static_secret(&private_key, "privateKey")?;
         let capacity = args::int_option(&options, "capacity", MAX_CACHE_PEERS)?.unwrap_or(16);
         let mut e = mt::PkcEngine::with_capacity(own, (capacity as usize).max(1))
