@@ -5,9 +5,10 @@
 
 use super::body::{self, body_len, check_tag, decrypt_blocks, final_len, last_block, Trailer};
 use super::error::Error;
-use super::header::{Header, Limits, Version, SESSION_BLOCK_LEN};
-use super::header_parser::{parse_header, HeaderParser, Parse};
+use super::header::{Header, Limits};
+use super::header_parser::{parse_header, Parse};
 use super::options::CHUNK;
+use super::prefix::PrefixReader;
 use super::session::unlock;
 use super::sink::{ProvisionalSink, SliceSink};
 use crate::batch::Batch;
@@ -46,14 +47,7 @@ struct Body {
 }
 
 enum Phase {
-    Header {
-        parser: HeaderParser,
-        field: Vec<u8>,
-    },
-    Session {
-        header: Header,
-        block: Vec<u8>,
-    },
+    Prefix(PrefixReader),
     Body(Box<Body>),
     Failed,
 }
@@ -87,10 +81,7 @@ impl Decryptor {
     pub fn new(password: &str, limits: &Limits) -> Self {
         Self {
             password: Zeroizing::new(password.to_owned()),
-            phase: Phase::Header {
-                parser: HeaderParser::new(limits),
-                field: Vec::new(),
-            },
+            phase: Phase::Prefix(PrefixReader::new(limits)),
             pt: Zeroizing::new(Vec::new()),
         }
     }
@@ -159,37 +150,10 @@ impl Decryptor {
     ) -> Result<(), S::Error> {
         loop {
             match &mut self.phase {
-                Phase::Header { parser, field } => {
-                    let take = (parser.need() - field.len()).min(rest.len());
-                    field.extend_from_slice(&rest[..take]);
-                    rest = &rest[take..];
-                    parser.check_partial(field)?;
-                    if field.len() < parser.need() {
-                        return Ok(());
-                    }
-                    let parsed = parser.feed(field)?;
-                    field.clear();
-                    match parsed {
-                        Some(h) if h.version == Version::V0 => self.unlock(h, &[0u8; 80])?,
-                        Some(header) => {
-                            self.phase = Phase::Session {
-                                header,
-                                block: Vec::with_capacity(SESSION_BLOCK_LEN),
-                            }
-                        }
-                        None => {}
-                    }
-                }
-                Phase::Session { header, block } => {
-                    let take = (SESSION_BLOCK_LEN - block.len()).min(rest.len());
-                    block.extend_from_slice(&rest[..take]);
-                    rest = &rest[take..];
-                    let Ok(blk) = <[u8; 80]>::try_from(&block[..]) else {
-                        return Ok(());
-                    };
-                    let header = std::mem::replace(header, empty_header());
-                    self.unlock(header, &blk)?;
-                }
+                Phase::Prefix(p) => match p.feed(&mut rest)? {
+                    Some((header, block)) => self.unlock(header, &block)?,
+                    None => return Ok(()),
+                },
                 Phase::Body(b) => return b.absorb(batch, rest, sink, &mut self.pt),
                 Phase::Failed => return Err(Error::Poisoned.into()),
             }
@@ -213,26 +177,10 @@ impl Decryptor {
 
     fn end<S: ProvisionalSink + ?Sized>(&mut self, sink: &mut S) -> Result<Decrypted, S::Error> {
         match std::mem::replace(&mut self.phase, Phase::Failed) {
-            Phase::Header { parser, field } => Err(parser.truncated(field.len()).into()),
-            Phase::Session { header, block } => Err(Error::Truncated {
-                len: header.len + block.len(),
-                min: header.len + SESSION_BLOCK_LEN,
-            }
-            .into()),
+            Phase::Prefix(p) => Err(p.truncated().into()),
             Phase::Body(b) => b.finish(sink),
             Phase::Failed => Err(Error::Poisoned.into()),
         }
-    }
-}
-
-fn empty_header() -> Header {
-    Header {
-        version: Version::V0,
-        extensions: Vec::new(),
-        iterations: None,
-        public_iv: [0; 16],
-        v0_size_mod: 0,
-        len: 0,
     }
 }
 

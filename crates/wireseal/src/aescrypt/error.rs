@@ -71,10 +71,11 @@ crate::error::format_error! {
         /// writer).
         #[error("invalid padding in an authenticated AES Crypt stream")]
         BadPadding => Malformed,
-        /// A [`SeekDecryptor`](super::io::SeekDecryptor) found that its
+        /// A [`ReleasePass`](super::ReleasePass) (and so a
+        /// [`SeekDecryptor`](super::io::SeekDecryptor)) found that its
         /// input changed between the verification pass and the read pass;
-        /// the changed chunk was not released. Reported inside an
-        /// `std::io::Error` of kind `InvalidData` (see
+        /// the changed chunk was not released. A `SeekDecryptor` reports it
+        /// inside an `std::io::Error` of kind `InvalidData` (see
         /// [`std::io::Error::get_ref`]).
         #[error("the AES Crypt input changed after it was verified; nothing from the changed part was released")]
         InputChanged => Malformed,

@@ -20,6 +20,12 @@
 //! - Reading: [`Decryptor`] (fed ciphertext; plaintext goes only into a
 //!   [`ProvisionalSink`] that holds it back until told to commit it),
 //!   [`decrypt_to_vec`], [`decrypt_into`] with [`decrypted_len`].
+//! - Reading twice, for verified plaintext in bounded memory from a source
+//!   that can be read again: [`VerifyPass`] (fed the stream: password, body
+//!   HMAC and a digest of every [`CHUNK`] of ciphertext) ends with a
+//!   [`ReleasePass`] (fed the same bytes again: releases each chunk's
+//!   plaintext once its ciphertext matched its digest, else
+//!   [`Error::InputChanged`]).
 //! - [`io`]: the `std::io` adapters on top ([`io::EncryptWriter`],
 //!   [`io::decrypt_into_sink`], [`io::SeekDecryptor`], [`io::read_header`]).
 //!   The output file every driver writes through (`wireseal_io::PartialFile`,
@@ -68,8 +74,10 @@ pub mod io;
 mod kdf;
 mod key;
 mod options;
+mod prefix;
 mod session;
 mod sink;
+mod two_pass;
 
 pub use decrypt::{decrypt_into, decrypt_to_vec, decrypted_len, Decrypted, Decryptor};
 pub use encrypt::{encrypt_into, encrypt_to_vec, Encryptor};
@@ -83,6 +91,7 @@ pub use options::{encrypted_len, EncryptOptions, CHUNK, DEFAULT_V3_ITERATIONS};
 #[cfg(any(feature = "hazmat", feature = "test-vectors"))]
 pub use session::SessionMaterial;
 pub use sink::ProvisionalSink;
+pub use two_pass::{ReleasePass, VerifyPass};
 
 #[cfg(test)]
 mod tests;

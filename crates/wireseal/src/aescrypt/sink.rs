@@ -18,8 +18,9 @@ use zeroize::Zeroize;
 /// is the typical implementation
 /// (`wireseal_io::PartialFile` in the `wireseal-io` crate). For plaintext that is
 /// released only once verified, with no such promise, use
-/// [`SeekDecryptor`](super::io::SeekDecryptor),
-/// [`decrypt_to_vec`](super::decrypt_to_vec) or
+/// [`SeekDecryptor`](super::io::SeekDecryptor) (or the
+/// [`VerifyPass`](super::VerifyPass) it drives, for any input that can be
+/// read twice), [`decrypt_to_vec`](super::decrypt_to_vec) or
 /// [`decrypt_into`](super::decrypt_into).
 pub trait ProvisionalSink {
     /// What the sink's own writes fail with, holding the decryption's

@@ -3,7 +3,9 @@
 //! ([`EncryptWriter`]), one pass from any [`Read`] to any
 //! [`Write`](std::io::Write) ([`encrypt_stream`]), one pass from any
 //! [`Read`] into a [`ProvisionalSink`] ([`decrypt_into_sink`]), a [`Read`]er that releases
-//! only verified plaintext from a seekable input ([`SeekDecryptor`]),
+//! only verified plaintext from a seekable input ([`SeekDecryptor`], over
+//! the sans-IO [`VerifyPass`](super::VerifyPass) and
+//! [`ReleasePass`](super::ReleasePass)),
 //! and [`read_header`], all over the caller's streams: nothing here opens a
 //! file (the drivers' output file, written beside its target and renamed into
 //! place, is `wireseal_io::PartialFile`). The I/O overlaps the crypto on the
@@ -64,20 +66,6 @@ pub(crate) fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> io::Resu
         }
     }
     Ok(n)
-}
-
-/// `read_exact`, with end-of-input reported as truncation (`at` bytes of
-/// the stream were read before `buf`).
-pub(crate) fn read_exact_or<R: Read>(r: &mut R, buf: &mut [u8], at: usize) -> Result<(), Error> {
-    let got = read_full(r, buf)?;
-    if got < buf.len() {
-        return Err(crate::aescrypt::Error::Truncated {
-            len: at + got,
-            min: at + buf.len(),
-        }
-        .into());
-    }
-    Ok(())
 }
 
 /// Reads exactly one header from `r` (never reading past it), one field at

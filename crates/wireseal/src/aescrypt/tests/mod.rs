@@ -7,6 +7,7 @@ use std::io::{Cursor, Write};
 
 mod header;
 mod into;
+mod two_pass;
 
 /// The format error inside an `io` result (an I/O error fails the test).
 fn fmt<T>(r: Result<T, io::Error>) -> Result<T, Error> {
