@@ -1,8 +1,9 @@
 //! `wireseal/aescrypt`: AES Crypt streams (`.aes` files), versions 0-3
-//! read, 2 and 3 written: one-call `encrypt` / `decrypt` of whole buffers
-//! and the streaming `Encryptor` / `Decryptor` classes (the Web Streams
-//! `encryptStream` / `decryptStream` are in `js/src/aescrypt.js`, on top of
-//! the classes).
+//! read, 2 and 3 written: one-call `encrypt` / `decrypt` of whole buffers,
+//! the streaming `Encryptor` / `Decryptor` classes, and the two-pass
+//! `VerifyPass` / `ReleasePass` for a stream that can be read twice (the
+//! Web Streams `encryptStream` / `decryptStream` and `decryptBlob` are in
+//! `js/src/aescrypt.js`, on top of the classes).
 //!
 //! Every call reads its input from the caller's `Uint8Array` one
 //! [`CHUNK`] at a time and writes its output straight into JavaScript
@@ -14,9 +15,11 @@
 
 mod decryptor;
 mod encryptor;
+mod two_pass;
 
 pub use decryptor::Decryptor;
 pub use encryptor::Encryptor;
+pub use two_pass::{ReleasePass, VerifyPass};
 
 use crate::args;
 use crate::errors::{self, invalid_input, JsResult};
