@@ -42,3 +42,31 @@ export declare function decryptStream(
   password: string | Uint8Array,
   options?: DecryptOptions,
 ): TransformStream<Uint8Array, Uint8Array>;
+
+/**
+ * Anything whose `stream()` gives the bytes of an AES Crypt file, the same
+ * bytes each time it is called (a `Blob` or `File`, Node's
+ * `fs.openAsBlob(path)`).
+ */
+export interface BlobSource {
+  stream(): ReadableStream<Uint8Array>;
+}
+
+/**
+ * Decrypts an AES Crypt file (versions 0-3) held in a Blob into a stream of
+ * verified plaintext, in bounded memory whatever its size: `blob.stream()`
+ * is read once to check the password and the HMAC (keeping a digest of
+ * every MiB of ciphertext), then again, each MiB of plaintext passed on
+ * only once its ciphertext matched the first read's. Nothing comes out
+ * before the first read verified the file; reading starts at the returned
+ * stream's first read. Errors the stream with a WiresealError: `auth`
+ * (wrong password, failed HMAC), `truncated`, `malformed` (also when the
+ * second read differs from the first: nothing from the changed chunk is
+ * passed on), `unsupported`, `limit`, `io` (reading the blob failed).
+ * @throws {WiresealError} `invalid_input` for unusable arguments.
+ */
+export declare function decryptBlob(
+  password: string | Uint8Array,
+  blob: Blob | BlobSource,
+  options?: DecryptOptions,
+): ReadableStream<Uint8Array>;

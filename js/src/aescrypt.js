@@ -1,6 +1,12 @@
-// AES Crypt as Web Streams, on top of the WebAssembly module's Encryptor
-// and Decryptor (merged into `wireseal/aescrypt` by js/build.mjs).
-import { aescrypt_Decryptor, aescrypt_Encryptor } from '../wasm/wireseal_wasm.js';
+// AES Crypt as Web Streams, on top of the WebAssembly module's Encryptor,
+// Decryptor, VerifyPass and ReleasePass (merged into `wireseal/aescrypt`
+// by js/build.mjs).
+import {
+  aescrypt_Decryptor,
+  aescrypt_Encryptor,
+  aescrypt_ReleasePass,
+  aescrypt_VerifyPass,
+} from '../wasm/wireseal_wasm.js';
 import { WiresealError } from '../errors.js';
 
 /** PBKDF2 iterations a version 3 stream is written with unless told otherwise (AES Crypt 4's default). */
@@ -138,5 +144,154 @@ export function decryptStream(password, options) {
     },
     { highWaterMark: 1 },
     byBytes(),
+  );
+}
+
+/**
+ * A failure while reading the blob (not the module's own) as a
+ * WiresealError of kind `io`, the original as its `cause`.
+ * @param {unknown} e
+ * @returns {WiresealError}
+ */
+function readError(e) {
+  if (e instanceof WiresealError) return e;
+  const err = new WiresealError('io', `reading the blob failed: ${e instanceof Error ? e.message : String(e)}`);
+  err.cause = e;
+  return err;
+}
+
+/**
+ * Cancels a stream reader, ignoring its failure.
+ * @param {ReadableStreamDefaultReader<Uint8Array> | null} r
+ */
+function drop(r) {
+  r?.cancel().catch(() => {});
+}
+
+/**
+ * A fresh reader over `blob.stream()`.
+ * @param {{ stream(): ReadableStream<Uint8Array> }} blob
+ * @returns {ReadableStreamDefaultReader<Uint8Array>}
+ */
+function readerOf(blob) {
+  try {
+    return blob.stream().getReader();
+  } catch (e) {
+    throw readError(e);
+  }
+}
+
+/**
+ * The next chunk of a blob's stream (`undefined` at its end).
+ * @param {ReadableStreamDefaultReader<Uint8Array>} r
+ * @returns {Promise<Uint8Array | undefined>}
+ */
+async function next(r) {
+  try {
+    const { done, value } = await r.read();
+    return done ? undefined : value;
+  } catch (e) {
+    throw readError(e);
+  }
+}
+
+/**
+ * Decrypts an AES Crypt file held in a `Blob` (a browser's `File`, Node's
+ * `fs.openAsBlob(path)`, `new Blob([...])`, or any object whose `stream()`
+ * gives the same bytes each time) into a stream of verified plaintext, in
+ * bounded memory whatever the file's size: it reads `blob.stream()` once
+ * to check the password and the HMAC (keeping a digest of every MiB of
+ * ciphertext), and only then a second time, decrypting and passing on
+ * each MiB of plaintext once its ciphertext matched the first read's
+ * digest. Nothing comes out before the first read verified the file.
+ * Reading starts at the first read of the returned stream. Any failure
+ * errors the stream with a WiresealError: `auth` for a wrong password or a
+ * failed HMAC, `truncated`, `malformed` (also for a blob whose second read
+ * differs from the first: nothing from the changed chunk is passed on),
+ * `unsupported`, `limit`, `io` when reading the blob fails.
+ * @param {string | Uint8Array} password
+ * @param {{ stream(): ReadableStream<Uint8Array> }} blob
+ * @param {object} [options]
+ * @returns {ReadableStream<Uint8Array>}
+ */
+export function decryptBlob(password, blob, options) {
+  const stream = blob !== null && typeof blob === 'object' ? /** @type {{ stream?: unknown }} */ (blob).stream : undefined;
+  if (typeof stream !== 'function') {
+    throw new WiresealError('invalid_input', 'blob must be a Blob (an object with a stream() method)');
+  }
+  /** @type {aescrypt_VerifyPass | null} */
+  let first = new aescrypt_VerifyPass(password, options);
+  /** @type {aescrypt_ReleasePass | null} */
+  let second = null;
+  /** @type {ReadableStreamDefaultReader<Uint8Array> | null} */
+  let reader = null;
+  const close = () => {
+    drop(reader);
+    reader = null;
+    release(first);
+    first = null;
+    // Freeing wipes the plaintext the module still holds.
+    release(second);
+    second = null;
+  };
+  return new ReadableStream(
+    {
+      async pull(controller) {
+        try {
+          if (first !== null) {
+            // The first read: nothing is passed on.
+            const v = first;
+            const r1 = readerOf(blob);
+            reader = r1;
+            for (let c = await next(r1); c !== undefined; c = await next(r1)) {
+              if (first === null) return; // cancelled
+              for (const p of pieces(c)) v.update(p);
+            }
+            if (first === null) return;
+            reader = null;
+            second = v.finish();
+            release(v);
+            first = null;
+            reader = readerOf(blob);
+          }
+          const r = /** @type {ReadableStreamDefaultReader<Uint8Array>} */ (reader);
+          const pass = /** @type {aescrypt_ReleasePass} */ (second);
+          // The second read, until a chunk is verified or the stream ends.
+          for (;;) {
+            const c = await next(r);
+            if (second === null) return; // cancelled
+            if (c === undefined) {
+              reader = null;
+              pass.finish();
+              close();
+              controller.close();
+              return;
+            }
+            if (!(c instanceof Uint8Array)) {
+              throw new WiresealError('invalid_input', 'stream chunks must be Uint8Arrays');
+            }
+            // At most what completes the current chunk at a time, so each
+            // verified chunk is passed on before a later one can fail.
+            let passed = false;
+            for (let at = 0; at < c.length; ) {
+              const n = Math.min(pass.nextLen || CHUNK, CHUNK, c.length - at);
+              for (const out of pass.update(c.subarray(at, at + n))) {
+                controller.enqueue(out);
+                passed = true;
+              }
+              at += n;
+            }
+            if (passed) return;
+          }
+        } catch (e) {
+          close();
+          throw e;
+        }
+      },
+      cancel() {
+        close();
+      },
+    },
+    { highWaterMark: 0 },
   );
 }
