@@ -261,3 +261,24 @@ test('bad envelopes and arguments throw WiresealError, never trap', () => {
     }
   }
 });
+
+test('decodeBatch gives decode\'s records and errors in input order', () => {
+  const decoder = new meshtastic.EnvelopeDecoder();
+  decoder.addChannel('LongFast', 'AQ==');
+  const data = toBinary(Mesh.DataSchema, create(Mesh.DataSchema, {
+    portnum: Portnums.PortNum.TEXT_MESSAGE_APP,
+    payload: new TextEncoder().encode('batch'),
+  }));
+  const envelopes = [1, 2, 3].map((id) => envelope({
+    from: 0x1234, to: 0xffffffff, id, channelId: 'LongFast',
+    encrypted: ctr(DEFAULT_KEY, channelNonce(0x1234, id)).encrypt(data),
+  }));
+  envelopes.splice(1, 0, Uint8Array.of(0x0a, 0x50, 1));
+  const out = decoder.decodeBatch(0, envelopes);
+  assert.equal(out.length, 4);
+  assert.deepEqual(out.filter((r) => !(r instanceof WiresealError)).map((r) => r.id), [1, 2, 3]);
+  assert.ok(out[1] instanceof WiresealError);
+  assert.equal(out[2].payload_hex, toHex(new TextEncoder().encode('batch')));
+  assert.throws(() => decoder.decodeBatch(0, 'x'), isKind('invalid_input'));
+  assert.throws(() => decoder.decodeBatch(0, [new Uint8Array(1), 5]), isKind('invalid_input'));
+});

@@ -66,7 +66,7 @@ pub fn static_secret(v: &JsValue, what: &str) -> JsResult<StaticSecret> {
 pub fn int(n: f64, max: u64, what: &str) -> JsResult<u64> {
     // 2^53: every integer up to it is exact in an f64.
     const EXACT: f64 = 9_007_199_254_740_992.0;
-    if !(n.is_finite() && n.fract() == 0.0 && n >= 0.0 && n <= EXACT && n <= max as f64) {
+    if !(n.fract() == 0.0 && (0.0..=EXACT).contains(&n) && n <= max as f64) {
         return Err(invalid_input(format!(
             "{what} must be an integer from 0 to {max}"
         )));

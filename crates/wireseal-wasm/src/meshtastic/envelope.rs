@@ -4,7 +4,9 @@
 
 use crate::args;
 use crate::errors::{self, JsResult};
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
+use wireseal::batch::Batch;
 use wireseal::meshtastic::record::PacketRecord;
 use wireseal::meshtastic::{self as mt, ReplayWindow, SignaturePolicy};
 
@@ -164,5 +166,45 @@ impl EnvelopeDecoder {
             &self.inner,
             &d,
         )))
+    }
+
+    /// Decodes many envelopes in one call (one crossing into WebAssembly
+    /// for the whole array); returns, in input order, a record object or
+    /// the `WiresealError` that `decode` would throw for that envelope.
+    ///
+    /// # Errors
+    ///
+    /// `invalid_input` when `envelopes` is not an array of `Uint8Array`s
+    /// (nothing is decoded then).
+    #[wasm_bindgen(
+        js_name = decodeBatch,
+        unchecked_return_type = "Array<Record<string, unknown> | import('../errors.js').WiresealError>"
+    )]
+    pub fn decode_batch(
+        &mut self,
+        now: f64,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] envelopes: JsValue,
+    ) -> JsResult<Array> {
+        let now = args::millis(now)?;
+        let items = args::array_items(&envelopes, "envelopes")?
+            .iter()
+            .map(|e| args::bytes(e, "envelopes[i]"))
+            .collect::<JsResult<Vec<_>>>()?;
+        let refs: Vec<&[u8]> = items.iter().map(Vec::as_slice).collect();
+        let decoded = self
+            .inner
+            .decode_batch(now, &Batch::calling_thread(), &refs);
+        let out = Array::new_with_length(decoded.len() as u32);
+        for (i, d) in decoded.iter().enumerate() {
+            let v = match d {
+                Ok(d) => args::json(&wireseal_io::record::to_json(&PacketRecord::new(
+                    &self.inner,
+                    d,
+                )))?,
+                Err(e) => errors::meshtastic(*e),
+            };
+            out.set(i as u32, v);
+        }
+        Ok(out)
     }
 }

@@ -140,6 +140,9 @@ impl ProcessEntropy {
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
         h.update(b"wireseal process context v2");
+        // wasm32-unknown-unknown has no clock (std panics there): the
+        // random bytes below are the context alone.
+        #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
         if let Ok(t) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
             h.update(t.as_nanos().to_le_bytes());
         }

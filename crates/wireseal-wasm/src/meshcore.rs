@@ -1,1 +1,0 @@
-//! `wireseal/meshcore`.

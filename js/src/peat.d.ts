@@ -1,0 +1,9 @@
+export type {
+  peat_AdaptiveRecord as AdaptiveRecord,
+  peat_DataType as DataType,
+  peat_Decision as Decision,
+  peat_Level as Level,
+  peat_Link as Link,
+  peat_Protection as Protection,
+  peat_Rule as Rule,
+} from '../wasm/wireseal_wasm.js';
