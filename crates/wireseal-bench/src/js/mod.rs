@@ -62,6 +62,10 @@ fn rows(w: &Workload) -> Vec<Row> {
     } else {
         Better::Lower
     };
+    if let Some(why) = &w.left_out {
+        let why = crate::peers::Skip::new(why.clone());
+        return vec![Row::new(SECTION, &w.workload, &w.unit, better, 0.0, "-", None).skipped(&why)];
+    }
     if let Some(why) = &w.failed {
         return vec![
             Row::new(SECTION, &w.workload, &w.unit, better, w.ours, "-", None).failed(why.clone()),
@@ -116,6 +120,15 @@ mod tests {
         let r = rows(&script::parse_line(line).unwrap());
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].failed.as_deref(), Some("check failed"));
+    }
+
+    #[test]
+    fn a_workload_left_out_says_why() {
+        let line = r#"{"id":"x","workload":"w","unit":"µs","better":"lower","ours":0,"peers":{},"left_out":"no bip324"}"#;
+        let r = rows(&script::parse_line(line).unwrap());
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].skipped.as_deref(), Some("no bip324"));
+        assert!(r[0].failed.is_none());
     }
 
     #[test]

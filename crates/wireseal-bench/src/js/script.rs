@@ -9,6 +9,9 @@ use std::process::Command;
 const BENCH: &str = include_str!("../../../../js/bench/bench.mjs");
 const PACKAGE_JSON: &str = include_str!("../../../../js/bench/package.json");
 const PACKAGE_LOCK: &str = include_str!("../../../../js/bench/package-lock.json");
+/// BIP324's packet vectors, which the script checks its compositions with.
+const BIP324_VECTORS: &str =
+    include_str!("../../../../vectors/bip324/packet_encoding_test_vectors.csv");
 
 /// The peers a workload's object names, in row order.
 const PEERS: [&str; 2] = ["noble", "node"];
@@ -34,6 +37,8 @@ pub struct Workload {
     pub peers: Vec<Peer>,
     pub note: Option<String>,
     pub failed: Option<String>,
+    /// Why the workload did not run (the package lacks its module).
+    pub left_out: Option<String>,
 }
 
 /// FNV-1a, naming the cache folder after the lock file and stamping the
@@ -134,6 +139,10 @@ pub fn prepare(tgz: &Path) -> Result<Bench, String> {
         write_if_changed(&package_stamp, key.as_bytes())?;
     }
     write_if_changed(&dir.join("bench.mjs"), BENCH.as_bytes())?;
+    write_if_changed(
+        &dir.join("bip324_packet_vectors.csv"),
+        BIP324_VECTORS.as_bytes(),
+    )?;
     Ok(Bench { dir })
 }
 
@@ -145,7 +154,10 @@ impl Bench {
     /// The script failing, or a line that is not a workload.
     pub fn run(&self, full: bool) -> Result<Vec<Workload>, String> {
         let mut node = Command::new("node");
-        node.arg("bench.mjs");
+        node.arg("bench.mjs").env(
+            "WIRESEAL_BIP324_VECTORS",
+            self.dir.join("bip324_packet_vectors.csv"),
+        );
         if full {
             node.arg("--full");
         }
@@ -198,5 +210,6 @@ pub fn parse_line(line: &str) -> Result<Workload, String> {
         peers,
         note: text(&v, "note"),
         failed: text(&v, "failed"),
+        left_out: text(&v, "left_out"),
     })
 }
