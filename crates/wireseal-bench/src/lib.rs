@@ -3,7 +3,7 @@
 //!
 //! A section is a function that returns [`Row`]s, in its format's module
 //! (`meshtastic/`, `meshtastic/gateway/`, `sphinx/`, `peat/`, `bip324/`,
-//! `aescrypt/`, `gpu/`, `embedded/`; each `mod.rs` holds what its files
+//! `aescrypt/`, `gpu/`, `embedded/`, `js/`; each `mod.rs` holds what its files
 //! share), composed of named row builders; every format's batch API, all
 //! cores against one, is in `batch_scaling/`. Register it in [`SECTIONS`].
 //! Use [`Ctx::time_per_op`] / [`Ctx::time_job`] to measure, so the quick
@@ -16,6 +16,7 @@ mod batch_scaling;
 mod bip324;
 mod embedded;
 mod gpu;
+mod js;
 mod meshcore;
 mod meshtastic;
 mod peat;
@@ -261,6 +262,11 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "embedded",
         run: embedded::run,
+    },
+    // The npm package (wasm) against @noble/* and node:crypto, in Node.
+    Section {
+        name: "js",
+        run: js::run,
     },
 ];
 
