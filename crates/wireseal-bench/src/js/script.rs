@@ -30,6 +30,8 @@ pub struct Peer {
 
 /// One line of the script's output.
 pub struct Workload {
+    /// The script's id for the workload (`package_size`, ...).
+    pub id: String,
     pub workload: String,
     pub unit: String,
     pub better_higher: bool,
@@ -201,6 +203,7 @@ pub fn parse_line(line: &str) -> Result<Workload, String> {
         });
     }
     Ok(Workload {
+        id: need("id")?,
         workload: need("workload")?,
         unit: need("unit")?,
         better_higher: v["better"] == "higher",

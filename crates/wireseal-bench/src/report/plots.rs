@@ -364,6 +364,21 @@ pub const PLOTS: &[PlotSpec] = &[
         "onions/s",
     ),
     PlotSpec {
+        id: "js-size",
+        section: "js",
+        title: "npm package: what an import loads, gzip",
+        x_label: "formats in the package",
+        x_axis: Axis::Linear,
+        y_label: "bytes (gzip -9)",
+        y_axis: Axis::Linear,
+        references: &[Reference::Line {
+            label: "budget: 400 KiB for all five formats",
+            y: 409_600.0,
+        }],
+        caption: "The package's JavaScript and WebAssembly against @noble/curves, @noble/ciphers \
+                  and @noble/hashes, which hold the primitives only.",
+    },
+    PlotSpec {
         id: "aescrypt-size",
         section: "aescrypt",
         title: "AES Crypt: encryption throughput vs file size",
