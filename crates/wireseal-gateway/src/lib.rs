@@ -70,7 +70,6 @@ pub mod config;
 pub mod counters;
 pub mod event;
 mod event_loop;
-pub mod firmware_json;
 pub mod flood;
 mod gateway;
 pub mod health;
@@ -98,3 +97,5 @@ pub use event::Event;
 pub use gateway::Gateway;
 pub use run_error::RunError;
 pub use stop::{Stop, StopReason};
+/// The 2.7 firmware's JSON, built in the drivers' shared crate.
+pub use wireseal_io::firmware_json;

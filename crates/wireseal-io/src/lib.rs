@@ -12,7 +12,11 @@
 //! - [`record`]: a decoded Meshtastic or MeshCore packet's record as one
 //!   line of JSON, the same bytes from the gateway, the command line and
 //!   Python.
+//! - [`firmware_json`]: the JSON object the 2.7 firmware published on MQTT
+//!   for a decoded Meshtastic packet, the same bytes from the gateway and
+//!   the npm package.
 
+pub mod firmware_json;
 pub mod partial;
 pub mod record;
 pub mod traffic;

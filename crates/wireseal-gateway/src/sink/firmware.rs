@@ -1,4 +1,4 @@
-//! The 2.7 firmware's JSON ([`crate::firmware_json`]) published on
+//! The 2.7 firmware's JSON ([`wireseal_io::firmware_json`]) published on
 //! `ROOT/2/json/<channel>/<!gateway>`, as the uplinking node published it
 //! before firmware 2.8: `ROOT` is the root of the envelope's own topic
 //! (`msh/US` of `msh/US/2/e/…`; a topic of another shape is counted as
@@ -10,11 +10,8 @@
 
 use super::{Context, Handled, Item, Sink, SinkError};
 use crate::config::FirmwareRoot;
-use crate::firmware_json::{self, Names};
-use wireseal::meshtastic::app::App;
-use wireseal::meshtastic::envelope::NODEINFO_APP;
-use wireseal::meshtastic::untrusted::{topic_root, TopicKind, UNUSABLE_LABEL};
-use wireseal::meshtastic::NodeId;
+use wireseal::meshtastic::untrusted::{topic_root, TopicKind};
+use wireseal_io::firmware_json::{self, Names};
 
 /// Publishes the firmware's JSON under a root.
 pub struct FirmwareJson {
@@ -47,13 +44,8 @@ impl Sink for FirmwareJson {
             return Ok(Handled::Done);
         };
         let d = p.decoded;
-        if let Some(data) = d.data.as_ref().filter(|x| x.portnum == NODEINFO_APP) {
-            if let Some(App::User(u)) = App::decode(data.portnum, &data.payload) {
-                self.names.learn(d.from, &u.long_name);
-            }
-        }
-        let gateway = NodeId::parse_canonical(&d.gateway_id);
-        let sender = gateway.map_or_else(|| UNUSABLE_LABEL.to_owned(), |g| g.to_string());
+        self.names.learn_from(d);
+        let sender = firmware_json::sender(d);
         let Some(json) = firmware_json::object(d, &sender, &self.names) else {
             return Ok(Handled::Done);
         };

@@ -1,6 +1,7 @@
 //! `EnvelopeDecoder`: MQTT `ServiceEnvelope`s in, one record per packet out
 //! (channel or PKC decryption, node keys learned from NodeInfo, signatures
-//! checked, the firmware's signature policy applied).
+//! checked, the firmware's signature policy applied), as the gateway's
+//! record or as the 2.7 firmware's MQTT JSON.
 
 use crate::args;
 use crate::errors::{self, JsResult};
@@ -9,12 +10,16 @@ use wasm_bindgen::prelude::*;
 use wireseal::batch::Batch;
 use wireseal::meshtastic::record::PacketRecord;
 use wireseal::meshtastic::{self as mt, ReplayWindow, SignaturePolicy};
+use wireseal_io::firmware_json::{self, Names};
 
 /// Decodes the envelopes of one MQTT feed: channels by name and PSK, our
 /// nodes' keys for PKC direct messages to them, an optional replay window.
 #[wasm_bindgen(js_name = meshtastic_EnvelopeDecoder)]
 pub struct EnvelopeDecoder {
     inner: mt::Decoder,
+    /// Long names from the NodeInfo packets `decodeFirmwareJson` has seen
+    /// (the firmware's NodeDB for traceroutes), bounded as the gateway's.
+    names: Names,
 }
 
 #[wasm_bindgen(js_class = meshtastic_EnvelopeDecoder)]
@@ -42,6 +47,7 @@ impl EnvelopeDecoder {
             .map_err(errors::meshtastic)?;
         Ok(Self {
             inner: mt::Decoder::new().with_signature_policy(policy),
+            names: Names::default(),
         })
     }
 
@@ -207,5 +213,37 @@ impl EnvelopeDecoder {
             out.set(i as u32, v);
         }
         Ok(out)
+    }
+
+    /// Decodes one envelope to the JSON object the 2.7 firmware published
+    /// on MQTT for the packet (`MeshPacketSerializer`, removed in 2.8), as
+    /// text: the bytes `wireseal meshtastic gateway --firmware-json`
+    /// publishes on `ROOT/2/json/<channel>/<!gateway>`, with the same
+    /// `wireseal_*` keys. `undefined` where the gateway publishes none (a
+    /// packet not decrypted, or one that came through MQTT). A traceroute
+    /// names the nodes whose NodeInfo this method has decoded (at most
+    /// 65,536 of them), `Unknown` otherwise.
+    ///
+    /// # Errors
+    ///
+    /// As [`EnvelopeDecoder::decode`].
+    #[wasm_bindgen(js_name = decodeFirmwareJson)]
+    pub fn decode_firmware_json(
+        &mut self,
+        now: f64,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] envelope: JsValue,
+    ) -> JsResult<Option<String>> {
+        let now = args::millis(now)?;
+        let envelope = args::bytes(&envelope, "envelope")?;
+        let d = self
+            .inner
+            .decode(now, &envelope)
+            .map_err(errors::meshtastic)?;
+        self.names.learn_from(&d);
+        Ok(firmware_json::object(
+            &d,
+            &firmware_json::sender(&d),
+            &self.names,
+        ))
     }
 }

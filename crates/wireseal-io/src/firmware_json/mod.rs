@@ -4,7 +4,13 @@
 //! payload per port as the firmware wrote it (`payload.rs`), and the text
 //! as its SimpleJSON library printed it ([`format`](mod@format)). Home
 //! Assistant, Node-RED and Adafruit IO integrations were written against
-//! this object.
+//! this object. The gateway publishes it and the npm package's
+//! `EnvelopeDecoder.decodeFirmwareJson` returns it: the same bytes from
+//! this one place.
+//!
+//! A driver keeps one [`Names`] per feed ([`Names::learn_from`] for every
+//! decoded packet), names the uplinking gateway with [`sender`] and builds
+//! the text with [`object`].
 //!
 //! Where it differs from the firmware, on purpose: text that is not valid
 //! UTF-8 becomes U+FFFD (the firmware copies the bytes, which makes the
@@ -22,7 +28,10 @@ mod payload;
 
 use format::Value;
 use std::collections::{BTreeMap, HashMap};
+use wireseal::meshtastic::app::App;
 use wireseal::meshtastic::decoder::{Decoded, Decryption};
+use wireseal::meshtastic::envelope::NODEINFO_APP;
+use wireseal::meshtastic::untrusted::UNUSABLE_LABEL;
 use wireseal::meshtastic::NodeId;
 
 /// Long names of the nodes a NodeInfo announced (the firmware's NodeDB, for
@@ -49,10 +58,28 @@ impl Names {
         self.names.insert(node, long_name[..end].to_owned());
     }
 
+    /// Learns the long name a decoded NodeInfo announces for its sender;
+    /// any other packet is left alone.
+    pub fn learn_from(&mut self, d: &Decoded) {
+        if let Some(data) = d.data.as_ref().filter(|x| x.portnum == NODEINFO_APP) {
+            if let Some(App::User(u)) = App::decode(data.portnum, &data.payload) {
+                self.learn(d.from, &u.long_name);
+            }
+        }
+    }
+
     /// The name the firmware writes for `node`: its long name, or `Unknown`.
     pub fn of(&self, node: u32) -> &str {
         self.names.get(&node).map_or("Unknown", String::as_str)
     }
+}
+
+/// The object's `sender` (and the last level of its topic): the envelope's
+/// gateway id when it is a node id (`!%08x`), else the library's
+/// [`UNUSABLE_LABEL`].
+pub fn sender(d: &Decoded) -> String {
+    NodeId::parse_canonical(&d.gateway_id)
+        .map_or_else(|| UNUSABLE_LABEL.to_owned(), |g| g.to_string())
 }
 
 /// The firmware's `getHopsAway`: `hop_start - hop_limit`, or `None` when the
