@@ -98,6 +98,8 @@ pub mod cache;
 pub mod entropy;
 pub mod error;
 mod hex_text;
+#[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+pub mod host;
 pub mod keys;
 #[cfg(feature = "std")]
 pub mod manual;

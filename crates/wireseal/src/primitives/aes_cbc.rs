@@ -15,10 +15,16 @@
 //! CBC decryption is parallel: any run of ciphertext blocks can be
 //! decrypted given the ciphertext block before it, which is what
 //! [`aes256_cbc_decrypt_b2b`] takes as its `iv`.
+//!
+//! In WebAssembly (`wasm32-unknown-unknown`), calls of `host::CBC_MIN`
+//! bytes or more go to the host's AES when one is registered (the npm
+//! package in Node: OpenSSL's AES-NI; see `crate::host`).
 
 use aes::Aes256;
 use cbc::cipher::inout::InOutBuf;
 use cbc::cipher::{BlockDecryptMut, KeyIvInit};
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+use zeroize::Zeroizing;
 
 /// The AES block size in bytes.
 pub const BLOCK: usize = 16;
@@ -33,6 +39,20 @@ pub struct Aes256CbcEnc {
     chain: [u8; BLOCK],
     #[cfg(not(wireseal_aws_lc))]
     inner: cbc::Encryptor<Aes256>,
+    /// The host's side (WebAssembly): the key to hand it, and where the
+    /// chain stands.
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    host: HostChain,
+}
+
+/// What handing a CBC stream to the host needs: the key, the chaining value
+/// after the last call, and whether `inner` fell behind it (the host ran
+/// the last call).
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+struct HostChain {
+    key: Zeroizing<[u8; 32]>,
+    chain: [u8; BLOCK],
+    behind: bool,
 }
 
 impl Aes256CbcEnc {
@@ -51,6 +71,12 @@ impl Aes256CbcEnc {
     pub fn new(key: &[u8; 32], iv: &[u8; 16]) -> Self {
         Self {
             inner: cbc::Encryptor::<Aes256>::new(key.into(), iv.into()),
+            #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+            host: HostChain {
+                key: Zeroizing::new(*key),
+                chain: *iv,
+                behind: false,
+            },
         }
     }
 
@@ -76,8 +102,47 @@ impl Aes256CbcEnc {
     #[cfg(not(wireseal_aws_lc))]
     pub fn encrypt_in_place(&mut self, buf: &mut [u8]) {
         use cbc::cipher::BlockEncryptMut;
-        let (blocks, _tail) = InOutBuf::from(buf).into_chunks();
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        if self.host_encrypt(buf) {
+            return;
+        }
+        let (blocks, _tail) = InOutBuf::from(&mut *buf).into_chunks();
         self.inner.encrypt_blocks_inout_mut(blocks);
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        self.host.advance(buf);
+    }
+
+    /// Hands `buf`'s whole blocks to the host when they reach
+    /// `host::CBC_MIN` and one is registered (`true`: done); otherwise
+    /// brings `inner` up to the chain the host left, for the caller to run.
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    fn host_encrypt(&mut self, buf: &mut [u8]) -> bool {
+        let n = buf.len() / BLOCK * BLOCK;
+        let h = &mut self.host;
+        if let Some(host) = crate::host::for_len(n, crate::host::CBC_MIN) {
+            let whole = &mut buf[..n];
+            if host.aes256_cbc_encrypt(&h.key, &h.chain, whole).is_ok() {
+                h.advance(whole);
+                h.behind = true;
+                return true;
+            }
+        }
+        if h.behind {
+            self.inner = cbc::Encryptor::<Aes256>::new((&*h.key).into(), (&h.chain).into());
+            h.behind = false;
+        }
+        false
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+impl HostChain {
+    /// Notes the chaining value after `encrypted`: its last whole block.
+    fn advance(&mut self, encrypted: &[u8]) {
+        let n = encrypted.len() / BLOCK * BLOCK;
+        if let Some(last) = n.checked_sub(BLOCK).and_then(|at| encrypted.get(at..n)) {
+            self.chain.copy_from_slice(last);
+        }
     }
 }
 
@@ -92,6 +157,15 @@ impl core::fmt::Debug for Aes256CbcEnc {
 /// initial vector, or the ciphertext block that precedes `input`.
 pub fn aes256_cbc_decrypt_b2b(key: &[u8; 32], iv: &[u8; 16], input: &[u8], output: &mut [u8]) {
     let n = input.len().min(output.len()) / BLOCK * BLOCK;
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    if let Some(host) = crate::host::for_len(n, crate::host::CBC_MIN) {
+        if host
+            .aes256_cbc_decrypt(key, iv, &input[..n], &mut output[..n])
+            .is_ok()
+        {
+            return;
+        }
+    }
     let Ok(buf) = InOutBuf::new(&input[..n], &mut output[..n]) else {
         return;
     };
@@ -101,6 +175,19 @@ pub fn aes256_cbc_decrypt_b2b(key: &[u8; 32], iv: &[u8; 16], input: &[u8], outpu
 
 /// Decrypts the whole blocks of `buf` in place (see [`aes256_cbc_decrypt_b2b`]).
 pub fn aes256_cbc_decrypt_in_place(key: &[u8; 32], iv: &[u8; 16], buf: &mut [u8]) {
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    {
+        let n = buf.len() / BLOCK * BLOCK;
+        if let Some(host) = crate::host::for_len(n, crate::host::CBC_MIN) {
+            let ct = buf[..n].to_vec();
+            if host.aes256_cbc_decrypt(key, iv, &ct, &mut buf[..n]).is_ok() {
+                return;
+            }
+            // The host may have written part of it: start again from the
+            // ciphertext.
+            buf[..n].copy_from_slice(&ct);
+        }
+    }
     let (blocks, _tail) = InOutBuf::from(buf).into_chunks();
     cbc::Decryptor::<Aes256>::new(key.into(), iv.into()).decrypt_blocks_inout_mut(blocks);
 }

@@ -9,14 +9,46 @@
 //! [`HmacSha256Stream`] overwrites its state in place with the state of an
 //! HMAC under an empty key; copies left behind by moves (and the state
 //! inside `finalize`) are not wiped.
+//!
+//! In WebAssembly (`wasm32-unknown-unknown`), a stream started while a host
+//! is registered holds back what it is fed (and a copy of the key, both
+//! wiped) until that reaches `host::HMAC_MIN` bytes, then moves to the
+//! host's HMAC (the npm package in Node: OpenSSL's SHA-256 with the SHA
+//! extensions; see `crate::host`). A shorter stream never leaves the
+//! library.
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+use zeroize::Zeroizing;
 
 /// An HMAC-SHA256 computation fed piece by piece.
-#[derive(Clone)]
+#[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), derive(Clone))]
 pub struct HmacSha256Stream {
     inner: Hmac<Sha256>,
+    /// Where the stream stands with the host (WebAssembly).
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    host: HostSide,
+}
+
+/// An HMAC stream's relation to the host.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+enum HostSide {
+    /// The library's stream throughout: no host when it started, or the
+    /// host failed to take it.
+    Library,
+    /// A host is registered and the stream was fed less than
+    /// `host::HMAC_MIN` bytes: `held` is what it was fed, `inner` is keyed
+    /// and has absorbed nothing.
+    Pending {
+        key: Zeroizing<Vec<u8>>,
+        held: Zeroizing<Vec<u8>>,
+    },
+    /// The host's stream `handle`.
+    Host {
+        host: &'static dyn crate::host::HostCrypto,
+        handle: u32,
+    },
 }
 
 impl HmacSha256Stream {
@@ -24,18 +56,121 @@ impl HmacSha256Stream {
     pub fn new(key: &[u8]) -> Self {
         Self {
             inner: <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes any key length"),
+            #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+            host: if crate::host::host_crypto().is_some() {
+                HostSide::Pending {
+                    key: Zeroizing::new(key.to_vec()),
+                    held: Zeroizing::new(Vec::new()),
+                }
+            } else {
+                HostSide::Library
+            },
         }
     }
 
     /// Absorbs `data`.
     pub fn update(&mut self, data: &[u8]) {
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        if self.host_update(data) {
+            return;
+        }
         self.inner.update(data);
     }
 
     /// The 32-byte tag.
     pub fn finalize(mut self) -> [u8; 32] {
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        match core::mem::replace(&mut self.host, HostSide::Library) {
+            HostSide::Library => {}
+            HostSide::Pending { held, .. } => self.inner.update(&held),
+            HostSide::Host { host, handle } => {
+                let mut tag = [0u8; 32];
+                host.hmac_sha256_finish(handle, &mut tag)
+                    .expect("the registered host finishes its HMAC-SHA256 streams");
+                return tag;
+            }
+        }
         let keyed = core::mem::replace(&mut self.inner, blank());
         keyed.finalize().into_bytes().into()
+    }
+
+    /// Feeds `data` to the host's stream, or holds it back until the
+    /// stream is long enough to move there (`true`: `inner` has nothing to
+    /// do).
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    fn host_update(&mut self, data: &[u8]) -> bool {
+        match &mut self.host {
+            HostSide::Library => false,
+            HostSide::Host { host, handle } => {
+                host.hmac_sha256_update(*handle, data)
+                    .expect("the registered host takes HMAC-SHA256 data");
+                true
+            }
+            HostSide::Pending { key, held } => {
+                let total = held.len().saturating_add(data.len());
+                if total < crate::host::HMAC_MIN {
+                    hold(held, data);
+                    return true;
+                }
+                let moved = crate::host::host_crypto().and_then(|host| {
+                    let handle = host.hmac_sha256_new(key).ok()?;
+                    let fed = host
+                        .hmac_sha256_update(handle, held)
+                        .and_then(|()| host.hmac_sha256_update(handle, data));
+                    if fed.is_err() {
+                        host.hmac_sha256_free(handle);
+                        return None;
+                    }
+                    Some(HostSide::Host { host, handle })
+                });
+                match moved {
+                    Some(side) => {
+                        self.host = side;
+                        true
+                    }
+                    None => {
+                        self.inner.update(held);
+                        self.host = HostSide::Library;
+                        false
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Appends `data` to `held`, wiping the old allocation when it grows.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+fn hold(held: &mut Zeroizing<Vec<u8>>, data: &[u8]) {
+    let need = held.len() + data.len();
+    if need > held.capacity() {
+        let mut grown = Zeroizing::new(Vec::with_capacity(need.max(2 * held.capacity())));
+        grown.extend_from_slice(held);
+        *held = grown;
+    }
+    held.extend_from_slice(data);
+}
+
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+impl Clone for HmacSha256Stream {
+    fn clone(&self) -> Self {
+        let host = match &self.host {
+            HostSide::Library => HostSide::Library,
+            HostSide::Pending { key, held } => HostSide::Pending {
+                key: key.clone(),
+                held: held.clone(),
+            },
+            HostSide::Host { host, handle } => HostSide::Host {
+                host: *host,
+                handle: host
+                    .hmac_sha256_clone(*handle)
+                    .expect("the registered host copies its HMAC-SHA256 streams"),
+            },
+        };
+        Self {
+            inner: self.inner.clone(),
+            host,
+        }
     }
 }
 
@@ -55,6 +190,10 @@ impl Drop for HmacSha256Stream {
     fn drop(&mut self) {
         self.inner = blank();
         core::hint::black_box(&self.inner);
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        if let HostSide::Host { host, handle } = self.host {
+            host.hmac_sha256_free(handle);
+        }
     }
 }
 

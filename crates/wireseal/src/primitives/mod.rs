@@ -3,6 +3,11 @@
 //! Each wrapper was chosen by measurement on the reference machine (see
 //! `docs/crypto-choices.md`). Format modules use these and never a crypto
 //! crate directly, so swapping an implementation touches one file.
+//!
+//! In WebAssembly (`wasm32-unknown-unknown`, `std`), AES-256-CBC, streaming
+//! HMAC-SHA256, ChaCha20-Poly1305 and PBKDF2-HMAC-SHA512 hand large inputs
+//! to the host's native code when one is registered (`crate::host`: the
+//! npm package in Node); the wrappers' signatures and results are the same.
 
 #[cfg(feature = "std")]
 pub mod aes_cbc;

@@ -1,4 +1,9 @@
 //! PBKDF2-HMAC-SHA512 (RFC 8018) through RustCrypto's `pbkdf2` over `sha2`.
+//!
+//! In WebAssembly (`wasm32-unknown-unknown`), derivations of
+//! `host::PBKDF2_MIN_ITERATIONS` rounds or more go to the host's PBKDF2
+//! when one is registered (the npm package in Node: OpenSSL's; see
+//! `crate::host`).
 
 use crate::secret::Secret;
 use sha2::Sha512;
@@ -11,6 +16,17 @@ pub fn pbkdf2_hmac_sha512<const N: usize>(
     iterations: u32,
 ) -> Secret<N> {
     let mut out = Secret::new([0u8; N]);
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    if let Some(host) =
+        crate::host::for_len(iterations as usize, crate::host::PBKDF2_MIN_ITERATIONS)
+    {
+        if host
+            .pbkdf2_hmac_sha512(password, salt, iterations.max(1), out.expose_mut())
+            .is_ok()
+        {
+            return out;
+        }
+    }
     ::pbkdf2::pbkdf2_hmac::<Sha512>(password, salt, iterations.max(1), out.expose_mut());
     out
 }

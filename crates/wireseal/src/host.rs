@@ -1,0 +1,215 @@
+//! The host platform's native primitives under the library's bulk crypto,
+//! on `wasm32-unknown-unknown` only (the npm package).
+//!
+//! WebAssembly has no AES or SHA instructions, and the package is built
+//! without SIMD, so on large inputs the library's own code (RustCrypto's
+//! constant-time bitsliced AES, SHA-256 and ChaCha20-Poly1305, compiled to
+//! WebAssembly) runs several times slower than the host's native code:
+//! Node's `node:crypto` (OpenSSL, with AES-NI and SHA extensions). A host
+//! registers a [`HostCrypto`] with [`set_host_crypto`], and the primitive
+//! wrappers hand it these operations:
+//!
+//! | operation | used by | handed over from |
+//! |---|---|---|
+//! | AES-256-CBC encryption (whole blocks, the chaining value carried between calls) | AES Crypt bodies | [`CBC_MIN`] bytes in one call |
+//! | AES-256-CBC decryption (whole blocks) | AES Crypt bodies | [`CBC_MIN`] bytes in one call |
+//! | HMAC-SHA256 fed piece by piece | AES Crypt bodies | [`HMAC_MIN`] bytes in one stream |
+//! | ChaCha20-Poly1305 seal and open of one message | BIP324 packets | [`AEAD_MIN`] bytes of plaintext |
+//! | PBKDF2-HMAC-SHA512 | AES Crypt version 3 keys | [`PBKDF2_MIN_ITERATIONS`] rounds |
+//!
+//! Everything else stays in the library: every format rule (framing,
+//! lengths, padding, key derivation, nonces, rekeying), the comparison of
+//! AES Crypt's HMACs with the stored tags (in constant time), the
+//! wiping of plaintext that failed to authenticate, and every operation
+//! below its threshold, where the cost of crossing into the host is more
+//! than what the native code saves. The thresholds were measured in Node 20
+//! (`docs/javascript.md`, "Native primitives in Node").
+//!
+//! The host must be a faithful implementation of the standard primitive:
+//! the library does not check its output (it can't, short of doing the
+//! work twice). A host that cannot run an operation reports a
+//! [`HostError`] and the library runs its own code instead; it must then
+//! leave the caller's buffer as it was (see each method). The one
+//! exception is an HMAC stream already handed to the host: its state lives
+//! there, so a failure in the middle of a stream cannot be recovered from,
+//! and the library panics (a trap in WebAssembly).
+//!
+//! Secrets: keys given to the host live in its own objects (OpenSSL's
+//! contexts in Node) until its garbage collector frees them, outside the
+//! library's wiping; see `docs/javascript.md`.
+//!
+//! Native and firmware builds have no host and this module does not exist
+//! there: their code is unchanged.
+
+use std::sync::{PoisonError, RwLock};
+
+// The thresholds: where the host measured faster than the library's own
+// code in Node 20 (OpenSSL 3.0, x86-64 with AES-NI and SHA-NI), with about
+// twice the break-even as margin. Per call the host costs ~10 µs (a cipher
+// object, the crossing); break-even was ~512 bytes for a BIP324 packet's
+// seal + open and for an AES Crypt body's CBC + HMAC, 16-64 rounds for
+// PBKDF2 (docs/javascript.md).
+
+/// AES-256-CBC calls of this many bytes or more go to the host.
+pub const CBC_MIN: usize = 1024;
+/// HMAC-SHA256 streams move to the host once they were fed this many bytes
+/// (held back until then, so a short MAC never crosses).
+pub const HMAC_MIN: usize = 1024;
+/// ChaCha20-Poly1305 messages of this many bytes or more go to the host.
+pub const AEAD_MIN: usize = 1024;
+/// PBKDF2-HMAC-SHA512 derivations of this many rounds or more go to the
+/// host.
+pub const PBKDF2_MIN_ITERATIONS: usize = 64;
+
+/// The host could not run an operation (it threw, or is not there any
+/// more); the library runs its own code instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostError;
+
+/// The host's implementation of the bulk primitives (see the module docs).
+///
+/// Lengths are checked by the library before a call: CBC buffers are whole
+/// 16-byte blocks, `output` has `input`'s length, keys, IVs, nonces and
+/// tags have their fixed lengths.
+pub trait HostCrypto: Sync {
+    /// AES-256-CBC-encrypts `buf` (whole blocks, no padding) in place,
+    /// chained from `iv`.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError`], with `buf` left as it was.
+    fn aes256_cbc_encrypt(
+        &self,
+        key: &[u8; 32],
+        iv: &[u8; 16],
+        buf: &mut [u8],
+    ) -> Result<(), HostError>;
+
+    /// AES-256-CBC-decrypts `input` (whole blocks, no padding) into
+    /// `output`, chained from `iv`.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError`]; `output` may hold anything then (the library
+    /// overwrites it).
+    fn aes256_cbc_decrypt(
+        &self,
+        key: &[u8; 32],
+        iv: &[u8; 16],
+        input: &[u8],
+        output: &mut [u8],
+    ) -> Result<(), HostError>;
+
+    /// Starts an HMAC-SHA256 stream under `key` (any length); returns its
+    /// handle, which the library passes to the other `hmac_sha256_*`
+    /// methods and releases with [`finish`](Self::hmac_sha256_finish) or
+    /// [`free`](Self::hmac_sha256_free), exactly once.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError`]: the library keeps the stream.
+    fn hmac_sha256_new(&self, key: &[u8]) -> Result<u32, HostError>;
+
+    /// Feeds `data` to the stream `handle`.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError`]: the stream is lost (the library panics).
+    fn hmac_sha256_update(&self, handle: u32, data: &[u8]) -> Result<(), HostError>;
+
+    /// A new stream in the state of `handle` (both go on independently).
+    ///
+    /// # Errors
+    ///
+    /// [`HostError`]: the library panics.
+    fn hmac_sha256_clone(&self, handle: u32) -> Result<u32, HostError>;
+
+    /// Writes the tag of the stream `handle` into `tag` and releases the
+    /// handle.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError`]: the library panics.
+    fn hmac_sha256_finish(&self, handle: u32, tag: &mut [u8; 32]) -> Result<(), HostError>;
+
+    /// Releases the stream `handle` without a tag (the library dropped it).
+    fn hmac_sha256_free(&self, handle: u32);
+
+    /// ChaCha20-Poly1305 (RFC 8439): encrypts `buf` in place under `key`
+    /// and `nonce` with associated data `aad`, and writes the tag.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError`], with `buf` left as it was.
+    fn chacha20poly1305_seal(
+        &self,
+        key: &[u8; 32],
+        nonce: &[u8; 12],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &mut [u8; 16],
+    ) -> Result<(), HostError>;
+
+    /// ChaCha20-Poly1305 (RFC 8439): verifies `tag` over `aad` and the
+    /// ciphertext in `buf`; when it verifies, decrypts `buf` in place and
+    /// returns `true`. Returns `false` when the tag does not verify, with
+    /// `buf` left as it was or overwritten (the library wipes it).
+    ///
+    /// # Errors
+    ///
+    /// [`HostError`] when the host could not decide, with `buf` left as it
+    /// was (the library then decides itself).
+    fn chacha20poly1305_open(
+        &self,
+        key: &[u8; 32],
+        nonce: &[u8; 12],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8; 16],
+    ) -> Result<bool, HostError>;
+
+    /// PBKDF2-HMAC-SHA512 (RFC 8018) of `password` and `salt` with
+    /// `iterations` rounds (at least 1), filling `out`.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError`]; `out` may hold anything then (the library overwrites
+    /// it).
+    fn pbkdf2_hmac_sha512(
+        &self,
+        password: &[u8],
+        salt: &[u8],
+        iterations: u32,
+        out: &mut [u8],
+    ) -> Result<(), HostError>;
+}
+
+/// The registered host.
+static HOST: RwLock<Option<&'static dyn HostCrypto>> = RwLock::new(None);
+
+/// Registers `host` for the operations at or above their thresholds from
+/// now on (replacing any earlier one; streams and keys already handed to
+/// an earlier host stay with it).
+pub fn set_host_crypto(host: &'static dyn HostCrypto) {
+    *HOST.write().unwrap_or_else(PoisonError::into_inner) = Some(host);
+}
+
+/// Stops handing new operations to the host: from now on the library runs
+/// its own code (streams already handed to the host stay with it).
+pub fn clear_host_crypto() {
+    *HOST.write().unwrap_or_else(PoisonError::into_inner) = None;
+}
+
+/// The registered host, if any.
+pub fn host_crypto() -> Option<&'static dyn HostCrypto> {
+    *HOST.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The registered host when `len` reaches `min`.
+pub(crate) fn for_len(len: usize, min: usize) -> Option<&'static dyn HostCrypto> {
+    if len < min {
+        None
+    } else {
+        host_crypto()
+    }
+}
