@@ -21,6 +21,7 @@ pub mod aescrypt;
 pub mod args;
 pub mod bip324;
 pub mod errors;
+pub mod host;
 pub mod meshcore;
 pub mod meshtastic;
 pub mod peat;
