@@ -1,6 +1,140 @@
 // Node: the module's bytes read from the package folder, compiled once,
-// synchronously, when the package is first imported.
+// synchronously, when the package is first imported; then Node's native
+// primitives (node:crypto, OpenSSL with AES-NI and the SHA extensions)
+// registered under the library's bulk operations: AES-256-CBC, HMAC-SHA256,
+// ChaCha20-Poly1305 and PBKDF2-HMAC-SHA512 on inputs large enough for them
+// to win (the
+// thresholds and every format rule stay in the library: see
+// docs/javascript.md, "Native primitives in Node"). The browser entry
+// registers nothing and runs everything in WebAssembly.
+//
+// Each function receives views of the WebAssembly memory, valid for the
+// call only (nothing here calls back into the module, so its memory cannot
+// grow under them): it reads its inputs, and writes its outputs into the
+// output views last, once everything that can throw has run, so a function
+// that throws leaves the module's buffers as they were (the library then
+// runs its own code).
 import { readFileSync } from 'node:fs';
-import { initSync } from '../wasm/wireseal_wasm.js';
+import { createCipheriv, createDecipheriv, createHash, pbkdf2Sync } from 'node:crypto';
+import { initSync, setHostCrypto } from '../wasm/wireseal_wasm.js';
 
 initSync({ module: readFileSync(new URL('../wasm/wireseal_wasm_bg.wasm', import.meta.url)) });
+
+/** HMAC-SHA256 streams by handle: the inner and outer SHA-256 states. */
+const macs = new Map();
+let lastHandle = 0;
+function newHandle() {
+  do lastHandle = lastHandle >= 0xffffffff ? 1 : lastHandle + 1;
+  while (macs.has(lastHandle));
+  return lastHandle;
+}
+
+/** Where a stream is, or a throw (the library never passes a stale one). */
+function mac(handle) {
+  const m = macs.get(handle);
+  if (m === undefined) throw new Error(`no HMAC stream ${handle}`);
+  return m;
+}
+
+/** `out.set(bytes)` after checking the length. */
+function put(out, bytes) {
+  if (bytes.length !== out.length) throw new Error(`host produced ${bytes.length} bytes, not ${out.length}`);
+  out.set(bytes);
+}
+
+/**
+ * `put`, then wipes `bytes` (a Buffer OpenSSL wrote a plaintext or a key
+ * into, outside the module: its best effort, as for any JavaScript array).
+ */
+function putSecret(out, bytes) {
+  try {
+    put(out, bytes);
+  } finally {
+    bytes.fill(0);
+  }
+}
+
+setHostCrypto({
+  cbcEncrypt(key, iv, buf) {
+    const c = createCipheriv('aes-256-cbc', key, iv).setAutoPadding(false);
+    const head = c.update(buf);
+    const tail = c.final();
+    put(buf, tail.length === 0 ? head : Buffer.concat([head, tail]));
+  },
+  cbcDecrypt(key, iv, input, output) {
+    const d = createDecipheriv('aes-256-cbc', key, iv).setAutoPadding(false);
+    const head = d.update(input);
+    const tail = d.final();
+    putSecret(output, tail.length === 0 ? head : Buffer.concat([head, tail]));
+  },
+  // HMAC (RFC 2104) over two SHA-256 states, which Hash#copy() can clone
+  // (an Hmac object cannot be copied, and the library clones keyed streams).
+  hmacNew(key) {
+    const block = Buffer.alloc(64);
+    if (key.length > 64) {
+      const digest = createHash('sha256').update(key).digest();
+      block.set(digest);
+      digest.fill(0);
+    } else {
+      block.set(key);
+    }
+    for (let i = 0; i < 64; i++) block[i] ^= 0x36;
+    const inner = createHash('sha256').update(block);
+    for (let i = 0; i < 64; i++) block[i] ^= 0x36 ^ 0x5c;
+    const outer = createHash('sha256').update(block);
+    block.fill(0);
+    const handle = newHandle();
+    macs.set(handle, { inner, outer });
+    return handle;
+  },
+  hmacUpdate(handle, data) {
+    mac(handle).inner.update(data);
+  },
+  hmacClone(handle) {
+    const m = mac(handle);
+    const copy = { inner: m.inner.copy(), outer: m.outer.copy() };
+    const h = newHandle();
+    macs.set(h, copy);
+    return h;
+  },
+  hmacFinish(handle, tag) {
+    const m = mac(handle);
+    macs.delete(handle);
+    const innerDigest = m.inner.digest();
+    const t = m.outer.update(innerDigest).digest();
+    innerDigest.fill(0);
+    put(tag, t);
+  },
+  hmacFree(handle) {
+    macs.delete(handle);
+  },
+  aeadSeal(key, nonce, aad, buf, tag) {
+    const c = createCipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
+    c.setAAD(aad, { plaintextLength: buf.length });
+    const head = c.update(buf);
+    const tail = c.final();
+    const t = c.getAuthTag();
+    const ct = tail.length === 0 ? head : Buffer.concat([head, tail]);
+    if (ct.length !== buf.length || t.length !== tag.length) throw new Error('host produced the wrong lengths');
+    tag.set(t);
+    put(buf, ct);
+  },
+  aeadOpen(key, nonce, aad, buf, tag) {
+    const d = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
+    d.setAAD(aad, { plaintextLength: buf.length });
+    d.setAuthTag(tag);
+    const pt = d.update(buf);
+    try {
+      d.final();
+    } catch {
+      // The tag did not verify: nothing is released (the library wipes).
+      pt.fill(0);
+      return false;
+    }
+    putSecret(buf, pt);
+    return true;
+  },
+  pbkdf2(password, salt, iterations, out) {
+    putSecret(out, pbkdf2Sync(password, salt, iterations, out.length, 'sha512'));
+  },
+});
