@@ -1,0 +1,329 @@
+// Node's native primitives under the library's bulk crypto (init-node.js
+// registers node:crypto; the library hands it AES-256-CBC, HMAC-SHA256,
+// ChaCha20-Poly1305 and PBKDF2 above its thresholds): large inputs take
+// the host path (the tests' build counts the calls), give the bytes the
+// WebAssembly path gives (the same file or packet made both ways, in one
+// process) and that @noble/* reads independently; small inputs and the
+// browser entry stay in WebAssembly; tampering still fails with `auth`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { cbc } from '@noble/ciphers/aes.js';
+import { chacha20, chacha20poly1305 } from '@noble/ciphers/chacha.js';
+import { hkdf } from '@noble/hashes/hkdf.js';
+import { hmac } from '@noble/hashes/hmac.js';
+import { pbkdf2 } from '@noble/hashes/pbkdf2.js';
+import { sha256, sha512 } from '@noble/hashes/sha2.js';
+import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { WiresealError } from 'wireseal';
+import * as aescrypt from 'wireseal/aescrypt';
+import { PacketCipher } from 'wireseal/bip324';
+
+// The module's glue, as the package's entries import it (the same module
+// instance): the tests' build adds hostCryptoActive / hostCryptoCalls /
+// hostCryptoPause beside setHostCrypto, none of them in the package's API.
+const glueUrl = new URL('../wasm/wireseal_wasm.js', import.meta.resolve('wireseal'));
+const glue = await import(glueUrl.href);
+
+const kind = (k) => (e) => {
+  assert.ok(e instanceof WiresealError, `not a WiresealError: ${e}`);
+  assert.equal(e.kind, k, e.message);
+  return true;
+};
+
+/** Deterministic bytes (xorshift32). */
+function bytes(n, seed) {
+  let s = seed >>> 0 || 1;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    out[i] = s & 0xff;
+  }
+  return out;
+}
+
+const same = (a, b) => Buffer.from(a).equals(Buffer.from(b));
+
+/** The calls made to the host during `f`, per operation. */
+function hostCalls(f) {
+  const before = glue.hostCryptoCalls();
+  const result = f();
+  const after = glue.hostCryptoCalls();
+  const delta = Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - before[k]]));
+  return [result, delta];
+}
+
+/** `f` run on the WebAssembly path (the host paused), then resumed. */
+function wasmOnly(f) {
+  glue.hostCryptoPause(true);
+  try {
+    return f();
+  } finally {
+    glue.hostCryptoPause(false);
+  }
+}
+
+const NONE = { cbcEncrypt: 0, cbcDecrypt: 0, hmac: 0, aeadSeal: 0, aeadOpen: 0, pbkdf2: 0 };
+
+// ---- AES Crypt version 3 read by @noble/* (the format, transcribed) ----
+
+function nobleAescryptV3(password, file) {
+  const v = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  assert.deepEqual([...file.subarray(0, 4)], [0x41, 0x45, 0x53, 3]);
+  let at = 5;
+  for (;;) {
+    const n = v.getUint16(at);
+    at += 2 + n;
+    if (n === 0) break;
+  }
+  const iterations = v.getUint32(at);
+  const iv = file.subarray(at + 4, at + 20);
+  const block = file.subarray(at + 20, at + 68);
+  const blockTag = file.subarray(at + 68, at + 100);
+  const body = file.subarray(at + 100, file.length - 32);
+  const tag = file.subarray(file.length - 32);
+  const key = pbkdf2(sha512, utf8ToBytes(password), iv, { c: iterations, dkLen: 32 });
+  assert.ok(same(hmac(sha256, key, concatBytes(block, Uint8Array.of(3))), blockTag), 'session block HMAC');
+  const session = cbc(key, iv, { disablePadding: true }).decrypt(block);
+  const sessionKey = session.subarray(16, 48);
+  assert.ok(same(hmac(sha256, sessionKey, body), tag), 'body HMAC');
+  return cbc(sessionKey, session.subarray(0, 16)).decrypt(body);
+}
+
+const PASSWORD = 'correct horse battery staple';
+// 1 MiB and a bit: one library chunk through the host, the last block in
+// WebAssembly (the CBC chain handed back).
+const BIG = bytes((1 << 20) + 100, 1);
+const MATERIAL = [bytes(16, 2), bytes(16, 3), bytes(32, 4)];
+
+test('the Node entry registers node:crypto under the bulk primitives', () => {
+  assert.equal(glue.hostCryptoActive(), true);
+  assert.equal(wasmOnly(() => glue.hostCryptoActive()), false);
+  assert.equal(glue.hostCryptoActive(), true);
+});
+
+test('a large AES Crypt file: host path, the same bytes as WebAssembly, read by @noble', () => {
+  const make = () => aescrypt.encryptWithMaterial(PASSWORD, BIG, ...MATERIAL, { version: 3, iterations: 1000 });
+  const [viaHost, enc] = hostCalls(make);
+  assert.ok(enc.cbcEncrypt >= 1 && enc.hmac >= 1 && enc.pbkdf2 >= 1, JSON.stringify(enc));
+  const [viaWasm, encWasm] = hostCalls(() => wasmOnly(make));
+  assert.deepEqual(encWasm, NONE);
+  assert.ok(same(viaHost, viaWasm), 'the same file both ways');
+  assert.ok(same(nobleAescryptV3(PASSWORD, viaHost), BIG), '@noble reads it');
+
+  const [plain, dec] = hostCalls(() => aescrypt.decrypt(PASSWORD, viaHost));
+  assert.ok(dec.cbcDecrypt >= 1 && dec.hmac >= 1 && dec.pbkdf2 >= 1, JSON.stringify(dec));
+  assert.ok(same(plain, BIG));
+  const [plainWasm, decWasm] = hostCalls(() => wasmOnly(() => aescrypt.decrypt(PASSWORD, viaHost)));
+  assert.deepEqual(decWasm, NONE);
+  assert.ok(same(plainWasm, BIG));
+});
+
+test('AES Crypt in odd pieces: HMAC held back then moved, CBC alternating host and WebAssembly', () => {
+  const pieces = [5, 1000, 17, 3000, 70_000, 1 << 20, 333];
+  const pt = bytes(pieces.reduce((a, b) => a + b), 5);
+  const encryptInPieces = () => {
+    const e = new aescrypt.Encryptor(PASSWORD, { version: 3, iterations: 100 });
+    const out = [];
+    let at = 0;
+    for (const n of pieces) {
+      out.push(e.update(pt.subarray(at, at + n)));
+      at += n;
+    }
+    out.push(e.finish());
+    return concatBytes(...out);
+  };
+  const [file, enc] = hostCalls(encryptInPieces);
+  assert.ok(enc.cbcEncrypt >= 1 && enc.hmac >= 1, JSON.stringify(enc));
+  assert.ok(same(nobleAescryptV3(PASSWORD, file), pt), '@noble reads it');
+
+  const decryptInPieces = (f) => {
+    const d = new aescrypt.Decryptor(PASSWORD);
+    let at = 0;
+    for (const n of [...pieces, 200, 48]) {
+      d.update(f.subarray(at, at + n));
+      at += n;
+    }
+    d.update(f.subarray(at));
+    return d.finish();
+  };
+  const [plain, dec] = hostCalls(() => decryptInPieces(file));
+  assert.ok(dec.cbcDecrypt >= 1 && dec.hmac >= 1, JSON.stringify(dec));
+  assert.ok(same(plain, pt));
+  assert.ok(same(wasmOnly(() => decryptInPieces(file)), pt));
+  // A file made in WebAssembly reads through the host.
+  const fromWasm = wasmOnly(encryptInPieces);
+  assert.ok(same(aescrypt.decrypt(PASSWORD, fromWasm), pt));
+});
+
+test('a tampered large AES Crypt file fails with auth through the host, a wrong password too', () => {
+  const file = aescrypt.encrypt(PASSWORD, BIG, { version: 3, iterations: 1000 });
+  for (const at of [file.length - 5000, file.length - 40, file.length - 1]) {
+    const bad = file.slice();
+    bad[at] ^= 1;
+    const [, calls] = hostCalls(() => assert.throws(() => aescrypt.decrypt(PASSWORD, bad), kind('auth')));
+    assert.ok(calls.cbcDecrypt + calls.hmac >= 1, `byte ${at}: ${JSON.stringify(calls)}`);
+  }
+  assert.throws(() => aescrypt.decrypt('wrong', file), kind('auth'));
+  const streamed = new aescrypt.Decryptor(PASSWORD);
+  const bad = file.slice();
+  bad[file.length - 40] ^= 1;
+  streamed.update(bad);
+  assert.throws(() => streamed.finish(), kind('auth'));
+});
+
+// ---- BIP324 packets ----
+
+function bip324Keys(shared) {
+  const salt = concatBytes(utf8ToBytes('bitcoin_v2_shared_secret'), Uint8Array.of(0xf9, 0xbe, 0xb4, 0xd9));
+  const expand = (info) => hkdf(sha256, shared, salt, utf8ToBytes(info), 32);
+  return { L: expand('initiator_L'), P: expand('initiator_P') };
+}
+
+test('a 64 KiB BIP324 packet: host path, the same bytes as WebAssembly, opened by @noble', () => {
+  const shared = bytes(32, 6);
+  const contents = bytes(64 << 10, 7);
+  const aad = utf8ToBytes('garbage');
+  const seal = () => new PacketCipher(shared, 'initiator').seal(contents, { aad });
+  const [packet, s] = hostCalls(seal);
+  assert.deepEqual(s, { ...NONE, aeadSeal: 1 });
+  const [packetWasm, sWasm] = hostCalls(() => wasmOnly(seal));
+  assert.deepEqual(sWasm, NONE);
+  assert.ok(same(packet, packetWasm), 'the same packet both ways');
+
+  // @noble: the length under ChaCha20 (initiator_L), the header and
+  // contents under ChaCha20-Poly1305 (initiator_P), first nonce.
+  const k = bip324Keys(shared);
+  const zero = new Uint8Array(12);
+  const len = chacha20(k.L, zero, packet.slice(0, 3));
+  assert.equal(len[0] | (len[1] << 8) | (len[2] << 16), contents.length);
+  const opened = chacha20poly1305(k.P, zero, aad).decrypt(packet.slice(3));
+  assert.ok(same(opened, concatBytes(Uint8Array.of(0), contents)));
+
+  const [[got, decoy, used], o] = hostCalls(() => new PacketCipher(shared, 'responder').open(packet, { aad }));
+  assert.deepEqual(o, { ...NONE, aeadOpen: 1 });
+  assert.ok(same(got, contents));
+  assert.deepEqual([decoy, used], [false, packet.length]);
+  const [gotWasm] = wasmOnly(() => new PacketCipher(shared, 'responder').open(packet, { aad }));
+  assert.ok(same(gotWasm, contents));
+});
+
+test('a tampered 64 KiB BIP324 packet fails with auth through the host', () => {
+  const shared = bytes(32, 8);
+  const contents = bytes(64 << 10, 9);
+  const packet = new PacketCipher(shared, 'initiator').seal(contents);
+  for (const at of [3, 1000, packet.length - 20, packet.length - 1]) {
+    const bad = packet.slice();
+    bad[at] ^= 0x40;
+    const [, calls] = hostCalls(() =>
+      assert.throws(() => new PacketCipher(shared, 'responder').open(bad), kind('auth')),
+    );
+    assert.deepEqual(calls, { ...NONE, aeadOpen: 1 }, `byte ${at}`);
+  }
+  // The wrong associated data too.
+  assert.throws(
+    () => new PacketCipher(shared, 'responder').open(packet, { aad: Uint8Array.of(1) }),
+    kind('auth'),
+  );
+});
+
+test('small inputs stay in WebAssembly', () => {
+  const shared = bytes(32, 10);
+  const [, small] = hostCalls(() => {
+    const a = new PacketCipher(shared, 'initiator');
+    const b = new PacketCipher(shared, 'responder');
+    for (const n of [0, 1, 100, 256, 900]) {
+      const c = bytes(n, n + 1);
+      assert.ok(same(b.open(a.seal(c))[0], c));
+    }
+    const pt = bytes(300, 11);
+    const file = aescrypt.encrypt(PASSWORD, pt, { version: 3, iterations: 16 });
+    assert.ok(same(aescrypt.decrypt(PASSWORD, file), pt));
+    assert.ok(same(nobleAescryptV3(PASSWORD, file), pt));
+    // Version 2 (no PBKDF2) with a small body.
+    const v2 = aescrypt.encrypt(PASSWORD, pt, { version: 2 });
+    assert.ok(same(aescrypt.decrypt(PASSWORD, v2), pt));
+  });
+  assert.deepEqual(small, NONE);
+});
+
+// AES Crypt 4.0's files here use 5 PBKDF2 rounds, below the host's
+// threshold: read and re-made byte for byte with the host registered.
+test('AES Crypt 4.0 files (aescrypt-rs sets) with the host registered, as in WebAssembly', () => {
+  const dir = new URL('../../vectors/aescrypt/aescrypt-rs/', import.meta.url);
+  const hex = (h) => Uint8Array.from(Buffer.from(h, 'hex'));
+  for (const file of ['test_vectors_v3.json', 'deterministic_test_vectors_v3.json']) {
+    const set = JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
+    for (const [i, t] of set.entries()) {
+      const ct = hex(t.ciphertext_hex);
+      const want = utf8ToBytes(t.plaintext);
+      const [got, calls] = hostCalls(() => aescrypt.decrypt('Hello', ct));
+      assert.deepEqual(calls, NONE, `${file} #${i}`);
+      assert.ok(same(got, want), `${file} #${i}`);
+      assert.ok(same(wasmOnly(() => aescrypt.decrypt('Hello', ct)), want), `${file} #${i}`);
+      assert.throws(() => aescrypt.decrypt('hello', ct), kind('auth'));
+    }
+  }
+  // Byte for byte as AES Crypt 4.0 wrote them, through the host.
+  const set = JSON.parse(readFileSync(new URL('deterministic_test_vectors_v3.json', dir), 'utf8'));
+  for (const t of set) {
+    const [out, calls] = hostCalls(() =>
+      aescrypt.encryptWithMaterial('Hello', utf8ToBytes(t.plaintext), hex(t.public_iv), hex(t.session_iv), hex(t.session_key), {
+        version: 3,
+        iterations: t.kdf_iterations,
+        extensions: [{ identifier: 'CREATED_BY', value: 'aescrypt 4.0.0.0' }],
+      }),
+    );
+    assert.deepEqual(calls, NONE);
+    assert.equal(Buffer.from(out).toString('hex'), t.ciphertext_hex);
+  }
+});
+
+// ---- the browser entry ----
+
+test('the browser entry registers nothing: a module instance without a host stays in WebAssembly', async () => {
+  const browserInit = readFileSync(new URL('../browser/init.js', glueUrl), 'utf8');
+  assert.doesNotMatch(browserInit, /setHostCrypto|node:crypto/);
+  const nodeInit = readFileSync(new URL('../node/init.js', glueUrl), 'utf8');
+  assert.match(nodeInit, /setHostCrypto/);
+
+  // A second instance of the module, started as the browser entry starts
+  // it (without a host; compiled from the bytes, as Node's fetch cannot
+  // read a file: URL).
+  const fresh = await import(`${glueUrl.href}?browser`);
+  fresh.initSync({ module: readFileSync(new URL('./wireseal_wasm_bg.wasm', glueUrl)) });
+  assert.equal(fresh.hostCryptoActive(), false);
+  const file = aescrypt.encryptWithMaterial(PASSWORD, BIG, ...MATERIAL, { version: 3, iterations: 1000 });
+  const [plain, ours] = hostCalls(() => fresh.aescrypt_decrypt(PASSWORD, file));
+  assert.deepEqual(ours, NONE, 'the Node instance was not involved');
+  assert.deepEqual(fresh.hostCryptoCalls(), NONE);
+  assert.ok(same(plain, BIG));
+  const made = fresh.aescrypt_encryptWithMaterial(PASSWORD, BIG, ...MATERIAL, { version: 3, iterations: 1000 });
+  assert.ok(same(made, file), 'the same file in both instances');
+  assert.deepEqual(fresh.hostCryptoCalls(), NONE);
+});
+
+test('setHostCrypto checks what it is given and keeps the first host', () => {
+  assert.throws(() => glue.setHostCrypto(42), kind('invalid_input'));
+  assert.throws(() => glue.setHostCrypto('node:crypto'), kind('invalid_input'));
+  assert.throws(() => glue.setHostCrypto({ cbcEncrypt() {} }), kind('invalid_input'));
+  const names = ['cbcEncrypt', 'cbcDecrypt', 'hmacNew', 'hmacUpdate', 'hmacClone', 'hmacFinish', 'hmacFree', 'aeadSeal', 'aeadOpen', 'pbkdf2'];
+  const other = Object.fromEntries(names.map((n) => [n, () => {
+    throw new Error('not this one');
+  }]));
+  assert.throws(() => glue.setHostCrypto(other), kind('invalid_input'));
+  assert.equal(glue.hostCryptoActive(), true);
+  try {
+    glue.setHostCrypto(null);
+    assert.equal(glue.hostCryptoActive(), false);
+    const [, calls] = hostCalls(() => assert.ok(same(aescrypt.decrypt(PASSWORD, aescrypt.encrypt(PASSWORD, BIG, { iterations: 100 })), BIG)));
+    assert.deepEqual(calls, NONE);
+  } finally {
+    glue.hostCryptoPause(false);
+  }
+  assert.equal(glue.hostCryptoActive(), true);
+});
