@@ -15,10 +15,15 @@
 // that throws leaves the module's buffers as they were (the library then
 // runs its own code).
 import { readFileSync } from 'node:fs';
-import { createCipheriv, createDecipheriv, createHash, pbkdf2Sync } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { initSync, setHostCrypto } from '../wasm/wireseal_wasm.js';
 
 initSync({ module: readFileSync(new URL('../wasm/wireseal_wasm_bg.wasm', import.meta.url)) });
+
+// node:crypto loaded on the first bulk operation, not at import: loading it
+// starts OpenSSL, a few milliseconds the package's load would otherwise pay.
+let nodeCrypto;
+const nc = () => (nodeCrypto ??= createRequire(import.meta.url)('node:crypto'));
 
 /** HMAC-SHA256 streams by handle: the inner and outer SHA-256 states. */
 const macs = new Map();
@@ -56,13 +61,13 @@ function putSecret(out, bytes) {
 
 setHostCrypto({
   cbcEncrypt(key, iv, buf) {
-    const c = createCipheriv('aes-256-cbc', key, iv).setAutoPadding(false);
+    const c = nc().createCipheriv('aes-256-cbc', key, iv).setAutoPadding(false);
     const head = c.update(buf);
     const tail = c.final();
     put(buf, tail.length === 0 ? head : Buffer.concat([head, tail]));
   },
   cbcDecrypt(key, iv, input, output) {
-    const d = createDecipheriv('aes-256-cbc', key, iv).setAutoPadding(false);
+    const d = nc().createDecipheriv('aes-256-cbc', key, iv).setAutoPadding(false);
     const head = d.update(input);
     const tail = d.final();
     putSecret(output, tail.length === 0 ? head : Buffer.concat([head, tail]));
@@ -72,16 +77,16 @@ setHostCrypto({
   hmacNew(key) {
     const block = Buffer.alloc(64);
     if (key.length > 64) {
-      const digest = createHash('sha256').update(key).digest();
+      const digest = nc().createHash('sha256').update(key).digest();
       block.set(digest);
       digest.fill(0);
     } else {
       block.set(key);
     }
     for (let i = 0; i < 64; i++) block[i] ^= 0x36;
-    const inner = createHash('sha256').update(block);
+    const inner = nc().createHash('sha256').update(block);
     for (let i = 0; i < 64; i++) block[i] ^= 0x36 ^ 0x5c;
-    const outer = createHash('sha256').update(block);
+    const outer = nc().createHash('sha256').update(block);
     block.fill(0);
     const handle = newHandle();
     macs.set(handle, { inner, outer });
@@ -109,7 +114,7 @@ setHostCrypto({
     macs.delete(handle);
   },
   aeadSeal(key, nonce, aad, buf, tag) {
-    const c = createCipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
+    const c = nc().createCipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
     c.setAAD(aad, { plaintextLength: buf.length });
     const head = c.update(buf);
     const tail = c.final();
@@ -120,7 +125,7 @@ setHostCrypto({
     put(buf, ct);
   },
   aeadOpen(key, nonce, aad, buf, tag) {
-    const d = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
+    const d = nc().createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
     d.setAAD(aad, { plaintextLength: buf.length });
     d.setAuthTag(tag);
     const pt = d.update(buf);
@@ -135,6 +140,6 @@ setHostCrypto({
     return true;
   },
   pbkdf2(password, salt, iterations, out) {
-    putSecret(out, pbkdf2Sync(password, salt, iterations, out.length, 'sha512'));
+    putSecret(out, nc().pbkdf2Sync(password, salt, iterations, out.length, 'sha512'));
   },
 });
