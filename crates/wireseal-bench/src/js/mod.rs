@@ -11,6 +11,11 @@
 //! `node:crypto`. The package and `node` are what is measured, so a missing
 //! one fails the section (it names `scripts/js-build`), unlike a missing
 //! peer elsewhere.
+//!
+//! "Ours" is the package's Node entry, which registers `node:crypto` under
+//! the library's bulk primitives (`wireseal::host`: AES-256-CBC,
+//! HMAC-SHA256, ChaCha20-Poly1305 from 1 KiB, PBKDF2 from 64 rounds); the
+//! rows it changes (AES Crypt, large BIP324 packets) say so in their notes.
 
 mod script;
 
