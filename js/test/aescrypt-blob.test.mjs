@@ -17,41 +17,15 @@ import { WiresealError } from 'wireseal';
 import { CHUNK, ReleasePass, VerifyPass, decryptBlob, encrypt, encryptStream } from 'wireseal/aescrypt';
 // The module instance the package loaded: its memory.
 import { initSync } from './node_modules/wireseal/wasm/wireseal_wasm.js';
+import { concat, filler, hex, kindIs } from './support.mjs';
 
 const DIR = new URL('../../vectors/aescrypt/', import.meta.url);
 const RS = new URL('aescrypt-rs/', DIR);
 const PY_PASSWORD = 'correct horse battery staple';
 const MiB = 1 << 20;
 const enc = new TextEncoder();
-const hex = (s) => Uint8Array.from(Buffer.from(s, 'hex'));
 const memory = () => initSync(undefined).memory.buffer.byteLength;
 const isKind = (e, kind) => e instanceof WiresealError && e.kind === kind;
-const kindIs = (kind) => (e) => {
-  assert.ok(e instanceof WiresealError, `expected a WiresealError, got ${e}`);
-  assert.equal(e.kind, kind, e.message);
-  return true;
-};
-const concat = (parts) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
-/** Deterministic filler bytes (xorshift; not from the code under test). */
-const filler = (n, seed = 1) => {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-};
 
 /** Reads a stream to its end; returns the chunks read and the error it ended with (or null). */
 async function drain(stream) {

@@ -27,37 +27,11 @@ import {
 // The module instance the package loaded (same file, same instance):
 // `initSync` hands back its exports, memory included.
 import { initSync } from './node_modules/wireseal/wasm/wireseal_wasm.js';
+import { concat, filler, hex, kindIs } from './support.mjs';
 
 const DIR = new URL('../../vectors/aescrypt/', import.meta.url);
 const RS = new URL('aescrypt-rs/', DIR);
 const enc = new TextEncoder();
-const hex = (s) => Uint8Array.from(Buffer.from(s, 'hex'));
-const kindIs = (kind) => (e) => {
-  assert.ok(e instanceof WiresealError, `expected a WiresealError, got ${e}`);
-  assert.equal(e.kind, kind, e.message);
-  return true;
-};
-const concat = (parts) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
-/** Deterministic filler bytes (not from the code under test). */
-const filler = (n, seed = 1) => {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-};
 /** Splits `data` into chunks whose sizes cycle through `sizes`. */
 const split = (data, sizes) => {
   const out = [];

@@ -1,0 +1,37 @@
+// What several test files share: hex, the WiresealError kind check, and
+// deterministic bytes (none of it from the code under test).
+import assert from 'node:assert/strict';
+import { WiresealError } from 'wireseal';
+
+export const hex = (s) => Uint8Array.from(Buffer.from(s, 'hex'));
+
+/** An `assert.throws` validator: a WiresealError of `kind`. */
+export const kindIs = (kind) => (e) => {
+  assert.ok(e instanceof WiresealError, `expected a WiresealError, got ${e}`);
+  assert.equal(e.kind, kind, e.message);
+  return true;
+};
+
+/** The bytes of `parts`, one after another. */
+export const concat = (parts) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+
+/** Deterministic filler bytes (xorshift32 from `seed`). */
+export const filler = (n, seed = 1) => {
+  const out = new Uint8Array(n);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+};
