@@ -25,7 +25,7 @@ use js_sys::{Function, Reflect};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wireseal::host::{HostCrypto, HostError};
+use wireseal::host::{AeadKey, CbcKey, HostCrypto, HostError, HostResult};
 
 #[wasm_bindgen]
 extern "C" {
@@ -178,25 +178,14 @@ fn handle(v: JsValue) -> Result<u32, JsValue> {
 }
 
 impl HostCrypto for JsHost {
-    fn aes256_cbc_encrypt(
-        &self,
-        key: &[u8; 32],
-        iv: &[u8; 16],
-        buf: &mut [u8],
-    ) -> Result<(), HostError> {
+    fn aes256_cbc_encrypt(&self, cbc: CbcKey<'_>, buf: &mut [u8]) -> HostResult {
         count(0);
-        with(|f| f.cbc_encrypt(key, iv, buf))
+        with(|f| f.cbc_encrypt(cbc.key, cbc.iv, buf))
     }
 
-    fn aes256_cbc_decrypt(
-        &self,
-        key: &[u8; 32],
-        iv: &[u8; 16],
-        input: &[u8],
-        output: &mut [u8],
-    ) -> Result<(), HostError> {
+    fn aes256_cbc_decrypt(&self, cbc: CbcKey<'_>, input: &[u8], output: &mut [u8]) -> HostResult {
         count(1);
-        with(|f| f.cbc_decrypt(key, iv, input, output))
+        with(|f| f.cbc_decrypt(cbc.key, cbc.iv, input, output))
     }
 
     fn hmac_sha256_new(&self, key: &[u8]) -> Result<u32, HostError> {
@@ -222,38 +211,35 @@ impl HostCrypto for JsHost {
 
     fn chacha20poly1305_seal(
         &self,
-        key: &[u8; 32],
-        nonce: &[u8; 12],
-        aad: &[u8],
+        aead: AeadKey<'_>,
         buf: &mut [u8],
         tag: &mut [u8; 16],
-    ) -> Result<(), HostError> {
+    ) -> HostResult {
         count(3);
-        with(|f| f.aead_seal(key, nonce, aad, buf, tag))
+        with(|f| f.aead_seal(aead.key, aead.nonce, aead.aad, buf, tag))
     }
 
     fn chacha20poly1305_open(
         &self,
-        key: &[u8; 32],
-        nonce: &[u8; 12],
-        aad: &[u8],
+        aead: AeadKey<'_>,
         buf: &mut [u8],
         tag: &[u8; 16],
-    ) -> Result<bool, HostError> {
+    ) -> HostResult<bool> {
         count(4);
         // `true` only: anything else is a tag that did not verify.
-        with(|f| f.aead_open(key, nonce, aad, buf, tag)).map(|v| v.as_bool() == Some(true))
+        with(|f| f.aead_open(aead.key, aead.nonce, aead.aad, buf, tag))
+            .map(|v| v.as_bool() == Some(true))
     }
 
     fn pbkdf2_hmac_sha512(
         &self,
         password: &[u8],
         salt: &[u8],
-        iterations: u32,
+        rounds: u32,
         out: &mut [u8],
-    ) -> Result<(), HostError> {
+    ) -> HostResult {
         count(5);
-        with(|f| f.pbkdf2(password, salt, iterations, out))
+        with(|f| f.pbkdf2(password, salt, rounds, out))
     }
 }
 

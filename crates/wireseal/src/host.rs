@@ -66,39 +66,50 @@ pub const PBKDF2_MIN_ITERATIONS: usize = 64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostError;
 
+/// What a host operation returns.
+pub type HostResult<T = ()> = Result<T, HostError>;
+
+/// An AES-256-CBC key and the block the chain starts from.
+#[derive(Clone, Copy)]
+pub struct CbcKey<'a> {
+    /// The AES-256 key.
+    pub key: &'a [u8; 32],
+    /// The IV, or the ciphertext block before the first one given.
+    pub iv: &'a [u8; 16],
+}
+
+/// A ChaCha20-Poly1305 key, nonce and associated data.
+#[derive(Clone, Copy)]
+pub struct AeadKey<'a> {
+    /// The key.
+    pub key: &'a [u8; 32],
+    /// The 96-bit nonce.
+    pub nonce: &'a [u8; 12],
+    /// The associated data.
+    pub aad: &'a [u8],
+}
+
 /// The host's implementation of the bulk primitives (see the module docs).
 ///
 /// Lengths are checked by the library before a call: CBC buffers are whole
 /// 16-byte blocks, `output` has `input`'s length, keys, IVs, nonces and
 /// tags have their fixed lengths.
 pub trait HostCrypto: Sync {
-    /// AES-256-CBC-encrypts `buf` (whole blocks, no padding) in place,
-    /// chained from `iv`.
+    /// AES-256-CBC-encrypts `buf` (whole blocks, no padding) in place.
     ///
     /// # Errors
     ///
     /// [`HostError`], with `buf` left as it was.
-    fn aes256_cbc_encrypt(
-        &self,
-        key: &[u8; 32],
-        iv: &[u8; 16],
-        buf: &mut [u8],
-    ) -> Result<(), HostError>;
+    fn aes256_cbc_encrypt(&self, cbc: CbcKey<'_>, buf: &mut [u8]) -> HostResult;
 
     /// AES-256-CBC-decrypts `input` (whole blocks, no padding) into
-    /// `output`, chained from `iv`.
+    /// `output`.
     ///
     /// # Errors
     ///
     /// [`HostError`]; `output` may hold anything then (the library
     /// overwrites it).
-    fn aes256_cbc_decrypt(
-        &self,
-        key: &[u8; 32],
-        iv: &[u8; 16],
-        input: &[u8],
-        output: &mut [u8],
-    ) -> Result<(), HostError>;
+    fn aes256_cbc_decrypt(&self, cbc: CbcKey<'_>, input: &[u8], output: &mut [u8]) -> HostResult;
 
     /// Starts an HMAC-SHA256 stream under `key` (any length); returns its
     /// handle, which the library passes to the other `hmac_sha256_*`
@@ -135,20 +146,18 @@ pub trait HostCrypto: Sync {
     /// Releases the stream `handle` without a tag (the library dropped it).
     fn hmac_sha256_free(&self, handle: u32);
 
-    /// ChaCha20-Poly1305 (RFC 8439): encrypts `buf` in place under `key`
-    /// and `nonce` with associated data `aad`, and writes the tag.
+    /// ChaCha20-Poly1305 (RFC 8439): encrypts `buf` in place and writes the
+    /// tag.
     ///
     /// # Errors
     ///
     /// [`HostError`], with `buf` left as it was.
     fn chacha20poly1305_seal(
         &self,
-        key: &[u8; 32],
-        nonce: &[u8; 12],
-        aad: &[u8],
+        aead: AeadKey<'_>,
         buf: &mut [u8],
         tag: &mut [u8; 16],
-    ) -> Result<(), HostError>;
+    ) -> HostResult;
 
     /// ChaCha20-Poly1305 (RFC 8439): verifies `tag` over `aad` and the
     /// ciphertext in `buf`; when it verifies, decrypts `buf` in place and
@@ -161,15 +170,13 @@ pub trait HostCrypto: Sync {
     /// was (the library then decides itself).
     fn chacha20poly1305_open(
         &self,
-        key: &[u8; 32],
-        nonce: &[u8; 12],
-        aad: &[u8],
+        aead: AeadKey<'_>,
         buf: &mut [u8],
         tag: &[u8; 16],
-    ) -> Result<bool, HostError>;
+    ) -> HostResult<bool>;
 
     /// PBKDF2-HMAC-SHA512 (RFC 8018) of `password` and `salt` with
-    /// `iterations` rounds (at least 1), filling `out`.
+    /// `rounds` rounds (at least 1), filling `out`.
     ///
     /// # Errors
     ///
@@ -179,9 +186,9 @@ pub trait HostCrypto: Sync {
         &self,
         password: &[u8],
         salt: &[u8],
-        iterations: u32,
+        rounds: u32,
         out: &mut [u8],
-    ) -> Result<(), HostError>;
+    ) -> HostResult;
 }
 
 /// The registered host.

@@ -121,7 +121,16 @@ impl Aes256CbcEnc {
         let h = &mut self.host;
         if let Some(host) = crate::host::for_len(n, crate::host::CBC_MIN) {
             let whole = &mut buf[..n];
-            if host.aes256_cbc_encrypt(&h.key, &h.chain, whole).is_ok() {
+            if host
+                .aes256_cbc_encrypt(
+                    crate::host::CbcKey {
+                        key: &h.key,
+                        iv: &h.chain,
+                    },
+                    whole,
+                )
+                .is_ok()
+            {
                 h.advance(whole);
                 h.behind = true;
                 return true;
@@ -160,7 +169,11 @@ pub fn aes256_cbc_decrypt_b2b(key: &[u8; 32], iv: &[u8; 16], input: &[u8], outpu
     #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
     if let Some(host) = crate::host::for_len(n, crate::host::CBC_MIN) {
         if host
-            .aes256_cbc_decrypt(key, iv, &input[..n], &mut output[..n])
+            .aes256_cbc_decrypt(
+                crate::host::CbcKey { key, iv },
+                &input[..n],
+                &mut output[..n],
+            )
             .is_ok()
         {
             return;
@@ -180,7 +193,10 @@ pub fn aes256_cbc_decrypt_in_place(key: &[u8; 32], iv: &[u8; 16], buf: &mut [u8]
         let n = buf.len() / BLOCK * BLOCK;
         if let Some(host) = crate::host::for_len(n, crate::host::CBC_MIN) {
             let ct = buf[..n].to_vec();
-            if host.aes256_cbc_decrypt(key, iv, &ct, &mut buf[..n]).is_ok() {
+            if host
+                .aes256_cbc_decrypt(crate::host::CbcKey { key, iv }, &ct, &mut buf[..n])
+                .is_ok()
+            {
                 return;
             }
             // The host may have written part of it: start again from the

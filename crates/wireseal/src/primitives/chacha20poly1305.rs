@@ -191,7 +191,15 @@ impl ChaChaKey {
         if let Some(host) = crate::host::for_len(buf.len(), crate::host::AEAD_MIN) {
             let mut tag = [0u8; TAG_LEN];
             if host
-                .chacha20poly1305_seal(&self.1, nonce, aad, buf, &mut tag)
+                .chacha20poly1305_seal(
+                    crate::host::AeadKey {
+                        key: &self.1,
+                        nonce,
+                        aad,
+                    },
+                    buf,
+                    &mut tag,
+                )
                 .is_ok()
             {
                 return tag;
@@ -223,7 +231,15 @@ impl ChaChaKey {
             let (ct, tag) = ct_and_tag.split_at_mut(n);
             let mut t = [0u8; TAG_LEN];
             t.copy_from_slice(tag);
-            match host.chacha20poly1305_open(&self.1, nonce, aad, ct, &t) {
+            match host.chacha20poly1305_open(
+                crate::host::AeadKey {
+                    key: &self.1,
+                    nonce,
+                    aad,
+                },
+                ct,
+                &t,
+            ) {
                 Ok(true) => return Ok(&mut ct_and_tag[..n]),
                 Ok(false) => {
                     ct_and_tag.zeroize();
@@ -265,7 +281,15 @@ impl ChaChaKey {
         #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
         if let Some(host) = crate::host::for_len(ct.len(), crate::host::AEAD_MIN) {
             out.copy_from_slice(ct);
-            match host.chacha20poly1305_open(&self.1, nonce, aad, out, tag) {
+            match host.chacha20poly1305_open(
+                crate::host::AeadKey {
+                    key: &self.1,
+                    nonce,
+                    aad,
+                },
+                out,
+                tag,
+            ) {
                 Ok(true) => return Ok(()),
                 Ok(false) => {
                     out.zeroize();
