@@ -6,6 +6,21 @@ use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 use wireseal::meshtastic as mt;
 
+/// `now`, the peer's key, `from` and `id` of a PKC call, checked.
+fn packet_args(
+    now: f64,
+    peer_public: &JsValue,
+    from: f64,
+    id: f64,
+) -> JsResult<(u64, [u8; 32], u32, u32)> {
+    Ok((
+        args::millis(now)?,
+        args::array::<32>(peer_public, "peerPublic")?,
+        args::u32_arg(from, "from")?,
+        args::u32_arg(id, "id")?,
+    ))
+}
+
 /// Largest cache a caller may ask for (each slot is preallocated).
 const MAX_CACHE_PEERS: u64 = 1 << 20;
 
@@ -137,12 +152,11 @@ impl PkcEngine {
         id: f64,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] plaintext: JsValue,
     ) -> JsResult<Uint8Array> {
-        let now = args::millis(now)?;
-        let peer = args::array::<32>(&peer_public, "peerPublic")?;
+        let (now, peer, from, id) = packet_args(now, &peer_public, from, id)?;
         let packet = mt::PkcPacket {
             peer_public: &peer,
-            from: args::u32_arg(from, "from")?,
-            id: args::u32_arg(id, "id")?,
+            from,
+            id,
         };
         let plaintext = args::secret_bytes(&plaintext, "plaintext")?;
         let out = self
@@ -168,19 +182,20 @@ impl PkcEngine {
         id: f64,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] payload: JsValue,
     ) -> JsResult<Uint8Array> {
-        let now = args::millis(now)?;
-        let peer = args::array::<32>(&peer_public, "peerPublic")?;
+        let (now, peer, from, id) = packet_args(now, &peer_public, from, id)?;
         let packet = mt::PkcPacket {
             peer_public: &peer,
-            from: args::u32_arg(from, "from")?,
-            id: args::u32_arg(id, "id")?,
+            from,
+            id,
         };
         let payload = args::bytes(&payload, "payload")?;
-        let out = zeroize::Zeroizing::new(
-            self.inner
-                .open_to_vec(now, packet, &payload)
-                .map_err(errors::meshtastic)?,
-        );
-        Ok(to_js(&out))
+        // The plaintext on the stack (a payload is at most one radio frame),
+        // wiped when it has been copied out.
+        let mut out = zeroize::Zeroizing::new([0u8; mt::MAX_PAYLOAD_LEN]);
+        let n = self
+            .inner
+            .open_into(now, packet, &payload, &mut out[..])
+            .map_err(errors::meshtastic)?;
+        Ok(to_js(&out[..n]))
     }
 }
