@@ -4,6 +4,7 @@
 #![no_std]
 #![no_main]
 
+mod fe25519;
 mod kat;
 mod kat_peat_xeddsa;
 mod library;
@@ -33,6 +34,7 @@ fn main() -> ! {
     }
     let counting = g.end();
     kat::run();
+    fe25519::run();
     if counting {
         measure::run();
     }

@@ -113,6 +113,22 @@ pub fn run() {
                 .map(|k| k.diffie_hellman(black_box(&their)).is_ok())
         }),
     );
+    let fe_x25519 = row(
+        "x25519 (wireseal-fe25519, cortex-m4 assembly)",
+        cost(|| wireseal_fe25519::x25519(black_box(&ours), &their)),
+    );
+    budget(
+        "x25519 (wireseal-fe25519)",
+        fe_x25519.instructions,
+        600_000,
+        "instr",
+    );
+    budget(
+        "x25519 stack (wireseal-fe25519)",
+        fe_x25519.stack,
+        2048,
+        "B",
+    );
     row(
         "x25519 (salty 0.3, cortex-m4 assembly; candidate, wrong on wycheproof)",
         cost(|| salty::agreement::x25519(black_box(ours), their)),
