@@ -3,6 +3,10 @@
 //! X25519 and ChaCha20-Poly1305) and `wireseal_hash_index` (the hash indexes
 //! of the shared-secret cache and peat's nonce history). Otherwise the
 //! pure-Rust crates and the constant-time slot scan that `no_std` builds run.
+//! On ARMv7E-M (`thumbv7em-*`, Cortex-M4 and M7) X25519 runs on
+//! `wireseal-fe25519`'s assembly field (`wireseal_fe25519`) unless the
+//! portable backend is asked for, which keeps curve25519-dalek's ladder (the
+//! reference the firmware tests measure it against).
 //!
 //! The backend is the final build's choice, never a dependency's: a `std`
 //! build runs the pure-Rust backend when it is asked for with the cfg
@@ -15,6 +19,7 @@
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(wireseal_aws_lc)");
     println!("cargo::rustc-check-cfg=cfg(wireseal_hash_index)");
+    println!("cargo::rustc-check-cfg=cfg(wireseal_fe25519)");
     println!("cargo::rustc-check-cfg=cfg(wireseal_backend, values(\"portable\", \"aws-lc\"))");
     println!("cargo::rerun-if-env-changed=WIRESEAL_BACKEND");
     let std = std::env::var_os("CARGO_FEATURE_STD").is_some();
@@ -31,6 +36,10 @@ fn main() {
     // aws-lc-rs does not build for wasm32: the npm package's `std` build
     // runs the pure-Rust backend and the slot scan.
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32");
+    let m4 = std::env::var("TARGET").is_ok_and(|t| t.starts_with("thumbv7em-"));
+    if m4 && !portable {
+        println!("cargo::rustc-cfg=wireseal_fe25519");
+    }
     if std && !portable && !wasm {
         println!("cargo::rustc-cfg=wireseal_aws_lc");
         println!("cargo::rustc-cfg=wireseal_hash_index");
