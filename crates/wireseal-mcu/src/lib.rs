@@ -4,6 +4,8 @@
 //! - [`icount`]: instruction counts read from the CMSDK APB timer, which
 //!   advances with executed instructions under `-icount shift=6`.
 //! - [`stack`]: peak stack of an operation, by painting the free stack.
+//! - [`trace`]: the marker around operations whose executed and touched
+//!   addresses `plugin/trace_hash.c` fingerprints (constant-time check).
 //! - [`harness`]: named test groups, the closing `N passed, M failed` line
 //!   and the semihosting exit code.
 //! - Panics, HardFaults and stray interrupts print what happened and end the
@@ -21,6 +23,8 @@ pub mod icount;
 pub mod parts;
 #[cfg(target_arch = "arm")]
 pub mod stack;
+#[cfg(target_arch = "arm")]
+pub mod trace;
 
 #[cfg(target_arch = "arm")]
 pub use cortex_m_semihosting::{hprint, hprintln};
