@@ -114,8 +114,12 @@ pub fn run() {
         }),
     );
     row(
-        "x25519 (curve25519-dalek, u32 backend; the portable reference)",
+        "x25519 (x25519-dalek, u32 backend; old backend)",
         cost(|| x25519_dalek::x25519(black_box(ours), their)),
+    );
+    row(
+        "x25519 key generation (library: wireseal-fe25519)",
+        cost(|| StaticSecret::from_bytes(black_box(&ours)).map(|k| *k.public_key())),
     );
     row(
         "x25519 (salty 0.3, cortex-m4 assembly; candidate, wrong on wycheproof)",
