@@ -12,6 +12,7 @@ use rand_chacha::rand_core::RngCore;
 use rand_chacha::ChaCha20Rng;
 use wireseal_fe25519::edwards::{double_scalar_mul_vartime, mul_base, EdwardsPoint};
 use wireseal_mcu::harness::group;
+use wireseal_mcu::icount;
 
 /// Random inputs per operation.
 const RANDOM: u32 = 200;
@@ -146,9 +147,47 @@ fn from_montgomery_random_and_edges() {
     g.end();
 }
 
-pub fn run() {
+/// `mul_base` runs the same number of instructions for every scalar
+/// (0, 1, ℓ − 1, digits all ±8, random): within the timer's ±1 of the
+/// first.
+fn mul_base_count_is_fixed() {
+    let mut g = group("fe25519 edwards: mul_base instruction count independent of the scalar");
+    let mut rng = test_rng(44);
+    let mut scalars = [[0u8; 32]; 10];
+    let fixed = [
+        Scalar::ZERO,
+        Scalar::ONE,
+        -Scalar::ONE,
+        Scalar::from_bytes_mod_order([0x88; 32]),
+        Scalar::from_bytes_mod_order([0x77; 32]),
+    ];
+    for (i, s) in scalars.iter_mut().enumerate() {
+        *s = match fixed.get(i) {
+            Some(f) => f.to_bytes(),
+            None => random_scalar(&mut rng).to_bytes(),
+        };
+    }
+    let count = |s: &[u8; 32]| icount::measure(|| mul_base(core::hint::black_box(s))).1;
+    let first = count(&scalars[0]);
+    for (i, s) in scalars.iter().enumerate() {
+        let n = count(s);
+        g.check(
+            n.abs_diff(first) <= 1,
+            format_args!("scalar {i}: {n} instructions, scalar 0: {first}"),
+        );
+    }
+    wireseal_mcu::hprintln!("fe25519: mul_base {} instructions", first);
+    g.end();
+}
+
+/// The groups against curve25519-dalek, and with `counting` (the
+/// instruction counter works) the count check.
+pub fn run(counting: bool) {
     mul_base_random();
     double_scalar_mul_random();
     decompress_random_and_edges();
     from_montgomery_random_and_edges();
+    if counting {
+        mul_base_count_is_fixed();
+    }
 }

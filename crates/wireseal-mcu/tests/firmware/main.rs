@@ -36,7 +36,7 @@ fn main() -> ! {
     let counting = g.end();
     kat::run();
     fe25519::run();
-    edwards::run();
+    edwards::run(counting);
     if counting {
         measure::run();
     }
