@@ -4,6 +4,7 @@
 #![no_std]
 #![no_main]
 
+mod edwards;
 mod fe25519;
 mod kat;
 mod kat_peat_xeddsa;
@@ -35,6 +36,7 @@ fn main() -> ! {
     let counting = g.end();
     kat::run();
     fe25519::run();
+    edwards::run(counting);
     if counting {
         measure::run();
     }

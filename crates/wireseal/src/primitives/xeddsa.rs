@@ -1,6 +1,5 @@
-//! XEdDSA (Signal's specification, revision 1) on Curve25519 through
-//! `curve25519-dalek`: Ed25519-style signatures made and checked with X25519
-//! keys.
+//! XEdDSA (Signal's specification, revision 1) on Curve25519:
+//! Ed25519-style signatures made and checked with X25519 keys.
 //!
 //! - The Ed25519 public key of an X25519 key `u` is the RFC 7748 birational
 //!   map `y = (u - 1) / (u + 1)` with the sign bit 0; the signer negates its
@@ -13,13 +12,87 @@
 //!
 //! Messages are passed as a list of parts that are hashed one after another,
 //! so a caller never has to concatenate a signing buffer.
+//!
+//! The group operations run on curve25519-dalek's `EdwardsPoint`, or on
+//! ARMv7E-M (cfg `wireseal_fe25519`) on `wireseal-fe25519`'s Edwards25519
+//! over its assembly field; the scalar arithmetic is curve25519-dalek's
+//! `Scalar` on both.
 
 use crate::secret::Secret;
-use curve25519_dalek::edwards::EdwardsPoint;
-use curve25519_dalek::montgomery::MontgomeryPoint;
 use curve25519_dalek::scalar::Scalar;
 use sha2::{Digest, Sha512};
 use zeroize::Zeroize;
+
+/// The group operations XEdDSA needs, on curve25519-dalek.
+#[cfg(not(wireseal_fe25519))]
+mod group {
+    use curve25519_dalek::edwards::EdwardsPoint;
+    use curve25519_dalek::montgomery::MontgomeryPoint;
+    use curve25519_dalek::scalar::Scalar;
+
+    pub(super) type Point = EdwardsPoint;
+
+    /// The Edwards point of a Montgomery u-coordinate, sign bit 0.
+    pub(super) fn from_montgomery(u: &[u8; 32]) -> Option<Point> {
+        MontgomeryPoint(*u).to_edwards(0)
+    }
+
+    pub(super) fn neg(p: &Point) -> Point {
+        -p
+    }
+
+    pub(super) fn compress(p: &Point) -> [u8; 32] {
+        p.compress().to_bytes()
+    }
+
+    /// The encoding of `s·B` (constant time).
+    pub(super) fn mul_base(s: &Scalar) -> [u8; 32] {
+        EdwardsPoint::mul_base(s).compress().to_bytes()
+    }
+
+    /// The encoding of `a·A + b·B` (public inputs).
+    pub(super) fn double_mul(a: &Scalar, point: &Point, b: &Scalar) -> [u8; 32] {
+        EdwardsPoint::vartime_double_scalar_mul_basepoint(a, point, b)
+            .compress()
+            .to_bytes()
+    }
+}
+
+/// The group operations XEdDSA needs, on `wireseal-fe25519`.
+#[cfg(wireseal_fe25519)]
+mod group {
+    use curve25519_dalek::scalar::Scalar;
+    use wireseal_fe25519::edwards::{self, EdwardsPoint};
+    use zeroize::Zeroize;
+
+    pub(super) type Point = EdwardsPoint;
+
+    /// The Edwards point of a Montgomery u-coordinate, sign bit 0.
+    pub(super) fn from_montgomery(u: &[u8; 32]) -> Option<Point> {
+        EdwardsPoint::from_montgomery(u, 0)
+    }
+
+    pub(super) fn neg(p: &Point) -> Point {
+        p.neg()
+    }
+
+    pub(super) fn compress(p: &Point) -> [u8; 32] {
+        p.compress()
+    }
+
+    /// The encoding of `s·B` (constant time).
+    pub(super) fn mul_base(s: &Scalar) -> [u8; 32] {
+        let mut bytes = s.to_bytes();
+        let out = edwards::mul_base(&bytes).compress();
+        bytes.zeroize();
+        out
+    }
+
+    /// The encoding of `a·A + b·B` (public inputs).
+    pub(super) fn double_mul(a: &Scalar, point: &Point, b: &Scalar) -> [u8; 32] {
+        edwards::double_scalar_mul_vartime(a.as_bytes(), point, b.as_bytes()).compress()
+    }
+}
 
 /// Signature length: `R ‖ s`.
 pub const SIGNATURE_LEN: usize = 64;
@@ -37,7 +110,7 @@ const HASH1_PREFIX: [u8; 32] = {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct XedVerifyingKey {
     /// `−A`, so verification is one double-scalar multiplication.
-    minus_a: EdwardsPoint,
+    minus_a: group::Point,
     /// The encoding of `A` (sign bit 0).
     a: [u8; 32],
 }
@@ -47,10 +120,10 @@ impl XedVerifyingKey {
     /// of `u` is ignored, as RFC 7748 prescribes. `None` when `u = −1` or
     /// when the resulting `y` is not on the curve.
     pub fn from_x25519(u: &[u8; 32]) -> Option<Self> {
-        let point = MontgomeryPoint(*u).to_edwards(0)?;
+        let point = group::from_montgomery(u)?;
         Some(Self {
-            minus_a: -point,
-            a: point.compress().to_bytes(),
+            minus_a: group::neg(&point),
+            a: group::compress(&point),
         })
     }
 
@@ -73,8 +146,7 @@ impl XedVerifyingKey {
             h.update(p);
         }
         let h = Scalar::from_bytes_mod_order_wide(&h.finalize().into());
-        let check = EdwardsPoint::vartime_double_scalar_mul_basepoint(&h, &self.minus_a, &s);
-        check.compress().as_bytes() == r
+        group::double_mul(&h, &self.minus_a, &s) == r
     }
 }
 
@@ -107,11 +179,13 @@ impl XedSigningKey {
         b[31] &= 127;
         b[31] |= 64;
         let mut a = Scalar::from_bytes_mod_order(*k.expose());
-        let e = EdwardsPoint::mul_base(&a).compress();
-        if e.as_bytes()[31] & 0x80 != 0 {
+        let mut public = group::mul_base(&a);
+        // The sign bit is the low bit of x, so it is set only when x ≠ 0,
+        // and −(x, y) = (−x, y) encodes as the same y with the bit clear.
+        if public[31] & 0x80 != 0 {
             a = -a;
+            public[31] &= 0x7f;
         }
-        let public = EdwardsPoint::mul_base(&a).compress().to_bytes();
         Self { a, public }
     }
 
@@ -135,9 +209,9 @@ impl XedSigningKey {
         let mut wide: [u8; 64] = h.finalize().into();
         let mut r = Scalar::from_bytes_mod_order_wide(&wide);
         wide.zeroize();
-        let big_r = EdwardsPoint::mul_base(&r).compress();
+        let big_r = group::mul_base(&r);
         let mut h = Sha512::new();
-        h.update(big_r.as_bytes());
+        h.update(big_r);
         h.update(self.public);
         for p in message_parts {
             h.update(p);
@@ -146,7 +220,7 @@ impl XedSigningKey {
         let s = r + h * self.a;
         r.zeroize();
         let mut sig = [0u8; SIGNATURE_LEN];
-        sig[..32].copy_from_slice(big_r.as_bytes());
+        sig[..32].copy_from_slice(&big_r);
         sig[32..].copy_from_slice(s.as_bytes());
         sig
     }
@@ -155,6 +229,7 @@ impl XedSigningKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use curve25519_dalek::montgomery::MontgomeryPoint;
 
     #[test]
     fn sign_then_verify_and_tamper() {
