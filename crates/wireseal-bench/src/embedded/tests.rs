@@ -339,3 +339,19 @@ fn the_firmware_crate_is_found_in_this_checkout() {
     let dir = mcu_dir().unwrap();
     assert!(dir.join("scripts/sizes.sh").is_file(), "{}", dir.display());
 }
+
+#[test]
+fn a_name_holding_seal_inside_a_word_is_not_a_seal() {
+    let m = |name: &str| Measure {
+        name: name.into(),
+        instructions: 546_911,
+        stack: Some(1452),
+    };
+    let fe = m("x25519 (library: wireseal-fe25519, cortex-m4 assembly)");
+    let x = against_firmware(&fe).expect("x25519 on wireseal-fe25519 beside the firmware");
+    assert_eq!(x.baseline, Some(2_965_844.0));
+    assert!(against_firmware(&m("pkc seal 200 B uncached (library, miss)")).is_none());
+    let old = m("x25519 (x25519-dalek, u32 backend; old backend)");
+    let rows = against_old_backend(&[fe, old]);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+}
