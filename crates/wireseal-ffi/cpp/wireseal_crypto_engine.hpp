@@ -1,14 +1,16 @@
 /* A crypto engine shaped like the Meshtastic firmware's CryptoEngine (PKC
- * direct messages and channel packets), over wireseal's C ABI, holding the
- * per-peer shared-secret cache: a repeat message from a peer costs one
- * AES-256-CCM instead of X25519 + SHA-256 + AES-256-CCM.
+ * direct messages, channel packets and XEdDSA packet signatures), over
+ * wireseal's C ABI, holding the per-peer shared-secret cache: a repeat
+ * message from a peer costs one AES-256-CCM instead of X25519 + SHA-256 +
+ * AES-256-CCM.
  *
  * Header-only C++11, no exceptions, no RTTI, no heap: the engine, its
- * cache slots (80 bytes per peer) and the channel key live inside the
- * object. Randomness (the PKC extraNonce) comes from the caller's
- * ws_fill_random (the RNG peripheral); time, for cache ages, from an
- * optional millisecond clock. Not thread-safe: take the firmware's
- * cryptLock around every call, as it does for its own engine.
+ * cache slots (80 bytes per peer), the channel key, our XEdDSA signing key
+ * and the converted keys of the last VerifyKeys signers live inside the
+ * object. Randomness (the PKC extraNonce, XEdDSA's 64 hedging bytes) comes
+ * from the caller's ws_fill_random (the RNG peripheral); time, for cache
+ * ages, from an optional millisecond clock. Not thread-safe: take the
+ * firmware's cryptLock around every call, as it does for its own engine.
  *
  *   static wireseal::CryptoEngine<16> engine(hw_random, nullptr, millis64);
  *   engine.setDHPrivateKey(private_key);
@@ -29,32 +31,52 @@
 
 namespace wireseal {
 
-template <size_t Slots = 16> class CryptoEngine {
+template <size_t Slots = 16, size_t VerifyKeys = 2> class CryptoEngine {
     static_assert(Slots >= 1 && Slots <= 65535, "1 to 65,535 cache slots");
+    static_assert(VerifyKeys >= 1, "at least one kept verifying key");
 
   public:
     /** Bytes a PKC payload adds to its plaintext (tag and extraNonce). */
     static const size_t PKC_OVERHEAD = WS_PKC_OVERHEAD;
+    /** Bytes of an XEdDSA signature (Data.xeddsa_signature). */
+    static const size_t XEDDSA_SIGNATURE_LEN = WS_XEDDSA_SIGNATURE_LEN;
 
-    /** `fill_random` is required for encryptCurve25519; `now_ms` may be
-     * NULL (cache entries never age then). */
+    /** `fill_random` is required for encryptCurve25519 and xeddsa_sign;
+     * `now_ms` may be NULL (cache entries never age then). */
     explicit CryptoEngine(ws_fill_random fill_random, void *rng_ctx = nullptr, uint64_t (*now_ms)() = nullptr)
-        : pkc_(), channel_(), rng_(fill_random), rng_ctx_(rng_ctx), now_(now_ms), last_(WS_STATUS_OK) {}
+        : pkc_(), channel_(), signer_(), verify_(), uses_(0), conversions_(0), rng_(fill_random), rng_ctx_(rng_ctx),
+          now_(now_ms), last_(WS_STATUS_OK) {}
 
     ~CryptoEngine() {
         ws_pkc_engine_deinit(&pkc_);
         ws_channel_key_deinit(&channel_);
+        ws_xeddsa_signer_deinit(&signer_);
+        for (size_t i = 0; i < VerifyKeys; i++) {
+            ws_xeddsa_key_deinit(&verify_[i].key);
+        }
     }
 
     CryptoEngine(const CryptoEngine &) = delete;
     CryptoEngine &operator=(const CryptoEngine &) = delete;
 
     /** Sets our X25519 private key (32 bytes, clamped as every Meshtastic
-     * key is) and empties the cache; fills `public_key` with ours. */
+     * key is), empties the cache, derives our XEdDSA signing key and fills
+     * `public_key` with ours. On failure (an unclamped or all-zero key) the
+     * engine is left without a key: PKC and signing calls fail, and
+     * `public_key` is zero. */
     bool setDHPrivateKey(const uint8_t *private_key) {
         ws_pkc_engine_deinit(&pkc_);
-        return ok(ws_pkc_engine_init(&pkc_, private_key, slots_, sizeof slots_)) &&
-               ok(ws_x25519_public_key(private_key, public_key));
+        ws_xeddsa_signer_deinit(&signer_);
+        if (ok(ws_pkc_engine_init(&pkc_, private_key, slots_, sizeof slots_)) &&
+            ok(ws_x25519_public_key(private_key, public_key)) && ok(ws_xeddsa_signer_init(&signer_, private_key))) {
+            return true;
+        }
+        ws_pkc_engine_deinit(&pkc_);
+        ws_xeddsa_signer_deinit(&signer_);
+        for (size_t i = 0; i < sizeof public_key; i++) {
+            public_key[i] = 0;
+        }
+        return false;
     }
 
     /** Encrypts `numBytes` of `bytes` for the node with `remotePublic`
@@ -119,6 +141,32 @@ template <size_t Slots = 16> class CryptoEngine {
         return encryptPacket(fromNode, packetId, numBytes, bytes);
     }
 
+    /** Signs packet (fromNode, packetId, portnum, payload) with our key
+     * (set by setDHPrivateKey) into `signature` (XEDDSA_SIGNATURE_LEN
+     * bytes), hedged with 64 bytes from the RNG hook. Fails without a key
+     * or when the RNG fails (the signature is then zero). */
+    bool xeddsa_sign(uint32_t fromNode, uint32_t packetId, uint32_t portnum, const uint8_t *payload, size_t payloadLen,
+                     uint8_t *signature) {
+        return ok(ws_xeddsa_sign(&signer_, rng_, rng_ctx_, fromNode, packetId, portnum, payload, payloadLen,
+                                 signature));
+    }
+
+    /** Verifies the XEDDSA_SIGNATURE_LEN-byte `signature` of packet
+     * (fromNode, packetId, portnum, payload) by the node with X25519
+     * public key `pubKey` (32 bytes). The converted keys of the last
+     * VerifyKeys public keys are kept, so a signer heard again costs one
+     * double-scalar multiplication. */
+    bool xeddsa_verify(const uint8_t *pubKey, uint32_t fromNode, uint32_t packetId, uint32_t portnum,
+                       const uint8_t *payload, size_t payloadLen, const uint8_t *signature) {
+        const ws_xeddsa_key *key = verifyingKey(pubKey);
+        return key && ok(ws_xeddsa_key_verify(key, fromNode, packetId, portnum, payload, payloadLen, signature,
+                                              XEDDSA_SIGNATURE_LEN));
+    }
+
+    /** How many public keys xeddsa_verify has converted (the kept keys'
+     * misses), a statistic for tuning VerifyKeys. */
+    uint32_t xeddsaKeyConversions() const { return conversions_; }
+
     /** Why the last call failed (WS_STATUS_OK after a success). */
     ws_status lastStatus() const { return last_; }
 
@@ -141,9 +189,69 @@ template <size_t Slots = 16> class CryptoEngine {
 
     uint64_t now() const { return now_ ? now_() : 0; }
 
+    /** A converted verifying key and the X25519 public key it is of;
+     * `used` is 0 for an empty entry, else the engine's use count when it
+     * was last used. */
+    struct VerifyEntry {
+        uint8_t public_key[32];
+        uint32_t used;
+        ws_xeddsa_key key;
+    };
+
+    /** The kept key of `pub`, converting it into the least recently used
+     * entry when it is not kept; NULL (lastStatus says why) for a NULL or
+     * unusable key. */
+    const ws_xeddsa_key *verifyingKey(const uint8_t *pub) {
+        if (!pub) {
+            last_ = WS_STATUS_NULL_POINTER;
+            return nullptr;
+        }
+        if (++uses_ == 0) {
+            /* The count wrapped: restart every kept entry's age. */
+            for (size_t i = 0; i < VerifyKeys; i++) {
+                verify_[i].used = verify_[i].used ? 1 : 0;
+            }
+            uses_ = 2;
+        }
+        VerifyEntry *oldest = &verify_[0];
+        for (size_t i = 0; i < VerifyKeys; i++) {
+            VerifyEntry &e = verify_[i];
+            if (e.used && same32(e.public_key, pub)) {
+                e.used = uses_;
+                return &e.key;
+            }
+            if (e.used < oldest->used) {
+                oldest = &e;
+            }
+        }
+        ws_xeddsa_key_deinit(&oldest->key);
+        oldest->used = 0;
+        conversions_++;
+        if (!ok(ws_xeddsa_key_init(&oldest->key, pub))) {
+            return nullptr;
+        }
+        for (size_t i = 0; i < 32; i++) {
+            oldest->public_key[i] = pub[i];
+        }
+        oldest->used = uses_;
+        return &oldest->key;
+    }
+
+    static bool same32(const uint8_t *a, const uint8_t *b) {
+        uint8_t d = 0;
+        for (size_t i = 0; i < 32; i++) {
+            d |= static_cast<uint8_t>(a[i] ^ b[i]);
+        }
+        return d == 0;
+    }
+
     ws_pkc_engine pkc_;
     alignas(8) uint8_t slots_[Slots * WS_PKC_SLOT_BYTES] = {};
     ws_channel_key channel_;
+    ws_xeddsa_signer signer_;
+    VerifyEntry verify_[VerifyKeys];
+    uint32_t uses_;
+    uint32_t conversions_;
     ws_fill_random rng_;
     void *rng_ctx_;
     uint64_t (*now_)();

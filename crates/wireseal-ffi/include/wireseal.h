@@ -62,6 +62,30 @@
 // Largest plaintext a PKC payload carries (it fits one LoRa frame).
 #define WS_PKC_MAX_PLAINTEXT_LEN 227
 
+// Bytes of an XEdDSA signature.
+#define WS_XEDDSA_SIGNATURE_LEN 64
+
+// 64-bit words after the magic word in a `ws_xeddsa_signer`.
+#define WS_XEDDSA_SIGNER_WORDS ((WS_XEDDSA_SIGNER_BYTES / 8) - 1)
+
+// Bytes of a `ws_xeddsa_signer` (the same on every target: the Ed25519
+// scalar, its public key and our X25519 public key).
+#define WS_XEDDSA_SIGNER_BYTES 104
+
+// 64-bit words after the magic word in a `ws_xeddsa_key`.
+#define WS_XEDDSA_KEY_WORDS ((WS_XEDDSA_KEY_BYTES / 8) - 1)
+
+#if (defined(__arm__) && defined(WS_TARGET_BARE_ARM))
+// Bytes of a `ws_xeddsa_key` on a bare-metal Arm build (the Cortex-M4's
+// Edwards point of eight 32-bit limbs per coordinate).
+#define WS_XEDDSA_KEY_BYTES 168
+#endif
+
+#if !(defined(__arm__) && defined(WS_TARGET_BARE_ARM))
+// Bytes of a `ws_xeddsa_key` on other targets.
+#define WS_XEDDSA_KEY_BYTES 200
+#endif
+
 // The result of every call. `WS_STATUS_OK` is 0; the codes from 1 to 15
 // are the library's error kinds (the same failure has the same kind in
 // the Rust API, the command line's JSON and Python's exceptions).
@@ -156,6 +180,20 @@ typedef struct {
   uint64_t body[WS_PKC_ENGINE_WORDS];
 } ws_pkc_engine;
 
+// Our XEdDSA signing key, derived once from our X25519 private key.
+typedef struct {
+  uint64_t magic;
+  uint64_t body[WS_XEDDSA_SIGNER_WORDS];
+} ws_xeddsa_signer;
+
+// A sender's verifying key: its X25519 public key mapped to an Ed25519
+// point once, so each verification with it is one double-scalar
+// multiplication.
+typedef struct {
+  uint64_t magic;
+  uint64_t body[WS_XEDDSA_KEY_WORDS];
+} ws_xeddsa_key;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -214,25 +252,6 @@ ws_status ws_header_parse(const uint8_t *frame, size_t len, ws_header *out);
 // # Safety
 // `header` points to a `ws_header`; `out` to 16 writable bytes.
 ws_status ws_header_write(const ws_header *header, uint8_t *out);
-
-// Verifies the XEdDSA signature `signature` (`signature_len` bytes, 64
-// when valid) of packet (`from`, `id`, `portnum`, `payload`) by the node
-// with X25519 public key `public_key`.
-//
-// # Errors
-// `NULL_POINTER`, `INVALID_KEY` (no Ed25519 counterpart), `AUTH`.
-//
-// # Safety
-// `public_key` points to 32 bytes, `payload` to `payload_len`,
-// `signature` to `signature_len`.
-ws_status ws_xeddsa_verify(const uint8_t *public_key,
-                           uint32_t from,
-                           uint32_t id,
-                           uint32_t portnum,
-                           const uint8_t *payload,
-                           size_t payload_len,
-                           const uint8_t *signature,
-                           size_t signature_len);
 
 // Derives the key of the mesh `mesh_id` (`mesh_id_len` bytes of text, the
 // id peat-btle shows) from its 32-byte shared secret.
@@ -388,6 +407,102 @@ ws_status ws_x25519_public_key(const uint8_t *private_key, uint8_t *public_out);
 // The status's stable name (`"ok"`, `"auth"`, ...: the library's
 // `ErrorKind` names), a static NUL-terminated string.
 const char *ws_status_str(ws_status status);
+
+// Sets up `signer` with our 32-byte X25519 private key (clamped, as every
+// Meshtastic key is; an all-zero key is not): one scalar multiplication.
+//
+// # Errors
+// `NULL_POINTER`; `INVALID_KEY` for an unclamped key (the block is left
+// as it was); `INVALID_INPUT` when the two overlap.
+//
+// # Safety
+// `signer` points to a writable `ws_xeddsa_signer`; `our_private` to 32
+// bytes.
+ws_status ws_xeddsa_signer_init(ws_xeddsa_signer *signer, const uint8_t *our_private);
+
+// Wipes `signer`. NULL is ignored.
+//
+// # Safety
+// `signer` is NULL or set up by `ws_xeddsa_signer_init` (or zeroed).
+void ws_xeddsa_signer_deinit(ws_xeddsa_signer *signer);
+
+// Signs packet (`from`, `id`, `portnum`, `payload`) with `signer`'s key
+// into `signature_out` (`WS_XEDDSA_SIGNATURE_LEN` bytes), hedged with 64
+// bytes from `fill_random`.
+//
+// # Errors
+// `NULL_POINTER` (a NULL callback too), `STATE` (signer not set up),
+// `INVALID_INPUT` (the output overlapping another argument), `RNG_FAILED`
+// (the callback failed; the output is wiped).
+//
+// # Safety
+// `signer` as in `ws_xeddsa_signer_deinit`; `payload` points to
+// `payload_len` bytes, `signature_out` to 64 writable bytes.
+ws_status ws_xeddsa_sign(const ws_xeddsa_signer *signer,
+                         ws_fill_random fill_random,
+                         void *rng_ctx,
+                         uint32_t from,
+                         uint32_t id,
+                         uint32_t portnum,
+                         const uint8_t *payload,
+                         size_t payload_len,
+                         uint8_t *signature_out);
+
+// Sets up `key` as the verifying key of the node with X25519 public key
+// `public_key` (the Ed25519 point of sign bit 0): what a firmware keeps
+// for the senders it hears often.
+//
+// # Errors
+// `NULL_POINTER`; `INVALID_KEY` when the key has no Ed25519 counterpart
+// (the block is left as it was); `INVALID_INPUT` when the two overlap.
+//
+// # Safety
+// `key` points to a writable `ws_xeddsa_key`; `public_key` to 32 bytes.
+ws_status ws_xeddsa_key_init(ws_xeddsa_key *key, const uint8_t *public_key);
+
+// Clears `key`. NULL is ignored.
+//
+// # Safety
+// `key` is NULL or set up by `ws_xeddsa_key_init` (or zeroed).
+void ws_xeddsa_key_deinit(ws_xeddsa_key *key);
+
+// Verifies the XEdDSA signature `signature` (`signature_len` bytes, 64
+// when valid) of packet (`from`, `id`, `portnum`, `payload`) with `key`.
+//
+// # Errors
+// `NULL_POINTER`, `STATE` (key not set up), `AUTH`.
+//
+// # Safety
+// `key` as in `ws_xeddsa_key_deinit`; `payload` points to `payload_len`
+// bytes, `signature` to `signature_len`.
+ws_status ws_xeddsa_key_verify(const ws_xeddsa_key *key,
+                               uint32_t from,
+                               uint32_t id,
+                               uint32_t portnum,
+                               const uint8_t *payload,
+                               size_t payload_len,
+                               const uint8_t *signature,
+                               size_t signature_len);
+
+// Verifies the XEdDSA signature `signature` (`signature_len` bytes, 64
+// when valid) of packet (`from`, `id`, `portnum`, `payload`) by the node
+// with X25519 public key `public_key`, converting the key for this call
+// alone (`ws_xeddsa_key_init` keeps it).
+//
+// # Errors
+// `NULL_POINTER`, `INVALID_KEY` (no Ed25519 counterpart), `AUTH`.
+//
+// # Safety
+// `public_key` points to 32 bytes, `payload` to `payload_len`,
+// `signature` to `signature_len`.
+ws_status ws_xeddsa_verify(const uint8_t *public_key,
+                           uint32_t from,
+                           uint32_t id,
+                           uint32_t portnum,
+                           const uint8_t *payload,
+                           size_t payload_len,
+                           const uint8_t *signature,
+                           size_t signature_len);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,11 +1,9 @@
-//! Meshtastic channel packets, the over-the-air header, and XEdDSA
-//! signature verification.
+//! Meshtastic channel packets and the over-the-air header.
 
-use crate::memory::{array, bytes, bytes_mut, disjoint, opaque, put, Region};
+use crate::memory::{bytes, bytes_mut, disjoint, opaque, put, Region};
 use crate::status::first_error;
 use crate::status::status;
 use crate::WsStatus;
-use wireseal::meshtastic::xeddsa::{SignedFields, VerifyingKey};
 use wireseal::meshtastic::{ChannelKey, PacketHeader, HEADER_LEN};
 
 /// 64-bit words after the magic word in a `ws_channel_key`.
@@ -223,50 +221,6 @@ pub unsafe extern "C" fn ws_header_write(header: *const WsHeader, out: *mut u8) 
             unsafe { out.cast::<[u8; WS_HEADER_LEN]>().write(b) };
             WsStatus::Ok
         }
-        Err(e) => e.into(),
-    }
-}
-
-/// Verifies the XEdDSA signature `signature` (`signature_len` bytes, 64
-/// when valid) of packet (`from`, `id`, `portnum`, `payload`) by the node
-/// with X25519 public key `public_key`.
-///
-/// # Errors
-/// `NULL_POINTER`, `INVALID_KEY` (no Ed25519 counterpart), `AUTH`.
-///
-/// # Safety
-/// `public_key` points to 32 bytes, `payload` to `payload_len`,
-/// `signature` to `signature_len`.
-#[no_mangle]
-pub unsafe extern "C" fn ws_xeddsa_verify(
-    public_key: *const u8,
-    from: u32,
-    id: u32,
-    portnum: u32,
-    payload: *const u8,
-    payload_len: usize,
-    signature: *const u8,
-    signature_len: usize,
-) -> WsStatus {
-    // SAFETY: per the contract above.
-    let (pk, payload, sig) = unsafe {
-        match (
-            array::<32>(public_key),
-            bytes(payload, payload_len),
-            bytes(signature, signature_len),
-        ) {
-            (Ok(k), Ok(p), Ok(s)) => (k, p, s),
-            (k, p, s) => return first_error([k.err(), p.err(), s.err(), None]),
-        }
-    };
-    let fields = SignedFields {
-        from,
-        id,
-        portnum,
-        payload,
-    };
-    match VerifyingKey::from_x25519(pk) {
-        Ok(k) => status(k.verify(&fields, sig)),
         Err(e) => e.into(),
     }
 }

@@ -32,12 +32,16 @@ mod status;
 mod tests;
 #[cfg(test)]
 mod tests_aliasing;
+#[cfg(test)]
+mod tests_xeddsa;
+mod xeddsa;
 
 pub use channel::*;
 pub use peat::*;
 pub use pkc::*;
 pub use rng::WsFillRandom;
 pub use status::*;
+pub use xeddsa::*;
 
 /// Alignment of every block of caller memory (engine, slots, keys).
 pub const WS_ALIGN: usize = 8;

@@ -138,5 +138,10 @@ fn version_and_block_sizes() {
     assert_eq!(core::mem::size_of::<WsPkcEngine>(), WS_PKC_ENGINE_BYTES);
     assert_eq!(core::mem::size_of::<WsChannelKey>(), WS_CHANNEL_KEY_BYTES);
     assert_eq!(core::mem::size_of::<WsMeshKey>(), WS_MESH_KEY_BYTES);
+    assert_eq!(
+        core::mem::size_of::<WsXeddsaSigner>(),
+        WS_XEDDSA_SIGNER_BYTES
+    );
+    assert_eq!(core::mem::size_of::<WsXeddsaKey>(), WS_XEDDSA_KEY_BYTES);
     assert_eq!(core::mem::align_of::<WsPkcEngine>(), WS_ALIGN);
 }

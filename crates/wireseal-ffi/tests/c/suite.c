@@ -16,6 +16,8 @@
 _Static_assert(sizeof(ws_pkc_engine) == WS_PKC_ENGINE_BYTES, "ws_pkc_engine size");
 _Static_assert(sizeof(ws_channel_key) == WS_CHANNEL_KEY_BYTES, "ws_channel_key size");
 _Static_assert(sizeof(ws_mesh_key) == WS_MESH_KEY_BYTES, "ws_mesh_key size");
+_Static_assert(sizeof(ws_xeddsa_signer) == WS_XEDDSA_SIGNER_BYTES, "ws_xeddsa_signer size");
+_Static_assert(sizeof(ws_xeddsa_key) == WS_XEDDSA_KEY_BYTES, "ws_xeddsa_key size");
 
 static int passed, failed;
 
@@ -238,6 +240,41 @@ static void xeddsa(void) {
                  ws_xeddsa_verify(pkc_sender_public, 1, 2, 1, pkc_plaintext, sizeof pkc_plaintext, sig, sizeof sig),
                  WS_STATUS_AUTH);
     check_status("xeddsa null key", ws_xeddsa_verify(NULL, 1, 2, 1, pkc_plaintext, 10, sig, 64), WS_STATUS_NULL_POINTER);
+
+    /* Zeroed blocks, as C statics are: not set up until their init. */
+    static ws_xeddsa_signer signer;
+    static ws_xeddsa_key key;
+    uint8_t ctx = 5;
+    check_status("xeddsa sign unset",
+                 ws_xeddsa_sign(&signer, counter_rng, &ctx, 1, 2, 3, pkc_plaintext, 10, sig), WS_STATUS_STATE);
+    uint8_t zero[32] = {0};
+    check_status("xeddsa zero private key", ws_xeddsa_signer_init(&signer, zero), WS_STATUS_INVALID_KEY);
+    check_status("xeddsa signer", ws_xeddsa_signer_init(&signer, pkc_our_private), WS_STATUS_OK);
+    check_status("xeddsa sign", ws_xeddsa_sign(&signer, counter_rng, &ctx, 0x929, 7, 1, pkc_plaintext, 10, sig),
+                 WS_STATUS_OK);
+    uint8_t pub[32];
+    check_status("xeddsa our public key", ws_x25519_public_key(pkc_our_private, pub), WS_STATUS_OK);
+    check_status("xeddsa one-shot verify", ws_xeddsa_verify(pub, 0x929, 7, 1, pkc_plaintext, 10, sig, 64),
+                 WS_STATUS_OK);
+    check_status("xeddsa verify unset key", ws_xeddsa_key_verify(&key, 0x929, 7, 1, pkc_plaintext, 10, sig, 64),
+                 WS_STATUS_STATE);
+    check_status("xeddsa key", ws_xeddsa_key_init(&key, pub), WS_STATUS_OK);
+    check_status("xeddsa kept-key verify", ws_xeddsa_key_verify(&key, 0x929, 7, 1, pkc_plaintext, 10, sig, 64),
+                 WS_STATUS_OK);
+    check_status("xeddsa other portnum", ws_xeddsa_key_verify(&key, 0x929, 7, 2, pkc_plaintext, 10, sig, 64),
+                 WS_STATUS_AUTH);
+    check_status("xeddsa short signature", ws_xeddsa_key_verify(&key, 0x929, 7, 1, pkc_plaintext, 10, sig, 63),
+                 WS_STATUS_AUTH);
+    check_status("xeddsa other key", ws_xeddsa_verify(pkc_sender_public, 0x929, 7, 1, pkc_plaintext, 10, sig, 64),
+                 WS_STATUS_AUTH);
+    check_status("xeddsa failing rng",
+                 ws_xeddsa_sign(&signer, failing_rng, NULL, 0x929, 7, 1, pkc_plaintext, 10, sig),
+                 WS_STATUS_RNG_FAILED);
+    check("xeddsa failing rng wipes", all_zero(sig, sizeof sig));
+    ws_xeddsa_signer_deinit(&signer);
+    ws_xeddsa_key_deinit(&key);
+    check_status("xeddsa sign after deinit",
+                 ws_xeddsa_sign(&signer, counter_rng, &ctx, 1, 2, 3, pkc_plaintext, 10, sig), WS_STATUS_STATE);
 }
 
 int main(void) {

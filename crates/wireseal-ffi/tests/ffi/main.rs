@@ -1,5 +1,6 @@
 //! The C ABI's integration tests, one binary: the generated header and the C
-//! suite built against the library.
+//! and C++ suites built against the library.
 
 mod c_suite;
+mod cpp_suite;
 mod header;
