@@ -41,6 +41,11 @@ mod group {
         -p
     }
 
+    /// Whether `8·p` is the identity (a point of order 1, 2, 4 or 8).
+    pub(super) fn is_small_order(p: &Point) -> bool {
+        p.is_small_order()
+    }
+
     pub(super) fn compress(p: &Point) -> [u8; 32] {
         p.compress().to_bytes()
     }
@@ -74,6 +79,11 @@ mod group {
 
     pub(super) fn neg(p: &Point) -> Point {
         p.neg()
+    }
+
+    /// Whether `8·p` is the identity (a point of order 1, 2, 4 or 8).
+    pub(super) fn is_small_order(p: &Point) -> bool {
+        p.double().double().double() == EdwardsPoint::IDENTITY
     }
 
     pub(super) fn compress(p: &Point) -> [u8; 32] {
@@ -117,10 +127,17 @@ pub struct XedVerifyingKey {
 
 impl XedVerifyingKey {
     /// Maps an X25519 public key to its Ed25519 key (sign bit 0). The top bit
-    /// of `u` is ignored, as RFC 7748 prescribes. `None` when `u = −1` or
-    /// when the resulting `y` is not on the curve.
+    /// of `u` is ignored, as RFC 7748 prescribes. `None` when `u = −1`, when
+    /// the resulting `y` is not on the curve, and when the point has small
+    /// order (`u` = 0, 1 or one of the order-8 points, in any encoding):
+    /// with such a key `h·A` takes at most 8 values, so anyone could make a
+    /// signature that verifies (`R = B`, `s = 1` verifies under `u = 0` for
+    /// every message whose `h` is even).
     pub fn from_x25519(u: &[u8; 32]) -> Option<Self> {
         let point = group::from_montgomery(u)?;
+        if group::is_small_order(&point) {
+            return None;
+        }
         Some(Self {
             minus_a: group::neg(&point),
             a: group::compress(&point),
@@ -267,5 +284,41 @@ mod tests {
         }
         sig[32..].copy_from_slice(&wide);
         assert!(!vk.verify(&[b"m"], &sig));
+    }
+
+    /// The u-coordinates of the points of order 1, 2, 4 and 8 (libsodium's
+    /// blocklist), each also as `u + p` where that fits and with bit 255 set.
+    #[test]
+    fn small_order_keys_are_refused_in_every_encoding() {
+        fn hex(s: &str) -> [u8; 32] {
+            let mut out = [0u8; 32];
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap();
+            }
+            out
+        }
+        let small = [
+            hex("0000000000000000000000000000000000000000000000000000000000000000"),
+            hex("0100000000000000000000000000000000000000000000000000000000000000"),
+            hex("e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"),
+            hex("5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157"),
+            // p and p + 1: 0 and 1 again.
+            hex("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"),
+            hex("eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"),
+        ];
+        for u in small {
+            let mut high = u;
+            high[31] |= 0x80;
+            assert!(XedVerifyingKey::from_x25519(&u).is_none(), "{u:02x?}");
+            assert!(XedVerifyingKey::from_x25519(&high).is_none(), "{high:02x?}");
+        }
+        // The forgery the check stops: under u = 0 (A of order 2), R = B and
+        // s = 1 satisfy s·B − h·A = R for every message whose h is even.
+        let a = MontgomeryPoint([0; 32]).to_edwards(0).unwrap();
+        assert!(a.is_small_order());
+        assert_eq!(
+            (Scalar::from(2u8) * a).compress(),
+            curve25519_dalek::edwards::EdwardsPoint::default().compress()
+        );
     }
 }
