@@ -12,52 +12,13 @@
  * with the instructions and accesses since the first one and a 64-bit
  * FNV-1a hash of their addresses in order.
  *
- * Only the API declarations used here are written out below; QEMU 7.2 loads
- * plugins that export qemu_plugin_version = 1. */
+ * The API declarations it uses are in qemu_plugin_v1.h. */
 #include <inttypes.h>
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPORT __attribute__((visibility("default")))
-
-typedef uint64_t qemu_plugin_id_t;
-typedef uint32_t qemu_plugin_meminfo_t;
-typedef struct {
-    const char *target_name;
-    struct {
-        int min;
-        int cur;
-    } version;
-    bool system_emulation;
-    union {
-        struct {
-            int smp_vcpus;
-            int max_vcpus;
-        } system;
-    };
-} qemu_info_t;
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
-enum qemu_plugin_mem_rw { QEMU_PLUGIN_MEM_R = 1, QEMU_PLUGIN_MEM_W, QEMU_PLUGIN_MEM_RW };
-typedef void (*tb_trans_cb)(qemu_plugin_id_t, struct qemu_plugin_tb *);
-typedef void (*vcpu_udata_cb)(unsigned int, void *);
-typedef void (*vcpu_mem_cb)(unsigned int, qemu_plugin_meminfo_t, uint64_t, void *);
-
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t, tb_trans_cb);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *, size_t);
-uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *);
-void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *, vcpu_udata_cb,
-                                            enum qemu_plugin_cb_flags, void *);
-void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *, vcpu_mem_cb,
-                                      enum qemu_plugin_cb_flags, enum qemu_plugin_mem_rw,
-                                      void *);
-bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t);
-void qemu_plugin_outs(const char *);
+#include "qemu_plugin_v1.h"
 
 EXPORT int qemu_plugin_version = 1;
 
