@@ -116,6 +116,33 @@ const HASH1_PREFIX: [u8; 32] = {
     p
 };
 
+/// `SHA-512(R ‖ A ‖ M)` over the message parts: through aws-lc-rs's
+/// assembly SHA-512 on servers, RustCrypto's elsewhere.
+fn challenge(r: &[u8], a: &[u8; 32], message_parts: &[&[u8]]) -> [u8; 64] {
+    #[cfg(wireseal_aws_lc)]
+    {
+        let mut h = aws_lc_rs::digest::Context::new(&aws_lc_rs::digest::SHA512);
+        h.update(r);
+        h.update(a);
+        for p in message_parts {
+            h.update(p);
+        }
+        let mut out = [0u8; 64];
+        out.copy_from_slice(h.finish().as_ref());
+        out
+    }
+    #[cfg(not(wireseal_aws_lc))]
+    {
+        let mut h = Sha512::new();
+        h.update(r);
+        h.update(a);
+        for p in message_parts {
+            h.update(p);
+        }
+        h.finalize().into()
+    }
+}
+
 /// An Ed25519 point ready for verification, made from an X25519 public key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct XedVerifyingKey {
@@ -156,13 +183,7 @@ impl XedVerifyingKey {
         let Some(s) = Option::<Scalar>::from(Scalar::from_canonical_bytes(s)) else {
             return false;
         };
-        let mut h = Sha512::new();
-        h.update(r);
-        h.update(self.a);
-        for p in message_parts {
-            h.update(p);
-        }
-        let h = Scalar::from_bytes_mod_order_wide(&h.finalize().into());
+        let h = Scalar::from_bytes_mod_order_wide(&challenge(r, &self.a, message_parts));
         group::double_mul(&h, &self.minus_a, &s) == r
     }
 }
