@@ -80,14 +80,8 @@ pub unsafe extern "C" fn ws_xeddsa_signer_init(
     signer: *mut WsXeddsaSigner,
     our_private: *const u8,
 ) -> WsStatus {
-    if signer.is_null() {
-        return WsStatus::NullPointer;
-    }
-    if let Err(e) = disjoint(&[Region::of(signer)], &[Region(our_private, 32)]) {
-        return e;
-    }
     // SAFETY: the caller vouches for 32 readable bytes.
-    let own = match unsafe { array::<32>(our_private) } {
+    let own = match unsafe { key_for_block(signer, our_private) } {
         Ok(k) => k,
         Err(e) => return e,
     };
@@ -100,6 +94,20 @@ pub unsafe extern "C" fn ws_xeddsa_signer_init(
     // SAFETY: non-NULL, aligned (the type is), writable.
     unsafe { WsXeddsaSigner::init(signer, SigningKey::from_secret(&own)) };
     WsStatus::Ok
+}
+
+/// The 32 key bytes an init call reads into `block`: both non-NULL and
+/// not overlapping (`NULL_POINTER`, `INVALID_INPUT` otherwise).
+///
+/// # Safety
+/// When `key` is not NULL it points to 32 readable bytes valid for `'a`.
+unsafe fn key_for_block<'a, T>(block: *mut T, key: *const u8) -> Result<&'a [u8; 32], WsStatus> {
+    if block.is_null() {
+        return Err(WsStatus::NullPointer);
+    }
+    disjoint(&[Region::of(block)], &[Region(key, 32)])?;
+    // SAFETY: forwarded contract.
+    unsafe { array::<32>(key) }
 }
 
 /// Wipes `signer`. NULL is ignored.
@@ -190,14 +198,8 @@ pub unsafe extern "C" fn ws_xeddsa_key_init(
     key: *mut WsXeddsaKey,
     public_key: *const u8,
 ) -> WsStatus {
-    if key.is_null() {
-        return WsStatus::NullPointer;
-    }
-    if let Err(e) = disjoint(&[Region::of(key)], &[Region(public_key, 32)]) {
-        return e;
-    }
     // SAFETY: the caller vouches for 32 readable bytes.
-    let pk = match unsafe { array::<32>(public_key) } {
+    let pk = match unsafe { key_for_block(key, public_key) } {
         Ok(k) => k,
         Err(e) => return e,
     };
