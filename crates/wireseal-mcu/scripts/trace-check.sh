@@ -11,24 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=target/trace-check
-mkdir -p "$out"
-cc -O2 -shared -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
-  -o "$out/libtrace_hash.so" plugin/trace_hash.c
-
-elf=$(cargo build --release --locked --bin trace --message-format=json 2>/dev/null \
-  | python3 -c 'import json,sys
-for l in sys.stdin:
-    m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "trace" and m.get("executable"):
-        print(m["executable"])')
-[ -n "$elf" ] || { echo "trace-check: the trace firmware did not build" >&2; exit 1; }
-nm=$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-nm
-command -v "$nm" >/dev/null 2>&1 || nm=arm-none-eabi-nm
-mark=0x$("$nm" "$elf" | awk '$3 == "wsmcu_trace_mark" {print $1}')
-[ "$mark" != 0x ] || { echo "trace-check: no wsmcu_trace_mark in $elf" >&2; exit 1; }
-
-scripts/qemu-run.sh "$elf" -d plugin -D "$out/plugin.log" \
-  -plugin "$out/libtrace_hash.so,mark=$mark" >"$out/firmware.log"
+scripts/run-with-plugin.sh trace_hash wsmcu_trace_mark trace "$out" \
+  build --release --locked --bin trace
 python3 - "$out/firmware.log" "$out/plugin.log" <<'PY'
 import sys
 cases = [l.split(" ", 1)[1].strip() for l in open(sys.argv[1]) if l.startswith("trace-case ")]
