@@ -191,6 +191,10 @@ fn check_ops(g: &mut Group, a: &[u32; 8], b: &[u32; 8]) -> u32 {
 
 fn field_against_model() {
     let mut g = group("fe25519 field (cortex-m4 assembly) against a 16-bit-digit model");
+    g.check(
+        wireseal_fe25519::ASSEMBLY,
+        format_args!("wireseal-fe25519 built without its assembly: the tests below check Rust"),
+    );
     let mut inputs = 0u32;
     let e = edges();
     for a in &e {
