@@ -9,11 +9,10 @@
 
 use super::failures::{io_error, raised};
 use super::options::{limits, options};
-use crate::buffers::{batch_or_default, bytes_with, Batch};
+use crate::buffers::{batch_or_default, Batch};
 use crate::errors;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 use std::io::{self, Read, Write};
 use wireseal::aescrypt::io::{self as aio, decrypt_into_sink, encrypt_stream};
@@ -40,43 +39,43 @@ impl PyReader {
     }
 }
 
-/// What a Python `read` returned, as bytes held without the GIL.
-fn returned_bytes(r: &Bound<'_, PyAny>) -> PyResult<PyBackedBytes> {
-    if let Ok(b) = r.downcast::<PyBytes>() {
-        return Ok(b.clone().into());
-    }
-    if r.is_none() {
+/// Copies what a Python `read` returned into `buf`.
+fn copy_out(r: &Bound<'_, PyAny>, buf: &mut [u8]) -> PyResult<usize> {
+    let n = if let Ok(b) = r.downcast::<PyBytes>() {
+        let s = b.as_bytes();
+        buf.get_mut(..s.len())
+            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("read() returned too much"))?
+            .copy_from_slice(s);
+        s.len()
+    } else if r.is_none() {
         return Err(pyo3::exceptions::PyBlockingIOError::new_err(
             "read() returned None (non-blocking input)",
         ));
-    }
-    // bytearray, memoryview, any other buffer: as bytes.
-    let b = r.py().get_type::<PyBytes>().call1((r,)).map_err(|_| {
-        pyo3::exceptions::PyTypeError::new_err("read() must return a bytes-like object")
-    })?;
-    Ok(b.downcast_into::<PyBytes>()?.into())
+    } else {
+        // bytearray, memoryview, any other buffer: as bytes.
+        let b = r.py().get_type::<PyBytes>().call1((r,)).map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err("read() must return a bytes-like object")
+        })?;
+        let b = b.downcast::<PyBytes>()?;
+        let s = b.as_bytes();
+        buf.get_mut(..s.len())
+            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("read() returned too much"))?
+            .copy_from_slice(s);
+        s.len()
+    };
+    Ok(n)
 }
 
 impl Read for PyReader {
-    /// Calls `read` with the GIL, and copies what it returned into `buf`
-    /// after releasing it (so that another thread's Python runs meanwhile).
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let got = Python::with_gil(|py| {
+        let n = Python::with_gil(|py| {
             let r = self
                 .obj
                 .bind(py)
                 .call_method1(intern!(py, "read"), (buf.len(),))?;
-            returned_bytes(&r)
+            copy_out(&r, buf)
         })
         .map_err(raised)?;
-        let n = got.len();
-        buf.get_mut(..n)
-            .ok_or_else(|| {
-                raised(pyo3::exceptions::PyValueError::new_err(
-                    "read() returned too much",
-                ))
-            })?
-            .copy_from_slice(&got);
         if self.first.len() < FIRST {
             let take = (FIRST - self.first.len()).min(n);
             self.first.extend_from_slice(&buf[..take]);
@@ -103,11 +102,7 @@ impl Write for PyWriter {
             return Ok(0);
         }
         Python::with_gil(|py| {
-            // The copy into the new `bytes` runs with the GIL released.
-            let b = bytes_with(py, buf.len(), |out| {
-                out.copy_from_slice(buf);
-                Ok(())
-            })?;
+            let b = PyBytes::new(py, buf);
             self.obj.bind(py).call_method1(intern!(py, "write"), (b,))?;
             Ok(buf.len())
         })
