@@ -141,7 +141,7 @@ def make(args):
             channel("Ops", chans[1][1], frm, data_bytes(1, b"ops a"), {"decryption": "channel", "channel_name": "Ops", "text": "ops a"})
             channel("Ops", chans[2][1], frm, data_bytes(1, b"ops b"), {"decryption": "channel", "channel_name": "Ops", "text": "ops b"})
             # PKC to our node (announcing the sender key) and to another node.
-            for to, expect in [(args.our_node, {"decryption": "pkc", "text": "dm", "our_node": f"!{args.our_node:08x}"}), (0x7777, {"decryption": "none", "error": "pkc-not-for-us"})]:
+            for to, expect in [(args.our_node, {"decryption": "pkc", "text": "dm", "our_node": f"!{args.our_node:08x}"}), (0x7777, {"decryption": "none", "error": "pkc_not_for_us"})]:
                 i = nid()
                 p = mesh_pb2.MeshPacket()
                 setattr(p, "from", frm)

@@ -118,20 +118,20 @@ class Scenario:
         if len(sig) == 64:
             if known:
                 ok = verifies(known[0], frm, self.cur_id, portnum, payload, sig)
-                res = ("valid", "accept", None) if ok else ("invalid", "drop", "invalid-signature")
+                res = ("valid", "accept", None) if ok else ("invalid", "drop", "invalid_signature")
             elif nodeinfo:
                 ok = (
                     announced is not None
                     and zlib.crc32(announced) == frm
                     and verifies(announced, frm, self.cur_id, portnum, payload, sig)
                 )
-                res = ("valid", "accept", None) if ok else ("invalid", "drop", "first-contact")
+                res = ("valid", "accept", None) if ok else ("invalid", "drop", "first_contact")
             elif policy == "strict":
-                res = ("unknown-key", "drop", "unverifiable")
+                res = ("unknown_key", "drop", "unverifiable")
             else:
-                res = ("unknown-key", "accept", None)
+                res = ("unknown_key", "accept", None)
         elif sig:
-            res = ("malformed", "drop", "malformed-signature")
+            res = ("malformed", "drop", "malformed_signature")
         else:
             signer = known is not None and known[1]
             broadcast = to in (BROADCAST, 1)
@@ -147,7 +147,7 @@ class Scenario:
             else:
                 res = ("absent", "accept", None)
         if res[1] != "drop" and plain and portnum == 6:
-            res = (res[0], "drop", "plain-admin")
+            res = (res[0], "drop", "plain_admin")
         # Learning: the first key is pinned unless the packet is dropped.
         if announced is not None and res[1] != "drop" and frm not in nodes:
             nodes[frm] = (announced, False)

@@ -64,7 +64,7 @@ def test_channel_and_pkc():
 
     wrong = mt.EnvelopeDecoder()
     wrong.add_channel("LongFast", b"\x02" * 16)
-    assert wrong.decode(0, channel_env(8, b"x"))["error"] in ("no-channel", "wrong-channel-key")
+    assert wrong.decode(0, channel_env(8, b"x"))["error"] in ("no_channel", "wrong_channel_key")
 
 
 def test_several_nodes_and_one_vocabulary_with_the_record():

@@ -49,8 +49,8 @@ def test_records_match_the_dicts_and_name_controls():
         assert rec.get("identity") == got["identity"]
         assert rec.get("control") == got["control"]
         if p["portnum"] == 12:
-            assert rec["control"] == "key-verification"
-            assert rec["app"]["type"] == "key-verification"
+            assert rec["control"] == "key_verification"
+            assert rec["app"]["type"] == "key_verification"
         if p["portnum"] == 6:
             assert rec["control"] == "admin"
 

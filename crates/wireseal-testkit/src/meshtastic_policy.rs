@@ -53,13 +53,13 @@ pub fn envelopes(v: &Value) -> Vec<Vec<u8>> {
 /// The verdict the scenario names.
 pub fn verdict(e: &Value) -> Verdict {
     let concern = |r: &Value| match r.as_str().unwrap() {
-        "invalid-signature" => Concern::InvalidSignature,
-        "malformed-signature" => Concern::MalformedSignature,
-        "first-contact" => Concern::FirstContact,
+        "invalid_signature" => Concern::InvalidSignature,
+        "malformed_signature" => Concern::MalformedSignature,
+        "first_contact" => Concern::FirstContact,
         "unverifiable" => Concern::Unverifiable,
         "unsigned" => Concern::Unsigned,
         "downgrade" => Concern::Downgrade,
-        "plain-admin" => Concern::PlainAdmin,
+        "plain_admin" => Concern::PlainAdmin,
         other => panic!("unknown reason {other}"),
     };
     match e["policy"].as_str().unwrap() {

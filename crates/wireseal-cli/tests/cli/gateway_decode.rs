@@ -97,7 +97,7 @@ fn a_direct_message_to_our_node_and_raw_stdin() {
     // Without our key: the record says why, and the exit status fails.
     let o = decode(&[p["envelope"].as_str().unwrap()], None);
     assert!(!o.status.success());
-    assert_eq!(record(&o)["error"], "pkc-no-node-key");
+    assert_eq!(record(&o)["error"], "pkc_no_node_key");
     assert!(String::from_utf8_lossy(&o.stderr).contains("not decoded"));
 }
 
@@ -123,7 +123,7 @@ fn a_bare_mesh_packet_and_the_policy_note() {
     assert_eq!(r["signature"], "malformed");
     assert_eq!(
         (r["policy"].as_str(), r["policy_reason"].as_str()),
-        (Some("drop"), Some("malformed-signature"))
+        (Some("drop"), Some("malformed_signature"))
     );
     assert_eq!(r["channel_id"], "");
     assert!(String::from_utf8_lossy(&o.stderr).contains("strict signature policy drops"));
@@ -142,7 +142,7 @@ fn bad_captures_and_wrong_keys_fail_clearly() {
         None,
     );
     assert!(!o.status.success());
-    assert_eq!(record(&o)["error"], "wrong-channel-key");
+    assert_eq!(record(&o)["error"], "wrong_channel_key");
     for (capture, says) in [
         ("zz", "not valid hex"),
         ("0aff", "neither a ServiceEnvelope nor a MeshPacket"),

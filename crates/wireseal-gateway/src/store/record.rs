@@ -63,7 +63,7 @@ pub struct StoredPacket {
     pub payload: Option<Vec<u8>>,
     /// The message of a text packet, as the bytes it carried.
     pub text: Option<Vec<u8>>,
-    /// The signature state: `valid`, `invalid`, `absent` or `unknown-key`.
+    /// The signature state: `valid`, `invalid`, `absent` or `unknown_key`.
     pub signature: String,
     /// For a NodeInfo: whether the node number is the CRC-32 of the key it
     /// announces (`matches`, `mismatch`, `legacy`).

@@ -30,9 +30,13 @@
 //!   `meshcore_nodes` keyed by public key (name, node type, location in
 //!   microdegrees, last advert's timestamp, signature status, first seen,
 //!   last heard); packets by first seen and nodes by last heard.
+//! - Version 5: the library's outcome words in one casing (`snake_case`, as
+//!   its error kinds and MeshCore's names): the stored `packets.error`
+//!   (`wrong-channel-key` → `wrong_channel_key`, ...) and
+//!   `packets.signature` (`unknown-key` → `unknown_key`) rewritten.
 
 /// The version this gateway writes.
-pub const CURRENT: i64 = 4;
+pub const CURRENT: i64 = 5;
 
 /// Which database the statements are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,6 +199,13 @@ CREATE INDEX meshcore_packets_recent ON meshcore_packets (first_seen_ms);
 CREATE INDEX meshcore_nodes_by_last_heard ON meshcore_nodes (last_heard_ms);
 ";
 
+/// Every word the store held in another casing was one of the library's
+/// kebab-case outcome names; no stored word has a hyphen of its own.
+const V5: &str = "
+UPDATE packets SET error = replace(error, '-', '_') WHERE error LIKE '%-%';
+UPDATE packets SET signature = 'unknown_key' WHERE signature = 'unknown-key';
+";
+
 /// The statements that take a database at version `to - 1` to `to` (without
 /// the `schema_version` row, which the caller adds as a parameter).
 pub(super) fn migration(d: Dialect, to: i64) -> String {
@@ -208,6 +219,7 @@ pub(super) fn migration(d: Dialect, to: i64) -> String {
         (2, Dialect::Postgres) => [V2_PACKETS_NODES, V2_RECEPTIONS_POSTGRES, V2_INDEXES].concat(),
         (3, _) => V3.to_owned(),
         (4, _) => V4.to_owned(),
+        (5, _) => V5.to_owned(),
         _ => String::new(),
     };
     sql.replace("{BLOB}", blob).replace("{NODE}", node)

@@ -26,7 +26,7 @@ fn gateway_decodes_a_live_feed() {
     assert_eq!(s["malformed"], 2, "{s}");
     assert_eq!(s["oversized"], 2, "{s}");
     assert_eq!(s["signature"]["valid"], 8, "{s}");
-    assert_eq!(s["error"]["pkc-not-for-us"], 8, "{s}");
+    assert_eq!(s["error"]["pkc_not_for_us"], 8, "{s}");
     assert_eq!(s["decryption"]["pkc"], 8, "{s}");
     assert_eq!(s["connection"]["connects"], 1, "{s}");
 }
@@ -62,7 +62,7 @@ fn two_gateways_share_one_subscription() {
     );
     assert!(sa["packets"].as_u64().unwrap() > 0 && sb["packets"].as_u64().unwrap() > 0);
     // Node keys are learned per gateway: a signed text may reach the gateway
-    // that did not see its sender's NodeInfo (then "unknown-key").
+    // that did not see its sender's NodeInfo (then "unknown_key").
     check(&lines, &got, &["signature"]);
 }
 

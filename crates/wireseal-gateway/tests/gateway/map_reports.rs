@@ -29,7 +29,7 @@ fn reports_kept_apart_and_copies_joined(db: &Db) {
     });
     assert_eq!(publish_qos1(broker.port, &msgs, 1_000).unwrap(), msgs.len());
     let s = gw.finish(Duration::from_secs(60)).unwrap();
-    assert_eq!(s["kind"]["map-report"], 8, "{s}");
+    assert_eq!(s["kind"]["map_report"], 8, "{s}");
     assert_eq!(s["store"]["packets"], 6, "{s}");
     assert_eq!(s["store"]["receptions"], 8, "{s}");
     let q = format!("SELECT count(*) FROM packets WHERE from_node = {node} AND portnum = 73");

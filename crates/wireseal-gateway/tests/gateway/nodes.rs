@@ -119,7 +119,7 @@ fn direct_messages_to_each_of_our_nodes() {
         (got[1]["text"].as_str(), got[1]["our_node"].as_str()),
         (Some("to b"), Some(b_id.as_str()))
     );
-    assert_eq!(got[2]["error"], "pkc-not-for-us");
+    assert_eq!(got[2]["error"], "pkc_not_for_us");
     assert!(got[2].get("our_node").is_none());
     let s = gw.stop().unwrap();
     assert_eq!(s["decryption"]["pkc"], 2, "{s}");

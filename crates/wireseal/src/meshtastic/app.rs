@@ -140,7 +140,7 @@ impl PacketKind {
 
     /// `"text"`, `"position"`, `"nodeinfo"`, `"routing"`, `"admin"`,
     /// `"waypoint"`, `"telemetry"`, `"traceroute"`, `"neighborinfo"`,
-    /// `"map-report"`, `"key-verification"`, `"other"` or `"undecoded"`.
+    /// `"map_report"`, `"key_verification"`, `"other"` or `"undecoded"`.
     pub const fn as_str(&self) -> &'static str {
         match self {
             PacketKind::Text => "text",
@@ -152,8 +152,8 @@ impl PacketKind {
             PacketKind::Telemetry => "telemetry",
             PacketKind::Traceroute => "traceroute",
             PacketKind::NeighborInfo => "neighborinfo",
-            PacketKind::MapReport => "map-report",
-            PacketKind::KeyVerification => "key-verification",
+            PacketKind::MapReport => "map_report",
+            PacketKind::KeyVerification => "key_verification",
             PacketKind::Other => "other",
             PacketKind::Undecoded => "undecoded",
         }

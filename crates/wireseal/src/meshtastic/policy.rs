@@ -110,18 +110,18 @@ pub enum Concern {
 }
 
 impl Concern {
-    /// A short stable name: `invalid-signature`, `malformed-signature`,
-    /// `first-contact`, `unverifiable`, `unsigned`, `downgrade`,
-    /// `plain-admin`.
+    /// A short stable name: `invalid_signature`, `malformed_signature`,
+    /// `first_contact`, `unverifiable`, `unsigned`, `downgrade`,
+    /// `plain_admin`.
     pub const fn as_str(&self) -> &'static str {
         match self {
-            Concern::InvalidSignature => "invalid-signature",
-            Concern::MalformedSignature => "malformed-signature",
-            Concern::FirstContact => "first-contact",
+            Concern::InvalidSignature => "invalid_signature",
+            Concern::MalformedSignature => "malformed_signature",
+            Concern::FirstContact => "first_contact",
             Concern::Unverifiable => "unverifiable",
             Concern::Unsigned => "unsigned",
             Concern::Downgrade => "downgrade",
-            Concern::PlainAdmin => "plain-admin",
+            Concern::PlainAdmin => "plain_admin",
         }
     }
 }

@@ -192,7 +192,7 @@ impl Serialize for AppJson<'_> {
                 m.serialize_entry("public_key", &Hex(&u.public_key))?;
             }
             App::KeyVerification(k) => {
-                m.serialize_entry("type", "key-verification")?;
+                m.serialize_entry("type", "key_verification")?;
                 m.serialize_entry("nonce", &k.nonce)?;
                 m.serialize_entry("hash1", &Hex(&k.hash1))?;
                 m.serialize_entry("hash2", &Hex(&k.hash2))?;

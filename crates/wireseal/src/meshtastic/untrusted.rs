@@ -42,11 +42,11 @@ pub enum Unusable {
 }
 
 impl Unusable {
-    /// `"empty"`, `"too-long"`, `"separator"`, `"control"` or `"ambiguous"`.
+    /// `"empty"`, `"too_long"`, `"separator"`, `"control"` or `"ambiguous"`.
     pub const fn as_str(&self) -> &'static str {
         match self {
             Unusable::Empty => "empty",
-            Unusable::TooLong => "too-long",
+            Unusable::TooLong => "too_long",
             Unusable::Separator => "separator",
             Unusable::Control => "control",
             Unusable::Ambiguous => "ambiguous",

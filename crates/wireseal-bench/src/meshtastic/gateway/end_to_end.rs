@@ -80,7 +80,7 @@ fn one_run(broker: &Mosquitto, feed: &Feed, n: usize) -> Result<f64, RunError> {
     let _ = gw.wait();
     let got = lines.join().unwrap_or_default();
     // Signed packets seen before their sender's first PKC packet (in the
-    // first pass over the feed only) read `unknown-key`.
+    // first pass over the feed only) read `unknown_key`.
     let signed = feed.envelopes.iter().cycle().take(n);
     let signed = signed.filter(|e| e.0 == Kind::Signed).count();
     match result {

@@ -120,7 +120,7 @@ pub fn kinds(gw: &str, t: u64) -> Vec<Record> {
     other.packet.portnum = None;
     other.packet.payload = None;
     other.packet.text = None;
-    other.packet.error = Some("pkc-not-for-us".into());
+    other.packet.error = Some("pkc_not_for_us".into());
     v.push(other);
     let mut signed = text(0x1006, 6, gw, t, "signed hello");
     signed.packet.signature = "valid".into();
@@ -139,7 +139,7 @@ pub fn kinds(gw: &str, t: u64) -> Vec<Record> {
     unknown.packet.portnum = None;
     unknown.packet.payload = None;
     unknown.packet.text = None;
-    unknown.packet.error = Some("no-channel".into());
+    unknown.packet.error = Some("no_channel".into());
     v.push(unknown);
     v.push(node_info(
         0x100a,
@@ -160,7 +160,7 @@ pub fn kinds(gw: &str, t: u64) -> Vec<Record> {
         "legacy",
     ));
     let mut unsigned_key = text(0x100c, 12, gw, t, "signed by a stranger");
-    unsigned_key.packet.signature = "unknown-key".into();
+    unsigned_key.packet.signature = "unknown_key".into();
     v.push(unsigned_key);
     v
 }

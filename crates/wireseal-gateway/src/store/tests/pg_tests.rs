@@ -97,6 +97,18 @@ fn postgres_migrates_from_empty_and_from_v1() {
     migration::migrated_release(&mut store, &mut r, &fresh_schema);
     drop(store);
 
+    server.create_db("last_release").expect("createdb");
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store-v4-postgres.sql");
+    server
+        .run_sql_file("last_release", &fixture)
+        .expect("load the last release's database");
+    let mut r = PgProbe::connect(&server.tcp_url("last_release"));
+    assert_eq!(r.int("SELECT max(version) FROM schema_version"), Some(4));
+    let mut store = open(&server.socket_url("last_release"), PgMethod::Unnest);
+    migration::migrated_last_release(&mut store, &mut r, &fresh_schema);
+    drop(store);
+
     p.exec("INSERT INTO schema_version (version, applied_ms) VALUES (99, 0)");
     let StoreUrl::Postgres(c) = server.tcp_url("old").parse().unwrap() else {
         unreachable!()

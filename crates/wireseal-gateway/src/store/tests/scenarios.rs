@@ -49,7 +49,7 @@ pub fn every_kind_once(store: &mut Store, p: &mut dyn Probe) {
     assert_eq!(packet_text(p, "channel_id", 0x1004).as_deref(), Some("PKI"));
     assert_eq!(
         packet_text(p, "error", 0x1005).as_deref(),
-        Some("pkc-not-for-us")
+        Some("pkc_not_for_us")
     );
     assert_eq!(
         p.int("SELECT portnum FROM packets WHERE from_node = 4101"),
@@ -65,7 +65,7 @@ pub fn every_kind_once(store: &mut Store, p: &mut dyn Probe) {
     );
     assert_eq!(
         packet_text(p, "signature", 0x100c).as_deref(),
-        Some("unknown-key")
+        Some("unknown_key")
     );
     assert_eq!(
         packet_text(p, "decryption", 0x1008).as_deref(),
@@ -73,7 +73,7 @@ pub fn every_kind_once(store: &mut Store, p: &mut dyn Probe) {
     );
     assert_eq!(
         packet_text(p, "error", 0x1009).as_deref(),
-        Some("no-channel")
+        Some("no_channel")
     );
     assert_eq!(
         packet_text(p, "channel_name", 0x1001).as_deref(),
@@ -148,7 +148,7 @@ pub fn first_decoded_kept(store: &mut Store, p: &mut dyn Probe) {
         r.packet.portnum = None;
         r.packet.payload = None;
         r.packet.text = None;
-        r.packet.error = Some("no-channel".into());
+        r.packet.error = Some("no_channel".into());
         r
     };
     write(store, &[undecoded(0x2001, 1, GW[0])]);

@@ -121,6 +121,20 @@ fn sqlite_migrates_the_previous_releases_database() {
 }
 
 #[test]
+fn sqlite_migrates_the_last_releases_database() {
+    let (_d, _path, _s, mut fresh) = open();
+    let fresh_schema = fresh.schema();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("release.db");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store-v4.sqlite");
+    std::fs::copy(fixture, &path).unwrap();
+    let mut p = SqliteProbe::open(&path);
+    assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(4));
+    let mut store = Store::open(&StoreUrl::Sqlite(path)).expect("migrate 4 -> current");
+    migration::migrated_last_release(&mut store, &mut p, &fresh_schema);
+}
+
+#[test]
 fn sqlite_newer_schema_refused() {
     let (_d, path, store, mut p) = open();
     drop(store);

@@ -61,7 +61,7 @@ pub enum Signature {
 }
 
 impl Signature {
-    /// `"valid"`, `"invalid"`, `"malformed"`, `"absent"` or `"unknown-key"`.
+    /// `"valid"`, `"invalid"`, `"malformed"`, `"absent"` or `"unknown_key"`.
     pub const fn as_str(&self) -> &'static str {
         Self::NAMES[self.index()]
     }
@@ -76,7 +76,7 @@ impl Signature {
     ];
 
     /// Every status's name, in the order of [`Signature::ALL`].
-    pub const NAMES: [&'static str; 5] = ["valid", "invalid", "malformed", "absent", "unknown-key"];
+    pub const NAMES: [&'static str; 5] = ["valid", "invalid", "malformed", "absent", "unknown_key"];
 
     /// The status's position in [`Signature::ALL`] and [`Signature::NAMES`].
     pub const fn index(&self) -> usize {
@@ -112,9 +112,9 @@ pub enum Undecoded {
 }
 
 impl Undecoded {
-    /// `"no-channel"`, `"wrong-channel-key"`, `"pkc-not-for-us"`,
-    /// `"pkc-no-node-key"`, `"pkc-unknown-sender"`, `"auth-failed"`,
-    /// `"weak-key"`, `"malformed-data"`, `"truncated"`, `"too-long"`,
+    /// `"no_channel"`, `"wrong_channel_key"`, `"pkc_not_for_us"`,
+    /// `"pkc_no_node_key"`, `"pkc_unknown_sender"`, `"auth_failed"`,
+    /// `"weak_key"`, `"malformed_data"`, `"truncated"`, `"too_long"`,
     /// `"failed"` or `"replay"`.
     pub const fn as_str(&self) -> &'static str {
         Self::NAMES[self.index()]
@@ -123,16 +123,16 @@ impl Undecoded {
     /// Every reason's name, in the order of [`Undecoded::index`] (a
     /// [`Undecoded::Failed`] is named by its error's kind).
     pub const NAMES: [&'static str; 12] = [
-        "no-channel",
-        "wrong-channel-key",
-        "pkc-not-for-us",
-        "pkc-no-node-key",
-        "pkc-unknown-sender",
-        "auth-failed",
-        "weak-key",
-        "malformed-data",
+        "no_channel",
+        "wrong_channel_key",
+        "pkc_not_for_us",
+        "pkc_no_node_key",
+        "pkc_unknown_sender",
+        "auth_failed",
+        "weak_key",
+        "malformed_data",
         "truncated",
-        "too-long",
+        "too_long",
         "failed",
         "replay",
     ];
@@ -194,13 +194,13 @@ pub enum KeyEvent {
 }
 
 impl KeyEvent {
-    /// `"learned"`, `"conflict"`, `"table-full"` or `"renumbered"`.
+    /// `"learned"`, `"conflict"`, `"table_full"` or `"renumbered"`.
     pub const fn as_str(&self) -> &'static str {
         Self::NAMES[self.index()]
     }
 
     /// Every event's name, in declaration order.
-    pub const NAMES: [&'static str; 4] = ["learned", "conflict", "table-full", "renumbered"];
+    pub const NAMES: [&'static str; 4] = ["learned", "conflict", "table_full", "renumbered"];
 
     /// The event's position in [`KeyEvent::NAMES`].
     pub const fn index(&self) -> usize {
@@ -226,11 +226,11 @@ pub enum Control {
 }
 
 impl Control {
-    /// `"admin"` or `"key-verification"`.
+    /// `"admin"` or `"key_verification"`.
     pub const fn as_str(&self) -> &'static str {
         match self {
             Control::Admin => "admin",
-            Control::KeyVerification => "key-verification",
+            Control::KeyVerification => "key_verification",
         }
     }
 }
