@@ -1,9 +1,9 @@
 //! The gateway's counts, in one struct of atomics that any thread may read
 //! while the gateway runs (a metrics exporter, an embedding program), named
-//! with the library's vocabulary: the outcome enums' `as_str` are the keys
-//! of [`Counters::snapshot`].
+//! with the library's vocabulary: the outcome enums' `as_str` name each count
+//! of a [`Named`] set. The metric table (`metrics.rs`) lays the counts out for
+//! a scrape and for [`Counters::snapshot`].
 
-use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use wireseal::meshcore::PayloadType;
 use wireseal::meshtastic::app::PacketKind;
@@ -55,14 +55,6 @@ impl<const N: usize> Named<N> {
             .iter()
             .zip(&self.slots)
             .map(|(n, v)| (*n, v.load(Ordering::Relaxed)))
-    }
-
-    fn json(&self) -> Value {
-        Value::Object(
-            self.iter()
-                .map(|(n, v)| (n.to_owned(), json!(v)))
-                .collect::<Map<_, _>>(),
-        )
     }
 }
 
@@ -190,19 +182,6 @@ impl MeshcoreCounters {
             Some(i) => self.dropped.bump_at(i),
             None => self.dropped.bump("other"),
         }
-    }
-
-    fn json(&self) -> Value {
-        json!({
-            "messages": self.messages.get(),
-            "packets": self.packets.json(),
-            "decrypted": self.decrypted.json(),
-            "dropped": self.dropped.json(),
-            "duplicates": self.duplicates.get(),
-            "receptions": self.receptions.get(),
-            "peers": self.peers.get(),
-            "peers_refused": self.peers_refused.get(),
-        })
     }
 }
 
@@ -379,57 +358,6 @@ impl Counters {
             0 => 0.0,
             t => now_ms.saturating_sub(t) as f64 / 1000.0,
         }
-    }
-
-    /// Every count as one JSON object (what `--stats` and the summary print).
-    pub fn snapshot(&self) -> Value {
-        json!({
-            "messages": self.messages.get(),
-            "packets": self.packets.get(),
-            "malformed": self.malformed.get(),
-            "oversized": self.oversized.get(),
-            "unusable_ids": self.unusable_ids.get(),
-            "flood_refused": self.flood_refused.get(),
-            "decryption": self.decryption.json(),
-            "signature": self.signature.json(),
-            "error": self.error.json(),
-            "kind": self.kind.json(),
-            "identity": self.identity.json(),
-            "policy": self.policy.json(),
-            "key_event": self.key_event.json(),
-            "control": self.control.get(),
-            "connection": {
-                "connects": self.connects.get(),
-                "errors": self.connection_errors.get(),
-            },
-            "output": {
-                "json_lines": self.json_lines.get(),
-                "republished": self.republished.get(),
-                "firmware_json": self.firmware_json.get(),
-                "publish_dropped": self.publish_dropped.get(),
-                "errors": self.output_errors.get(),
-                "own_output_ignored": self.own_output.get(),
-            },
-            "acks": {
-                "sent": self.acks.get(),
-                "dropped": self.ack_dropped.get(),
-                "closed_connection": self.acks_for_closed_connection.get(),
-            },
-            "held": self.held.get(),
-            "store": {
-                "packets": self.stored_packets.get(),
-                "receptions": self.stored_receptions.get(),
-                "meshcore_packets": self.stored_meshcore_packets.get(),
-                "meshcore_receptions": self.stored_meshcore_receptions.get(),
-                "duplicates": self.store_duplicates.get(),
-                "rejected": self.store_rejected.get(),
-                "capped": self.store_capped.get(),
-                "unavailable": self.store_unavailable.get(),
-                "pruned_packets": self.pruned_packets.get(),
-                "pruned_receptions": self.pruned_receptions.get(),
-            },
-            "meshcore": self.meshcore.json(),
-        })
     }
 }
 

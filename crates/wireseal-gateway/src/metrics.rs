@@ -11,6 +11,7 @@ use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
+use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::Arc;
 
@@ -25,8 +26,10 @@ type Read = fn(&Counters) -> u64;
 enum Source {
     /// A counter.
     Counter(Read),
-    /// A gauge of the counts or the probes' state.
-    Gauge(fn(&Counters, &Health) -> u64),
+    /// A gauge of the counts (a level such as the messages held).
+    Level(Read),
+    /// A gauge of the probes' state.
+    Gauge(fn(&Health) -> u64),
     /// The age of the oldest message held, in seconds (a float gauge).
     OldestHeldAge,
     /// Counters by the library's names (`as_str`), under one label.
@@ -37,158 +40,214 @@ enum Source {
     Seconds(fn(&Counters) -> &Histogram),
 }
 
+/// Where a metric's counts sit in [`Counters::snapshot`] (what `--stats`
+/// and the summary print).
+#[derive(Clone, Copy)]
+enum Snap {
+    /// Not in the snapshot (the probes' state, times).
+    No,
+    /// At this path of keys: one count, or a family's counts as an object
+    /// keyed by label value.
+    At(&'static [&'static str]),
+    /// A family's counts in the object at this path, each keyed by the
+    /// prefix and its label value.
+    Prefixed(&'static [&'static str], &'static str),
+}
+
 /// One metric family: its full name as a scrape shows it (counters with
-/// `_total`, histograms without their suffixes), its help and its source.
+/// `_total`, histograms without their suffixes), its help, its source and
+/// its place in the snapshot.
 #[derive(Clone, Copy)]
 struct Metric {
     name: &'static str,
     help: &'static str,
     source: Source,
+    snap: Snap,
 }
 
-const fn m(name: &'static str, help: &'static str, source: Source) -> Metric {
-    Metric { name, help, source }
+const fn m(name: &'static str, help: &'static str, source: Source, snap: Snap) -> Metric {
+    Metric {
+        name,
+        help,
+        source,
+        snap,
+    }
 }
 
-use Source::{Counter, Family, Gauge, Named as ByName, OldestHeldAge, Seconds};
+use Snap::{At, No, Prefixed};
+use Source::{Counter, Family, Gauge, Level, Named as ByName, OldestHeldAge, Seconds};
 
 /// Every metric family the gateway exports, in the order a scrape shows
-/// them: the one place a metric is declared.
-const METRICS: [Metric; 41] = [
+/// them: the one place a metric is declared, for the scrape and the
+/// snapshot alike.
+const METRICS: [Metric; 42] = [
     m(
         "wireseal_gateway_messages_total",
         "MQTT messages taken from the broker.",
         Counter(|c| c.messages.get()),
+        At(&["messages"]),
+    ),
+    m(
+        "wireseal_gateway_envelopes_total",
+        "Messages whose envelope decoded: one packet each.",
+        Counter(|c| c.packets.get()),
+        At(&["packets"]),
     ),
     m(
         "wireseal_gateway_malformed_messages_total",
         "Messages that are not envelopes.",
         Counter(|c| c.malformed.get()),
+        At(&["malformed"]),
     ),
     m(
         "wireseal_gateway_oversized_messages_total",
         "Messages over the envelope's size limit.",
         Counter(|c| c.oversized.get()),
+        At(&["oversized"]),
     ),
     m(
         "wireseal_gateway_own_output_ignored_total",
         "Messages on the gateway's own output topics.",
         Counter(|c| c.own_output.get()),
+        At(&["output", "own_output_ignored"]),
     ),
     m(
         "wireseal_gateway_packets_total",
         "Packets by decryption outcome.",
         ByName("decryption", |c| c.decryption.iter().collect()),
+        At(&["decryption"]),
     ),
     m(
         "wireseal_gateway_packet_signatures_total",
         "Packets by signature status.",
         ByName("signature", |c| c.signature.iter().collect()),
+        At(&["signature"]),
     ),
     m(
         "wireseal_gateway_undecoded_packets_total",
         "Packets not decoded, by reason.",
         ByName("reason", |c| c.error.iter().collect()),
+        At(&["error"]),
     ),
     m(
         "wireseal_gateway_packet_kinds_total",
         "Packets by kind.",
         ByName("kind", |c| c.kind.iter().collect()),
+        At(&["kind"]),
     ),
     m(
         "wireseal_gateway_node_identities_total",
         "NodeInfo packets by identity check.",
         ByName("identity", |c| c.identity.iter().collect()),
+        At(&["identity"]),
     ),
     m(
         "wireseal_gateway_policy_verdicts_total",
         "Decoded packets by signature-policy verdict.",
         ByName("verdict", |c| c.policy.iter().collect()),
+        At(&["policy"]),
     ),
     m(
         "wireseal_gateway_key_events_total",
         "Node-table events.",
         ByName("event", |c| c.key_event.iter().collect()),
+        At(&["key_event"]),
     ),
     m(
         "wireseal_gateway_control_packets_total",
         "Administration and key-verification packets.",
         Counter(|c| c.control.get()),
+        At(&["control"]),
     ),
     m(
         "wireseal_gateway_unusable_ids_total",
         "Packets whose channel or gateway id was replaced by the fixed label.",
         Counter(|c| c.unusable_ids.get()),
+        At(&["unusable_ids"]),
     ),
     m(
         "wireseal_gateway_flood_refused_total",
         "Packets refused by the flood guard.",
         Counter(|c| c.flood_refused.get()),
+        At(&["flood_refused"]),
     ),
     m(
         "wireseal_gateway_meshcore_messages_total",
         "MQTT messages taken on the MeshCore topics.",
         Counter(|c| c.meshcore.messages.get()),
+        At(&["meshcore", "messages"]),
     ),
     m(
         "wireseal_gateway_meshcore_packets_total",
         "MeshCore packets read, by payload type.",
         ByName("payload_type", |c| c.meshcore.packets.iter().collect()),
+        At(&["meshcore", "packets"]),
     ),
     m(
         "wireseal_gateway_meshcore_decrypted_total",
         "MeshCore packets a channel key or one of our identities opened, by payload type.",
         ByName("payload_type", |c| c.meshcore.decrypted.iter().collect()),
+        At(&["meshcore", "decrypted"]),
     ),
     m(
         "wireseal_gateway_meshcore_dropped_total",
         "MeshCore messages dropped, by reason.",
         ByName("reason", |c| c.meshcore.dropped.iter().collect()),
+        At(&["meshcore", "dropped"]),
     ),
     m(
         "wireseal_gateway_meshcore_duplicates_total",
         "Copies of a MeshCore packet already taken from another observer.",
         Counter(|c| c.meshcore.duplicates.get()),
+        At(&["meshcore", "duplicates"]),
     ),
     m(
         "wireseal_gateway_meshcore_receptions_total",
         "MeshCore receptions handed to the sinks.",
         Counter(|c| c.meshcore.receptions.get()),
+        At(&["meshcore", "receptions"]),
     ),
     m(
         "wireseal_gateway_meshcore_peers",
         "MeshCore peers the decoder knows (keys of verified adverts).",
-        Gauge(|c, _| c.meshcore.peers.get()),
+        Level(|c| c.meshcore.peers.get()),
+        At(&["meshcore", "peers"]),
     ),
     m(
         "wireseal_gateway_meshcore_peers_refused_total",
         "Verified MeshCore adverts whose key was not kept: the peer limit is reached.",
         Counter(|c| c.meshcore.peers_refused.get()),
+        At(&["meshcore", "peers_refused"]),
     ),
     m(
         "wireseal_gateway_decode_duration_seconds",
         "Time to decode one MQTT message.",
         Seconds(|c| &c.decode_seconds),
+        No,
     ),
     m(
         "wireseal_gateway_broker_connected",
         "1 while connected to the broker.",
-        Gauge(|_, h| u64::from(h.connected())),
+        Gauge(|h| u64::from(h.connected())),
+        No,
     ),
     m(
         "wireseal_gateway_subscribed",
         "1 while the subscription is in place.",
-        Gauge(|_, h| u64::from(h.subscribed())),
+        Gauge(|h| u64::from(h.subscribed())),
+        No,
     ),
     m(
         "wireseal_gateway_broker_connects_total",
         "Connections made to the broker.",
         Counter(|c| c.connects.get()),
+        At(&["connection", "connects"]),
     ),
     m(
         "wireseal_gateway_broker_connection_errors_total",
         "Failed attempts to reach the broker and connections lost.",
         Counter(|c| c.connection_errors.get()),
+        At(&["connection", "errors"]),
     ),
     m(
         "wireseal_gateway_outputs_total",
@@ -201,16 +260,19 @@ const METRICS: [Metric; 41] = [
                 ("firmware_json", |c| c.firmware_json.get()),
             ],
         ),
+        At(&["output"]),
     ),
     m(
         "wireseal_gateway_publish_dropped_total",
         "Publications dropped on a full output queue.",
         Counter(|c| c.publish_dropped.get()),
+        At(&["output", "publish_dropped"]),
     ),
     m(
         "wireseal_gateway_output_errors_total",
         "Failures of the output connection.",
         Counter(|c| c.output_errors.get()),
+        At(&["output", "errors"]),
     ),
     m(
         "wireseal_gateway_acks_total",
@@ -223,21 +285,25 @@ const METRICS: [Metric; 41] = [
                 ("closed_connection", |c| c.acks_for_closed_connection.get()),
             ],
         ),
+        At(&["acks"]),
     ),
     m(
         "wireseal_gateway_held_messages",
         "Messages taken and not yet acknowledged.",
-        Gauge(|c, _| c.held.get()),
+        Level(|c| c.held.get()),
+        At(&["held"]),
     ),
     m(
         "wireseal_gateway_oldest_held_message_age_seconds",
         "Seconds since the oldest message not yet acknowledged was taken (0 while none is held).",
         OldestHeldAge,
+        No,
     ),
     m(
         "wireseal_gateway_store_writable",
         "1 while the store takes writes (1 without a store).",
-        Gauge(|_, h| u64::from(h.store_writable())),
+        Gauge(|h| u64::from(h.store_writable())),
+        No,
     ),
     m(
         "wireseal_gateway_store_writes_total",
@@ -253,31 +319,37 @@ const METRICS: [Metric; 41] = [
                 }),
             ],
         ),
+        At(&["store"]),
     ),
     m(
         "wireseal_gateway_store_lag_seconds",
         "Time from a message reaching the store's writer to its commit.",
         Seconds(|c| &c.store_lag_seconds),
+        No,
     ),
     m(
         "wireseal_gateway_store_duplicates_total",
         "Receptions already stored.",
         Counter(|c| c.store_duplicates.get()),
+        At(&["store", "duplicates"]),
     ),
     m(
         "wireseal_gateway_store_rejected_total",
         "Records the store refused.",
         Counter(|c| c.store_rejected.get()),
+        At(&["store", "rejected"]),
     ),
     m(
         "wireseal_gateway_store_capped_total",
         "Fields the store shortened or rewrote.",
         Counter(|c| c.store_capped.get()),
+        At(&["store", "capped"]),
     ),
     m(
         "wireseal_gateway_store_unavailable_total",
         "Failed attempts to write to the store.",
         Counter(|c| c.store_unavailable.get()),
+        At(&["store", "unavailable"]),
     ),
     m(
         "wireseal_gateway_store_pruned_total",
@@ -289,6 +361,7 @@ const METRICS: [Metric; 41] = [
                 ("receptions", |c| c.pruned_receptions.get()),
             ],
         ),
+        Prefixed(&["store"], "pruned_"),
     ),
 ];
 
@@ -343,9 +416,12 @@ impl Gateway {
             Counter(get) => e
                 .encode_descriptor(base, help, None, MetricType::Counter)?
                 .encode_counter::<NoLabelSet, _, u64>(&get(c), None),
+            Level(get) => e
+                .encode_descriptor(base, help, None, MetricType::Gauge)?
+                .encode_gauge(&get(c)),
             Gauge(get) => e
                 .encode_descriptor(base, help, None, MetricType::Gauge)?
-                .encode_gauge(&get(c, h)),
+                .encode_gauge(&get(h)),
             OldestHeldAge => e
                 .encode_descriptor(base, help, None, MetricType::Gauge)?
                 .encode_gauge(&c.oldest_held_age(now_ms())),
@@ -373,6 +449,63 @@ impl Gateway {
 impl Collector for Gateway {
     fn encode(&self, mut e: DescriptorEncoder) -> fmt::Result {
         METRICS.iter().try_for_each(|m| self.metric(&mut e, m))
+    }
+}
+
+impl Source {
+    /// The counts of a counter, a level or a family (label value first;
+    /// `None` for a single count); nothing for gauges of state and times.
+    fn counts(&self, c: &Counters) -> Vec<(Option<&'static str>, u64)> {
+        match *self {
+            Counter(get) | Level(get) => vec![(None, get(c))],
+            ByName(_, get) => get(c).into_iter().map(|(n, v)| (Some(n), v)).collect(),
+            Family(_, values) => values.iter().map(|(n, get)| (Some(*n), get(c))).collect(),
+            Gauge(_) | OldestHeldAge | Seconds(_) => Vec::new(),
+        }
+    }
+}
+
+/// The object at `path` under `root`, made where missing.
+fn object_at<'a>(root: &'a mut Map<String, Value>, path: &[&str]) -> &'a mut Map<String, Value> {
+    path.iter().fold(root, |map, key| {
+        let slot = map
+            .entry((*key).to_owned())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !slot.is_object() {
+            *slot = Value::Object(Map::new());
+        }
+        match slot {
+            Value::Object(inner) => inner,
+            _ => unreachable!("made an object above"),
+        }
+    })
+}
+
+impl Counters {
+    /// Every count as one JSON object (what `--stats` and the summary
+    /// print), laid out by the metric table: the same counts a scrape
+    /// shows, keyed by the library's names.
+    pub fn snapshot(&self) -> Value {
+        let mut root = Map::new();
+        for metric in &METRICS {
+            let (path, prefix) = match metric.snap {
+                No => continue,
+                At(path) => (path, ""),
+                Prefixed(path, prefix) => (path, prefix),
+            };
+            for (label, v) in metric.source.counts(self) {
+                match (label, path.split_last()) {
+                    (Some(label), _) => {
+                        object_at(&mut root, path).insert(format!("{prefix}{label}"), v.into());
+                    }
+                    (None, Some((key, parents))) => {
+                        object_at(&mut root, parents).insert((*key).to_owned(), v.into());
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+        Value::Object(root)
     }
 }
 
@@ -415,6 +548,107 @@ mod tests {
         );
         assert!(text.contains("wireseal_gateway_packets_total{decryption=\"pkc\"} 1\n"));
         assert!(text.contains("wireseal_gateway_decode_duration_seconds_count 1\n"));
+    }
+
+    /// The snapshot's layout, written out here by hand: the table puts
+    /// every count where `--stats` readers find it.
+    #[test]
+    fn the_snapshot_follows_the_table() {
+        let c = Counters::default();
+        c.messages.add(5);
+        c.packets.add(4);
+        c.error.bump("wrong_channel_key");
+        c.republished.bump();
+        c.pruned_receptions.add(2);
+        c.stored_meshcore_packets.add(3);
+        c.meshcore.peers.set(7);
+        c.held.set(1);
+        let s = c.snapshot();
+        let keys = |v: &Value| -> Vec<String> {
+            let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+            k.sort();
+            k
+        };
+        assert_eq!(
+            keys(&s),
+            [
+                "acks",
+                "connection",
+                "control",
+                "decryption",
+                "error",
+                "flood_refused",
+                "held",
+                "identity",
+                "key_event",
+                "kind",
+                "malformed",
+                "meshcore",
+                "messages",
+                "output",
+                "oversized",
+                "packets",
+                "policy",
+                "signature",
+                "store",
+                "unusable_ids"
+            ]
+        );
+        assert_eq!(
+            keys(&s["output"]),
+            [
+                "errors",
+                "firmware_json",
+                "json_lines",
+                "own_output_ignored",
+                "publish_dropped",
+                "republish"
+            ]
+        );
+        assert_eq!(
+            keys(&s["store"]),
+            [
+                "capped",
+                "duplicates",
+                "meshcore_packets",
+                "meshcore_receptions",
+                "packets",
+                "pruned_packets",
+                "pruned_receptions",
+                "receptions",
+                "rejected",
+                "unavailable"
+            ]
+        );
+        assert_eq!(keys(&s["acks"]), ["closed_connection", "dropped", "sent"]);
+        assert_eq!(keys(&s["connection"]), ["connects", "errors"]);
+        assert_eq!(
+            keys(&s["meshcore"]),
+            [
+                "decrypted",
+                "dropped",
+                "duplicates",
+                "messages",
+                "packets",
+                "peers",
+                "peers_refused",
+                "receptions"
+            ]
+        );
+        assert_eq!(
+            (s["messages"].as_u64(), s["packets"].as_u64()),
+            (Some(5), Some(4))
+        );
+        assert_eq!(s["error"]["wrong_channel_key"], 1);
+        assert_eq!(s["error"]["no_channel"], 0);
+        assert_eq!(s["output"]["republish"], 1);
+        assert_eq!(s["store"]["pruned_receptions"], 2);
+        assert_eq!(s["store"]["meshcore_packets"], 3);
+        assert_eq!(
+            (s["meshcore"]["peers"].as_u64(), s["held"].as_u64()),
+            (Some(7), Some(1))
+        );
+        assert_eq!(s["meshcore"]["packets"]["grp_txt"], 0);
     }
 
     #[test]

@@ -46,8 +46,8 @@ fn a_hostile_feed_breaks_no_topic_and_no_connection() {
     let s = gw.finish(Duration::from_secs(120)).expect("a clean end");
     assert_eq!(s["connection"]["connects"], 1, "never disconnected: {s}");
     assert_eq!(s["connection"]["errors"], 0, "{s}");
-    let published = s["output"]["republished"].as_u64().unwrap()
-        + s["output"]["firmware_json"].as_u64().unwrap();
+    let published =
+        s["output"]["republish"].as_u64().unwrap() + s["output"]["firmware_json"].as_u64().unwrap();
     assert!(s["unusable_ids"].as_u64().unwrap() > 100, "{s}");
     let got = sub.wait(published as usize, Duration::from_secs(30));
     assert_eq!(got.len() as u64, published, "every publication arrived");
