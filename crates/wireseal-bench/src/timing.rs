@@ -53,6 +53,45 @@ impl Ctx {
         (median(&mut va), median(&mut vb))
     }
 
+    /// Like [`Ctx::time_pair_per_op`] over `samples` alternated pairs (at
+    /// least 3), with the median of the per-pair ratios `a / b` as well: a
+    /// burst of load on a shared machine spoils one pair's ratio rather
+    /// than shifting either median.
+    pub fn time_pair_ratio_per_op<RA, RB>(
+        &self,
+        samples: usize,
+        mut a: impl FnMut() -> RA,
+        mut b: impl FnMut() -> RB,
+    ) -> PairTimes {
+        let (na, nb) = (self.calibrate(&mut a), self.calibrate(&mut b));
+        PairTimes::of((0..samples.max(3)).map(|_| (sample(&mut a, na), sample(&mut b, nb))))
+    }
+
+    /// Like [`Ctx::time_pair_job`], with the median of the per-pair ratios
+    /// `a / b` as well.
+    pub fn time_pair_ratio_job<RA, RB>(
+        &self,
+        samples: usize,
+        mut a: impl FnMut() -> RA,
+        mut b: impl FnMut() -> RB,
+    ) -> PairTimes {
+        let once = |f: &mut dyn FnMut()| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        };
+        PairTimes::of((0..samples.max(3)).map(|_| {
+            (
+                once(&mut || {
+                    black_box(a());
+                }),
+                once(&mut || {
+                    black_box(b());
+                }),
+            )
+        }))
+    }
+
     /// How many calls of `f` fill one sample's share of the budget.
     fn calibrate<R>(&self, f: &mut impl FnMut() -> R) -> u64 {
         calls_per_sample(self.budget().as_secs_f64() / self.samples() as f64, f)
@@ -90,6 +129,34 @@ impl Ctx {
             vb.push(t.elapsed().as_secs_f64());
         }
         (median(&mut va), median(&mut vb))
+    }
+}
+
+/// Two figures sampled in alternated pairs: the median seconds of each and
+/// the median of the per-pair ratios `a / b`.
+#[derive(Debug, Clone, Copy)]
+pub struct PairTimes {
+    /// Median seconds of `a`.
+    pub a: f64,
+    /// Median seconds of `b`.
+    pub b: f64,
+    /// Median of `a_i / b_i` over the pairs.
+    pub ratio: f64,
+}
+
+impl PairTimes {
+    fn of(pairs: impl Iterator<Item = (f64, f64)>) -> Self {
+        let (mut va, mut vb, mut vr) = (Vec::new(), Vec::new(), Vec::new());
+        for (a, b) in pairs {
+            va.push(a);
+            vb.push(b);
+            vr.push(a / b.max(1e-12));
+        }
+        Self {
+            a: median(&mut va),
+            b: median(&mut vb),
+            ratio: median(&mut vr),
+        }
     }
 }
 
@@ -141,6 +208,12 @@ mod tests {
     fn median_of_odd_and_even() {
         assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn pair_ratio_is_the_median_of_each_pairs_ratio() {
+        let p = PairTimes::of([(2.0, 1.0), (4.0, 1.0), (30.0, 10.0)].into_iter());
+        assert_eq!((p.a, p.b, p.ratio), (4.0, 1.0, 3.0));
     }
 
     #[test]

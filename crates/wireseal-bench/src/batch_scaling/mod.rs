@@ -6,6 +6,14 @@
 //! calling thread below it (`wireseal::batch`), so the ratio is about 1 for
 //! small batches and grows toward the number of cores for large ones.
 //!
+//! Each size is sampled in at least [`PAIRS`] alternated pairs; the all-cores
+//! figure is the one-core median times the median of the per-pair speedups,
+//! so that a burst of load from elsewhere spoils one pair rather than the
+//! row. Beside each API, a calibration row runs perfectly parallel work (an
+//! independent SHA-256 per item, nothing shared, nothing allocated) through
+//! the same two batches: when it does not reach the number of cores either,
+//! no core was free, and the API's rows say nothing about its scaling.
+//!
 //! Each format's rows are a plot of the report (its `*-batch` plot in
 //! [`crate::report::plots::PLOTS`]): items per second against the batch
 //! size, one core and all cores. This module measures; each format's file
@@ -16,12 +24,22 @@ pub(crate) mod meshtastic;
 pub(crate) mod peat;
 pub(crate) mod sphinx;
 
+use crate::timing::PairTimes;
 use crate::{Better, Ctx, Row};
 use std::time::{Duration, Instant};
 use wireseal::batch::Batch;
 
 /// The batch sizes of every format's rows.
 pub(crate) const SIZES: [usize; 8] = [1, 4, 16, 64, 256, 1024, 4096, 16384];
+
+/// Alternated pairs sampled per size, at least.
+const PAIRS: usize = 9;
+
+/// The calibration's batch size.
+const CALIBRATION: usize = 4096;
+
+/// The bytes each calibration item hashes.
+const CALIBRATION_ITEM: usize = 1024;
 
 /// One call longer than this is sampled as whole jobs (three each), not
 /// calibrated into many calls per sample.
@@ -43,35 +61,66 @@ pub(crate) fn rows<S>(
     let one = Batch::with_threads(1);
     let all = Batch::all_cores();
     let series = format!("all cores ({} threads)", all.threads());
-    SIZES
+    let mut out: Vec<Row> = SIZES
         .iter()
         .map(|&n| {
             let (mut a, mut b) = (make(n), make(n));
-            let (t_one, t_all) = pair(ctx, || call(&one, &mut a), || call(&all, &mut b));
+            let t = pair(ctx, || call(&one, &mut a), || call(&all, &mut b));
             Row::new(
                 section,
                 format!("{api}: batch of {n}, all cores vs 1 core"),
                 &format!("{items}/s"),
                 Better::Higher,
-                n as f64 / t_all,
+                n as f64 / t.a * t.ratio,
                 "same calls, 1 core",
-                Some(n as f64 / t_one),
+                Some(n as f64 / t.a),
             )
             .at(plot, series.clone(), n as f64)
         })
-        .collect()
+        .collect();
+    out.push(calibration(ctx, section, api, &one, &all));
+    out
 }
 
-/// Median seconds per call of `a` and of `b`, sampled alternately; one call
-/// of each first (warm-up, and to choose how to sample).
-fn pair(ctx: &Ctx, mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
+/// The calibration row beside `api`: [`CALIBRATION`]'s independent hashes
+/// on one core and on all.
+fn calibration(ctx: &Ctx, section: &str, api: &str, one: &Batch, all: &Batch) -> Row {
+    let (n, len) = (CALIBRATION, CALIBRATION_ITEM);
+    let make = || vec![[0x5au8; CALIBRATION_ITEM]; n];
+    let (mut a, mut b) = (make(), make());
+    let hash_all = |batch: &Batch, items: &mut Vec<[u8; CALIBRATION_ITEM]>| {
+        batch.for_each_mut(items, |item| {
+            let d = wireseal::hazmat::sha::sha256(&item[..]);
+            item[..32].copy_from_slice(&d);
+        });
+    };
+    let t = pair(ctx, || hash_all(one, &mut a), || hash_all(all, &mut b));
+    Row::new(
+        section,
+        format!(
+            "calibration beside {api}: independent SHA-256 of {len} B items, \
+             batch of {n}, all cores vs 1 core"
+        ),
+        "items/s",
+        Better::Higher,
+        n as f64 / t.a * t.ratio,
+        "same calls, 1 core",
+        Some(n as f64 / t.a),
+    )
+}
+
+/// `a` and `b` sampled in alternated pairs, with the median of the
+/// per-pair ratios; one call of each first (warm-up, and to choose how to
+/// sample).
+fn pair(ctx: &Ctx, mut a: impl FnMut(), mut b: impl FnMut()) -> PairTimes {
     let t = Instant::now();
     a();
     let long = t.elapsed() > LONG_CALL;
     b();
+    let pairs = PAIRS.max(ctx.samples());
     if long {
-        ctx.time_pair_job(3, a, b)
+        ctx.time_pair_ratio_job(pairs, a, b)
     } else {
-        ctx.time_pair_per_op(a, b)
+        ctx.time_pair_ratio_per_op(pairs, a, b)
     }
 }
