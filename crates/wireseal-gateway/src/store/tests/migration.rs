@@ -5,6 +5,42 @@ use super::probe::Probe;
 use super::*;
 use crate::store::Store;
 
+/// A database an earlier release wrote (`tests/data/`), and what must hold
+/// once the store has migrated it.
+pub struct Release {
+    /// Its schema version.
+    pub version: i64,
+    /// The SQLite file.
+    pub sqlite: &'static str,
+    /// The PostgreSQL dump.
+    pub postgres: &'static str,
+    /// The checks on the migrated database.
+    pub check: fn(&mut Store, &mut dyn Probe, &[String]),
+}
+
+/// The earlier releases' databases the tests migrate.
+pub const RELEASES: [Release; 2] = [
+    Release {
+        version: 2,
+        sqlite: "store-v2.sqlite",
+        postgres: "store-v2-postgres.sql",
+        check: migrated_release,
+    },
+    Release {
+        version: 4,
+        sqlite: "store-v4.sqlite",
+        postgres: "store-v4-postgres.sql",
+        check: migrated_last_release,
+    },
+];
+
+/// `tests/data/<name>`.
+pub fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
 fn write(store: &mut Store, batch: &[Record]) -> crate::store::Committed {
     store.write_batch(batch).expect("batch committed")
 }

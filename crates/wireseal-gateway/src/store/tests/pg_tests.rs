@@ -85,29 +85,20 @@ fn postgres_migrates_from_empty_and_from_v1() {
         crate::store::schema::CURRENT
     );
 
-    server.create_db("release").expect("createdb");
-    let fixture =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store-v2-postgres.sql");
-    server
-        .run_sql_file("release", &fixture)
-        .expect("load the previous release's database");
-    let mut r = PgProbe::connect(&server.tcp_url("release"));
-    assert_eq!(r.int("SELECT max(version) FROM schema_version"), Some(2));
-    let mut store = open(&server.socket_url("release"), PgMethod::Unnest);
-    migration::migrated_release(&mut store, &mut r, &fresh_schema);
-    drop(store);
-
-    server.create_db("last_release").expect("createdb");
-    let fixture =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store-v4-postgres.sql");
-    server
-        .run_sql_file("last_release", &fixture)
-        .expect("load the last release's database");
-    let mut r = PgProbe::connect(&server.tcp_url("last_release"));
-    assert_eq!(r.int("SELECT max(version) FROM schema_version"), Some(4));
-    let mut store = open(&server.socket_url("last_release"), PgMethod::Unnest);
-    migration::migrated_last_release(&mut store, &mut r, &fresh_schema);
-    drop(store);
+    for r in &migration::RELEASES {
+        let db = format!("release_v{}", r.version);
+        server.create_db(&db).expect("createdb");
+        server
+            .run_sql_file(&db, &migration::fixture(r.postgres))
+            .expect("load the release's database");
+        let mut probe = PgProbe::connect(&server.tcp_url(&db));
+        assert_eq!(
+            probe.int("SELECT max(version) FROM schema_version"),
+            Some(r.version)
+        );
+        let mut store = open(&server.socket_url(&db), PgMethod::Unnest);
+        (r.check)(&mut store, &mut probe, &fresh_schema);
+    }
 
     p.exec("INSERT INTO schema_version (version, applied_ms) VALUES (99, 0)");
     let StoreUrl::Postgres(c) = server.tcp_url("old").parse().unwrap() else {

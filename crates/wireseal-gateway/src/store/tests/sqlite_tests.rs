@@ -107,31 +107,21 @@ fn sqlite_migrates_from_empty_and_from_v1() {
 }
 
 #[test]
-fn sqlite_migrates_the_previous_releases_database() {
+fn sqlite_migrates_the_earlier_releases_databases() {
     let (_d, _path, _s, mut fresh) = open();
     let fresh_schema = fresh.schema();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("release.db");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store-v2.sqlite");
-    std::fs::copy(fixture, &path).unwrap();
-    let mut p = SqliteProbe::open(&path);
-    assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(2));
-    let mut store = Store::open(&StoreUrl::Sqlite(path)).expect("migrate 2 -> current");
-    migration::migrated_release(&mut store, &mut p, &fresh_schema);
-}
-
-#[test]
-fn sqlite_migrates_the_last_releases_database() {
-    let (_d, _path, _s, mut fresh) = open();
-    let fresh_schema = fresh.schema();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("release.db");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store-v4.sqlite");
-    std::fs::copy(fixture, &path).unwrap();
-    let mut p = SqliteProbe::open(&path);
-    assert_eq!(p.int("SELECT max(version) FROM schema_version"), Some(4));
-    let mut store = Store::open(&StoreUrl::Sqlite(path)).expect("migrate 4 -> current");
-    migration::migrated_last_release(&mut store, &mut p, &fresh_schema);
+    for r in &migration::RELEASES {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("release.db");
+        std::fs::copy(migration::fixture(r.sqlite), &path).unwrap();
+        let mut p = SqliteProbe::open(&path);
+        assert_eq!(
+            p.int("SELECT max(version) FROM schema_version"),
+            Some(r.version)
+        );
+        let mut store = Store::open(&StoreUrl::Sqlite(path)).expect("migrate to current");
+        (r.check)(&mut store, &mut p, &fresh_schema);
+    }
 }
 
 #[test]
