@@ -66,8 +66,7 @@ fn hostile_run(n: usize, k: usize) -> Result<Hostile, RunError> {
     })?;
     let s = &r.summary;
     let n64 = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
-    let published =
-        (n64(&s["output"]["republish"]) + n64(&s["output"]["firmware_json"])) as usize;
+    let published = (n64(&s["output"]["republish"]) + n64(&s["output"]["firmware_json"])) as usize;
     let got = sub.wait(published, Duration::from_secs(30));
     let levels_ok = got
         .iter()
