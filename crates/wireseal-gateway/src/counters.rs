@@ -265,6 +265,10 @@ pub struct Counters {
     pub pruned_packets: Count,
     /// Receptions removed by retention.
     pub pruned_receptions: Count,
+    /// Connections to the read side (`--http`), by how they were admitted:
+    /// `full`, `spare` (over the limits: one probe answered) or `refused`
+    /// (closed unread).
+    pub http_connections: Named<3>,
     /// The MeshCore feeds.
     pub meshcore: MeshcoreCounters,
     /// Time to decode one message, in seconds.
@@ -314,6 +318,7 @@ impl Default for Counters {
             store_unavailable: Count::default(),
             pruned_packets: Count::default(),
             pruned_receptions: Count::default(),
+            http_connections: Named::new(&crate::http::admit::Admission::NAMES),
             meshcore: MeshcoreCounters::default(),
             decode_seconds: decode_histogram(),
             store_lag_seconds: store_lag_histogram(),

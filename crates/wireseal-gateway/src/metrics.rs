@@ -80,7 +80,7 @@ use Source::{Counter, Family, Gauge, Level, Named as ByName, OldestHeldAge, Seco
 /// Every metric family the gateway exports, in the order a scrape shows
 /// them: the one place a metric is declared, for the scrape and the
 /// snapshot alike.
-const METRICS: [Metric; 42] = [
+const METRICS: [Metric; 43] = [
     m(
         "wireseal_gateway_messages_total",
         "MQTT messages taken from the broker.",
@@ -298,6 +298,13 @@ const METRICS: [Metric; 42] = [
         "Seconds since the oldest message not yet acknowledged was taken (0 while none is held).",
         OldestHeldAge,
         No,
+    ),
+    m(
+        "wireseal_gateway_http_connections_total",
+        "Connections to the read side, by admission: full, spare (over the limits: one probe \
+         answered) or refused (closed unread).",
+        ByName("admission", |c| c.http_connections.iter().collect()),
+        At(&["http", "connections"]),
     ),
     m(
         "wireseal_gateway_store_writable",
@@ -579,6 +586,7 @@ mod tests {
                 "error",
                 "flood_refused",
                 "held",
+                "http",
                 "identity",
                 "key_event",
                 "kind",
@@ -621,6 +629,10 @@ mod tests {
             ]
         );
         assert_eq!(keys(&s["acks"]), ["closed_connection", "dropped", "sent"]);
+        assert_eq!(
+            keys(&s["http"]["connections"]),
+            ["full", "refused", "spare"]
+        );
         assert_eq!(keys(&s["connection"]), ["connects", "errors"]);
         assert_eq!(
             keys(&s["meshcore"]),

@@ -41,6 +41,21 @@ pub(crate) enum Admission {
     Refused,
 }
 
+impl Admission {
+    /// Every admission's name, in the order of [`Admission::index`]: the
+    /// label values of the connection counts.
+    pub(crate) const NAMES: [&'static str; 3] = ["full", "spare", "refused"];
+
+    /// The admission's position in [`Admission::NAMES`].
+    pub(crate) const fn index(&self) -> usize {
+        match self {
+            Admission::Full(_) => 0,
+            Admission::Spare(_) => 1,
+            Admission::Refused => 2,
+        }
+    }
+}
+
 /// A connection served in full: its place among all and its address's.
 pub(crate) struct Held {
     _slot: OwnedSemaphorePermit,

@@ -8,7 +8,7 @@
 //! number, per client address and in time, and probes are never queued
 //! behind other clients (the `admit` module).
 
-mod admit;
+pub(crate) mod admit;
 pub(crate) mod response;
 
 use crate::counters::Counters;
@@ -147,7 +147,9 @@ async fn serve(
             },
         };
         let (state, api) = (state.clone(), api.clone());
-        match limits.admit(peer.ip()) {
+        let admission = limits.admit(peer.ip());
+        state.counters.http_connections.bump_at(admission.index());
+        match admission {
             admit::Admission::Full(held) => {
                 connections.spawn(async move {
                     full(stream, state, api).await;

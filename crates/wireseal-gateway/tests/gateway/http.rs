@@ -275,6 +275,13 @@ fn probes_answer_while_hundreds_of_clients_hold_a_partial_head() {
     let (status, took) = timed(addr, "/", Duration::from_secs(15));
     assert_eq!(status, Some(503), "after {took:?}");
     assert!(took < PROBE_BOUND, "{took:?}");
+    // Every connection counted by how it was admitted: the address's share
+    // in full, the rest of the holders and the probes as spare.
+    let c = gw.counters.snapshot()["http"]["connections"].clone();
+    let n = |k: &str| c[k].as_u64().unwrap_or(0) as usize;
+    assert!(n("full") >= 64, "{c}");
+    assert!(n("spare") >= holders.len() - 64 + 6, "{c}");
+    assert_eq!(n("refused"), 0, "{c}");
     // Once they go, everything is served again.
     drop(holders);
     let end = Instant::now() + Duration::from_secs(30);
