@@ -8,10 +8,11 @@ use wasm_bindgen::prelude::*;
 use wireseal::meshtastic as mt;
 
 /// A channel key expanded from its PSK (bytes, or text: `"AQ=="`,
-/// `"hex:..."`, `"none"`, `"default"`, `"simpleN"`) as the firmware does.
+/// `"hex:..."`, `"none"`, `"default"`, `"simpleN"`) as the firmware does,
+/// with its AES key schedule made once for every packet it opens or seals.
 #[wasm_bindgen(js_name = meshtastic_ChannelKey)]
 pub struct ChannelKey {
-    inner: mt::ChannelKey,
+    inner: mt::ChannelCipher,
 }
 
 #[wasm_bindgen(js_class = meshtastic_ChannelKey)]
@@ -26,21 +27,21 @@ impl ChannelKey {
         #[wasm_bindgen(unchecked_param_type = "Uint8Array | string")] psk: JsValue,
     ) -> JsResult<ChannelKey> {
         Ok(Self {
-            inner: super::channel_key(&psk)?,
+            inner: super::channel_key(&psk)?.into(),
         })
     }
 
     /// Whether packets are encrypted (a PSK of `none` leaves them clear).
     #[wasm_bindgen(getter, js_name = isEncrypted)]
     pub fn is_encrypted(&self) -> bool {
-        self.inner.is_encrypted()
+        self.inner.key().is_encrypted()
     }
 
     /// The length the PSK was zero-padded from (a 1-15-byte PSK padded to
     /// AES-128, 17-31 to AES-256), `undefined` when it was not padded.
     #[wasm_bindgen(getter, js_name = paddedFrom)]
     pub fn padded_from(&self) -> Option<usize> {
-        self.inner.padded_from()
+        self.inner.key().padded_from()
     }
 
     /// The channel hash of channel `name` under this key.
@@ -52,7 +53,7 @@ impl ChannelKey {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
     ) -> JsResult<u8> {
-        Ok(self.inner.hash(&args::string(&name, "name")?))
+        Ok(self.inner.key().hash(&args::string(&name, "name")?))
     }
 
     /// Encrypts a channel payload sent by node `from` with packet `id`.
@@ -90,12 +91,6 @@ impl ChannelKey {
         let from = args::u32_arg(from, "from")?;
         let id = args::u32_arg(id, "id")?;
         let mut buf = args::bytes(data, what)?;
-        if buf.len() > mt::MAX_PAYLOAD_LEN {
-            return Err(errors::meshtastic(mt::Error::TooLong {
-                len: buf.len(),
-                max: mt::MAX_PAYLOAD_LEN,
-            }));
-        }
         self.inner
             .seal_in_place(from, id, &mut buf)
             .map_err(errors::meshtastic)?;

@@ -95,7 +95,7 @@ pub mod xeddsa;
 
 #[cfg(feature = "std")]
 pub use batch::{open_batch_len, SealedPkc};
-pub use channel::ChannelKey;
+pub use channel::{ChannelCipher, ChannelKey};
 #[cfg(feature = "alloc")]
 pub use decoder::Decoder;
 pub use error::Error;

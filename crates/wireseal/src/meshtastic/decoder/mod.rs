@@ -81,7 +81,7 @@ pub use outcome::{Control, Decoded, Decryption, KeyEvent, Reception, Signature, 
 pub use super::identity::Identity;
 pub use super::policy::{Concern, SignaturePolicy, Verdict};
 
-use super::channel::ChannelKey;
+use super::channel::{ChannelCipher, ChannelKey};
 use super::envelope::{self, ServiceEnvelope};
 use super::pkc::PkcEngine;
 use super::pkc_ahead::FreshKeys;
@@ -99,7 +99,9 @@ pub const DEFAULT_PKC_PEERS: usize = 1024;
 #[derive(Debug, Clone)]
 struct Channel {
     name: String,
-    key: ChannelKey,
+    /// The key with its AES schedule made once (every packet of the
+    /// channel's hash is tried under it).
+    key: ChannelCipher,
 }
 
 /// The configuration the stateless first step reads (shared across threads).
@@ -220,7 +222,7 @@ impl Decoder {
         self.channels.by_hash[usize::from(key.hash(name))].push(i);
         self.channels.list.push(Channel {
             name: name.to_owned(),
-            key,
+            key: key.into(),
         });
         i
     }
