@@ -41,6 +41,66 @@ pub const DEFAULT_PSK: [u8; 16] = [
 /// Longest PSK a channel holds (`ChannelSettings.psk`, 32 bytes).
 pub const MAX_PSK_LEN: usize = 32;
 
+/// The calls of a channel key ([`ChannelKey`], [`ChannelCipher`]) over its
+/// `apply` (the keystream of (`from`, `id`) on a payload within the limit).
+macro_rules! channel_calls {
+    () => {
+        /// Encrypts a channel packet's payload in place for sender `from`,
+        /// packet `id` (no tag: see the module docs); returns `buf`, which holds
+        /// the ciphertext (as long as the plaintext). The payload passes
+        /// unchanged on an unencrypted channel.
+        ///
+        /// # Errors
+        /// [`Error::TooLong`] above [`MAX_PAYLOAD_LEN`] (a LoRa frame's
+        /// payload); `buf` is left as it was.
+        pub fn seal_in_place<'a>(
+            &self,
+            from: u32,
+            id: u32,
+            buf: &'a mut [u8],
+        ) -> Result<&'a mut [u8], Error> {
+            self.apply(from, id, buf)
+        }
+
+        /// Decrypts a channel packet's payload in place (the same keystream as
+        /// [`Self::seal_in_place`]; nothing is verified, channel packets
+        /// carry no tag); returns `buf`.
+        ///
+        /// # Errors
+        /// [`Error::TooLong`] above [`MAX_PAYLOAD_LEN`]; `buf` is left as it was.
+        pub fn open_in_place<'a>(
+            &self,
+            from: u32,
+            id: u32,
+            buf: &'a mut [u8],
+        ) -> Result<&'a mut [u8], Error> {
+            self.apply(from, id, buf)
+        }
+
+        /// [`Self::seal_in_place`] on a copy of `plaintext`.
+        ///
+        /// # Errors
+        /// As [`Self::seal_in_place`].
+        #[cfg(feature = "alloc")]
+        pub fn seal_to_vec(&self, from: u32, id: u32, plaintext: &[u8]) -> Result<Vec<u8>, Error> {
+            let mut v = plaintext.to_vec();
+            self.apply(from, id, &mut v)?;
+            Ok(v)
+        }
+
+        /// [`Self::open_in_place`] on a copy of `payload`.
+        ///
+        /// # Errors
+        /// As [`Self::open_in_place`].
+        #[cfg(feature = "alloc")]
+        pub fn open_to_vec(&self, from: u32, id: u32, payload: &[u8]) -> Result<Vec<u8>, Error> {
+            let mut v = payload.to_vec();
+            self.apply(from, id, &mut v)?;
+            Ok(v)
+        }
+    };
+}
+
 /// An expanded channel key: none (plaintext channel), AES-128 or AES-256.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub struct ChannelKey {
@@ -125,59 +185,7 @@ impl ChannelKey {
         xor(name.as_bytes()) ^ xor(self.expanded())
     }
 
-    /// Encrypts a channel packet's payload in place for sender `from`,
-    /// packet `id` (no tag: see the module docs); returns `buf`, which holds
-    /// the ciphertext (as long as the plaintext). The payload passes
-    /// unchanged on an unencrypted channel.
-    ///
-    /// # Errors
-    /// [`Error::TooLong`] above [`MAX_PAYLOAD_LEN`] (a LoRa frame's
-    /// payload); `buf` is left as it was.
-    pub fn seal_in_place<'a>(
-        &self,
-        from: u32,
-        id: u32,
-        buf: &'a mut [u8],
-    ) -> Result<&'a mut [u8], Error> {
-        self.apply(from, id, buf)
-    }
-
-    /// Decrypts a channel packet's payload in place (the same keystream as
-    /// [`ChannelKey::seal_in_place`]; nothing is verified, channel packets
-    /// carry no tag); returns `buf`.
-    ///
-    /// # Errors
-    /// [`Error::TooLong`] above [`MAX_PAYLOAD_LEN`]; `buf` is left as it was.
-    pub fn open_in_place<'a>(
-        &self,
-        from: u32,
-        id: u32,
-        buf: &'a mut [u8],
-    ) -> Result<&'a mut [u8], Error> {
-        self.apply(from, id, buf)
-    }
-
-    /// [`ChannelKey::seal_in_place`] on a copy of `plaintext`.
-    ///
-    /// # Errors
-    /// As [`ChannelKey::seal_in_place`].
-    #[cfg(feature = "alloc")]
-    pub fn seal_to_vec(&self, from: u32, id: u32, plaintext: &[u8]) -> Result<Vec<u8>, Error> {
-        let mut v = plaintext.to_vec();
-        self.apply(from, id, &mut v)?;
-        Ok(v)
-    }
-
-    /// [`ChannelKey::open_in_place`] on a copy of `payload`.
-    ///
-    /// # Errors
-    /// As [`ChannelKey::open_in_place`].
-    #[cfg(feature = "alloc")]
-    pub fn open_to_vec(&self, from: u32, id: u32, payload: &[u8]) -> Result<Vec<u8>, Error> {
-        let mut v = payload.to_vec();
-        self.apply(from, id, &mut v)?;
-        Ok(v)
-    }
+    channel_calls!();
 
     /// The CTR keystream of (`from`, `id`) applied to `buf`.
     fn apply<'a>(&self, from: u32, id: u32, buf: &'a mut [u8]) -> Result<&'a mut [u8], Error> {
@@ -231,53 +239,7 @@ impl ChannelCipher {
         &self.key
     }
 
-    /// [`ChannelKey::seal_in_place`], with the schedule made once.
-    ///
-    /// # Errors
-    /// As [`ChannelKey::seal_in_place`].
-    pub fn seal_in_place<'a>(
-        &self,
-        from: u32,
-        id: u32,
-        buf: &'a mut [u8],
-    ) -> Result<&'a mut [u8], Error> {
-        self.apply(from, id, buf)
-    }
-
-    /// [`ChannelKey::open_in_place`], with the schedule made once.
-    ///
-    /// # Errors
-    /// As [`ChannelKey::open_in_place`].
-    pub fn open_in_place<'a>(
-        &self,
-        from: u32,
-        id: u32,
-        buf: &'a mut [u8],
-    ) -> Result<&'a mut [u8], Error> {
-        self.apply(from, id, buf)
-    }
-
-    /// [`ChannelCipher::seal_in_place`] on a copy of `plaintext`.
-    ///
-    /// # Errors
-    /// As [`ChannelKey::seal_in_place`].
-    #[cfg(feature = "alloc")]
-    pub fn seal_to_vec(&self, from: u32, id: u32, plaintext: &[u8]) -> Result<Vec<u8>, Error> {
-        let mut v = plaintext.to_vec();
-        self.apply(from, id, &mut v)?;
-        Ok(v)
-    }
-
-    /// [`ChannelCipher::open_in_place`] on a copy of `payload`.
-    ///
-    /// # Errors
-    /// As [`ChannelKey::open_in_place`].
-    #[cfg(feature = "alloc")]
-    pub fn open_to_vec(&self, from: u32, id: u32, payload: &[u8]) -> Result<Vec<u8>, Error> {
-        let mut v = payload.to_vec();
-        self.apply(from, id, &mut v)?;
-        Ok(v)
-    }
+    channel_calls!();
 
     fn apply<'a>(&self, from: u32, id: u32, buf: &'a mut [u8]) -> Result<&'a mut [u8], Error> {
         let buf = within_payload_limit(buf)?;
