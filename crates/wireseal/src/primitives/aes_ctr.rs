@@ -46,11 +46,11 @@ impl CtrKey {
     pub fn apply_keystream(&self, iv: &[u8; 16], buf: &mut [u8]) {
         match self {
             Self::Aes128(c) => {
-                let core = Core::<Aes128>::inner_iv_init(c.clone(), iv.into());
+                let core = Core::<&Aes128>::inner_iv_init(c, iv.into());
                 StreamCipherCoreWrapper::from_core(core).apply_keystream(buf);
             }
             Self::Aes256(c) => {
-                let core = Core::<Aes256>::inner_iv_init(c.clone(), iv.into());
+                let core = Core::<&Aes256>::inner_iv_init(c, iv.into());
                 StreamCipherCoreWrapper::from_core(core).apply_keystream(buf);
             }
         }
