@@ -41,16 +41,11 @@ impl Ctx {
     /// for any two figures whose ratio is reported.
     pub fn time_pair_per_op<RA, RB>(
         &self,
-        mut a: impl FnMut() -> RA,
-        mut b: impl FnMut() -> RB,
+        a: impl FnMut() -> RA,
+        b: impl FnMut() -> RB,
     ) -> (f64, f64) {
-        let (na, nb) = (self.calibrate(&mut a), self.calibrate(&mut b));
-        let (mut va, mut vb) = (Vec::new(), Vec::new());
-        for _ in 0..self.samples() {
-            va.push(sample(&mut a, na));
-            vb.push(sample(&mut b, nb));
-        }
-        (median(&mut va), median(&mut vb))
+        let t = self.time_pair_ratio_per_op(self.samples(), a, b);
+        (t.a, t.b)
     }
 
     /// Like [`Ctx::time_pair_per_op`] over `samples` alternated pairs (at
@@ -75,21 +70,7 @@ impl Ctx {
         mut a: impl FnMut() -> RA,
         mut b: impl FnMut() -> RB,
     ) -> PairTimes {
-        let once = |f: &mut dyn FnMut()| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        };
-        PairTimes::of((0..samples.max(3)).map(|_| {
-            (
-                once(&mut || {
-                    black_box(a());
-                }),
-                once(&mut || {
-                    black_box(b());
-                }),
-            )
-        }))
+        PairTimes::of((0..samples.max(3)).map(|_| (job(&mut a), job(&mut b))))
     }
 
     /// How many calls of `f` fill one sample's share of the budget.
@@ -100,13 +81,7 @@ impl Ctx {
     /// Median seconds for one call of `f` that does a whole, large job (no
     /// calibration; `samples` runs, at least 3).
     pub fn time_job<R>(&self, samples: usize, mut f: impl FnMut() -> R) -> f64 {
-        let mut v: Vec<f64> = (0..samples.max(3))
-            .map(|_| {
-                let t = Instant::now();
-                black_box(f());
-                t.elapsed().as_secs_f64()
-            })
-            .collect();
+        let mut v: Vec<f64> = (0..samples.max(3)).map(|_| job(&mut f)).collect();
         median(&mut v)
     }
 
@@ -116,19 +91,11 @@ impl Ctx {
     pub fn time_pair_job<RA, RB>(
         &self,
         samples: usize,
-        mut a: impl FnMut() -> RA,
-        mut b: impl FnMut() -> RB,
+        a: impl FnMut() -> RA,
+        b: impl FnMut() -> RB,
     ) -> (f64, f64) {
-        let (mut va, mut vb) = (Vec::new(), Vec::new());
-        for _ in 0..samples.max(3) {
-            let t = Instant::now();
-            black_box(a());
-            va.push(t.elapsed().as_secs_f64());
-            let t = Instant::now();
-            black_box(b());
-            vb.push(t.elapsed().as_secs_f64());
-        }
-        (median(&mut va), median(&mut vb))
+        let t = self.time_pair_ratio_job(samples, a, b);
+        (t.a, t.b)
     }
 }
 
@@ -158,6 +125,13 @@ impl PairTimes {
             ratio: median(&mut vr),
         }
     }
+}
+
+/// Seconds of one call of `f`.
+fn job<R>(f: &mut impl FnMut() -> R) -> f64 {
+    let t = Instant::now();
+    black_box(f());
+    t.elapsed().as_secs_f64()
 }
 
 /// Seconds per call of `f`, over `n` calls.
