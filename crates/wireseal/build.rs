@@ -1,8 +1,9 @@
 //! Picks the server-only code paths once, so no source file repeats the
-//! logic: on `std` builds, `wireseal_aws_lc` (the aws-lc-rs backend of
-//! X25519 and ChaCha20-Poly1305) and `wireseal_hash_index` (the hash indexes
-//! of the shared-secret cache and peat's nonce history). Otherwise the
-//! pure-Rust crates and the constant-time slot scan that `no_std` builds run.
+//! logic: on native `std` builds, `wireseal_aws_lc` (the aws-lc-rs backend
+//! of X25519 and ChaCha20-Poly1305); on every `std` build (the npm package's
+//! wasm32 too), `wireseal_hash_index` (the hash indexes of the shared-secret
+//! cache and peat's nonce history). Otherwise the pure-Rust crates and the
+//! constant-time slot scan that `no_std` builds run.
 //! On ARMv7E-M (`thumbv7em-*`, Cortex-M4 and M7) X25519 runs on
 //! `wireseal-fe25519`'s assembly field (`wireseal_fe25519`) unless the
 //! portable backend is asked for, which keeps curve25519-dalek's ladder (the
@@ -34,7 +35,7 @@ fn main() {
         }
     };
     // aws-lc-rs does not build for wasm32: the npm package's `std` build
-    // runs the pure-Rust backend and the slot scan.
+    // runs the pure-Rust backend, with the hash indexes.
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32");
     let m4 = std::env::var("TARGET").is_ok_and(|t| t.starts_with("thumbv7em-"));
     if m4 && !portable {
@@ -42,6 +43,8 @@ fn main() {
     }
     if std && !portable && !wasm {
         println!("cargo::rustc-cfg=wireseal_aws_lc");
+    }
+    if std && !portable {
         println!("cargo::rustc-cfg=wireseal_hash_index");
     }
 }

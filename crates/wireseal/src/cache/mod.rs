@@ -24,8 +24,8 @@
 //! - values must be [`ZeroizeOnDrop`]: they are wiped when evicted, expired,
 //!   invalidated, flushed, or when the cache is dropped.
 //!
-//! Lookup: `std` builds (unless built with the portable backend) find a peer through a hash
-//! index beside the slots
+//! Lookup: `std` builds (the npm package's wasm32 too; not those built with the portable
+//! backend) find a peer through a hash index beside the slots
 //! (a hash table sized for twice the capacity, `PK + 3` bytes per bucket:
 //! key, slot number, control byte; about 150 bytes per slot for 32-byte keys
 //! at the default capacity). Other builds have no index: they
@@ -51,7 +51,30 @@ use zeroize::ZeroizeOnDrop;
 /// most a scan of `capacity` entries; SipHash's extra strength buys nothing
 /// here and costs a third of a cached Meshtastic open.
 #[cfg(wireseal_hash_index)]
-type IndexHasher = ahash::RandomState;
+pub(crate) type IndexHasher = ahash::RandomState;
+
+/// A fresh randomly seeded [`IndexHasher`], for every hash index in the
+/// library (this cache's, peat's nonce history).
+#[cfg(wireseal_hash_index)]
+pub(crate) fn index_hasher() -> IndexHasher {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        // ahash's own seeding: its process seed from the OS, varied per call.
+        ahash::RandomState::new()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        // ahash's seeding needs a build flag on this target; the host's
+        // CSPRNG (`crypto.getRandomValues`) seeds each index instead.
+        let b: [u8; 32] = crate::entropy::random_array();
+        let seed = |i: usize| {
+            let mut w = [0; 8];
+            w.copy_from_slice(&b[8 * i..8 * i + 8]);
+            u64::from_le_bytes(w)
+        };
+        ahash::RandomState::with_seeds(seed(0), seed(1), seed(2), seed(3))
+    }
+}
 
 /// Default number of slots (the firmware proposal's size).
 pub const DEFAULT_CAPACITY: usize = 16;
@@ -176,7 +199,7 @@ impl<V: ZeroizeOnDrop, const PK: usize, S: SlotStorage<V, PK>> SharedSecretCache
             // Twice the slots: the table then never holds more than half its
             // room, so when deleted entries use up its growth allowance it
             // rehashes in place instead of reallocating.
-            index: HashMap::with_capacity_and_hasher(2 * n, IndexHasher::new()),
+            index: HashMap::with_capacity_and_hasher(2 * n, index_hasher()),
             len: 0,
             head: NIL,
             tail: NIL,

@@ -45,7 +45,7 @@ pub(crate) struct NonceHistory {
     /// Nonces in the ring.
     filled: usize,
     #[cfg(wireseal_hash_index)]
-    set: HashSet<Nonce, ahash::RandomState>,
+    set: HashSet<Nonce, crate::cache::IndexHasher>,
     /// Once the ring is full: the slot of the oldest nonce (next overwritten).
     oldest: usize,
     capacity: usize,
@@ -64,7 +64,7 @@ impl NonceHistory {
             ring: [[0; NONCE_LEN]; CORE_NONCE_HISTORY],
             filled: 0,
             #[cfg(wireseal_hash_index)]
-            set: HashSet::with_hasher(ahash::RandomState::new()),
+            set: HashSet::with_hasher(crate::cache::index_hasher()),
             oldest: 0,
             capacity: capacity.max(1),
         }

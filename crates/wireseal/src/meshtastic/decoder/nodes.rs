@@ -13,12 +13,12 @@ use crate::prelude::*;
 /// them from being ground to collide; cheaper than SipHash on the decoder's
 /// per-packet lookups); elsewhere (no `std`, or wasm32) a B-tree.
 #[cfg(wireseal_hash_index)]
-type Nodes = std::collections::HashMap<u32, NodeKey, ahash::RandomState>;
+type Nodes = std::collections::HashMap<u32, NodeKey, crate::cache::IndexHasher>;
 #[cfg(not(wireseal_hash_index))]
 type Nodes = alloc::collections::BTreeMap<u32, NodeKey>;
 /// Public key → the node it was first pinned for, stored the same way.
 #[cfg(wireseal_hash_index)]
-type ByKey = std::collections::HashMap<[u8; 32], u32, ahash::RandomState>;
+type ByKey = std::collections::HashMap<[u8; 32], u32, crate::cache::IndexHasher>;
 #[cfg(not(wireseal_hash_index))]
 type ByKey = alloc::collections::BTreeMap<[u8; 32], u32>;
 
@@ -77,6 +77,18 @@ pub struct NodeTable {
     capacity: usize,
 }
 
+/// An empty map: hashed by a randomly seeded hasher where the library has
+/// hash indexes, otherwise a B-tree.
+#[cfg(wireseal_hash_index)]
+fn new_map<K, V>() -> std::collections::HashMap<K, V, crate::cache::IndexHasher> {
+    std::collections::HashMap::with_hasher(crate::cache::index_hasher())
+}
+
+#[cfg(not(wireseal_hash_index))]
+fn new_map<K: Ord, V>() -> alloc::collections::BTreeMap<K, V> {
+    alloc::collections::BTreeMap::new()
+}
+
 impl Default for NodeTable {
     fn default() -> Self {
         Self::with_capacity(DEFAULT_NODE_CAPACITY)
@@ -87,8 +99,8 @@ impl NodeTable {
     /// A table remembering at most `capacity` nodes.
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
-            nodes: Nodes::default(),
-            by_key: ByKey::default(),
+            nodes: new_map(),
+            by_key: new_map(),
             capacity,
         }
     }
