@@ -193,12 +193,13 @@ const leftOut = (workloadName, unit, why) => ({
 /** µs per op for the three contenders, as the object's figures. */
 /**
  * The workload's object from milliseconds per op: `extra` names the peers
- * and adds notes; `nobleFaster` / `nodeFaster` are said only when that
- * peer beats ours (why the platform wins there).
+ * and adds notes; `nobleShort` is said when ours is short of its target
+ * against @noble/* (2x), `nodeFaster` when node:crypto beats ours (its
+ * target is 1x): why, in each case.
  */
 function perOp(workloadName, [ours, noble, node], extra = {}) {
-  const note = (always, faster, theirs) =>
-    [always, theirs < ours ? faster : undefined].filter(Boolean).join('; ') || undefined;
+  const note = (always, why, theirs, target) =>
+    [always, theirs < target * ours ? why : undefined].filter(Boolean).join('; ') || undefined;
   return {
     workload: workloadName,
     unit: 'µs',
@@ -208,22 +209,25 @@ function perOp(workloadName, [ours, noble, node], extra = {}) {
       noble: {
         name: extra.nobleName ?? NOBLE,
         value: noble * 1e3,
-        note: note(extra.nobleNote, extra.nobleFaster, noble),
+        note: note(extra.nobleNote, extra.nobleShort, noble, 2),
       },
       node: {
         name: extra.nodeName ?? NODE,
         value: node * 1e3,
-        note: note(extra.nodeNote, extra.nodeFaster, node),
+        note: note(extra.nodeNote, extra.nodeFaster, node, 1),
       },
     },
     note: extra.note,
   };
 }
 
-/** Why a peer's AES beats ours, when it does. */
+/** Why node:crypto's AES beats ours, and why ours is short of 2x noble's. */
 const AES_NATIVE = 'native AES-NI in OpenSSL beats AES in wasm (no AES instructions in wasm)';
 const AES_TABLES =
-  "noble's T-table AES (not constant-time, as its README says) beats the constant-time bitsliced AES in wasm";
+  "noble's T-table AES (not constant-time, as its README says) against the constant-time bitsliced AES in wasm (no AES instructions there)";
+/** What an envelope decode does beyond the compositions. */
+const RECORD =
+  'ours also builds the whole record the gateway writes (18 fields here: JSON in the library, then JSON.parse), the compositions 7';
 /** Where ours runs on node:crypto itself: the Node entry registers it under
  * the library's bulk primitives (wireseal::host; docs/javascript.md,
  * "Native primitives in Node"), from 1 KiB per call or stream. */
@@ -408,7 +412,7 @@ workload('meshtastic_channel', () => {
   ];
   for (const f of fns) check(same(f(), plaintext), 'channel decrypt');
   return perOp('Meshtastic channel decrypt, AES-256-CTR 200 B', alternate(fns), {
-    nobleFaster: AES_TABLES,
+    nobleShort: `most of the job is AES: ${AES_TABLES}`,
     nodeFaster: AES_NATIVE,
   });
 });
@@ -470,8 +474,8 @@ workload('meshtastic_envelope', () => {
     check(r.payload_hex === hex(text) && r.from === from && r.portnum === 1, 'envelope decode');
   }
   return perOp('Meshtastic envelope decode (protobuf+CTR+Data)', alternate(fns), {
-    nobleFaster: AES_TABLES,
-    nodeFaster: AES_NATIVE,
+    nobleShort: `${AES_TABLES}; ${RECORD}`,
+    nodeFaster: `${AES_NATIVE}; ${RECORD}`,
     nobleName: `${NOBLE} + @meshtastic/protobufs ${versionOf('@meshtastic/protobufs')}`,
     nodeName: `${NODE} + @meshtastic/protobufs`,
   });
@@ -666,8 +670,8 @@ function bip324Workload(size) {
     nodeFaster: native
       ? 'the same OpenSSL ChaCha20-Poly1305 runs under ours; ours also copies the packet across the JS/wasm boundary (send, dataToSend, receiveData)'
       : "OpenSSL's vectorised ChaCha20-Poly1305 (native SIMD) beats wasm's",
-    nobleFaster:
-      "noble's JIT-compiled ChaCha20-Poly1305 beats ours on bulk (the wasm is built without simd128; contents cross the JS/wasm boundary in send, dataToSend and receiveData)",
+    nobleShort:
+      "noble's JIT-compiled ChaCha20-Poly1305 is quick on bulk (the wasm is built without simd128; contents cross the JS/wasm boundary in send, dataToSend and receiveData)",
   });
 }
 
