@@ -54,7 +54,8 @@ use zeroize::ZeroizeOnDrop;
 pub(crate) type IndexHasher = ahash::RandomState;
 
 /// A fresh randomly seeded [`IndexHasher`], for every hash index in the
-/// library (this cache's, peat's nonce history).
+/// library (this cache's, peat's nonce history, the Meshtastic decoder's
+/// node tables).
 #[cfg(wireseal_hash_index)]
 pub(crate) fn index_hasher() -> IndexHasher {
     #[cfg(not(target_arch = "wasm32"))]

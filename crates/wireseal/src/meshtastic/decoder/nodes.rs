@@ -8,10 +8,10 @@ use super::outcome::KeyEvent;
 #[allow(unused_imports)]
 use crate::prelude::*;
 
-/// The nodes by number: on native `std` builds a hash map with aHash and a
-/// random per-table seed (node numbers come from the feed, so the seed keeps
-/// them from being ground to collide; cheaper than SipHash on the decoder's
-/// per-packet lookups); elsewhere (no `std`, or wasm32) a B-tree.
+/// The nodes by number: on `std` builds (wasm32 too) a hash map with aHash
+/// and a random per-table seed (node numbers come from the feed, so the seed
+/// keeps them from being ground to collide; cheaper than SipHash on the
+/// decoder's per-packet lookups); without `std` a B-tree.
 #[cfg(wireseal_hash_index)]
 type Nodes = std::collections::HashMap<u32, NodeKey, crate::cache::IndexHasher>;
 #[cfg(not(wireseal_hash_index))]
