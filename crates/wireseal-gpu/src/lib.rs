@@ -23,7 +23,8 @@
 //! * Larger batches go to the GPU. The host takes each session's exported
 //!   state ([`wireseal::bip324::state`]; receivers first find their
 //!   packets' bounds with
-//!   [`PacketReceiver::frame`](wireseal::bip324::PacketReceiver::frame)),
+//!   [`frame_interleaved`](wireseal::bip324::state::frame_interleaved),
+//!   several jobs' walks side by side),
 //!   and writes each packet's descriptor (its key entry, nonce index and
 //!   length-keystream position) straight into pinned staging memory, so
 //!   every packet is independent on the device. Chunks go to the device on

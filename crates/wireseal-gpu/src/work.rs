@@ -11,7 +11,7 @@ use crate::layout::{wire_len, Regions};
 use crate::plan::{slot, Chunk, Cursor, Limits, Shape, Source};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{seal_outgoing_from, valid_prefix, OpenJob, OpenedRange};
-use wireseal::bip324::state::{DirectionState, Framed};
+use wireseal::bip324::state::{frame_interleaved, DirectionState, FrameJob, Framed};
 use wireseal::bip324::{sealed_len, Error, Next, PacketType, HEADER_LEN, LENGTH_LEN, OVERHEAD};
 
 /// Runs `f` on each job of `jobs` (its index, the job, its plan) through
@@ -221,25 +221,23 @@ pub(crate) struct OpenWork<'j, 'a> {
 
 impl<'j, 'a> OpenWork<'j, 'a> {
     pub(crate) fn new(batch: &Batch, jobs: &'j mut [OpenJob<'a>], lim: Limits) -> Self {
-        // Every job framed (its lengths decrypted) and shaped, on every
-        // core.
+        // Every job started, framed (its lengths decrypted, several jobs'
+        // walks side by side) and shaped, groups of jobs on every core.
         let mut both: Vec<(OpenPlan, Shape)> =
             (0..jobs.len()).map(|_| Default::default()).collect();
-        each_job(batch, jobs, &mut both, |_, job, (p, s)| {
-            start_open(job, p);
-            let (Some(state), Some(first)) = (p.state.take(), p.frames.first()) else {
-                return;
-            };
-            let frames = &p.frames;
-            *s = Shape::new(
-                state,
-                frames.len(),
-                first.offset,
-                lim.task_bytes,
-                |k| frames[k].contents_len as u32,
-                wire_len,
-            );
-        });
+        let mut groups: Vec<Group<'_, 'a>> = jobs
+            .chunks_mut(FRAME_GROUP)
+            .zip(both.chunks_mut(FRAME_GROUP))
+            .collect();
+        let one = |(jobs, both): &mut Group<'_, 'a>| {
+            start_group(jobs, both, lim.task_bytes);
+        };
+        if groups.len() < 2 {
+            groups.iter_mut().for_each(one);
+        } else {
+            batch.for_each_mut_coarse(&mut groups, one);
+        }
+        drop(groups);
         let (plans, shapes) = both.into_iter().unzip();
         Self {
             jobs,
@@ -248,6 +246,51 @@ impl<'j, 'a> OpenWork<'j, 'a> {
             cursor: Cursor::default(),
             lim,
         }
+    }
+}
+
+/// A group of open jobs and their plans and shapes.
+type Group<'g, 'a> = (&'g mut [OpenJob<'a>], &'g mut [(OpenPlan, Shape)]);
+
+/// Jobs framed side by side (see [`frame_interleaved`]).
+const FRAME_GROUP: usize = 16;
+
+/// Starts a group of open jobs, frames them side by side and shapes them.
+fn start_group(jobs: &mut [OpenJob<'_>], both: &mut [(OpenPlan, Shape)], task_bytes: u32) {
+    for (job, (p, _)) in jobs.iter_mut().zip(both.iter_mut()) {
+        start_open(job, p);
+    }
+    let mut framing: Vec<FrameJob<'_>> = jobs
+        .iter()
+        .zip(both.iter_mut())
+        .filter(|(_, (p, _))| p.state.is_some())
+        .map(|(job, (p, _))| {
+            // Room for the packets of a mixed profile's mean size (more are
+            // pushed as they come).
+            let wire = &job.wire[p.committed_at..];
+            p.frames.reserve(wire.len() / FRAME_GUESS + 1);
+            FrameJob::new(&*job.receiver, wire, &mut p.frames)
+        })
+        .collect();
+    frame_interleaved(&mut framing);
+    drop(framing);
+    for (p, s) in both.iter_mut() {
+        let at = p.committed_at;
+        for f in &mut p.frames {
+            f.offset += at;
+        }
+        let (Some(state), Some(first)) = (p.state.take(), p.frames.first()) else {
+            continue;
+        };
+        let frames = &p.frames;
+        *s = Shape::new(
+            state,
+            frames.len(),
+            first.offset,
+            task_bytes,
+            |k| frames[k].contents_len as u32,
+            wire_len,
+        );
     }
 }
 
@@ -282,7 +325,8 @@ const FRAME_GUESS: usize = 256;
 
 /// Starts an open job as the library's batch open does: clears its output,
 /// opens a packet whose length the receiver already read (through the
-/// library), then exports the state and frames the whole packets after it.
+/// library), then exports the state (its whole packets are framed from
+/// `committed_at` by [`start_group`]).
 fn start_open(job: &mut OpenJob<'_>, p: &mut OpenPlan) {
     job.opened.clear();
     job.result = Ok(0);
@@ -315,16 +359,7 @@ fn start_open(job: &mut OpenJob<'_>, p: &mut OpenPlan) {
     if p.done {
         return;
     }
-    if let Ok(state) = job.receiver.export_state() {
-        // Room for the packets of a mixed profile's mean size (more are
-        // pushed as they come).
-        p.frames.reserve((job.wire.len() - at) / FRAME_GUESS + 1);
-        job.receiver.frame(&job.wire[at..], &mut p.frames);
-        for f in &mut p.frames {
-            f.offset += at;
-        }
-        p.state = Some(state);
-    }
+    p.state = job.receiver.export_state().ok();
 }
 
 impl Work for OpenWork<'_, '_> {

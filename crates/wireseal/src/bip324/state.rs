@@ -277,6 +277,120 @@ impl PacketSender {
     }
 }
 
+/// One receiver's stream for [`frame_interleaved`]: what
+/// [`PacketReceiver::frame`] takes, and where it stopped.
+#[derive(Debug)]
+pub struct FrameJob<'a> {
+    /// The receiver (not changed).
+    pub receiver: &'a PacketReceiver,
+    /// Its wire bytes, from a packet boundary.
+    pub wire: &'a [u8],
+    /// Where its packets are appended.
+    pub out: &'a mut Vec<Framed>,
+    /// Set to the offset where framing stopped (what
+    /// [`PacketReceiver::frame`] returns).
+    pub end: usize,
+}
+
+impl<'a> FrameJob<'a> {
+    /// A job framing `wire` for `receiver` into `out`.
+    pub fn new(receiver: &'a PacketReceiver, wire: &'a [u8], out: &'a mut Vec<Framed>) -> Self {
+        Self {
+            receiver,
+            wire,
+            out,
+            end: 0,
+        }
+    }
+}
+
+/// Streams walked side by side by [`frame_interleaved`].
+const INTERLEAVE: usize = 16;
+
+/// [`PacketReceiver::frame`] for many receivers, with the same results,
+/// walking up to sixteen streams side by side. One stream's walk is a chain
+/// of dependent reads (a packet's place comes from the length before it),
+/// and on a batch larger than the caches each read waits on memory; the
+/// reads of independent streams overlap, so a batch engine frames its jobs
+/// several times faster this way than one after another.
+pub fn frame_interleaved(jobs: &mut [FrameJob<'_>]) {
+    for group in jobs.chunks_mut(INTERLEAVE) {
+        let mut walks: Vec<(Walk<'_>, &mut FrameJob<'_>)> = Vec::with_capacity(group.len());
+        for job in group.iter_mut() {
+            match Walk::new(job.receiver, job.wire) {
+                Some(w) => walks.push((w, job)),
+                None => job.end = 0,
+            }
+        }
+        while !walks.is_empty() {
+            let mut i = 0;
+            while i < walks.len() {
+                let (walk, job) = &mut walks[i];
+                if walk.step(job.out) {
+                    i += 1;
+                } else {
+                    job.end = walk.at;
+                    walks.swap_remove(i);
+                }
+            }
+        }
+    }
+}
+
+/// A walk over a receiver's wire bytes, one packet per [`Walk::step`], with
+/// a copy of its length cipher: the one rule of [`PacketReceiver::frame`].
+struct Walk<'w> {
+    length: FsChaCha20,
+    left: u64,
+    max: usize,
+    wire: &'w [u8],
+    at: usize,
+}
+
+impl<'w> Walk<'w> {
+    /// `None` for a poisoned receiver or one between a length and its body.
+    fn new(rx: &PacketReceiver, wire: &'w [u8]) -> Option<Self> {
+        rx.at_boundary().ok()?;
+        Some(Self {
+            length: rx.length.duplicate(),
+            left: rx.packet.left(),
+            max: rx.max_contents(),
+            wire,
+            at: 0,
+        })
+    }
+
+    /// Frames the next packet into `out`; false (and nothing appended)
+    /// when the walk stops there.
+    #[inline]
+    fn step(&mut self, out: &mut Vec<Framed>) -> bool {
+        if self.left == 0 {
+            return false;
+        }
+        let Some(field) = self.wire.get(self.at..self.at + LENGTH_LEN) else {
+            return false;
+        };
+        let mut f = [0u8; LENGTH_LEN];
+        f.copy_from_slice(field);
+        if self.length.crypt(&mut f).is_err() {
+            return false;
+        }
+        let len = u32::from_le_bytes([f[0], f[1], f[2], 0]) as usize;
+        let total = sealed_len(len);
+        if len > self.max || self.wire.len() - self.at < total {
+            return false;
+        }
+        debug_assert_eq!(total, LENGTH_LEN + HEADER_LEN + len + TAG_LEN);
+        out.push(Framed {
+            offset: self.at,
+            contents_len: len,
+        });
+        self.at += total;
+        self.left -= 1;
+        true
+    }
+}
+
 fn state_length(s: &DirectionState) -> FsChaCha20 {
     FsChaCha20::at(
         Secret::new(*s.length_key.expose()),
@@ -344,35 +458,11 @@ impl PacketReceiver {
     /// would give. A poisoned receiver, or one between a length and its
     /// body, frames nothing.
     pub fn frame(&self, wire: &[u8], out: &mut Vec<Framed>) -> usize {
-        if self.at_boundary().is_err() {
+        let Some(mut walk) = Walk::new(self, wire) else {
             return 0;
-        }
-        let mut length = self.length.duplicate();
-        let mut left = self.packet.left();
-        let mut at = 0usize;
-        while left > 0 {
-            let Some(field) = wire.get(at..at + LENGTH_LEN) else {
-                break;
-            };
-            let mut f = [0u8; LENGTH_LEN];
-            f.copy_from_slice(field);
-            if length.crypt(&mut f).is_err() {
-                break;
-            }
-            let len = u32::from_le_bytes([f[0], f[1], f[2], 0]) as usize;
-            let total = sealed_len(len);
-            if len > self.max_contents() || wire.len() - at < total {
-                break;
-            }
-            debug_assert_eq!(total, LENGTH_LEN + HEADER_LEN + len + TAG_LEN);
-            out.push(Framed {
-                offset: at,
-                contents_len: len,
-            });
-            at += total;
-            left -= 1;
-        }
-        at
+        };
+        while walk.step(out) {}
+        walk.at
     }
 
     crate::visibility::pub_if_test_vectors! {

@@ -2,7 +2,8 @@
 //! export with independent primitives (RustCrypto's ChaCha20-Poly1305, the
 //! raw ChaCha20 keystream) equals the library's, across rekeys; `advance`
 //! lands where sealing or opening one by one lands; `frame` finds exactly
-//! the packets `open_next` would open and stops where it would fail; the
+//! the packets `open_next` would open and stops where it would fail, and
+//! `frame_interleaved` frames many streams exactly as `frame` does; the
 //! byte form round-trips and refuses what it does not know.
 
 use crate::bip324_session_support;
@@ -10,7 +11,9 @@ use crate::bip324_session_support;
 use bip324_session_support::pair;
 use chacha20poly1305::aead::{AeadInPlace, KeyInit};
 use chacha20poly1305::ChaCha20Poly1305;
-use wireseal::bip324::state::{DirectionState, Framed, Position, STATE_LEN, STATE_VERSION};
+use wireseal::bip324::state::{
+    frame_interleaved, DirectionState, FrameJob, Framed, Position, STATE_LEN, STATE_VERSION,
+};
 use wireseal::bip324::{
     sealed_len, Error, Network, Next, PacketReceiver, PacketSender, PacketType, REKEY_INTERVAL,
 };
@@ -161,6 +164,72 @@ fn frame_finds_the_packets_and_stops_where_open_next_fails() {
     framed.clear();
     assert_eq!(rx3.frame(&w3, &mut framed), sealed_len(10));
     assert_eq!(framed.len(), 1);
+}
+
+/// Streams of every kind side by side (more than one group of them): whole,
+/// cut inside a packet, over the receive limit, across a rekey, empty,
+/// garbage, and a receiver between a length and its body; each framed as
+/// `frame` frames it alone.
+#[test]
+fn frame_interleaved_frames_each_stream_as_frame_does() {
+    let mut receivers = Vec::new();
+    let mut wires = Vec::new();
+    for i in 0..21usize {
+        let (mut tx, rx) = sessions();
+        let rx = if i % 7 == 3 {
+            rx.with_max_contents(300)
+        } else {
+            rx
+        };
+        let n = [0usize, 1, 5, 40, 250][i % 5];
+        let mut wire = Vec::new();
+        for k in 0..n {
+            let size = (k * 37 + i * 11) % 700;
+            wire.extend(
+                tx.seal_to_vec(&vec![k as u8; size], PacketType::Genuine, b"")
+                    .unwrap(),
+            );
+        }
+        match i % 4 {
+            1 if !wire.is_empty() => wire.truncate(wire.len() - 1 - i),
+            2 => wire.extend_from_slice(&[0xa5; 9]),
+            _ => {}
+        }
+        let mut rx = rx;
+        if i == 13 {
+            let mut f = [0u8; 3];
+            f.copy_from_slice(&wire[..3]);
+            rx.decrypt_length(f).unwrap();
+        }
+        receivers.push(rx);
+        wires.push(wire);
+    }
+    let mut alone: Vec<(usize, Vec<Framed>)> = Vec::new();
+    for (rx, wire) in receivers.iter().zip(&wires) {
+        let mut out = Vec::new();
+        let end = rx.frame(wire, &mut out);
+        alone.push((end, out));
+    }
+    let mut outs: Vec<Vec<Framed>> = vec![Vec::new(); receivers.len()];
+    let mut jobs: Vec<FrameJob<'_>> = receivers
+        .iter()
+        .zip(&wires)
+        .zip(outs.iter_mut())
+        .map(|((rx, wire), out)| FrameJob::new(rx, wire, out))
+        .collect();
+    frame_interleaved(&mut jobs);
+    let ends: Vec<usize> = jobs.iter().map(|j| j.end).collect();
+    drop(jobs);
+    for (i, ((end, want), (got_end, got))) in alone.iter().zip(ends.iter().zip(&outs)).enumerate() {
+        assert_eq!((got_end, got), (end, want), "stream {i}");
+    }
+    // The cases are all there: cut, over the limit, mid-packet, whole.
+    assert!(alone
+        .iter()
+        .zip(&wires)
+        .any(|((e, _), w)| *e < w.len() && *e > 0));
+    assert_eq!(alone[13], (0, Vec::new()));
+    assert!(alone.iter().any(|(_, f)| f.len() == 250));
 }
 
 #[test]
