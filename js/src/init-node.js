@@ -2,8 +2,9 @@
 // synchronously, when the package is first imported; then Node's native
 // primitives (node:crypto, OpenSSL with AES-NI and the SHA extensions)
 // registered under the library's bulk operations: AES-256-CBC, HMAC-SHA256,
-// ChaCha20-Poly1305 and PBKDF2-HMAC-SHA512 on inputs large enough for them
-// to win (the
+// ChaCha20-Poly1305, PBKDF2-HMAC-SHA512 and the AES blocks of channel
+// packets' CTR keystream (under a key held in an AES-ECB context, made once
+// per key) on inputs large enough for them to win (the
 // thresholds and every format rule stay in the library: see
 // docs/javascript.md, "Native primitives in Node"). The browser entry
 // registers nothing and runs everything in WebAssembly.
@@ -27,11 +28,21 @@ const nc = () => (nodeCrypto ??= createRequire(import.meta.url)('node:crypto'));
 
 /** HMAC-SHA256 streams by handle: the inner and outer SHA-256 states. */
 const macs = new Map();
+/** AES keys by handle: an AES-ECB Cipheriv without padding (stateless for
+ * whole blocks, so one context serves every call and every clone). */
+const aesKeys = new Map();
 let lastHandle = 0;
 function newHandle() {
   do lastHandle = lastHandle >= 0xffffffff ? 1 : lastHandle + 1;
-  while (macs.has(lastHandle));
+  while (macs.has(lastHandle) || aesKeys.has(lastHandle));
   return lastHandle;
+}
+
+/** The AES key `handle` names, or a throw. */
+function aesKey(handle) {
+  const c = aesKeys.get(handle);
+  if (c === undefined) throw new Error(`no AES key ${handle}`);
+  return c;
 }
 
 /** Where a stream is, or a throw (the library never passes a stale one). */
@@ -141,5 +152,28 @@ setHostCrypto({
   },
   pbkdf2(password, salt, iterations, out) {
     putSecret(out, nc().pbkdf2Sync(password, salt, iterations, out.length, 'sha512'));
+  },
+  aesNew(key) {
+    const name = key.length === 16 ? 'aes-128-ecb' : key.length === 32 ? 'aes-256-ecb' : null;
+    if (name === null) throw new Error(`an AES key is 16 or 32 bytes, not ${key.length}`);
+    const c = nc().createCipheriv(name, key, null).setAutoPadding(false);
+    const handle = newHandle();
+    aesKeys.set(handle, c);
+    return handle;
+  },
+  // The blocks are counter blocks (not secret); their encryption is the
+  // keystream, which the library XORs and wipes.
+  aesEncryptBlocks(handle, buf) {
+    if (buf.length % 16 !== 0) throw new Error('AES blocks are 16 bytes');
+    putSecret(buf, aesKey(handle).update(buf));
+  },
+  aesClone(handle) {
+    const c = aesKey(handle);
+    const h = newHandle();
+    aesKeys.set(h, c);
+    return h;
+  },
+  aesFree(handle) {
+    aesKeys.delete(handle);
   },
 });

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { cbc } from '@noble/ciphers/aes.js';
+import { cbc, ctr } from '@noble/ciphers/aes.js';
 import { chacha20, chacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { hmac } from '@noble/hashes/hmac.js';
@@ -18,6 +18,7 @@ import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { WiresealError } from 'wireseal';
 import * as aescrypt from 'wireseal/aescrypt';
 import { PacketCipher } from 'wireseal/bip324';
+import { ChannelKey, EnvelopeDecoder } from 'wireseal/meshtastic';
 
 // The module's glue, as the package's entries import it (the same module
 // instance): the tests' build adds hostCryptoActive / hostCryptoCalls /
@@ -67,7 +68,7 @@ function wasmOnly(f) {
   }
 }
 
-const NONE = { cbcEncrypt: 0, cbcDecrypt: 0, hmac: 0, aeadSeal: 0, aeadOpen: 0, pbkdf2: 0 };
+const NONE = { cbcEncrypt: 0, cbcDecrypt: 0, hmac: 0, aeadSeal: 0, aeadOpen: 0, pbkdf2: 0, aesBlocks: 0 };
 
 // ---- AES Crypt version 3 read by @noble/* (the format, transcribed) ----
 
@@ -231,6 +232,64 @@ test('a tampered 64 KiB BIP324 packet fails with auth through the host', () => {
   );
 });
 
+// ---- Meshtastic channel packets: the CTR keystream's blocks ----
+
+/** Meshtastic's CTR counter block: packet id, then the sender (LE32 each). */
+function channelNonce(from, id) {
+  const n = new Uint8Array(16);
+  const v = new DataView(n.buffer);
+  v.setUint32(0, id, true);
+  v.setUint32(8, from, true);
+  return n;
+}
+
+test('channel packets from 128 bytes: keystream blocks from the host, the bytes of WebAssembly and @noble', () => {
+  const [from, id] = [0x11223344, 0xfffffff0];
+  for (const psk of [bytes(32, 21), bytes(16, 22)]) {
+    const key = new ChannelKey(psk);
+    // Made while the host is paused: a key the host never saw.
+    const wasmKey = wasmOnly(() => new ChannelKey(psk));
+    for (const n of [0, 100, 127, 128, 200, 237]) {
+      const pt = bytes(n, n + 5);
+      const [ct, calls] = hostCalls(() => key.encrypt(from, id, pt));
+      assert.deepEqual(calls, { ...NONE, aesBlocks: n >= 128 ? 1 : 0 }, `${n} bytes`);
+      assert.ok(same(ct, wasmKey.encrypt(from, id, pt)), `${n} bytes: as WebAssembly`);
+      assert.ok(same(ct, ctr(psk, channelNonce(from, id)).encrypt(pt)), `${n} bytes: as @noble`);
+      const [back, opened] = hostCalls(() => key.decrypt(from, id, ct));
+      assert.ok(same(back, pt));
+      assert.equal(opened.aesBlocks, n >= 128 ? 1 : 0);
+    }
+    key.free();
+    wasmKey.free();
+  }
+});
+
+test('an envelope decoder opens channel packets through the host key', () => {
+  const psk = bytes(32, 23);
+  const decoder = new EnvelopeDecoder();
+  decoder.addChannel('LongFast', psk);
+  // A ServiceEnvelope by hand (lengths below 16,384): packet { from, to,
+  // channel, encrypted, id },
+  // channel_id, gateway_id; the payload a Data { portnum 1, payload }.
+  const text = new TextEncoder().encode('y'.repeat(170));
+  const data = Uint8Array.of(0x08, 0x01, 0x12, text.length & 0x7f | 0x80, text.length >>> 7, ...text);
+  const [from, id] = [0x0a0b0c0d, 77];
+  const enc = ctr(psk, channelNonce(from, id)).encrypt(data);
+  const le32 = (v) => Uint8Array.of(v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, v >>> 24);
+  const hash = new ChannelKey(psk).hash('LongFast');
+  const varint = (v) => (v < 128 ? [v] : [v & 0x7f | 0x80, v >>> 7]);
+  const packet = Uint8Array.of(0x0d, ...le32(from), 0x15, ...le32(0xffffffff), 0x18, ...varint(hash),
+    0x2a, ...varint(enc.length), ...enc, 0x35, ...le32(id));
+  const str = (tag, s) => Uint8Array.of(tag, s.length, ...new TextEncoder().encode(s));
+  const env = Uint8Array.of(0x0a, ...varint(packet.length), ...packet, ...str(0x12, 'LongFast'), ...str(0x1a, '!12345678'));
+  const [record, calls] = hostCalls(() => decoder.decode(1_700_000_000_000, env));
+  assert.equal(calls.aesBlocks, 1);
+  assert.equal(record.text, 'y'.repeat(170));
+  assert.equal(record.from, from);
+  assert.equal(record.decryption, 'channel');
+  decoder.free();
+});
+
 test('small inputs stay in WebAssembly', () => {
   const shared = bytes(32, 10);
   const [, small] = hostCalls(() => {
@@ -312,6 +371,8 @@ test('setHostCrypto checks what it is given and keeps the first host', () => {
   assert.throws(() => glue.setHostCrypto('node:crypto'), kind('invalid_input'));
   assert.throws(() => glue.setHostCrypto({ cbcEncrypt() {} }), kind('invalid_input'));
   const names = ['cbcEncrypt', 'cbcDecrypt', 'hmacNew', 'hmacUpdate', 'hmacClone', 'hmacFinish', 'hmacFree', 'aeadSeal', 'aeadOpen', 'pbkdf2'];
+  assert.throws(() => glue.setHostCrypto(Object.fromEntries(names.map((n) => [n, () => {}]))), kind('invalid_input'), 'without the AES functions');
+  names.push('aesNew', 'aesEncryptBlocks', 'aesClone', 'aesFree');
   const other = Object.fromEntries(names.map((n) => [n, () => {
     throw new Error('not this one');
   }]));

@@ -2,8 +2,8 @@
 //! ([`wireseal::host`]): in Node, `init-node.js` registers functions built
 //! on `node:crypto` (OpenSSL) with [`set_host_crypto`] right after the
 //! module is compiled, and the library hands them AES-256-CBC, HMAC-SHA256,
-//! ChaCha20-Poly1305 and PBKDF2-HMAC-SHA512 on inputs large enough for the
-//! native code to win
+//! ChaCha20-Poly1305, PBKDF2-HMAC-SHA512 and the AES blocks of channel
+//! packets' CTR keystream on inputs large enough for the native code to win
 //! (the thresholds are the library's). The browser entry registers nothing:
 //! WebCrypto is asynchronous and these calls are synchronous, so there
 //! everything runs in WebAssembly.
@@ -16,9 +16,9 @@
 //! (see [`wireseal::host::HostCrypto`] for what a failure means for each
 //! operation).
 //!
-//! HMAC streams live in JavaScript as numbered handles (a `Map` in
-//! `init-node.js`); the library frees a handle when its stream is finished
-//! or dropped.
+//! HMAC streams and AES keys live in JavaScript as numbered handles (`Map`s
+//! in `init-node.js`); the library frees a handle when its stream is
+//! finished or dropped, or its key dropped.
 
 use crate::errors::{invalid_input, JsResult};
 use js_sys::{Function, Reflect};
@@ -93,10 +93,23 @@ extern "C" {
         iterations: u32,
         out: &mut [u8],
     ) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = aesNew)]
+    fn aes_new(this: &HostFunctions, key: &[u8]) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = aesEncryptBlocks)]
+    fn aes_encrypt_blocks(this: &HostFunctions, handle: u32, buf: &mut [u8])
+        -> Result<(), JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = aesClone)]
+    fn aes_clone(this: &HostFunctions, handle: u32) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = aesFree)]
+    fn aes_free(this: &HostFunctions, handle: u32) -> Result<(), JsValue>;
 }
 
 /// The functions the object must have.
-const FUNCTIONS: [&str; 10] = [
+const FUNCTIONS: [&str; 14] = [
     "cbcEncrypt",
     "cbcDecrypt",
     "hmacNew",
@@ -107,6 +120,10 @@ const FUNCTIONS: [&str; 10] = [
     "aeadSeal",
     "aeadOpen",
     "pbkdf2",
+    "aesNew",
+    "aesEncryptBlocks",
+    "aesClone",
+    "aesFree",
 ];
 
 thread_local! {
@@ -120,8 +137,16 @@ mod counters {
     use std::cell::Cell;
 
     thread_local! {
-        pub(super) static CALLS: [Cell<u32>; 6] = const {
-            [Cell::new(0), Cell::new(0), Cell::new(0), Cell::new(0), Cell::new(0), Cell::new(0)]
+        pub(super) static CALLS: [Cell<u32>; 7] = const {
+            [
+                Cell::new(0),
+                Cell::new(0),
+                Cell::new(0),
+                Cell::new(0),
+                Cell::new(0),
+                Cell::new(0),
+                Cell::new(0),
+            ]
         };
     }
 
@@ -135,13 +160,14 @@ mod counters {
     }
 
     /// The operations' names in the object [`super::host_crypto_calls`] returns.
-    pub(super) const NAMES: [&str; 6] = [
+    pub(super) const NAMES: [&str; 7] = [
         "cbcEncrypt",
         "cbcDecrypt",
         "hmac",
         "aeadSeal",
         "aeadOpen",
         "pbkdf2",
+        "aesBlocks",
     ];
 }
 
@@ -168,13 +194,13 @@ fn with<T>(f: impl FnOnce(&HostFunctions) -> Result<T, JsValue>) -> Result<T, Ho
     })
 }
 
-/// A stream handle a function returned: an integer from 1 to `u32::MAX`.
+/// A handle a function returned: an integer from 1 to `u32::MAX`.
 fn handle(v: JsValue) -> Result<u32, JsValue> {
     v.as_f64()
         .filter(|n| n.fract() == 0.0 && *n >= 1.0 && *n <= f64::from(u32::MAX))
         // Checked above: an integer in the range of u32.
         .map(|n| n as u32)
-        .ok_or_else(|| JsValue::from_str("not a stream handle"))
+        .ok_or_else(|| JsValue::from_str("not a handle"))
 }
 
 impl HostCrypto for JsHost {
@@ -241,13 +267,30 @@ impl HostCrypto for JsHost {
         count(5);
         with(|f| f.pbkdf2(password, salt, rounds, out))
     }
+
+    fn aes_new(&self, key: &[u8]) -> Result<u32, HostError> {
+        with(|f| f.aes_new(key).and_then(handle))
+    }
+
+    fn aes_encrypt_blocks(&self, h: u32, buf: &mut [u8]) -> HostResult {
+        count(6);
+        with(|f| f.aes_encrypt_blocks(h, buf))
+    }
+
+    fn aes_clone(&self, h: u32) -> Result<u32, HostError> {
+        with(|f| f.aes_clone(h).and_then(handle))
+    }
+
+    fn aes_free(&self, h: u32) {
+        let _ = with(|f| f.aes_free(h));
+    }
 }
 
 /// Registers the host's primitives (`init-node.js` calls it once, right
 /// after the module is compiled): an object with the functions `cbcEncrypt`,
 /// `cbcDecrypt`, `hmacNew`, `hmacUpdate`, `hmacClone`, `hmacFinish`,
-/// `hmacFree`, `aeadSeal`, `aeadOpen` and `pbkdf2` (see
-/// `js/src/init-node.js`).
+/// `hmacFree`, `aeadSeal`, `aeadOpen`, `pbkdf2`, `aesNew`,
+/// `aesEncryptBlocks`, `aesClone` and `aesFree` (see `js/src/init-node.js`).
 /// `null` or `undefined` stops handing new operations to it (HMAC streams
 /// it holds already stay with it); the same object again resumes. Not part
 /// of the package's API.
@@ -318,7 +361,8 @@ pub fn host_crypto_pause(paused: bool) {
 
 /// The calls made to the host so far, per operation: `{ cbcEncrypt,
 /// cbcDecrypt, hmac (streams moved to the host), aeadSeal, aeadOpen,
-/// pbkdf2 }` (the tests' build only).
+/// pbkdf2, aesBlocks (CTR keystreams made by the host) }` (the tests'
+/// build only).
 ///
 /// # Errors
 ///

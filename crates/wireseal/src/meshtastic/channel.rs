@@ -215,11 +215,28 @@ fn within_payload_limit(buf: &mut [u8]) -> Result<&mut [u8], Error> {
 /// keystream of a 200-byte packet does, and more with AES-NI; a
 /// [`ChannelKey`] pays it on every call. Larger than the key (the schedule:
 /// up to about a kilobyte), zeroized when dropped.
-#[derive(Debug, Clone)]
+///
+/// In the npm package's Node entry, the key is also given to the host's AES
+/// (`crate::host`), which makes the keystream of payloads from
+/// `host::CTR_MIN` bytes.
+#[derive(Debug)]
 pub struct ChannelCipher {
     key: ChannelKey,
     /// `None` for an unencrypted channel.
     ctr: Option<aes_ctr::CtrKey>,
+    #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+    host: Option<crate::host::HostAes>,
+}
+
+impl Clone for ChannelCipher {
+    fn clone(&self) -> Self {
+        Self {
+            key: self.key.clone(),
+            ctr: self.ctr.clone(),
+            #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+            host: self.host.as_ref().and_then(crate::host::HostAes::try_clone),
+        }
+    }
 }
 
 impl From<ChannelKey> for ChannelCipher {
@@ -229,7 +246,16 @@ impl From<ChannelKey> for ChannelCipher {
         } else {
             None
         };
-        Self { key, ctr }
+        Self {
+            #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+            host: if ctr.is_some() {
+                crate::host::HostAes::new(key.expanded())
+            } else {
+                None
+            },
+            key,
+            ctr,
+        }
     }
 }
 
@@ -244,7 +270,12 @@ impl ChannelCipher {
     fn apply<'a>(&self, from: u32, id: u32, buf: &'a mut [u8]) -> Result<&'a mut [u8], Error> {
         let buf = within_payload_limit(buf)?;
         if let Some(ctr) = &self.ctr {
-            ctr.apply_keystream(&counter_block(from, id), buf);
+            let iv = counter_block(from, id);
+            #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+            if self.host.as_ref().is_some_and(|h| h.apply_ctr(&iv, buf)) {
+                return Ok(buf);
+            }
+            ctr.apply_keystream(&iv, buf);
         }
         Ok(buf)
     }
