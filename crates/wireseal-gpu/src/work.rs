@@ -17,6 +17,13 @@ use wireseal::bip324::{sealed_len, Error, Next, PacketType, HEADER_LEN, LENGTH_L
 /// Runs `f` on each job of `jobs` (its index, the job, its plan) through
 /// the library's batch: on the calling thread, other cores woken only when
 /// the jobs left pay for it.
+///
+/// `no_false_sharing`: neighbouring jobs go to different threads, and their
+/// output `Vec`s' headers (in the caller's array) and their plans share
+/// cache lines. A step that writes per packet to what a job points to (an
+/// output `Vec` it pushes to, a plan's counter) therefore works on a local
+/// copy and writes it back once: written per packet, the lines moved between
+/// the cores on every packet.
 fn each_job<J: Send, P: Send>(
     batch: &Batch,
     jobs: &mut [J],
@@ -157,14 +164,20 @@ impl Work for SealWork<'_, '_> {
                 if n == 0 || job.sender.advance(n as u64).is_err() {
                     return;
                 }
+                // The output and the progress move in locals and are written
+                // back once (see `no_false_sharing`).
+                let mut out = core::mem::take(&mut *job.out);
+                let mut from = p.committed_from;
                 for piece in pieces {
                     let mut at = piece.at.data;
                     for o in &job.packets[piece.first..piece.first + piece.count] {
-                        job.out.extend_from_slice(&data[at..at + wire_len(o.len)]);
+                        out.extend_from_slice(&data[at..at + wire_len(o.len)]);
                         at += slot(o.len);
-                        p.committed_from += o.len as usize;
+                        from += o.len as usize;
                     }
                 }
+                *job.out = out;
+                p.committed_from = from;
                 p.committed += n;
             },
         );
@@ -410,6 +423,8 @@ impl Work for OpenWork<'_, '_> {
                     return;
                 }
                 let mut left = ok;
+                // Written back once (see `no_false_sharing`).
+                let mut opened = core::mem::take(&mut *job.opened);
                 for piece in pieces {
                     let mut at = piece.at.data;
                     for fr in &p.frames[piece.first..piece.first + piece.count.min(left)] {
@@ -417,7 +432,7 @@ impl Work for OpenWork<'_, '_> {
                         let n = HEADER_LEN + fr.contents_len;
                         let body = fr.offset + LENGTH_LEN;
                         job.wire[body..body + n].copy_from_slice(&data[src..src + n]);
-                        job.opened.push(OpenedRange {
+                        opened.push(OpenedRange {
                             offset: body + HEADER_LEN,
                             len: fr.contents_len,
                             kind: PacketType::from_header(data[src]),
@@ -426,6 +441,7 @@ impl Work for OpenWork<'_, '_> {
                     }
                     left -= piece.count.min(left);
                 }
+                *job.opened = opened;
                 if ok > 0 {
                     let last = p.frames[p.committed + ok - 1];
                     p.committed_at = last.offset + sealed_len(last.contents_len);

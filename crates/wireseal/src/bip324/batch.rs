@@ -111,7 +111,27 @@ pub struct OutgoingJob<'a> {
 /// Seals packets of `sizes` and `kinds` (from `contents` at `from` on)
 /// with `sender`, appending to `out`; returns how many, or the first error
 /// (`out` keeping the packets before it).
+///
+/// `out` is moved into a local and written back once: the jobs of a batch
+/// usually keep their output `Vec`s side by side in one array, whose
+/// headers then share cache lines, and neighbouring jobs run on different
+/// threads; a push per packet to the caller's header would move those
+/// lines between the cores on every packet.
 fn seal_run(
+    sender: &mut PacketSender,
+    contents: &[u8],
+    from: usize,
+    packets: impl ExactSizeIterator<Item = (u32, PacketType)> + Clone,
+    out: &mut Vec<u8>,
+) -> Result<usize, Error> {
+    let mut local = core::mem::take(out);
+    let r = seal_run_local(sender, contents, from, packets, &mut local);
+    *out = local;
+    r
+}
+
+/// [`seal_run`] on its local output.
+fn seal_run_local(
     sender: &mut PacketSender,
     contents: &[u8],
     mut from: usize,
@@ -204,33 +224,43 @@ crate::visibility::pub_if_hazmat! {
     /// Runs one open job on the calling thread (what [`open_batch_into`] runs
     /// per job).
     fn open_job(job: &mut OpenJob<'_>) {
-        job.opened.clear();
-        let mut at = 0usize;
-        while at < job.wire.len() {
-            match job.receiver.open_next(b"", &mut job.wire[at..]) {
-                Ok(Next::Packet { packet, consumed }) => {
-                    job.opened.push(OpenedRange {
-                        offset: at + LENGTH_LEN + HEADER_LEN,
-                        len: packet.contents.len(),
-                        kind: packet.kind,
-                    });
-                    at += consumed;
-                }
-                Ok(Next::NeedMore(n)) => {
-                    job.result = Err(Error::Truncated {
-                        len: job.wire.len() - at,
-                        min: n,
-                    });
-                    return;
-                }
-                Err(e) => {
-                    job.result = Err(e);
-                    return;
-                }
-            }
-        }
-        job.result = Ok(job.opened.len());
+        // The ranges go to a local and are written back once (as in
+        // `seal_run`: neighbouring jobs' `Vec` headers share cache lines).
+        let mut opened = core::mem::take(&mut *job.opened);
+        opened.clear();
+        job.result = open_run(job.receiver, job.wire, &mut opened);
+        *job.opened = opened;
     }
+}
+
+/// Opens the packets of `wire` in place with `receiver`, a range each into
+/// `opened`; how many, or the first error.
+fn open_run(
+    receiver: &mut PacketReceiver,
+    wire: &mut [u8],
+    opened: &mut Vec<OpenedRange>,
+) -> Result<usize, Error> {
+    let mut at = 0usize;
+    while at < wire.len() {
+        match receiver.open_next(b"", &mut wire[at..]) {
+            Ok(Next::Packet { packet, consumed }) => {
+                opened.push(OpenedRange {
+                    offset: at + LENGTH_LEN + HEADER_LEN,
+                    len: packet.contents.len(),
+                    kind: packet.kind,
+                });
+                at += consumed;
+            }
+            Ok(Next::NeedMore(n)) => {
+                return Err(Error::Truncated {
+                    len: wire.len() - at,
+                    min: n,
+                });
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(opened.len())
 }
 
 /// Seals every job's packets, appending them to the job's `out`; jobs run
