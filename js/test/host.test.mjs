@@ -19,6 +19,7 @@ import { WiresealError } from 'wireseal';
 import * as aescrypt from 'wireseal/aescrypt';
 import { PacketCipher } from 'wireseal/bip324';
 import { ChannelKey, EnvelopeDecoder } from 'wireseal/meshtastic';
+import { channelNonce } from './support.mjs';
 
 // The module's glue, as the package's entries import it (the same module
 // instance): the tests' build adds hostCryptoActive / hostCryptoCalls /
@@ -233,15 +234,6 @@ test('a tampered 64 KiB BIP324 packet fails with auth through the host', () => {
 });
 
 // ---- Meshtastic channel packets: the CTR keystream's blocks ----
-
-/** Meshtastic's CTR counter block: packet id, then the sender (LE32 each). */
-function channelNonce(from, id) {
-  const n = new Uint8Array(16);
-  const v = new DataView(n.buffer);
-  v.setUint32(0, id, true);
-  v.setUint32(8, from, true);
-  return n;
-}
 
 test('channel packets from 128 bytes: keystream blocks from the host, the bytes of WebAssembly and @noble', () => {
   const [from, id] = [0x11223344, 0xfffffff0];

@@ -10,6 +10,7 @@ import { ctr } from '@noble/ciphers/aes.js';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { Mesh, Mqtt, Portnums } from '@meshtastic/protobufs';
 import { meshtastic, WiresealError } from 'wireseal';
+import { channelNonce } from './support.mjs';
 
 const hex = (s) => Uint8Array.from(Buffer.from(s, 'hex'));
 const toHex = (b) => Buffer.from(b).toString('hex');
@@ -25,15 +26,6 @@ const isKind = (kind) => (e) => {
 
 /** The firmware's default channel key (PSK `AQ==`, expanded). */
 const DEFAULT_KEY = hex('d4f1bb3a20290759f0bcffabcf4e6901');
-
-/** Channel nonce: LE64(id) | LE32(from) | 0 (big-endian block counter). */
-function channelNonce(from, id) {
-  const n = new Uint8Array(16);
-  const v = new DataView(n.buffer);
-  v.setUint32(0, id, true);
-  v.setUint32(8, from, true);
-  return n;
-}
 
 test('the firmware PKC vector opens to its plaintext', () => {
   const v = vector('pkc-decrypt-radio-frame');

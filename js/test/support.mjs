@@ -1,5 +1,6 @@
-// What several test files share: hex, the WiresealError kind check, and
-// deterministic bytes (none of it from the code under test).
+// What several test files share: hex, the WiresealError kind check,
+// deterministic bytes and Meshtastic's channel nonce (none of it from the
+// code under test).
 import assert from 'node:assert/strict';
 import { WiresealError } from 'wireseal';
 
@@ -35,3 +36,12 @@ export const filler = (n, seed = 1) => {
   }
   return out;
 };
+
+/** Meshtastic's channel nonce: LE64(id) | LE32(from) | 0 (big-endian block counter). */
+export function channelNonce(from, id) {
+  const n = new Uint8Array(16);
+  const v = new DataView(n.buffer);
+  v.setUint32(0, id, true);
+  v.setUint32(8, from, true);
+  return n;
+}
