@@ -18,7 +18,7 @@ use wireseal::bip324::{sealed_len, Error, Next, PacketType, HEADER_LEN, LENGTH_L
 /// the library's batch: on the calling thread, other cores woken only when
 /// the jobs left pay for it.
 ///
-/// `no_false_sharing`: neighbouring jobs go to different threads, and their
+/// False sharing: neighbouring jobs go to different threads, and their
 /// output `Vec`s' headers (in the caller's array) and their plans share
 /// cache lines. A step that writes per packet to what a job points to (an
 /// output `Vec` it pushes to, a plan's counter) therefore works on a local
@@ -165,7 +165,7 @@ impl Work for SealWork<'_, '_> {
                     return;
                 }
                 // The output and the progress move in locals and are written
-                // back once (see `no_false_sharing`).
+                // back once (see [`each_job`]).
                 let mut out = core::mem::take(&mut *job.out);
                 let mut from = p.committed_from;
                 for piece in pieces {
@@ -423,7 +423,7 @@ impl Work for OpenWork<'_, '_> {
                     return;
                 }
                 let mut left = ok;
-                // Written back once (see `no_false_sharing`).
+                // Written back once (see [`each_job`]).
                 let mut opened = core::mem::take(&mut *job.opened);
                 for piece in pieces {
                     let mut at = piece.at.data;

@@ -108,24 +108,6 @@ extern "C" {
     fn aes_free(this: &HostFunctions, handle: u32) -> Result<(), JsValue>;
 }
 
-/// The functions the object must have.
-const FUNCTIONS: [&str; 14] = [
-    "cbcEncrypt",
-    "cbcDecrypt",
-    "hmacNew",
-    "hmacUpdate",
-    "hmacClone",
-    "hmacFinish",
-    "hmacFree",
-    "aeadSeal",
-    "aeadOpen",
-    "pbkdf2",
-    "aesNew",
-    "aesEncryptBlocks",
-    "aesClone",
-    "aesFree",
-];
-
 thread_local! {
     /// The registered functions (WebAssembly here has one thread).
     static FUNCTIONS_SET: RefCell<Option<HostFunctions>> = const { RefCell::new(None) };
@@ -137,17 +119,7 @@ mod counters {
     use std::cell::Cell;
 
     thread_local! {
-        pub(super) static CALLS: [Cell<u32>; 7] = const {
-            [
-                Cell::new(0),
-                Cell::new(0),
-                Cell::new(0),
-                Cell::new(0),
-                Cell::new(0),
-                Cell::new(0),
-                Cell::new(0),
-            ]
-        };
+        pub(super) static CALLS: [Cell<u32>; 7] = const { [const { Cell::new(0) }; 7] };
     }
 
     /// Counts one call to operation `i` (the order of [`NAMES`]).
@@ -285,6 +257,24 @@ impl HostCrypto for JsHost {
         let _ = with(|f| f.aes_free(h));
     }
 }
+
+/// The functions the object must have.
+const FUNCTIONS: [&str; 14] = [
+    "cbcEncrypt",
+    "cbcDecrypt",
+    "hmacNew",
+    "hmacUpdate",
+    "hmacClone",
+    "hmacFinish",
+    "hmacFree",
+    "aeadSeal",
+    "aeadOpen",
+    "pbkdf2",
+    "aesNew",
+    "aesEncryptBlocks",
+    "aesClone",
+    "aesFree",
+];
 
 /// Registers the host's primitives (`init-node.js` calls it once, right
 /// after the module is compiled): an object with the functions `cbcEncrypt`,

@@ -16,7 +16,7 @@
 //! | HMAC-SHA256 fed piece by piece | AES Crypt bodies | [`HMAC_MIN`] bytes in one stream |
 //! | ChaCha20-Poly1305 seal and open of one message | BIP324 packets | [`AEAD_MIN`] bytes of plaintext |
 //! | PBKDF2-HMAC-SHA512 | AES Crypt version 3 keys | [`PBKDF2_MIN_ITERATIONS`] rounds |
-//! | AES-128/256 blocks under a key held by the host (the counter blocks of CTR) | Meshtastic channel packets | [`CTR_MIN`] bytes in one call |
+//! | AES-128/256 blocks under a key held by the host (the counter blocks of CTR) | Meshtastic channel packets | [`CTR_MIN`] to [`CTR_MAX`] bytes in one call |
 //!
 //! Everything else stays in the library: every format rule (framing,
 //! lengths, padding, key derivation, nonces, rekeying, CTR's counter blocks
@@ -272,18 +272,16 @@ impl HostAes {
         }
         let mut stream = [0u8; CTR_MAX];
         let n = buf.len().next_multiple_of(16);
+        let stream = &mut stream[..n];
         let mut counter = u32::from_be_bytes([iv[12], iv[13], iv[14], iv[15]]);
-        for block in stream[..n].chunks_exact_mut(16) {
+        for block in stream.chunks_exact_mut(16) {
             block[..12].copy_from_slice(&iv[..12]);
             block[12..].copy_from_slice(&counter.to_be_bytes());
             counter = counter.wrapping_add(1);
         }
-        let ok = self
-            .host
-            .aes_encrypt_blocks(self.handle, &mut stream[..n])
-            .is_ok();
+        let ok = self.host.aes_encrypt_blocks(self.handle, stream).is_ok();
         if ok {
-            for (b, k) in buf.iter_mut().zip(&stream) {
+            for (b, k) in buf.iter_mut().zip(stream.iter()) {
                 *b ^= k;
             }
         }
