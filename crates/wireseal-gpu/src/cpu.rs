@@ -8,12 +8,14 @@ use wireseal::bip324::batch::{open_batch_into, seal_outgoing_into, OpenJob, Open
 use wireseal::bip324::Error;
 
 /// Every job sealed through the library's batch from its start.
+#[inline]
 pub(crate) fn seal_all(batch: &Batch, jobs: &mut [SealJob<'_>]) {
     seal_outgoing_into(batch, jobs);
 }
 
 /// Every job opened through the library's batch (a single job on the
 /// calling thread).
+#[inline]
 pub(crate) fn open_all(batch: &Batch, jobs: &mut [OpenJob<'_>]) {
     open_batch_into(batch, jobs);
 }
