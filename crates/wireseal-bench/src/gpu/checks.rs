@@ -10,8 +10,8 @@ use super::S;
 use crate::{Better, Ctx, Row};
 use std::time::Instant;
 use wireseal::batch::Batch;
-use wireseal::bip324::batch::{OpenJob, OpenedRange};
-use wireseal::bip324::{Error, Next, PacketType, OVERHEAD};
+use wireseal::bip324::batch::{open_batch_into, seal_outgoing_into, OpenJob, OpenedRange};
+use wireseal::bip324::{Error, Next, PacketSender, PacketType, OVERHEAD};
 use wireseal_gpu::{
     Config, Engine, Outgoing, Phases, SealJob, DEFAULT_MIN_GPU_BATCH, DEFAULT_MIN_GPU_BYTES,
 };
@@ -204,95 +204,159 @@ pub(super) fn kernels(
 }
 
 /// A batch of one packet through the engine (below the threshold: the CPU
-/// fallback) against the library's own call on the same session, sampled
-/// alternately: the fallback must cost no more than the library.
+/// fallback) against the library's own single-packet call on the same
+/// session, and against the library's batch call with one job (what the
+/// fallback runs), sampled alternately: the fallback must cost no more than
+/// the library.
 pub(super) fn fallback(ctx: &Ctx) -> Vec<Row> {
     let mut engine = Engine::new(Config::from_env());
+    let mut rows = fallback_seal(ctx, &mut engine);
+    rows.extend(fallback_open(ctx, &mut engine));
+    rows
+}
+
+fn fallback_seal(ctx: &Ctx, engine: &mut Engine) -> Vec<Row> {
+    let batch = Batch::calling_thread();
     // Engine and library each on a session of their own (the two calls are
-    // sampled alternately), and a third for opening.
-    let mut three = lanes(3);
-    let (mut l, mut k, mut o) = (
-        three.pop().expect("a lane"),
-        three.pop().expect("a lane"),
-        three.pop().expect("a lane"),
-    );
-    let len = 100u32;
-    let contents = vec![7u8; len as usize];
-    let packets = [Outgoing::genuine(len)];
-    let mut out = Vec::with_capacity(256);
+    // sampled alternately).
+    let mut two = lanes(2);
+    let (mut l, mut k) = (two.pop().expect("a lane"), two.pop().expect("a lane"));
+    let contents = vec![7u8; 100];
+    let (mut out, mut lib_out) = (Vec::with_capacity(256), Vec::with_capacity(256));
     let mut buf = vec![0u8; 256];
     let (ours, lib) = ctx.time_pair_per_op(
-        || {
-            out.clear();
-            let mut jobs = [SealJob {
-                sender: &mut l.tx,
-                contents: &contents,
-                packets: &packets,
-                out: &mut out,
-                result: Ok(0),
-            }];
-            engine.seal(&mut jobs);
-        },
+        || seal_one(Some(&mut *engine), &batch, &mut l.tx, &contents, &mut out),
         || {
             let _ =
                 k.tx.seal_into(&contents, PacketType::Genuine, b"", &mut buf);
         },
     );
-    let mut rows = vec![Row::new(
-        S,
-        "seal, batch of 1 (100 B) through the engine: CPU fallback",
-        "ns",
-        Better::Lower,
-        ours * 1e9,
-        "library seal_into",
-        Some(lib * 1e9),
-    )];
-    // Opening: packets sealed ahead, opened in order, blocks alternating.
+    let (ours_b, lib_b) = ctx.time_pair_per_op(
+        || seal_one(Some(&mut *engine), &batch, &mut l.tx, &contents, &mut out),
+        || seal_one(None, &batch, &mut k.tx, &contents, &mut lib_out),
+    );
+    vec![
+        Row::new(
+            S,
+            "seal, batch of 1 (100 B) through the engine: CPU fallback",
+            "ns",
+            Better::Lower,
+            ours * 1e9,
+            "library seal_into",
+            Some(lib * 1e9),
+        ),
+        Row::new(
+            S,
+            "seal, batch of 1 (100 B) through the engine: CPU fallback, against the library's batch call",
+            "ns",
+            Better::Lower,
+            ours_b * 1e9,
+            "library seal_outgoing_into, one job",
+            Some(lib_b * 1e9),
+        ),
+    ]
+}
+
+/// One genuine packet of `contents` sealed into `out` (cleared first)
+/// through `engine`, or through the library's batch call without one.
+fn seal_one(
+    engine: Option<&mut Engine>,
+    batch: &Batch,
+    tx: &mut PacketSender,
+    contents: &[u8],
+    out: &mut Vec<u8>,
+) {
+    out.clear();
+    let packets = [Outgoing::genuine(contents.len() as u32)];
+    let mut jobs = [SealJob {
+        sender: tx,
+        contents,
+        packets: &packets,
+        out,
+        result: Ok(0),
+    }];
+    match engine {
+        Some(e) => {
+            e.seal(&mut jobs);
+        }
+        None => seal_outgoing_into(batch, &mut jobs),
+    }
+}
+
+/// Opening: packets sealed ahead, opened in order by the engine, the
+/// library's batch call and the library's `open_next`, in alternating
+/// blocks on one session.
+fn fallback_open(ctx: &Ctx, engine: &mut Engine) -> Vec<Row> {
+    const WAYS: usize = 3;
+    let batch = Batch::calling_thread();
+    let mut o = lanes(1).pop().expect("a lane");
+    let contents = vec![7u8; 100];
     let block = if ctx.full { 2000 } else { 500 };
     let rounds = ctx.samples();
-    let mut wires: Vec<Vec<u8>> = (0..2 * block * rounds)
+    let mut wires: Vec<Vec<u8>> = (0..WAYS * block * rounds)
         .map(|_| {
             o.tx.seal_to_vec(&contents, PacketType::Genuine, b"")
                 .expect("seal")
         })
         .collect();
-    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut times: [Vec<f64>; WAYS] = Default::default();
     let mut it = wires.iter_mut();
     let mut opened = Vec::with_capacity(1);
-    for _ in 0..rounds {
-        let t = Instant::now();
-        for w in it.by_ref().take(block) {
-            let mut jobs = [OpenJob {
-                receiver: &mut o.rx,
-                wire: w,
-                opened: &mut opened,
-                result: Ok(0),
-            }];
-            engine.open(&mut jobs);
+    for round in 0..rounds {
+        for i in 0..WAYS {
+            // Each way goes first in turn.
+            let way = (i + round) % WAYS;
+            let t = Instant::now();
+            for w in it.by_ref().take(block) {
+                if way == 2 {
+                    let r = o.rx.open_next(b"", w);
+                    let _ = std::hint::black_box(matches!(r, Ok(Next::Packet { .. })));
+                    continue;
+                }
+                let mut jobs = [OpenJob {
+                    receiver: &mut o.rx,
+                    wire: w,
+                    opened: &mut opened,
+                    result: Ok(0),
+                }];
+                if way == 0 {
+                    engine.open(&mut jobs);
+                } else {
+                    open_batch_into(&batch, &mut jobs);
+                }
+            }
+            times[way].push(t.elapsed().as_secs_f64() / block as f64);
         }
-        a.push(t.elapsed().as_secs_f64() / block as f64);
-        let t = Instant::now();
-        for w in it.by_ref().take(block) {
-            let _ = std::hint::black_box(matches!(o.rx.open_next(b"", w), Ok(Next::Packet { .. })));
-        }
-        b.push(t.elapsed().as_secs_f64() / block as f64);
     }
     let ok = !o.rx.is_poisoned();
-    let row = Row::new(
-        S,
-        "open, batch of 1 (100 B) through the engine: CPU fallback",
-        "ns",
-        Better::Lower,
-        median(&mut a) * 1e9,
-        "library open_next, same session",
-        Some(median(&mut b) * 1e9),
-    );
-    rows.push(if ok {
-        row
-    } else {
-        row.failed("a packet did not open")
-    });
-    rows
+    let [mut e, mut b, mut n] = times;
+    let (e, b, n) = (median(&mut e), median(&mut b), median(&mut n));
+    let rows = [
+        ("", "library open_next, same session", n),
+        (
+            ", against the library's batch call",
+            "library open_batch_into, one job, same session",
+            b,
+        ),
+    ];
+    rows.into_iter()
+        .map(|(what, peer, lib)| {
+            let row = Row::new(
+                S,
+                format!("open, batch of 1 (100 B) through the engine: CPU fallback{what}"),
+                "ns",
+                Better::Lower,
+                e * 1e9,
+                peer,
+                Some(lib * 1e9),
+            );
+            if ok {
+                row
+            } else {
+                row.failed("a packet did not open")
+            }
+        })
+        .collect()
 }
 
 /// The host side of the GPU path (planning, staging, handing back,
