@@ -281,3 +281,47 @@ def test_a_killed_command_line_run_is_cleaned_up_by_python(tmp_path):
     with pytest.warns(RuntimeWarning, match=left):
         aescrypt.encryptFile(str(small), str(out / "small.aes"), PW)
     assert _partials(out) == []
+
+
+class _Reader:
+    """A `read(n)` over `data` that hands each piece back through `wrap`."""
+
+    def __init__(self, data, wrap, extra=0):
+        self.f = io.BytesIO(data)
+        self.wrap = wrap
+        self.extra = extra
+
+    def read(self, n):
+        return self.wrap(self.f.read(n + self.extra))
+
+
+@pytest.mark.parametrize(
+    "wrap", [bytes, bytearray, memoryview], ids=["bytes", "bytearray", "memoryview"]
+)
+def test_decrypt_stream_reads_any_bytes_like(wrap):
+    # Several of the stream's 1 MiB reads, the last one short.
+    pt = os.urandom((3 << 20) + 12345)
+    ct = aescrypt.encrypt(PW, pt)
+    out = io.BytesIO()
+    aescrypt.decryptStream(_Reader(ct, wrap), out, PW)
+    assert out.getvalue() == pt
+    out = io.BytesIO()
+    aescrypt.encryptStream(_Reader(pt, wrap), out, PW)
+    assert aescrypt.decrypt(PW, out.getvalue()) == pt
+
+
+@pytest.mark.parametrize(
+    "wrap", [bytes, bytearray], ids=["bytes", "bytearray"]
+)
+def test_decrypt_stream_refuses_a_read_longer_than_asked(wrap):
+    ct = aescrypt.encrypt(PW, os.urandom(100_000))
+    with pytest.raises(ValueError, match="returned too much"):
+        aescrypt.decryptStream(_Reader(ct, wrap, extra=1), io.BytesIO(), PW)
+
+
+def test_decrypt_stream_refuses_none_and_text_from_read():
+    ct = aescrypt.encrypt(PW, b"x" * 1000)
+    with pytest.raises(BlockingIOError):
+        aescrypt.decryptStream(_Reader(ct, lambda b: None), io.BytesIO(), PW)
+    with pytest.raises(TypeError, match="bytes-like"):
+        aescrypt.decryptStream(_Reader(ct, lambda b: b.hex()), io.BytesIO(), PW)
