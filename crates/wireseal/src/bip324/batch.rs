@@ -301,20 +301,31 @@ pub fn seal_batch_into(batch: &Batch, jobs: &mut [SealJob<'_>]) {
 /// calling thread), each job's result in its `result`.
 #[inline]
 pub fn seal_outgoing_into(batch: &Batch, jobs: &mut [OutgoingJob<'_>]) {
-    let run = |job: &mut OutgoingJob<'_>| {
-        let packets = job.packets.iter().map(|p| (p.len, p.kind));
-        seal_run(
-            job.sender,
-            job.contents,
-            0,
-            packets,
-            job.out,
-            &mut job.result,
-        );
-    };
     match jobs {
-        [job] => run(job),
-        _ => batch.for_each_mut_coarse(jobs, run),
+        // Alone on the calling thread, no other job shares its `out`'s
+        // cache line: sealed straight into it.
+        [job] => {
+            let packets = job.packets.iter().map(|p| (p.len, p.kind));
+            seal_run_local(
+                job.sender,
+                job.contents,
+                0,
+                packets,
+                job.out,
+                &mut job.result,
+            );
+        }
+        _ => batch.for_each_mut_coarse(jobs, |job| {
+            let packets = job.packets.iter().map(|p| (p.len, p.kind));
+            seal_run(
+                job.sender,
+                job.contents,
+                0,
+                packets,
+                job.out,
+                &mut job.result,
+            );
+        }),
     }
 }
 
@@ -325,7 +336,11 @@ pub fn seal_outgoing_into(batch: &Batch, jobs: &mut [OutgoingJob<'_>]) {
 #[inline]
 pub fn open_batch_into(batch: &Batch, jobs: &mut [OpenJob<'_>]) {
     match jobs {
-        [job] => open_job(job),
+        // Alone on the calling thread: its ranges go straight to `opened`.
+        [job] => {
+            job.opened.clear();
+            open_run(job.receiver, job.wire, job.opened, &mut job.result);
+        }
         _ => batch.for_each_mut_coarse(jobs, open_job),
     }
 }

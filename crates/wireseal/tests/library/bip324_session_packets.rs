@@ -194,6 +194,7 @@ fn batch_matches_one_by_one() {
         result: Ok(0),
     };
     wireseal::bip324::batch::seal_job(&mut job);
+    let sealed = out.clone();
     let cut = out.len() - 5;
     let mut opened = Vec::new();
     let mut job = OpenJob {
@@ -205,6 +206,42 @@ fn batch_matches_one_by_one() {
     wireseal::bip324::batch::open_job(&mut job);
     assert!(matches!(job.result, Err(Error::Truncated { .. })));
     assert_eq!(opened.len(), 2);
+
+    // The same as the batch's only job (run on the calling thread), with
+    // stale ranges in `opened` beforehand: the same result and ranges.
+    let (_, mut b) = fixed_pair(99);
+    let mut wire = sealed.clone();
+    let mut alone = vec![OpenedRange {
+        offset: 9,
+        len: 9,
+        kind: PacketType::Decoy,
+    }];
+    let mut jobs = [OpenJob {
+        receiver: &mut b.receiver,
+        wire: &mut wire[..cut],
+        opened: &mut alone,
+        result: Ok(0),
+    }];
+    open_batch_into(&Batch::calling_thread(), &mut jobs);
+    assert!(matches!(jobs[0].result, Err(Error::Truncated { .. })));
+    assert_eq!(alone, opened);
+    // A flipped tag byte in the second packet: the first opens, then the
+    // tag error, and the receiver is poisoned.
+    let (_, mut b) = fixed_pair(99);
+    let mut wire = sealed;
+    let second_end = 3 + 1 + sizes[0] as usize + 16 + 3 + 1 + sizes[1] as usize + 16;
+    wire[second_end - 1] ^= 1;
+    let mut jobs = [OpenJob {
+        receiver: &mut b.receiver,
+        wire: &mut wire,
+        opened: &mut alone,
+        result: Ok(0),
+    }];
+    open_batch_into(&Batch::calling_thread(), &mut jobs);
+    assert_eq!(jobs[0].result, Err(Error::Auth));
+    assert_eq!(alone.len(), 1);
+    assert_eq!(alone[0], opened[0]);
+    assert!(b.receiver.is_poisoned());
 }
 
 /// Typed packets (decoys among them) through the library's batch equal
