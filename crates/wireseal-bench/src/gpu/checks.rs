@@ -287,7 +287,11 @@ fn seal_one(
 /// library's batch call and the library's `open_next`, in alternating
 /// blocks on one session.
 fn fallback_open(ctx: &Ctx, engine: &mut Engine) -> Vec<Row> {
+    // The three ways, by their index in `times`: the engine, the library's
+    // batch call, its `open_next`.
     const WAYS: usize = 3;
+    const ENGINE: usize = 0;
+    const NEXT: usize = 2;
     let batch = Batch::calling_thread();
     let mut o = lanes(1).pop().expect("a lane");
     let contents = vec![7u8; 100];
@@ -308,7 +312,7 @@ fn fallback_open(ctx: &Ctx, engine: &mut Engine) -> Vec<Row> {
             let way = (i + round) % WAYS;
             let t = Instant::now();
             for w in it.by_ref().take(block) {
-                if way == 2 {
+                if way == NEXT {
                     let r = o.rx.open_next(b"", w);
                     let _ = std::hint::black_box(matches!(r, Ok(Next::Packet { .. })));
                     continue;
@@ -319,7 +323,7 @@ fn fallback_open(ctx: &Ctx, engine: &mut Engine) -> Vec<Row> {
                     opened: &mut opened,
                     result: Ok(0),
                 }];
-                if way == 0 {
+                if way == ENGINE {
                     engine.open(&mut jobs);
                 } else {
                     open_batch_into(&batch, &mut jobs);

@@ -302,30 +302,22 @@ pub fn seal_batch_into(batch: &Batch, jobs: &mut [SealJob<'_>]) {
 #[inline]
 pub fn seal_outgoing_into(batch: &Batch, jobs: &mut [OutgoingJob<'_>]) {
     match jobs {
-        // Alone on the calling thread, no other job shares its `out`'s
-        // cache line: sealed straight into it.
-        [job] => {
-            let packets = job.packets.iter().map(|p| (p.len, p.kind));
-            seal_run_local(
-                job.sender,
-                job.contents,
-                0,
-                packets,
-                job.out,
-                &mut job.result,
-            );
-        }
-        _ => batch.for_each_mut_coarse(jobs, |job| {
-            let packets = job.packets.iter().map(|p| (p.len, p.kind));
-            seal_run(
-                job.sender,
-                job.contents,
-                0,
-                packets,
-                job.out,
-                &mut job.result,
-            );
-        }),
+        [job] => seal_outgoing_job(job, true),
+        _ => batch.for_each_mut_coarse(jobs, |job| seal_outgoing_job(job, false)),
+    }
+}
+
+/// Seals all of `job`'s packets; `alone` when it is the batch's only job,
+/// on the calling thread: no other job's `out` shares its cache line then,
+/// so it is sealed straight into its `out` (see [`seal_run`]).
+#[inline]
+fn seal_outgoing_job(job: &mut OutgoingJob<'_>, alone: bool) {
+    let packets = job.packets.iter().map(|p| (p.len, p.kind));
+    let (sender, contents, out) = (&mut *job.sender, job.contents, &mut *job.out);
+    if alone {
+        seal_run_local(sender, contents, 0, packets, out, &mut job.result);
+    } else {
+        seal_run(sender, contents, 0, packets, out, &mut job.result);
     }
 }
 
