@@ -6,6 +6,7 @@
 //! the value has the wrong type or range.
 
 use crate::errors::{invalid_input, invalid_key, JsResult};
+use crate::wipe::WipedBytes;
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -18,19 +19,27 @@ use zeroize::Zeroizing;
 ///
 /// `invalid_input` when `v` is not a `Uint8Array`.
 pub fn bytes(v: &JsValue, what: &str) -> JsResult<Vec<u8>> {
-    let a: &Uint8Array = v
-        .dyn_ref()
-        .ok_or_else(|| invalid_input(format!("{what} must be a Uint8Array")))?;
-    Ok(a.to_vec())
+    uint8_array(v, what).map(Uint8Array::to_vec)
 }
 
-/// A secret's bytes, wiped when dropped.
+/// A `Uint8Array` argument, not copied (for a caller that copies it
+/// straight where it goes).
 ///
 /// # Errors
 ///
 /// `invalid_input` when `v` is not a `Uint8Array`.
-pub fn secret_bytes(v: &JsValue, what: &str) -> JsResult<Zeroizing<Vec<u8>>> {
-    bytes(v, what).map(Zeroizing::new)
+pub fn uint8_array<'v>(v: &'v JsValue, what: &str) -> JsResult<&'v Uint8Array> {
+    v.dyn_ref()
+        .ok_or_else(|| invalid_input(format!("{what} must be a Uint8Array")))
+}
+
+/// A secret's or a plaintext's bytes, wiped when dropped.
+///
+/// # Errors
+///
+/// `invalid_input` when `v` is not a `Uint8Array`.
+pub fn secret_bytes(v: &JsValue, what: &str) -> JsResult<WipedBytes> {
+    bytes(v, what).map(WipedBytes::new)
 }
 
 /// A fixed-size byte argument (a key, a hash).

@@ -26,6 +26,7 @@ pub mod meshcore;
 pub mod meshtastic;
 pub mod peat;
 pub mod sphinx;
+pub mod wipe;
 
 use wasm_bindgen::prelude::*;
 

@@ -2,13 +2,13 @@
 //! (in JavaScript arrays, outside the module's memory) until the HMAC
 //! matched, then handed out whole or as its pieces.
 
-use super::{batch, finished, limits, password, Input};
+use super::{batch, finished, limits, password, Input, CHUNK};
 use crate::args::to_js;
 use crate::errors::{self, JsResult};
+use crate::wipe::WipedBytes;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wireseal::aescrypt::{self as ac, Limits};
-use zeroize::{Zeroize, Zeroizing};
 
 /// Plaintext gathered in the module before it moves out to JavaScript:
 /// the pieces a `Decryptor` holds are at least this long (but the last).
@@ -21,7 +21,7 @@ pub(super) struct Opening {
     inner: Option<ac::Decryptor>,
     /// Plaintext not yet moved out: the library's in-memory sink (wiped
     /// by the library on failure, here after each move).
-    gathered: Zeroizing<Vec<u8>>,
+    gathered: WipedBytes,
     /// The current piece of ciphertext.
     input: Vec<u8>,
 }
@@ -30,7 +30,7 @@ impl Opening {
     pub(super) fn new(password: &str, limits: &Limits) -> Self {
         Self {
             inner: Some(ac::Decryptor::new(password, limits)),
-            gathered: Zeroizing::new(Vec::new()),
+            gathered: WipedBytes::default(),
             input: Vec::new(),
         }
     }
@@ -46,19 +46,27 @@ impl Opening {
             return Err(finished("Decryptor"));
         };
         let b = batch();
-        let gathered = &mut *self.gathered;
+        let gathered = &mut self.gathered;
+        // Room for the most a piece can add to what is held, so the buffer
+        // never moves (which would leave plaintext behind, unwiped).
+        let room = GATHER + CHUNK + 64;
+        if gathered.capacity() < room {
+            let held = gathered.len();
+            gathered.reserve_exact(room - held);
+        }
         let r = data.pieces(&mut self.input, |piece| {
-            d.update(&b, piece, gathered).map_err(errors::aescrypt)?;
+            d.update(&b, piece, &mut **gathered)
+                .map_err(errors::aescrypt)?;
             if gathered.len() >= GATHER {
                 let r = emit(gathered);
-                gathered.zeroize();
+                gathered.wipe();
                 r?;
             }
             Ok(())
         });
         if r.is_err() {
             self.inner = None;
-            self.gathered.zeroize();
+            self.gathered.wipe();
         }
         r
     }
@@ -67,7 +75,8 @@ impl Opening {
     /// rest of the plaintext.
     pub(super) fn finish(&mut self, emit: &mut dyn FnMut(&[u8]) -> JsResult<()>) -> JsResult<()> {
         let d = self.inner.take().ok_or_else(|| finished("Decryptor"))?;
-        let r = d.finish(&mut *self.gathered).map_err(errors::aescrypt);
+        let sink: &mut Vec<u8> = &mut self.gathered;
+        let r = d.finish(sink).map_err(errors::aescrypt);
         let r = r.and_then(|_| {
             if self.gathered.is_empty() {
                 Ok(())
@@ -75,7 +84,7 @@ impl Opening {
                 emit(&self.gathered)
             }
         });
-        self.gathered.zeroize();
+        self.gathered.wipe();
         r
     }
 }

@@ -3,10 +3,10 @@
 
 use super::{batch, encrypt_options, finished, password, Input, Output};
 use crate::errors::{self, JsResult};
+use crate::wipe::WipedBytes;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 use wireseal::aescrypt as ac;
-use zeroize::Zeroizing;
 
 /// A streaming encryptor: `update(data)` returns the ciphertext that is
 /// ready (the header first, then whole chunks, one chunk behind the
@@ -16,7 +16,7 @@ use zeroize::Zeroizing;
 pub struct Encryptor {
     inner: Option<ac::Encryptor>,
     /// The current piece of plaintext (wiped on drop).
-    input: Zeroizing<Vec<u8>>,
+    input: WipedBytes,
     /// The ciphertext of the current piece.
     out: Vec<u8>,
 }
@@ -78,7 +78,7 @@ impl From<ac::Encryptor> for Encryptor {
     fn from(e: ac::Encryptor) -> Self {
         Self {
             inner: Some(e),
-            input: Zeroizing::new(Vec::new()),
+            input: WipedBytes::default(),
             out: Vec::new(),
         }
     }
@@ -131,7 +131,7 @@ pub(super) fn whole(
     data: &Input,
 ) -> JsResult<Uint8Array> {
     let mut out = Output::new(ac::encrypted_len(opts, data.len()))?;
-    let mut input = Zeroizing::new(Vec::new());
+    let mut input = WipedBytes::default();
     let mut scratch = Vec::new();
     update(&mut e, data, &mut input, &mut scratch, &mut out)?;
     finish(e, &mut scratch, Some(out))

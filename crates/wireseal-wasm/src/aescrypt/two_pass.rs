@@ -9,10 +9,10 @@
 use super::{batch, finished, limits, password, Input};
 use crate::args::to_js;
 use crate::errors::{self, JsResult};
+use crate::wipe::WipedBytes;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wireseal::aescrypt::{self as ac, CHUNK};
-use zeroize::{Zeroize, Zeroizing};
 
 /// The first pass over a stream: `update(data)` feeds it in pieces of any
 /// size (the password is checked as soon as the header and session block
@@ -93,7 +93,7 @@ impl VerifyPass {
             version: r.header().version.as_u8(),
             inner: Some(r),
             input: Vec::new(),
-            out: Zeroizing::new(Vec::with_capacity(most)),
+            out: WipedBytes::with_capacity(most),
         })
     }
 }
@@ -114,7 +114,7 @@ pub struct ReleasePass {
     input: Vec<u8>,
     /// Plaintext released by the current piece (wiped after each move out
     /// and on drop).
-    out: Zeroizing<Vec<u8>>,
+    out: WipedBytes,
 }
 
 #[wasm_bindgen(js_class = aescrypt_ReleasePass)]
@@ -158,7 +158,7 @@ impl ReleasePass {
                 .copy_to(&mut self.input);
             if let Err(e) = r.update(&b, &self.input, &mut self.out) {
                 self.inner = None;
-                self.out.zeroize();
+                self.out.wipe();
                 for p in released.iter() {
                     let p = Uint8Array::from(p);
                     p.fill(0, 0, p.length());
@@ -167,7 +167,7 @@ impl ReleasePass {
             }
             if !self.out.is_empty() {
                 released.push(&to_js(&self.out));
-                self.out.zeroize();
+                self.out.wipe();
             }
             at += n;
         }

@@ -149,9 +149,19 @@ impl Connection {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] data: JsValue,
     ) -> JsResult<Array> {
-        let data = args::bytes(&data, "data")?;
+        let data = args::uint8_array(&data, "data")?;
         let r = (|| -> Result<Array, b2::Error> {
-            self.inner.receive(&data)?;
+            // Straight into the connection's buffer, a read's room at a
+            // time (no copy of the whole array first).
+            let (len, mut at) = (data.length(), 0u32);
+            while at < len {
+                let room = self.inner.receive_buffer();
+                // Below `len`, a u32.
+                let n = (len - at).min(u32::try_from(room.len()).unwrap_or(u32::MAX));
+                data.subarray(at, at + n).copy_to(&mut room[..n as usize]);
+                self.inner.received(n as usize)?;
+                at += n;
+            }
             let got = Array::new();
             while let Some(e) = self.inner.poll_event()? {
                 if let Event::Packet(p) = e {

@@ -12,6 +12,7 @@
 
 use crate::args::{self, to_js};
 use crate::errors::{self, JsResult};
+use crate::wipe::WipedBytes;
 use js_sys::{Function, Reflect, Uint8Array};
 use std::rc::Rc;
 use wasm_bindgen::convert::TryFromJsValue;
@@ -28,7 +29,7 @@ const IDENTITY_HANDLE: &str = "_wiresealIdentityHandle";
 /// How a channel key was given: a decoder's own copy is made again from
 /// it by the library's rule (the library's keys are not `Clone`).
 enum Source {
-    Bytes(Zeroizing<Vec<u8>>),
+    Bytes(WipedBytes),
     Base64(Zeroizing<String>),
     Hashtag(String),
     Public,
