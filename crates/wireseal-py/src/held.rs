@@ -6,7 +6,7 @@
 
 use std::sync::Mutex;
 use wireseal::aescrypt::{Error as AError, ProvisionalSink, CHUNK};
-use zeroize::Zeroize;
+use wireseal::secret::wipe;
 
 /// Most pieces the pool keeps (128 MiB).
 const POOL_MAX: usize = 128;
@@ -48,8 +48,11 @@ impl HeldChunks {
 
     fn release(&mut self) {
         let mut pieces = std::mem::take(&mut self.chunks);
+        // Each piece is only appended to between wipes: its contents are
+        // all it holds (one memset each, not `zeroize`'s byte at a time).
         for c in &mut pieces {
-            c.zeroize();
+            wipe(c);
+            c.clear();
         }
         if let Ok(mut pool) = POOL.lock() {
             let room = POOL_MAX.saturating_sub(pool.len());

@@ -1,29 +1,11 @@
-//! Wiping byte buffers that held a secret or a plaintext: [`wipe`] for a
-//! slice, and [`WipedBytes`], a `Vec<u8>` wiped by [`WipedBytes::wipe`]
-//! and, over its whole capacity, when dropped.
-//!
-//! `zeroize` writes a byte slice one volatile byte at a time, which is
-//! what keeps a compiler from removing the writes, and what no compiler
-//! may merge into wider stores. In WebAssembly that is one `i32.store8`
-//! per byte: wiping 64 KiB took about 28 µs in Node 20 here, as long as
-//! OpenSSL takes to seal the same bytes, and the 1 MiB pieces of an AES
-//! Crypt file about 30 ms per 64 MiB. Bulk buffers are therefore wiped
-//! with one `memory.fill` (`fill(0)`), then handed to
-//! [`core::hint::black_box`], which the compiler must assume reads the
-//! whole buffer, so the zeros cannot be dropped as dead stores (the
-//! pattern of C's `explicit_bzero`: a memset, then an empty asm statement
-//! that uses the pointer and clobbers memory). Fixed-size keys stay in
-//! `zeroize`'s types.
+//! [`WipedBytes`]: a `Vec<u8>` for a secret or a plaintext copied into the
+//! module, wiped with the library's [`wipe`] (one `memory.fill` and a
+//! compiler barrier; `zeroize`'s byte-at-a-time volatile writes cost as
+//! much as OpenSSL's ChaCha20-Poly1305 on a 64 KiB packet in Node 20).
+//! Fixed-size keys stay in `zeroize`'s types.
 
 use core::ops::{Deref, DerefMut};
-use core::sync::atomic::{compiler_fence, Ordering};
-
-/// Overwrites `buf` with zeros, in a way the compiler keeps.
-pub fn wipe(buf: &mut [u8]) {
-    buf.fill(0);
-    core::hint::black_box(&mut *buf);
-    compiler_fence(Ordering::SeqCst);
-}
+use wireseal::secret::wipe;
 
 /// A byte buffer for a secret or a plaintext. [`WipedBytes::wipe`]
 /// overwrites its contents before it is reused; drop overwrites its whole
