@@ -44,7 +44,7 @@ typedef struct {
 } ws_key;
 
 typedef struct {
-    u64 offset;      /* of the 3-byte length field in `data`; offset + 3 is a multiple of 16 */
+    u64 offset;      /* of the 3-byte length field in `data` (seal: offset + 3 is a multiple of 16) */
     u32 len;         /* contents bytes (the body is len + 1 bytes) */
     u32 key;         /* index into the key table */
     u32 index;       /* packet index in its epoch: nonce LE32(index) || LE64(epoch) */
@@ -117,10 +117,18 @@ WS_DEV void ws_part_stream(const ws_part *t, u32 j, u32 ks[16])
     ws_chacha(t->key, 1 + j, t->p->index, t->n1, t->n2, ks);
 }
 
+/* Whether a whole block at `p` can be moved with 16-byte accesses. A
+ * seal's bodies are placed on 16-byte boundaries; an open's runs are
+ * copied in as they are on the wire, so its bodies sit anywhere. */
+WS_DEV u32 ws_wide(const u8 *p, u32 n)
+{
+    return n == 64 && ((unsigned long long)p & 15) == 0;
+}
+
 /* Loads body bytes [pos, pos + n) as words, zero past n. */
 WS_DEV void ws_load_part(const u8 *p, u32 n, u32 w[16])
 {
-    if (n == 64) {
+    if (ws_wide(p, n)) {
         ws_load64(p, w);
         return;
     }
@@ -132,7 +140,7 @@ WS_DEV void ws_load_part(const u8 *p, u32 n, u32 w[16])
 
 WS_DEV void ws_store_part(u8 *p, u32 n, const u32 w[16])
 {
-    if (n == 64) {
+    if (ws_wide(p, n)) {
         ws_store64(p, w);
         return;
     }

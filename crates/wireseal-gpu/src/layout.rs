@@ -6,7 +6,7 @@
 //!
 //! | region | contents |
 //! |---|---|
-//! | data | the packets: each length field at an offset whose body (offset + 3) is a multiple of 16 |
+//! | data | the packets: a seal's each in its slot, its body (offset + 3) on a multiple of 16; an open's runs as they are on the wire |
 //! | status | one byte per packet, written by an open (1 verified, 2 failed) |
 //! | packets | one 32-byte `ws_packet` per packet |
 //! | tasks | one 8-byte `ws_task` (packet, part) per part, in packet order |

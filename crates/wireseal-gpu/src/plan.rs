@@ -33,11 +33,35 @@ pub(crate) struct Limits {
     pub task_bytes: u32,
 }
 
-/// Bytes a packet of `len` contents bytes takes in the data region: its
-/// wire bytes, up to the next packet's place (every body starts on a
-/// [`BODY_ALIGN`] boundary).
+/// Bytes a packet of `len` contents bytes takes in the data region laid
+/// out in [`Packing::Slots`]: its wire bytes, up to the next packet's place
+/// (every body starts on a [`BODY_ALIGN`] boundary).
 pub(crate) fn slot(len: u32) -> usize {
     wire_len(len).next_multiple_of(BODY_ALIGN)
+}
+
+/// How a direction lays its packets out in the data region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Packing {
+    /// Each packet in its own [`slot`], its body on a [`BODY_ALIGN`]
+    /// boundary: a seal, whose contents the host writes into place and
+    /// whose whole blocks the kernels write with wide stores.
+    Slots,
+    /// Each run of a job's packets as it is on the wire, one after the
+    /// other: an open, whose runs the host copies in and back whole (one
+    /// copy each way per run, not one per packet); the kernels read and
+    /// write bodies at any alignment.
+    Wire,
+}
+
+impl Packing {
+    /// Bytes a packet of `len` contents bytes takes in the data region.
+    pub(crate) fn size(self, len: u32) -> usize {
+        match self {
+            Packing::Slots => slot(len),
+            Packing::Wire => wire_len(len),
+        }
+    }
 }
 
 /// Parts of a packet of `len` contents bytes (its body is `len + 1`).
@@ -55,8 +79,13 @@ pub(crate) trait Source: Sync {
     /// Input bytes a packet of `len` contents bytes takes in its job (its
     /// contents to seal, its wire bytes to open).
     fn input_len(&self, len: u32) -> usize;
-    /// Copies the packet whose input starts at `src` in job `job` into its
-    /// slot of the data region (`slot` starts at its length field).
+    /// How the packets are laid out in the data region.
+    fn packing(&self) -> Packing;
+    /// Job `job`'s input (its contents to seal, its wire bytes to open).
+    fn input(&self, job: usize) -> &[u8];
+    /// [`Packing::Slots`]: copies the packet whose input starts at `src` in
+    /// job `job` into its slot of the data region (`slot` starts at its
+    /// length field).
     fn copy_in(&self, job: usize, src: usize, len: u32, slot: &mut [u8]);
 }
 
@@ -80,9 +109,8 @@ impl Shape {
     /// `src`, packet `k` of `len(k)` contents bytes.
     pub(crate) fn new(
         state: DirectionState,
-        count: usize,
-        src: usize,
-        task_bytes: u32,
+        (count, src): (usize, usize),
+        (task_bytes, packing): (u32, Packing),
         len: impl Fn(usize) -> u32,
         input_len: impl Fn(u32) -> usize,
     ) -> Self {
@@ -94,7 +122,7 @@ impl Shape {
         let mut input = 0usize;
         for k in 0..count {
             let l = len(k);
-            add(&mut totals, l, task_bytes);
+            add(&mut totals, l, task_bytes, packing);
             input += input_len(l);
         }
         Self {
@@ -108,14 +136,14 @@ impl Shape {
 }
 
 /// Adds one packet's entries (not the packet count) to `c`.
-pub(crate) fn add(c: &mut Counts, len: u32, task_bytes: u32) {
+pub(crate) fn add(c: &mut Counts, len: u32, task_bytes: u32, packing: Packing) {
     let p = parts(len, task_bytes) as usize;
     c.tasks += p;
     if p > 1 {
         c.multi += 1;
         c.mtasks += p;
     }
-    c.data += slot(len);
+    c.data += packing.size(len);
 }
 
 /// How many key epochs `count` packets span from `skip` packets past
@@ -246,7 +274,7 @@ impl Chunk {
             // limit.
             while takes.packets < most && (takes.packets == 0 || start + takes.data < lim.bytes) {
                 let len = src.len(cur.job, cur.at + takes.packets);
-                add(&mut takes, len, lim.task_bytes);
+                add(&mut takes, len, lim.task_bytes, src.packing());
                 takes.packets += 1;
             }
             takes.keys = segments(state, cur.at, takes.packets);
@@ -373,6 +401,12 @@ fn write_piece(p: &Piece, s: &Shape, src: &dyn Source, task_bytes: u32, b: Piece
     let mut keys = b.keys.chunks_exact_mut(KEY_DESC);
     let (mut k, mut key, mut task) = (0usize, p.at.keys as u32, p.at.tasks as u32);
     let (mut off, mut from) = (0usize, p.src);
+    let packing = src.packing();
+    if packing == Packing::Wire {
+        // The run as it is on the wire: one copy.
+        let n = b.data.len();
+        b.data.copy_from_slice(&src.input(p.job)[p.src..p.src + n]);
+    }
     while k < p.count {
         let n = before_rekey(&state, p.count - k);
         let (pp, lp) = (state.packet_position(), state.length_position());
@@ -394,9 +428,11 @@ fn write_piece(p: &Piece, s: &Shape, src: &dyn Source, task_bytes: u32, b: Piece
             }
             .write(packets.next().expect("a descriptor per packet"));
             write_parts(index, task, np, &mut tasks, &mut multi, &mut mtasks);
-            let size = slot(len);
-            let end = (off + size).min(b.data.len());
-            src.copy_in(p.job, from, len, &mut b.data[off..end]);
+            let size = packing.size(len);
+            if packing == Packing::Slots {
+                let end = (off + size).min(b.data.len());
+                src.copy_in(p.job, from, len, &mut b.data[off..end]);
+            }
             off += size;
             from += src.input_len(len);
             task += np;

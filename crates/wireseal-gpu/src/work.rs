@@ -8,7 +8,7 @@ use crate::cpu::{open_tails, OpenTail};
 use crate::exec::Direction;
 use crate::jobs::SealJob;
 use crate::layout::{wire_len, Regions};
-use crate::plan::{slot, Chunk, Cursor, Limits, Shape, Source};
+use crate::plan::{slot, Chunk, Cursor, Limits, Packing, Shape, Source};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{seal_outgoing_from, valid_prefix, OpenJob, OpenedRange};
 use wireseal::bip324::state::{frame_interleaved, DirectionState, FrameJob, Framed};
@@ -77,6 +77,14 @@ impl Source for Sealing<'_, '_> {
         len as usize
     }
 
+    fn packing(&self) -> Packing {
+        Packing::Slots
+    }
+
+    fn input(&self, job: usize) -> &[u8] {
+        self.0[job].contents
+    }
+
     fn copy_in(&self, job: usize, src: usize, len: u32, slot: &mut [u8]) {
         let body = LENGTH_LEN + HEADER_LEN;
         let len = len as usize;
@@ -113,9 +121,8 @@ impl<'j, 'a> SealWork<'j, 'a> {
             let packets = job.packets;
             *s = Shape::new(
                 state,
-                gpu,
-                0,
-                lim.task_bytes,
+                (gpu, 0),
+                (lim.task_bytes, Packing::Slots),
                 |k| packets[k].len,
                 |len| len as usize,
             );
@@ -298,9 +305,8 @@ fn start_group(jobs: &mut [OpenJob<'_>], both: &mut [(OpenPlan, Shape)], task_by
         let frames = &p.frames;
         *s = Shape::new(
             state,
-            frames.len(),
-            first.offset,
-            task_bytes,
+            (frames.len(), first.offset),
+            (task_bytes, Packing::Wire),
             |k| frames[k].contents_len as u32,
             wire_len,
         );
@@ -324,6 +330,14 @@ impl Source for Opening<'_, '_> {
 
     fn input_len(&self, len: u32) -> usize {
         wire_len(len)
+    }
+
+    fn packing(&self) -> Packing {
+        Packing::Wire
+    }
+
+    fn input(&self, job: usize) -> &[u8] {
+        self.jobs[job].wire
     }
 
     fn copy_in(&self, job: usize, src: usize, len: u32, slot: &mut [u8]) {
@@ -426,20 +440,26 @@ impl Work for OpenWork<'_, '_> {
                 // Written back once (see [`each_job`]).
                 let mut opened = core::mem::take(&mut *job.opened);
                 for piece in pieces {
-                    let mut at = piece.at.data;
-                    for fr in &p.frames[piece.first..piece.first + piece.count.min(left)] {
-                        let src = at + LENGTH_LEN;
-                        let n = HEADER_LEN + fr.contents_len;
+                    let n = piece.count.min(left);
+                    let frames = &p.frames[piece.first..piece.first + n];
+                    if let (Some(first), Some(last)) = (frames.first(), frames.last()) {
+                        // The verified packets of the run, back whole as the
+                        // device left them: bodies opened; length fields and
+                        // tags as they came.
+                        let (from, to) =
+                            (first.offset, last.offset + sealed_len(last.contents_len));
+                        let at = piece.at.data;
+                        job.wire[from..to].copy_from_slice(&data[at..at + (to - from)]);
+                    }
+                    for fr in frames {
                         let body = fr.offset + LENGTH_LEN;
-                        job.wire[body..body + n].copy_from_slice(&data[src..src + n]);
                         opened.push(OpenedRange {
                             offset: body + HEADER_LEN,
                             len: fr.contents_len,
-                            kind: PacketType::from_header(data[src]),
+                            kind: PacketType::from_header(job.wire[body]),
                         });
-                        at += slot(fr.contents_len as u32);
                     }
-                    left -= piece.count.min(left);
+                    left -= n;
                 }
                 *job.opened = opened;
                 if ok > 0 {
