@@ -80,9 +80,9 @@ impl Engine {
         if !work.plan(&mut plan) {
             return Ok(0.0);
         }
-        let r = Regions::new(&plan.counts);
-        let buf = exec.input(0, r.total())?;
-        work.fill(&Batch::all_cores(), &plan, &r, buf);
+        let bound = Regions::new(&work.bound(&plan)).total();
+        let buf = exec.input(0, bound)?;
+        let r = work.fill(&Batch::all_cores(), &mut plan, buf);
         let t = exec.time_kernels(0, dir, &r, &plan.counts, task_bytes, runs.max(1));
         // Wipes the key table from the staging buffer and the device.
         exec.finish(0, &r)?;

@@ -496,9 +496,9 @@ fn pipeline(
             ph.scatter += lap(&mut t);
             spare.push(done);
         }
-        let r = Regions::new(&plan.counts);
-        let buf = exec.input(slot, r.total())?;
-        work.fill(batch, &plan, &r, buf);
+        let bound = Regions::new(&work.bound(&plan)).total();
+        let buf = exec.input(slot, bound)?;
+        let r = work.fill(batch, &mut plan, buf);
         ph.fill += lap(&mut t);
         exec.submit(slot, dir, &r, &plan.counts, task_bytes)?;
         ph.submit += lap(&mut t);

@@ -21,10 +21,11 @@
 //!   the CPU: the fallback. [`Engine::calibrate`] measures both thresholds
 //!   on the device in hand.
 //! * Larger batches go to the GPU. The host takes each session's exported
-//!   state ([`wireseal::bip324::state`]; receivers first find their
-//!   packets' bounds with
+//!   state ([`wireseal::bip324::state`]; receivers find their packets'
+//!   bounds with
 //!   [`frame_interleaved`](wireseal::bip324::state::frame_interleaved),
-//!   several jobs' walks side by side),
+//!   each job's wire walked right after it is copied whole into the
+//!   staging buffer, while it is in the cache),
 //!   and writes each packet's descriptor (its key entry, nonce index and
 //!   length-keystream position) straight into pinned staging memory, so
 //!   every packet is independent on the device. Chunks go to the device on

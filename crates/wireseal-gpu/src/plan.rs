@@ -11,6 +11,11 @@
 //!    key entry, nonce index and length-keystream position from the state),
 //!    its parts, its key entries and its input.
 //!
+//! An open cannot count its packets before it frames them: its chunks are
+//! whole runs cut by bytes ([`Chunk::cut_runs`]), each run copied into the
+//! data region and framed there (`crate::work`), and the chunk then settled
+//! ([`Chunk::settle`]) before pass 3.
+//!
 //! After this, every packet is independent on the device.
 
 use crate::layout::{
@@ -20,7 +25,7 @@ use crate::layout::{
 use core::ops::Range;
 use wireseal::batch::Batch;
 use wireseal::bip324::state::{DirectionState, Position};
-use wireseal::bip324::REKEY_INTERVAL;
+use wireseal::bip324::{OVERHEAD, REKEY_INTERVAL};
 
 /// Most packets in one piece (the unit the host writes in parallel).
 const PIECE_PACKETS: usize = 512;
@@ -31,6 +36,18 @@ pub(crate) struct Limits {
     pub packets: usize,
     pub bytes: usize,
     pub task_bytes: u32,
+}
+
+/// Wire bytes an open chunk takes for each packet of [`Limits::packets`]:
+/// its runs are cut by bytes, before their packets are known.
+const RUN_BYTES_PER_PACKET: usize = 512;
+
+impl Limits {
+    /// The most bytes of runs in an open chunk (the first run always fits).
+    pub(crate) fn run_bytes(&self) -> usize {
+        self.bytes
+            .min(self.packets.saturating_mul(RUN_BYTES_PER_PACKET))
+    }
 }
 
 /// Bytes a packet of `len` contents bytes takes in the data region laid
@@ -81,8 +98,6 @@ pub(crate) trait Source: Sync {
     fn input_len(&self, len: u32) -> usize;
     /// How the packets are laid out in the data region.
     fn packing(&self) -> Packing;
-    /// Job `job`'s input (its contents to seal, its wire bytes to open).
-    fn input(&self, job: usize) -> &[u8];
     /// [`Packing::Slots`]: copies the packet whose input starts at `src` in
     /// job `job` into its slot of the data region (`slot` starts at its
     /// length field).
@@ -344,6 +359,90 @@ impl Chunk {
         }
     }
 
+    /// Cuts the next chunk of whole runs (cleared first) from the jobs at
+    /// `cur` on, `run(job)` giving a job's run (where its input starts and
+    /// its bytes; `None` for a job with nothing for the GPU), the runs laid
+    /// back to back in the data region until [`Limits::run_bytes`]; false
+    /// when every run is placed. A run's packets are counted when it is
+    /// framed ([`Chunk::settle`]).
+    pub(crate) fn cut_runs(
+        &mut self,
+        jobs: usize,
+        run: impl Fn(usize) -> Option<(usize, usize)>,
+        cur: &mut Cursor,
+        lim: &Limits,
+    ) -> bool {
+        self.clear();
+        while cur.job < jobs {
+            let Some((src, len)) = run(cur.job) else {
+                cur.job += 1;
+                continue;
+            };
+            if !self.is_empty() && self.counts.data + len > lim.run_bytes() {
+                return true;
+            }
+            let piece = Piece {
+                job: cur.job,
+                src,
+                at: Counts {
+                    data: self.counts.data,
+                    ..Counts::default()
+                },
+                takes: Counts {
+                    data: len,
+                    ..Counts::default()
+                },
+                ..Piece::default()
+            };
+            self.counts.data += len;
+            self.pieces.push(piece);
+            cur.job += 1;
+        }
+        !self.is_empty()
+    }
+
+    /// The most of each region a chunk of runs ([`Chunk::cut_runs`]) can
+    /// take, whatever its packets turn out to be: every packet at least
+    /// [`OVERHEAD`] bytes, every part at least a task's bytes of a body.
+    pub(crate) fn run_bound(&self, task_bytes: u32) -> Counts {
+        let bytes = self.counts.data;
+        let packets = bytes / OVERHEAD;
+        let tasks = bytes / task_bytes as usize + packets;
+        Counts {
+            packets,
+            tasks,
+            multi: packets,
+            mtasks: tasks,
+            keys: packets / REKEY_INTERVAL as usize + 2 * self.pieces.len() + 1,
+            data: bytes,
+        }
+    }
+
+    /// After a chunk of runs is framed: each piece takes its job's framed
+    /// packets (`shapes`), the entries of every region numbered in job
+    /// order; runs where nothing was framed leave the chunk. The data
+    /// region keeps its layout (whole runs, partial packets at their ends
+    /// included).
+    pub(crate) fn settle(&mut self, shapes: &[Shape]) {
+        let data = self.counts.data;
+        self.pieces.retain(|p| shapes[p.job].count > 0);
+        let mut at = Counts::default();
+        for p in &mut self.pieces {
+            let s = &shapes[p.job];
+            let mut takes = s.totals;
+            takes.data = p.takes.data;
+            p.count = s.count;
+            p.at = Counts {
+                data: p.at.data,
+                ..at
+            };
+            p.takes = takes;
+            at.add(&takes);
+        }
+        at.data = data;
+        self.counts = at;
+    }
+
     /// The pieces of each job from `jobs.start` on, as ranges of
     /// `self.pieces` (empty for a job with no packet here).
     pub(crate) fn pieces_by_job(&self, jobs: Range<usize>) -> Vec<Range<usize>> {
@@ -401,12 +500,9 @@ fn write_piece(p: &Piece, s: &Shape, src: &dyn Source, task_bytes: u32, b: Piece
     let mut keys = b.keys.chunks_exact_mut(KEY_DESC);
     let (mut k, mut key, mut task) = (0usize, p.at.keys as u32, p.at.tasks as u32);
     let (mut off, mut from) = (0usize, p.src);
+    // A run ([`Packing::Wire`]) is in place already: copied whole when it
+    // was framed.
     let packing = src.packing();
-    if packing == Packing::Wire {
-        // The run as it is on the wire: one copy.
-        let n = b.data.len();
-        b.data.copy_from_slice(&src.input(p.job)[p.src..p.src + n]);
-    }
     while k < p.count {
         let n = before_rekey(&state, p.count - k);
         let (pp, lp) = (state.packet_position(), state.length_position());

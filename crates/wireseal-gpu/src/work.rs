@@ -7,7 +7,7 @@
 use crate::cpu::{open_tails, OpenTail};
 use crate::exec::Direction;
 use crate::jobs::SealJob;
-use crate::layout::{wire_len, Regions};
+use crate::layout::{wire_len, Counts, Regions};
 use crate::plan::{slot, Chunk, Cursor, Limits, Packing, Shape, Source};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{seal_outgoing_from, valid_prefix, OpenJob, OpenedRange};
@@ -48,9 +48,12 @@ pub(crate) trait Work {
     /// Cuts the next chunk into `chunk` (cleared first); false when every
     /// packet for the GPU is placed.
     fn plan(&mut self, chunk: &mut Chunk) -> bool;
-    /// Writes the chunk (descriptors, keys, packets) into `buf`, laid out
-    /// as `r`.
-    fn fill(&self, batch: &Batch, chunk: &Chunk, r: &Regions, buf: &mut [u8]);
+    /// The most of each region the planned chunk can take: what its
+    /// staging buffer is sized for.
+    fn bound(&self, chunk: &Chunk) -> Counts;
+    /// Writes the chunk (descriptors, keys, packets) into `buf` (sized for
+    /// [`Work::bound`]); returns its layout, with `chunk`'s counts final.
+    fn fill(&mut self, batch: &Batch, chunk: &mut Chunk, buf: &mut [u8]) -> Regions;
     /// Hands a finished chunk to its jobs (`out` holds the status and data
     /// regions as `r` lays them out).
     fn scatter(&mut self, batch: &Batch, chunk: &Chunk, r: &Regions, out: &[u8]);
@@ -79,10 +82,6 @@ impl Source for Sealing<'_, '_> {
 
     fn packing(&self) -> Packing {
         Packing::Slots
-    }
-
-    fn input(&self, job: usize) -> &[u8] {
-        self.0[job].contents
     }
 
     fn copy_in(&self, job: usize, src: usize, len: u32, slot: &mut [u8]) {
@@ -152,9 +151,15 @@ impl Work for SealWork<'_, '_> {
         )
     }
 
-    fn fill(&self, batch: &Batch, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
+    fn bound(&self, chunk: &Chunk) -> Counts {
+        chunk.counts
+    }
+
+    fn fill(&mut self, batch: &Batch, chunk: &mut Chunk, buf: &mut [u8]) -> Regions {
+        let r = Regions::new(&chunk.counts);
         let src = Sealing(self.jobs);
-        chunk.write(batch, &self.shapes, &src, self.lim.task_bytes, r, buf);
+        chunk.write(batch, &self.shapes, &src, self.lim.task_bytes, &r, buf);
+        r
     }
 
     fn scatter(&mut self, batch: &Batch, chunk: &Chunk, r: &Regions, out: &[u8]) {
@@ -241,24 +246,12 @@ pub(crate) struct OpenWork<'j, 'a> {
 
 impl<'j, 'a> OpenWork<'j, 'a> {
     pub(crate) fn new(batch: &Batch, jobs: &'j mut [OpenJob<'a>], lim: Limits) -> Self {
-        // Every job started, framed (its lengths decrypted, several jobs'
-        // walks side by side) and shaped, groups of jobs on every core.
-        let mut both: Vec<(OpenPlan, Shape)> =
-            (0..jobs.len()).map(|_| Default::default()).collect();
-        let mut groups: Vec<Group<'_, 'a>> = jobs
-            .chunks_mut(FRAME_GROUP)
-            .zip(both.chunks_mut(FRAME_GROUP))
-            .collect();
-        let one = |(jobs, both): &mut Group<'_, 'a>| {
-            start_group(jobs, both, lim.task_bytes);
-        };
-        if groups.len() < 2 {
-            groups.iter_mut().for_each(one);
-        } else {
-            batch.for_each_mut_coarse(&mut groups, one);
-        }
-        drop(groups);
-        let (plans, shapes) = both.into_iter().unzip();
+        // Every job started (a packet whose length the receiver already
+        // read opened by the library, the state exported), on every core.
+        // Framing waits for the chunk: see [`OpenWork::fill`].
+        let mut plans: Vec<OpenPlan> = (0..jobs.len()).map(|_| OpenPlan::default()).collect();
+        each_job(batch, jobs, &mut plans, |_, job, p| start_open(job, p));
+        let shapes = (0..jobs.len()).map(|_| Shape::default()).collect();
         Self {
             jobs,
             plans,
@@ -267,34 +260,82 @@ impl<'j, 'a> OpenWork<'j, 'a> {
             lim,
         }
     }
+
+    /// Copies each piece's run into its place in `data` and frames it from
+    /// the job's wire, which the copy has just brought into the cache, in
+    /// groups of [`FRAME_GROUP`] jobs on every core; each job's frames and
+    /// [`Shape`] are set.
+    fn copy_and_frame(&mut self, batch: &Batch, chunk: &Chunk, data: &mut [u8]) {
+        let jobs = chunk.jobs();
+        let mut places = (jobs.start..).zip(
+            self.plans[jobs.clone()]
+                .iter_mut()
+                .zip(&mut self.shapes[jobs.clone()])
+                .zip(&self.jobs[jobs.clone()]),
+        );
+        let mut rest = data;
+        let mut at = 0usize;
+        let mut items: Vec<Run<'_, 'a>> = Vec::with_capacity(chunk.pieces.len());
+        for piece in &chunk.pieces {
+            let ((p, s), job) = places
+                .find(|(i, _)| *i == piece.job)
+                .map(|(_, x)| x)
+                .expect("a plan per job of the chunk, in order");
+            let _ = take_bytes(&mut rest, piece.at.data - at);
+            at = piece.data().end;
+            items.push((job, p, s, take_bytes(&mut rest, piece.takes.data)));
+        }
+        let tb = self.lim.task_bytes;
+        let mut groups: Vec<&mut [Run<'_, 'a>]> = items.chunks_mut(FRAME_GROUP).collect();
+        let one = |g: &mut &mut [Run<'_, 'a>]| frame_group(g, tb);
+        if groups.len() < 2 {
+            groups.iter_mut().for_each(one);
+        } else {
+            batch.for_each_mut_coarse(&mut groups, one);
+        }
+    }
 }
 
-/// A group of open jobs and their plans and shapes.
-type Group<'g, 'a> = (&'g mut [OpenJob<'a>], &'g mut [(OpenPlan, Shape)]);
+/// One job's run in a chunk: the job, its plan and shape, and its place in
+/// the data region.
+type Run<'r, 'a> = (
+    &'r OpenJob<'a>,
+    &'r mut OpenPlan,
+    &'r mut Shape,
+    &'r mut [u8],
+);
+
+/// The first `n` bytes of `s`, which moves past them.
+fn take_bytes<'b>(s: &mut &'b mut [u8], n: usize) -> &'b mut [u8] {
+    let (a, b) = core::mem::take(s).split_at_mut(n);
+    *s = b;
+    a
+}
 
 /// Jobs framed side by side (see [`frame_interleaved`]).
 const FRAME_GROUP: usize = 16;
 
-/// Starts a group of open jobs, frames them side by side and shapes them.
-fn start_group(jobs: &mut [OpenJob<'_>], both: &mut [(OpenPlan, Shape)], task_bytes: u32) {
-    for (job, (p, _)) in jobs.iter_mut().zip(both.iter_mut()) {
-        start_open(job, p);
+/// Copies a group of runs into the data region, then frames them side by
+/// side from their wires (in the cache now) and shapes them.
+fn frame_group(runs: &mut [Run<'_, '_>], task_bytes: u32) {
+    for (job, p, _, place) in runs.iter_mut() {
+        let at = p.committed_at;
+        place.copy_from_slice(&job.wire[at..at + place.len()]);
     }
-    let mut framing: Vec<FrameJob<'_>> = jobs
-        .iter()
-        .zip(both.iter_mut())
-        .filter(|(_, (p, _))| p.state.is_some())
-        .map(|(job, (p, _))| {
+    let mut framing: Vec<FrameJob<'_>> = runs
+        .iter_mut()
+        .map(|(job, p, _, _)| {
             // Room for the packets of a mixed profile's mean size (more are
             // pushed as they come).
             let wire = &job.wire[p.committed_at..];
+            p.frames.clear();
             p.frames.reserve(wire.len() / FRAME_GUESS + 1);
             FrameJob::new(&*job.receiver, wire, &mut p.frames)
         })
         .collect();
     frame_interleaved(&mut framing);
     drop(framing);
-    for (p, s) in both.iter_mut() {
+    for (_, p, s, _) in runs.iter_mut() {
         let at = p.committed_at;
         for f in &mut p.frames {
             f.offset += at;
@@ -303,7 +344,7 @@ fn start_group(jobs: &mut [OpenJob<'_>], both: &mut [(OpenPlan, Shape)], task_by
             continue;
         };
         let frames = &p.frames;
-        *s = Shape::new(
+        **s = Shape::new(
             state,
             (frames.len(), first.offset),
             (task_bytes, Packing::Wire),
@@ -334,10 +375,6 @@ impl Source for Opening<'_, '_> {
 
     fn packing(&self) -> Packing {
         Packing::Wire
-    }
-
-    fn input(&self, job: usize) -> &[u8] {
-        self.jobs[job].wire
     }
 
     fn copy_in(&self, job: usize, src: usize, len: u32, slot: &mut [u8]) {
@@ -395,19 +432,34 @@ impl Work for OpenWork<'_, '_> {
     }
 
     fn plan(&mut self, chunk: &mut Chunk) -> bool {
-        let src = Opening {
-            jobs: self.jobs,
-            plans: &self.plans,
+        let (jobs, plans) = (&*self.jobs, &self.plans);
+        let run = |j: usize| {
+            let p = &plans[j];
+            let at = p.committed_at;
+            (p.state.is_some() && at < jobs[j].wire.len()).then(|| (at, jobs[j].wire.len() - at))
         };
-        chunk.cut(&self.shapes, &src, &mut self.cursor, &self.lim)
+        chunk.cut_runs(jobs.len(), run, &mut self.cursor, &self.lim)
     }
 
-    fn fill(&self, batch: &Batch, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
+    fn bound(&self, chunk: &Chunk) -> Counts {
+        chunk.run_bound(self.lim.task_bytes)
+    }
+
+    /// Each run copied whole into the data region and framed from the job's
+    /// wire right after (the copy has brought it into the cache, so the
+    /// walk, a chain of dependent reads, runs from the cache rather than
+    /// from memory), then the chunk settled and every descriptor written.
+    fn fill(&mut self, batch: &Batch, chunk: &mut Chunk, buf: &mut [u8]) -> Regions {
+        let data_end = chunk.counts.data;
+        self.copy_and_frame(batch, chunk, &mut buf[..data_end]);
+        chunk.settle(&self.shapes);
+        let r = Regions::new(&chunk.counts);
         let src = Opening {
             jobs: self.jobs,
             plans: &self.plans,
         };
-        chunk.write(batch, &self.shapes, &src, self.lim.task_bytes, r, buf);
+        chunk.write(batch, &self.shapes, &src, self.lim.task_bytes, &r, buf);
+        r
     }
 
     fn scatter(&mut self, batch: &Batch, chunk: &Chunk, r: &Regions, out: &[u8]) {
