@@ -491,6 +491,7 @@ impl Work for OpenWork<'_, '_> {
                 let mut left = ok;
                 // Written back once (see [`each_job`]).
                 let mut opened = core::mem::take(&mut *job.opened);
+                opened.reserve(ok);
                 for piece in pieces {
                     let n = piece.count.min(left);
                     let frames = &p.frames[piece.first..piece.first + n];
