@@ -468,7 +468,7 @@ impl Chunk {
 }
 
 /// The first `n` bytes of `s`, which moves past them.
-fn take<'b>(s: &mut &'b mut [u8], n: usize) -> &'b mut [u8] {
+pub(crate) fn take<'b>(s: &mut &'b mut [u8], n: usize) -> &'b mut [u8] {
     let (a, b) = core::mem::take(s).split_at_mut(n);
     *s = b;
     a

@@ -8,7 +8,7 @@ use crate::cpu::{open_tails, OpenTail};
 use crate::exec::Direction;
 use crate::jobs::SealJob;
 use crate::layout::{wire_len, Counts, Regions};
-use crate::plan::{slot, Chunk, Cursor, Limits, Packing, Shape, Source};
+use crate::plan::{slot, take, Chunk, Cursor, Limits, Packing, Shape, Source};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{seal_outgoing_from, valid_prefix, OpenJob, OpenedRange};
 use wireseal::bip324::state::{frame_interleaved, DirectionState, FrameJob, Framed};
@@ -281,9 +281,9 @@ impl<'j, 'a> OpenWork<'j, 'a> {
                 .find(|(i, _)| *i == piece.job)
                 .map(|(_, x)| x)
                 .expect("a plan per job of the chunk, in order");
-            let _ = take_bytes(&mut rest, piece.at.data - at);
+            let _ = take(&mut rest, piece.at.data - at);
             at = piece.data().end;
-            items.push((job, p, s, take_bytes(&mut rest, piece.takes.data)));
+            items.push((job, p, s, take(&mut rest, piece.takes.data)));
         }
         let tb = self.lim.task_bytes;
         let mut groups: Vec<&mut [Run<'_, 'a>]> = items.chunks_mut(FRAME_GROUP).collect();
@@ -304,13 +304,6 @@ type Run<'r, 'a> = (
     &'r mut Shape,
     &'r mut [u8],
 );
-
-/// The first `n` bytes of `s`, which moves past them.
-fn take_bytes<'b>(s: &mut &'b mut [u8], n: usize) -> &'b mut [u8] {
-    let (a, b) = core::mem::take(s).split_at_mut(n);
-    *s = b;
-    a
-}
 
 /// Jobs framed side by side (see [`frame_interleaved`]).
 const FRAME_GROUP: usize = 16;

@@ -2,7 +2,8 @@
 //! a tampered byte anywhere in a packet of several parts, a key schedule
 //! that ends inside a batch, contents that do not match their sizes,
 //! receive limits, genuine-only batches against the library's own batch
-//! seal, the CPU/GPU threshold, and a device that fails mid-batch.
+//! seal, open chunks of whole runs at any byte budget, the CPU/GPU
+//! threshold, and a device that fails mid-batch.
 
 use super::{
     contents, host_engine, open_both, outgoing, seal_both, state_in_the_last_epoch, twin_pairs,
@@ -176,6 +177,44 @@ fn receive_limits_stop_the_gpu_where_the_library_stops() {
     let report = open_both(&mut engine, &mut ours, &mut theirs, &wires);
     assert_eq!(report.gpu_packets, 3 + 5);
     assert!(ours[0].rx.is_poisoned() && !ours[1].rx.is_poisoned());
+}
+
+#[test]
+fn open_chunks_of_whole_runs_agree_with_the_library_at_any_budget() {
+    // An open chunk is cut from whole runs by bytes (512 a packet of
+    // `chunk_packets`): one packet's worth holds a single run, larger than
+    // the budget, per chunk; a few hold several runs, the last cut short.
+    for (chunk_packets, seed) in [(1usize, 11u64), (3, 12), (40, 13)] {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let config = Config {
+            chunk_packets,
+            min_gpu_batch: 0,
+            min_gpu_bytes: 0,
+            streams: 2,
+            ..Config::default()
+        };
+        let mut engine = host_engine(config, 2, 3, 5);
+        let (mut ours, mut theirs) = pairs(&mut rng, 7);
+        let cases: Vec<SealCase> = (0..7)
+            .map(|_| {
+                let s = super::sizes(&mut rng, 12);
+                case(&mut rng, &s)
+            })
+            .collect();
+        let (mut wires, _) = seal_both(&mut engine, &mut ours, &mut theirs, &cases);
+        // One run ends in a partial packet, one is empty.
+        let cut = wires[2].len() - 7;
+        wires[2].truncate(cut);
+        wires[5].clear();
+        let report = open_both(&mut engine, &mut ours, &mut theirs, &wires);
+        assert_eq!((report.path, report.device_error), (Path::Gpu, None));
+        assert!(
+            report.chunks > 1,
+            "{chunk_packets}: {} chunks",
+            report.chunks
+        );
+        assert!(report.gpu_packets >= 5 * 12, "{}", report.gpu_packets);
+    }
 }
 
 #[test]
