@@ -31,6 +31,18 @@ fn case(rng: &mut StdRng, sizes: &[u32]) -> SealCase {
     SealCase { packets, contents }
 }
 
+/// `n` twin sessions and a case of `packets` mixed-size packets for each.
+fn sessions(rng: &mut StdRng, n: usize, packets: usize) -> (Vec<Pair>, Vec<Pair>, Vec<SealCase>) {
+    let (ours, theirs) = pairs(rng, n);
+    let cases = (0..n)
+        .map(|_| {
+            let s = super::sizes(rng, packets);
+            case(rng, &s)
+        })
+        .collect();
+    (ours, theirs, cases)
+}
+
 #[test]
 fn a_flipped_bit_anywhere_fails_that_packet_only() {
     let mut rng = StdRng::seed_from_u64(1);
@@ -194,13 +206,7 @@ fn open_chunks_of_whole_runs_agree_with_the_library_at_any_budget() {
             ..Config::default()
         };
         let mut engine = host_engine(config, 2, 3, 5);
-        let (mut ours, mut theirs) = pairs(&mut rng, 7);
-        let cases: Vec<SealCase> = (0..7)
-            .map(|_| {
-                let s = super::sizes(&mut rng, 12);
-                case(&mut rng, &s)
-            })
-            .collect();
+        let (mut ours, mut theirs, cases) = sessions(&mut rng, 7, 12);
         let (mut wires, _) = seal_both(&mut engine, &mut ours, &mut theirs, &cases);
         // One run ends in a partial packet, one is empty.
         let cut = wires[2].len() - 7;
@@ -348,13 +354,7 @@ fn a_device_error_mid_batch_is_finished_by_the_library() {
             })),
         );
         let mut healthy = host_engine(config, 2, 3, 3);
-        let (mut ours, mut theirs) = pairs(&mut rng, 9);
-        let cases: Vec<SealCase> = (0..9)
-            .map(|_| {
-                let s = super::sizes(&mut rng, 40);
-                case(&mut rng, &s)
-            })
-            .collect();
+        let (mut ours, mut theirs, cases) = sessions(&mut rng, 9, 40);
         let sealer = if open { &mut healthy } else { &mut failing };
         let (wires, r) = seal_both(sealer, &mut ours, &mut theirs, &cases);
         let r = if open {
