@@ -119,10 +119,50 @@ WS_DEV void ws_part_stream(const ws_part *t, u32 j, u32 ks[16])
 
 /* Whether a whole block at `p` can be moved with 16-byte accesses. A
  * seal's bodies are placed on 16-byte boundaries; an open's runs are
- * copied in as they are on the wire, so its bodies sit anywhere. */
+ * copied in as they are on the wire, so its bodies sit anywhere, and their
+ * whole blocks move by aligned words (ws_load64_any, ws_store64_any). */
 WS_DEV u32 ws_wide(const u8 *p, u32 n)
 {
     return n == 64 && ((unsigned long long)p & 15) == 0;
+}
+
+/* A whole block at any alignment, from the 17 aligned words that cover it,
+ * shifted into place. They lie inside the packet: a body's whole block is
+ * followed by at least the 16-byte tag, and it starts at least 3 bytes (the
+ * length field) past the data region's start, a word boundary. */
+WS_DEV void ws_load64_any(const u8 *p, u32 w[16])
+{
+    u32 off = (u32)((unsigned long long)p & 3);
+    const u8 *q = p - off;
+    if (off == 0) {
+        for (int i = 0; i < 16; i++)
+            w[i] = ws_word(q + 4 * i);
+        return;
+    }
+    u32 sh = 8 * off;
+    u32 lo = ws_word(q);
+    for (int i = 0; i < 16; i++) {
+        u32 hi = ws_word(q + 4 * (i + 1));
+        w[i] = (lo >> sh) | (hi << (32 - sh));
+        lo = hi;
+    }
+}
+
+/* A whole block at any alignment: the aligned words wholly inside it, and
+ * the bytes at its two ends one at a time (the words there also hold bytes
+ * of a neighbouring block, which another thread may be writing). */
+WS_DEV void ws_store64_any(u8 *p, const u32 w[16])
+{
+    u32 i = 0;
+    for (; i < 64 && ((unsigned long long)(p + i) & 3) != 0; i++)
+        p[i] = ws_byte(w, i);
+    for (; i + 4 <= 64; i += 4) {
+        u32 v = (u32)ws_byte(w, i) | (u32)ws_byte(w, i + 1) << 8 | (u32)ws_byte(w, i + 2) << 16 |
+                (u32)ws_byte(w, i + 3) << 24;
+        ws_put_word(p + i, v);
+    }
+    for (; i < 64; i++)
+        p[i] = ws_byte(w, i);
 }
 
 /* Loads body bytes [pos, pos + n) as words, zero past n. */
@@ -130,6 +170,10 @@ WS_DEV void ws_load_part(const u8 *p, u32 n, u32 w[16])
 {
     if (ws_wide(p, n)) {
         ws_load64(p, w);
+        return;
+    }
+    if (n == 64) {
+        ws_load64_any(p, w);
         return;
     }
     for (int i = 0; i < 16; i++)
@@ -142,6 +186,10 @@ WS_DEV void ws_store_part(u8 *p, u32 n, const u32 w[16])
 {
     if (ws_wide(p, n)) {
         ws_store64(p, w);
+        return;
+    }
+    if (n == 64) {
+        ws_store64_any(p, w);
         return;
     }
     for (u32 i = 0; i < n; i++)

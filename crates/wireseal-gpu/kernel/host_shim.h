@@ -48,4 +48,22 @@ static inline void ws_store64(u8 *p, const u32 w[16])
     memcpy(p, w, 64);
 }
 
+/* Aligned 4-byte word accesses (a block that is not on a 16-byte boundary
+ * is moved by words): counted when the address is not 4-byte aligned. */
+static inline u32 ws_word(const u8 *p)
+{
+    u32 v;
+    if (((uintptr_t)p & 3) != 0)
+        ws_misaligned++;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline void ws_put_word(u8 *p, u32 v)
+{
+    if (((uintptr_t)p & 3) != 0)
+        ws_misaligned++;
+    memcpy(p, &v, 4);
+}
+
 #endif /* WS_HOST_SHIM_H */

@@ -15,8 +15,9 @@ typedef unsigned long long u64;
 #define WS_DEV static __device__ __forceinline__
 #define WS_KERNEL extern "C" __global__ void
 #define WS_ROTL(x, n) __funnelshift_l((x), (x), (n))
-/* 16-byte aligned loads and stores of one 64-byte block (body blocks are
- * 16-byte aligned: the host places every body at a multiple of 16). */
+/* 16-byte aligned loads and stores of one 64-byte block (a seal's body
+ * blocks are 16-byte aligned: the host places them at multiples of 16; a
+ * block that is not moves by aligned words, bip324.cu). */
 WS_DEV void ws_load64(const u8 *p, u32 w[16])
 {
     const uint4 *q = (const uint4 *)p;
@@ -27,6 +28,15 @@ WS_DEV void ws_load64(const u8 *p, u32 w[16])
         w[4 * i + 2] = v.z;
         w[4 * i + 3] = v.w;
     }
+}
+/* One aligned 4-byte word. */
+WS_DEV u32 ws_word(const u8 *p)
+{
+    return *(const u32 *)p;
+}
+WS_DEV void ws_put_word(u8 *p, u32 v)
+{
+    *(u32 *)p = v;
 }
 WS_DEV void ws_store64(u8 *p, const u32 w[16])
 {

@@ -45,7 +45,8 @@ fn run(kernel: Kernel, a: Args, grid: u32, block: u32) {
     unsafe { f(a, grid, block) }
 }
 
-/// Misaligned 64-byte block accesses on this thread since the last call.
+/// Misaligned accesses on this thread since the last call: 64-byte blocks
+/// off a 16-byte boundary, 4-byte words off a 4-byte one.
 pub(crate) fn misaligned() -> u32 {
     // SAFETY: reads and resets a thread-local counter.
     unsafe { ffi::ws_host_misaligned() }

@@ -101,7 +101,7 @@ fn host_kernels_agree_with_the_library_on_random_sessions() {
     assert_eq!(
         crate::host::misaligned(),
         0,
-        "a block access off a 16-byte boundary"
+        "a block access off a 16-byte boundary, or a word access off a 4-byte one"
     );
     assert!(sealed >= 100_000 && SESSIONS >= 1_000, "{sealed} packets");
     println!(
