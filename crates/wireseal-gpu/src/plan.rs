@@ -98,9 +98,9 @@ pub(crate) trait Source: Sync {
     fn input_len(&self, len: u32) -> usize;
     /// How the packets are laid out in the data region.
     fn packing(&self) -> Packing;
-    /// [`Packing::Slots`]: copies the packet whose input starts at `src` in
-    /// job `job` into its slot of the data region (`slot` starts at its
-    /// length field).
+    /// Copies the packet whose input starts at `src` in job `job` into its
+    /// place in the data region (`slot` starts at its length field), unless
+    /// the source put its input there already.
     fn copy_in(&self, job: usize, src: usize, len: u32, slot: &mut [u8]);
 }
 
@@ -500,8 +500,6 @@ fn write_piece(p: &Piece, s: &Shape, src: &dyn Source, task_bytes: u32, b: Piece
     let mut keys = b.keys.chunks_exact_mut(KEY_DESC);
     let (mut k, mut key, mut task) = (0usize, p.at.keys as u32, p.at.tasks as u32);
     let (mut off, mut from) = (0usize, p.src);
-    // A run ([`Packing::Wire`]) is in place already: copied whole when it
-    // was framed.
     let packing = src.packing();
     while k < p.count {
         let n = before_rekey(&state, p.count - k);
@@ -525,10 +523,8 @@ fn write_piece(p: &Piece, s: &Shape, src: &dyn Source, task_bytes: u32, b: Piece
             .write(packets.next().expect("a descriptor per packet"));
             write_parts(index, task, np, &mut tasks, &mut multi, &mut mtasks);
             let size = packing.size(len);
-            if packing == Packing::Slots {
-                let end = (off + size).min(b.data.len());
-                src.copy_in(p.job, from, len, &mut b.data[off..end]);
-            }
+            let end = (off + size).min(b.data.len());
+            src.copy_in(p.job, from, len, &mut b.data[off..end]);
             off += size;
             from += src.input_len(len);
             task += np;

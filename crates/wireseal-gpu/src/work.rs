@@ -348,14 +348,11 @@ fn frame_group(runs: &mut [Run<'_, '_>], task_bytes: u32) {
 }
 
 /// The open jobs' framed packets, as planning reads them.
-struct Opening<'s, 'a> {
-    jobs: &'s [OpenJob<'a>],
-    plans: &'s [OpenPlan],
-}
+struct Opening<'s>(&'s [OpenPlan]);
 
-impl Source for Opening<'_, '_> {
+impl Source for Opening<'_> {
     fn len(&self, job: usize, k: usize) -> u32 {
-        self.plans[job].frames[k].contents_len as u32
+        self.0[job].frames[k].contents_len as u32
     }
 
     fn header(&self, _: usize, _: usize) -> u8 {
@@ -370,10 +367,9 @@ impl Source for Opening<'_, '_> {
         Packing::Wire
     }
 
-    fn copy_in(&self, job: usize, src: usize, len: u32, slot: &mut [u8]) {
-        let n = wire_len(len);
-        slot[..n].copy_from_slice(&self.jobs[job].wire[src..src + n]);
-    }
+    /// Nothing per packet: each run was copied whole when it was framed
+    /// ([`OpenWork::fill`]).
+    fn copy_in(&self, _: usize, _: usize, _: u32, _: &mut [u8]) {}
 }
 
 /// Wire bytes per packet assumed when reserving room for an open job's
@@ -447,10 +443,7 @@ impl Work for OpenWork<'_, '_> {
         self.copy_and_frame(batch, chunk, &mut buf[..data_end]);
         chunk.settle(&self.shapes);
         let r = Regions::new(&chunk.counts);
-        let src = Opening {
-            jobs: self.jobs,
-            plans: &self.plans,
-        };
+        let src = Opening(&self.plans);
         chunk.write(batch, &self.shapes, &src, self.lim.task_bytes, &r, buf);
         r
     }

@@ -23,14 +23,23 @@ pub fn bytes(v: &JsValue, what: &str) -> JsResult<Vec<u8>> {
 }
 
 /// A `Uint8Array` argument, not copied (for a caller that copies it
-/// straight where it goes).
+/// straight where it goes), shorter than 4 GiB, so that its `length()`
+/// (which js-sys reads as a `u32`) is its whole length.
 ///
 /// # Errors
 ///
-/// `invalid_input` when `v` is not a `Uint8Array`.
+/// `invalid_input` when `v` is not a `Uint8Array`, or is 4 GiB or longer.
 pub fn uint8_array<'v>(v: &'v JsValue, what: &str) -> JsResult<&'v Uint8Array> {
-    v.dyn_ref()
-        .ok_or_else(|| invalid_input(format!("{what} must be a Uint8Array")))
+    let array: &Uint8Array = v
+        .dyn_ref()
+        .ok_or_else(|| invalid_input(format!("{what} must be a Uint8Array")))?;
+    // `length` as JavaScript has it (js-sys's would wrap at 4 GiB).
+    Reflect::get(array, &JsValue::from_str("length"))
+        .ok()
+        .and_then(|n| n.as_f64())
+        .filter(|n| *n >= 0.0 && *n <= f64::from(u32::MAX))
+        .ok_or_else(|| invalid_input(format!("{what} is too long (4 GiB or more)")))?;
+    Ok(array)
 }
 
 /// A secret's or a plaintext's bytes, wiped when dropped.

@@ -24,7 +24,7 @@ pub use two_pass::{ReleasePass, VerifyPass};
 use crate::args;
 use crate::errors::{self, invalid_input, JsResult};
 use decryptor::Opening;
-use js_sys::{JsString, Reflect, Uint8Array};
+use js_sys::{JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wireseal::aescrypt::{self as ac, EncryptOptions, Extension, Limits, CHUNK};
@@ -161,21 +161,11 @@ impl Input {
     /// `invalid_input` when it is not (or is longer than this module can
     /// address).
     pub(crate) fn new(v: &JsValue, what: &str) -> JsResult<Self> {
-        let array: Uint8Array = v
-            .dyn_ref::<Uint8Array>()
-            .cloned()
-            .ok_or_else(|| invalid_input(format!("{what} must be a Uint8Array")))?;
-        // `length` as JavaScript has it (js-sys reads it as a u32, which
-        // would wrap for an array of 4 GiB or more).
-        let len = Reflect::get(&array, &JsValue::from_str("length"))
-            .ok()
-            .and_then(|n| n.as_f64())
-            .filter(|n| *n >= 0.0 && *n <= f64::from(u32::MAX))
-            .ok_or_else(|| invalid_input(format!("{what} is too long (4 GiB or more)")))?;
+        let array = args::uint8_array(v, what)?.clone();
         Ok(Self {
+            // Below 4 GiB: checked by `uint8_array`.
+            len: array.length() as usize,
             array,
-            // Checked above: an integer in u32 range.
-            len: len as usize,
         })
     }
 
