@@ -2,10 +2,23 @@
  * BIP324 packet kernels: FSChaCha20 lengths and FSChaCha20Poly1305 bodies
  * (RFC 8439 ChaCha20-Poly1305, empty AAD) for many sessions' packets at once.
  *
- * The host derives, for every packet, the key of its epoch, its nonce index
- * and its length-cipher chunk (src/plan.rs), so every packet is independent
- * here. A packet's body (header byte + contents) is cut into parts of
- * `task_bytes` (a multiple of 64); one thread handles one part:
+ * For a seal the host derives, for every packet, the key of its epoch, its
+ * nonce index and its length-cipher chunk (src/plan.rs), so every packet is
+ * independent here. An open's packets are found here: the host copies each
+ * session's received bytes in as one run, with the session's keys and
+ * positions (a `ws_run`), and
+ *
+ *   ws_open_count   walks each run (one thread a session), decrypting its
+ *                   3-byte lengths in order, and keeps and counts its whole
+ *                   packets' lengths
+ *   ws_open_scan    places every run's entries after the runs before it
+ *   ws_open_frame   walks each run's kept lengths, writing its packets'
+ *                   descriptors and parts and the key entry of every later
+ *                   epoch (rekeying both ciphers as BIP324 says)
+ *
+ * after which every packet is independent too. A packet's body (header
+ * byte + contents) is cut into parts of `task_bytes` (a multiple of 64);
+ * one thread handles one part:
  *
  *   seal:  ws_seal_parts   encrypts its part and hashes it (Poly1305); a
  *                          one-part packet also writes its tag, and part 0
@@ -16,6 +29,8 @@
  *                          checks its tag and decrypts only if it verifies
  *          ws_open_verify  (several parts) sums, checks the tag, sets status
  *          ws_open_decrypt (several parts) decrypts parts of verified packets
+ *          ws_open_settle  counts each run's packets that verified, in
+ *                          order, up to the first that did not
  *
  * Poly1305 over the parts: with q blocks of 16 bytes in all (the padded
  * ciphertext, then the lengths block), part k covering blocks [s, e) computes
@@ -58,20 +73,55 @@ typedef struct {
     u32 part;
 } ws_task;
 
+/* One session's received bytes in an open (in: the host; out: the device). */
 typedef struct {
-    u64 packets;   /* const ws_packet * */
-    u64 tasks;     /* const ws_task *, every part of every packet, in packet order */
-    u64 multi;     /* const u32 *, packets of more than one part */
-    u64 mtasks;    /* const u32 *, indices into tasks: the parts of those packets */
-    u64 keys;      /* const ws_key * */
+    u64 offset;       /* of the run's first length field in `data` */
+    u32 len;          /* its bytes */
+    u32 limit;        /* most packets the session may still open */
+    u32 key;          /* its first key entry (the host's); each later epoch's follows */
+    u32 keys;         /* key entries it may use */
+    u32 index;        /* packet index in the epoch at its start */
+    u32 chunk;        /* length-cipher chunk in the epoch at its start */
+    u32 max;          /* the receiver's limit on a packet's contents bytes */
+    u32 count;        /* out: its whole packets (up to limit) */
+    u32 tasks;        /* out: their parts */
+    u32 multi;        /* out: those of more than one part */
+    u32 mtasks;       /* out: the parts of those */
+    u32 first_packet; /* out: where its entries start in each list */
+    u32 first_task;
+    u32 first_multi;
+    u32 first_mtask;
+    u32 ok;           /* out: packets that verified, in order, to the first that did not */
+    u32 ok_bytes;     /* out: their wire bytes */
+    u32 lens;         /* its first entry in the lens list (room for `limit`) */
+} ws_run;
+
+typedef struct {
+    u64 packets;   /* ws_packet * */
+    u64 tasks;     /* ws_task *, every part of every packet, in packet order */
+    u64 multi;     /* u32 *, packets of more than one part */
+    u64 mtasks;    /* u32 *, indices into tasks: the parts of those packets */
+    u64 keys;      /* ws_key * */
     u64 data;      /* u8 * */
     u64 status;    /* u8 *, per packet (open): 1 verified, 2 failed */
     u64 partials;  /* u32 *, 8 per task */
-    u32 ntasks;
+    u32 ntasks;    /* (an open's: the most there can be; see totals) */
     u32 nmulti;
     u32 nmtasks;
     u32 task_bytes;
+    u64 runs;      /* ws_run * (open) */
+    u64 lens;      /* u32 *, per packet: its contents bytes, each run's from its `lens` (open) */
+    u64 totals;    /* u32[4] * (open): packets, tasks, multi, mtasks, as framed */
+    u32 nruns;
+    u32 reserved;
 } ws_args;
+
+/* How many items a kernel has: an open's as framed on the device, a
+ * seal's as the host gave them. */
+WS_DEV u32 ws_items(const ws_args *a, u32 which, u32 given)
+{
+    return a->totals != 0 ? ((const u32 *)a->totals)[which] : given;
+}
 
 /* Hashes up to 64 bytes of ciphertext given as words (bytes past n are zero). */
 WS_DEV void ws_poly_words(u32 h[5], const u32 r[5], const u32 w[16], u32 n)
@@ -342,7 +392,8 @@ WS_KERNEL ws_open_parts(ws_args a)
     const ws_packet *packets = (const ws_packet *)a.packets;
     const ws_task *tasks = (const ws_task *)a.tasks;
     u8 *status = (u8 *)a.status;
-    WS_FOR(i, a.ntasks) {
+    u32 n = ws_items(&a, 1, a.ntasks);
+    WS_FOR(i, n) {
         ws_task task = tasks[i];
         ws_part t;
         ws_part_init(&t, &a, packets + task.packet, task.part);
@@ -369,7 +420,8 @@ WS_KERNEL ws_open_verify(ws_args a)
     const ws_packet *packets = (const ws_packet *)a.packets;
     const u32 *multi = (const u32 *)a.multi;
     u8 *status = (u8 *)a.status;
-    WS_FOR(i, a.nmulti) {
+    u32 n = ws_items(&a, 2, a.nmulti);
+    WS_FOR(i, n) {
         ws_part t;
         ws_part_init(&t, &a, packets + multi[i], 0);
         u32 h[5], tag[4];
@@ -385,13 +437,242 @@ WS_KERNEL ws_open_decrypt(ws_args a)
     const ws_task *tasks = (const ws_task *)a.tasks;
     const u32 *mtasks = (const u32 *)a.mtasks;
     const u8 *status = (const u8 *)a.status;
-    WS_FOR(i, a.nmtasks) {
+    u32 n = ws_items(&a, 3, a.nmtasks);
+    WS_FOR(i, n) {
         ws_task task = tasks[mtasks[i]];
         if (status[task.packet] != 1)
             continue;
         ws_part t;
         ws_part_init(&t, &a, packets + task.packet, task.part);
         ws_part_crypt(&t);
+    }
+}
+
+/* BIP324's rekey interval (messages per key) and a packet's bytes besides
+ * its contents (length field, header byte, tag). */
+#define WS_REKEY 224u
+#define WS_OVERHEAD 20u
+
+/* A session's receiving ciphers as a walk over its run moves them. */
+typedef struct {
+    u32 lk[8], pk[8];
+    u64 le, pe;
+    u32 chunk, index;
+    u32 ks[16]; /* the length keystream's block `ksb` */
+    u32 ksb;
+} ws_walk;
+
+/* The next packet's contents length: the 3 bytes at `at` XORed with
+ * length-keystream bytes 3 chunk .. 3 chunk + 3 of the epoch. */
+WS_DEV u32 ws_walk_length(ws_walk *w, const u8 *at)
+{
+    u32 len = 0;
+    for (u32 i = 0; i < 3; i++) {
+        u32 b = 3 * w->chunk + i;
+        if (b / 64 != w->ksb) {
+            w->ksb = b / 64;
+            ws_chacha(w->lk, w->ksb, 0, (u32)w->le, (u32)(w->le >> 32), w->ks);
+        }
+        len |= (u32)(at[i] ^ ws_byte(w->ks, b % 64)) << (8 * i);
+    }
+    return len;
+}
+
+/* Moves both ciphers past one packet; returns whether either rekeyed.
+ * FSChaCha20's next key is the last 32 bytes of its epoch's keystream
+ * (block 10, bytes 32..64); FSChaCha20Poly1305's the first 32 bytes of
+ * the keystream from block 1 under nonce FFFFFFFF || LE64(epoch). The
+ * packet key is only needed when `keys` (a frame, not a count). */
+WS_DEV u32 ws_walk_step(ws_walk *w, u32 keys)
+{
+    u32 b[16], rekeyed = 0;
+    if (++w->chunk == WS_REKEY) {
+        ws_chacha(w->lk, 10, 0, (u32)w->le, (u32)(w->le >> 32), b);
+        for (int i = 0; i < 8; i++)
+            w->lk[i] = b[8 + i];
+        w->le++;
+        w->chunk = 0;
+        w->ksb = ~0u;
+        rekeyed = 1;
+    }
+    if (++w->index == WS_REKEY) {
+        if (keys) {
+            ws_chacha(w->pk, 1, 0xffffffffu, (u32)w->pe, (u32)(w->pe >> 32), b);
+            for (int i = 0; i < 8; i++)
+                w->pk[i] = b[i];
+        }
+        w->pe++;
+        w->index = 0;
+        rekeyed = 1;
+    }
+    for (int i = 0; i < 16; i++)
+        b[i] = 0;
+    return rekeyed;
+}
+
+WS_DEV void ws_walk_key(const ws_walk *w, ws_key *k)
+{
+    for (int i = 0; i < 8; i++) {
+        k->packet_key[i] = w->pk[i];
+        k->length_key[i] = w->lk[i];
+    }
+    k->packet_epoch = w->pe;
+    k->length_epoch = w->le;
+}
+
+/* The ciphers where run `r` starts, from its first key entry. */
+WS_DEV void ws_walk_init(ws_walk *w, const ws_args *a, const ws_run *r)
+{
+    const ws_key *k0 = (const ws_key *)a->keys + r->key;
+    for (int i = 0; i < 8; i++) {
+        w->lk[i] = k0->length_key[i];
+        w->pk[i] = k0->packet_key[i];
+    }
+    w->le = k0->length_epoch;
+    w->pe = k0->packet_epoch;
+    w->chunk = r->chunk;
+    w->index = r->index;
+    w->ksb = ~0u;
+}
+
+WS_DEV void ws_walk_wipe(ws_walk *w)
+{
+    for (int i = 0; i < 8; i++)
+        w->lk[i] = w->pk[i] = 0;
+    for (int i = 0; i < 16; i++)
+        w->ks[i] = 0;
+}
+
+/* Parts of a packet of `len` contents bytes (its body is len + 1). */
+WS_DEV u32 ws_parts(const ws_args *a, u32 len)
+{
+    return (len + a->task_bytes) / a->task_bytes;
+}
+
+/* Walks run `r` from its first length field and keeps its whole packets'
+ * lengths (up to its limit, its receiver's limit on a packet and its key
+ * entries), counting them and their parts into the run. */
+WS_DEV void ws_open_walk(const ws_args *a, ws_run *r)
+{
+    ws_walk w;
+    ws_walk_init(&w, a, r);
+    const u8 *at = (const u8 *)a->data + r->offset;
+    u32 *lens = (u32 *)a->lens + r->lens;
+    u32 pos = 0, n = 0, nt = 0, nm = 0, nmt = 0, keys = 1;
+    while (n < r->limit && r->len - pos >= 3) {
+        u32 len = ws_walk_length(&w, at + pos);
+        /* A length over the limit, or a packet the run holds only part
+         * of, is left to the library (which fails the one, and waits for
+         * the rest of the other). */
+        if (len > r->max || r->len - pos < WS_OVERHEAD || len > r->len - pos - WS_OVERHEAD)
+            break;
+        lens[n++] = len;
+        u32 parts = ws_parts(a, len);
+        nt += parts;
+        if (parts > 1) {
+            nm++;
+            nmt += parts;
+        }
+        pos += len + WS_OVERHEAD;
+        /* Each epoch after the first takes a key entry; with none left
+         * the walk stops. */
+        if (ws_walk_step(&w, 0) && ++keys > r->keys)
+            break;
+    }
+    ws_walk_wipe(&w);
+    r->count = n;
+    r->tasks = nt;
+    r->multi = nm;
+    r->mtasks = nmt;
+}
+
+/* Writes run `r`'s packets' entries at the places the scan gave it, from
+ * its kept lengths, and the key entry of each later epoch. */
+WS_DEV void ws_open_place(const ws_args *a, const ws_run *r)
+{
+    ws_walk w;
+    ws_walk_init(&w, a, r);
+    ws_key *keys = (ws_key *)a->keys;
+    ws_packet *packets = (ws_packet *)a->packets;
+    ws_task *tasks = (ws_task *)a->tasks;
+    u32 *multi = (u32 *)a->multi, *mtasks = (u32 *)a->mtasks;
+    const u32 *lens = (const u32 *)a->lens + r->lens;
+    u64 offset = r->offset;
+    u32 t = r->first_task, m = r->first_multi, mt = r->first_mtask, key = r->key;
+    for (u32 n = 0; n < r->count; n++) {
+        u32 len = lens[n], parts = ws_parts(a, len), p = r->first_packet + n;
+        ws_packet d = {offset, len, key, w.index, w.chunk, 0, t};
+        packets[p] = d;
+        for (u32 k = 0; k < parts; k++) {
+            ws_task e = {p, k};
+            tasks[t + k] = e;
+            if (parts > 1)
+                mtasks[mt++] = t + k;
+        }
+        if (parts > 1)
+            multi[m++] = p;
+        t += parts;
+        offset += len + WS_OVERHEAD;
+        if (ws_walk_step(&w, 1) && n + 1 < r->count)
+            ws_walk_key(&w, keys + ++key);
+    }
+    ws_walk_wipe(&w);
+}
+
+WS_KERNEL ws_open_count(ws_args a)
+{
+    ws_run *runs = (ws_run *)a.runs;
+    WS_FOR(i, a.nruns)
+        ws_open_walk(&a, runs + i);
+}
+
+/* One thread: every run's entries placed after the runs before it, and
+ * the totals the later kernels run over. */
+WS_KERNEL ws_open_scan(ws_args a)
+{
+    if (blockIdx.x != 0 || threadIdx.x != 0)
+        return;
+    ws_run *runs = (ws_run *)a.runs;
+    u32 p = 0, t = 0, m = 0, mt = 0;
+    for (u32 i = 0; i < a.nruns; i++) {
+        ws_run *r = runs + i;
+        r->first_packet = p;
+        r->first_task = t;
+        r->first_multi = m;
+        r->first_mtask = mt;
+        p += r->count;
+        t += r->tasks;
+        m += r->multi;
+        mt += r->mtasks;
+    }
+    u32 *totals = (u32 *)a.totals;
+    totals[0] = p;
+    totals[1] = t;
+    totals[2] = m;
+    totals[3] = mt;
+}
+
+WS_KERNEL ws_open_frame(ws_args a)
+{
+    const ws_run *runs = (const ws_run *)a.runs;
+    WS_FOR(i, a.nruns)
+        ws_open_place(&a, runs + i);
+}
+
+WS_KERNEL ws_open_settle(ws_args a)
+{
+    ws_run *runs = (ws_run *)a.runs;
+    const u8 *status = (const u8 *)a.status;
+    const u32 *lens = (const u32 *)a.lens;
+    WS_FOR(i, a.nruns) {
+        ws_run *r = runs + i;
+        u32 k = 0, bytes = 0;
+        while (k < r->count && status[r->first_packet + k] == 1) {
+            bytes += lens[r->lens + k] + WS_OVERHEAD;
+            k++;
+        }
+        r->ok = k;
+        r->ok_bytes = bytes;
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::engine::{Engine, Path, Report};
 use crate::exec::{DeviceError, DeviceInfo, Direction, Executor};
 use crate::jobs::SealJob;
-use crate::layout::{Counts, Regions};
+use crate::layout::{Args, Counts, Kernel, Regions};
 use crate::plan::{Chunk, Limits};
 use crate::work::{OpenWork, SealWork, Work};
 use crate::Config;
@@ -80,7 +80,7 @@ impl Engine {
         if !work.plan(&mut plan) {
             return Ok(0.0);
         }
-        let bound = Regions::new(&work.bound(&plan)).total();
+        let bound = work.bound(&plan).total();
         let buf = exec.input(0, bound)?;
         let r = work.fill(&Batch::all_cores(), &mut plan, buf);
         let t = exec.time_kernels(0, dir, &r, &plan.counts, task_bytes, runs.max(1));
@@ -101,12 +101,15 @@ impl Engine {
         exec.floor(runs)
     }
 
-    /// An engine whose "device" copies nothing and runs no kernel: it
-    /// reports every packet sealed, or verified, as it stands. Its output
-    /// is not BIP324 (sealed packets are left unencrypted, opened ones
-    /// undecrypted) and its sessions move on as if it were; it exists to
-    /// time the host side of the GPU path (planning, staging, handing
-    /// back) on a machine without a device.
+    /// An engine whose "device" copies nothing and runs no cipher: it
+    /// reports every packet sealed, or verified, as it stands. An open's
+    /// packets are found by the framing kernels built for the host (the
+    /// device's work, timed in [`crate::Phases::submit`], which the host
+    /// side's figure leaves out). Its output is not BIP324 (sealed packets
+    /// are left unencrypted, opened ones undecrypted) and its sessions
+    /// move on as if it were; it exists to time the host side of the GPU
+    /// path (planning, staging, handing back) on a machine without a
+    /// device.
     pub fn host_side_only_for_timing(config: Config) -> Self {
         let slots = config.sane().streams;
         Engine::with(
@@ -151,10 +154,24 @@ impl Executor for NoKernels {
         slot: usize,
         _: Direction,
         r: &Regions,
-        _: &Counts,
-        _: u32,
+        c: &Counts,
+        task_bytes: u32,
     ) -> Result<(), DeviceError> {
-        self.slots[slot][r.status.clone()].fill(1);
+        if !r.is_framed() {
+            return Ok(());
+        }
+        let buf = &mut self.slots[slot];
+        let args = Args::new(buf.as_mut_ptr() as u64, 0, r, c, task_bytes);
+        for k in [Kernel::OpenCount, Kernel::OpenScan, Kernel::OpenFrame] {
+            crate::host::run(k, args, 1, 1);
+        }
+        let framed = u32::from_le_bytes(
+            buf[r.totals.start..r.totals.start + 4]
+                .try_into()
+                .expect("4 bytes"),
+        );
+        buf[r.status.start..r.status.start + framed as usize].fill(1);
+        crate::host::run(Kernel::OpenSettle, args, 1, 1);
         Ok(())
     }
 

@@ -388,20 +388,24 @@ impl Cuda {
             b.arg(&args);
             // SAFETY: the one argument is the `ws_args` every kernel takes,
             // and its pointers lie inside this slot's device buffer (laid
-            // out as `r`, at least `r.total()` bytes, filled by the copy
-            // queued before on this stream) and its scratch (at least
-            // `ntasks` parts); the kernels touch nothing else, and the
-            // buffers outlive the stream's work (synchronised in `finish`).
+            // out as `r`, at least `r.total()` bytes, its input filled by
+            // the copy queued before on this stream) and its scratch (at
+            // least `ntasks` parts). An open's kernels write no more
+            // entries than its lists hold (each sized for the most packets
+            // its runs' bytes can hold, the key entries for the epochs
+            // those span), and read none before it is written. The kernels
+            // touch nothing else, and the buffers outlive the stream's work
+            // (synchronised in `finish`).
             unsafe { b.launch(cfg) }.map_err(driver)?;
         }
         Ok(())
     }
 
-    /// Queues the copy of the slot's filled buffer to the device, with
-    /// scratch for the chunk's parts.
+    /// Queues the copy of what the host wrote into the slot's buffer to the
+    /// device, with scratch for the chunk's parts.
     fn copy_in(&mut self, slot: usize, r: &Regions, c: &Counts) -> Result<(), DeviceError> {
         self.ensure_partials(slot, c.tasks)?;
-        let total = r.total();
+        let range = r.input();
         let s = &mut self.slots[slot];
         let input = s
             .input
@@ -411,7 +415,7 @@ impl Cuda {
             .map_err(driver)?;
         let dev = s.dev.as_mut().expect("allocated by input");
         s.stream
-            .memcpy_htod(&input[..total], &mut dev.slice_mut(..total))
+            .memcpy_htod(&input[range.clone()], &mut dev.slice_mut(range))
             .map_err(driver)
     }
 

@@ -50,7 +50,8 @@ pub struct Report {
 /// copies and launches, `wait` the time the host waited for the device.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Phases {
-    /// Reading each job's share (its state, framing an open's packets).
+    /// Reading each job's share (its state; for an open, a packet whose
+    /// length the receiver had already read, opened by the library).
     pub shape: Duration,
     /// Cutting chunks.
     pub cut: Duration,
@@ -496,7 +497,7 @@ fn pipeline(
             ph.scatter += lap(&mut t);
             spare.push(done);
         }
-        let bound = Regions::new(&work.bound(&plan)).total();
+        let bound = work.bound(&plan).total();
         let buf = exec.input(slot, bound)?;
         let r = work.fill(batch, &mut plan, buf);
         ph.fill += lap(&mut t);

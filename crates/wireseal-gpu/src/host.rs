@@ -3,6 +3,8 @@
 //! hand-back, the library's takeover) runs on them exactly as on a device,
 //! with each "launch" running every thread of the grid in turn.
 #![allow(unsafe_code)]
+// The bench uses the framing kernels alone (crate::bench).
+#![cfg_attr(not(test), allow(dead_code))]
 
 use crate::exec::{DeviceError, DeviceInfo, Direction, Executor};
 use crate::layout::{Args, Counts, Kernel, Regions, PARTIAL};
@@ -16,6 +18,10 @@ mod ffi {
         pub fn ws_open_parts_host(a: Args, grid: u32, block: u32);
         pub fn ws_open_verify_host(a: Args, grid: u32, block: u32);
         pub fn ws_open_decrypt_host(a: Args, grid: u32, block: u32);
+        pub fn ws_open_count_host(a: Args, grid: u32, block: u32);
+        pub fn ws_open_scan_host(a: Args, grid: u32, block: u32);
+        pub fn ws_open_frame_host(a: Args, grid: u32, block: u32);
+        pub fn ws_open_settle_host(a: Args, grid: u32, block: u32);
         pub fn ws_host_misaligned() -> u32;
         pub fn ws_host_chacha_block(
             key: *const u32,
@@ -30,18 +36,23 @@ mod ffi {
 
 /// Runs `kernel` over a grid of `grid` blocks of `block` threads on the
 /// buffers `a` points into.
-fn run(kernel: Kernel, a: Args, grid: u32, block: u32) {
+pub(crate) fn run(kernel: Kernel, a: Args, grid: u32, block: u32) {
     let f = match kernel {
         Kernel::SealParts => ffi::ws_seal_parts_host,
         Kernel::SealFinish => ffi::ws_seal_finish_host,
         Kernel::OpenParts => ffi::ws_open_parts_host,
         Kernel::OpenVerify => ffi::ws_open_verify_host,
         Kernel::OpenDecrypt => ffi::ws_open_decrypt_host,
+        Kernel::OpenCount => ffi::ws_open_count_host,
+        Kernel::OpenScan => ffi::ws_open_scan_host,
+        Kernel::OpenFrame => ffi::ws_open_frame_host,
+        Kernel::OpenSettle => ffi::ws_open_settle_host,
     };
     // SAFETY: `a` points into buffers the caller holds mutably for the
     // call (a slot's staging buffer laid out as `a`'s regions, and its
     // scratch, large enough for `a.ntasks` parts); the C code reads and
-    // writes only inside them, on this thread.
+    // writes only inside them (an open's lists are sized for the most
+    // entries its runs can make), on this thread.
     unsafe { f(a, grid, block) }
 }
 

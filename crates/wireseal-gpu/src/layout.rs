@@ -2,23 +2,41 @@
 //! structures `ws_key`, `ws_packet`, `ws_task` and `ws_args`; a test compares
 //! every size and offset with the host build of the C source).
 //!
-//! One chunk of a batch is one buffer, copied to the device in one piece:
+//! One chunk of a batch is one buffer. A seal's ([`Regions::new`]) is
+//! written by the host and copied to the device in one piece:
 //!
 //! | region | contents |
 //! |---|---|
-//! | data | the packets: a seal's each in its slot, its body (offset + 3) on a multiple of 16; an open's runs as they are on the wire |
-//! | status | one byte per packet, written by an open (1 verified, 2 failed) |
+//! | data | the packets, each in its slot, its body (offset + 3) on a multiple of 16 |
+//! | status | unused by a seal |
 //! | packets | one 32-byte `ws_packet` per packet |
 //! | tasks | one 8-byte `ws_task` (packet, part) per part, in packet order |
 //! | multi | the packets of more than one part (`u32` each) |
 //! | mtasks | their parts (`u32` indices into tasks) |
 //! | keys | one 80-byte `ws_key` per session epoch the chunk touches |
 //!
-//! Regions start on 256-byte boundaries. Data comes first, so a packet's
-//! place in the buffer is known before the descriptors are counted (what
-//! lets callers write contents straight into the buffer, `crate::arena`).
-//! What comes back from the device is data and status, one contiguous
-//! range.
+//! Data comes first, so a packet's place in the buffer is known before the
+//! descriptors are counted (what lets callers write contents straight into
+//! the buffer, `crate::arena`). What comes back from the device is data.
+//!
+//! An open's ([`Regions::framed`]) holds what the host knows: each
+//! session's key entry (with room for the later epochs the device derives),
+//! its received bytes as one run, and an 80-byte `ws_run` per session; the
+//! device frames the runs and writes the rest, each list sized for the most
+//! packets the runs' bytes can hold:
+//!
+//! | region | contents |
+//! |---|---|
+//! | keys | per run: its epoch's `ws_key` (the host's), then the device's |
+//! | data | the runs, one after the other, as they are on the wire |
+//! | runs | one `ws_run` per session |
+//! | lens | per packet (device): its contents bytes (`u32`), each run's from the place the host gives it |
+//! | status | per packet (device): 1 verified, 2 failed |
+//! | packets, tasks, multi, mtasks | as for a seal (device) |
+//! | totals | four `u32` (device): packets, tasks, multi, mtasks |
+//!
+//! Keys, data and runs go to the device; data, runs and lens come back.
+//! Regions start on 256-byte boundaries.
 
 use crate::direction::Direction;
 use core::ops::Range;
@@ -32,6 +50,8 @@ pub(crate) const PACKET_DESC: usize = 32;
 pub(crate) const TASK_DESC: usize = 8;
 /// Bytes of a `ws_key`.
 pub(crate) const KEY_DESC: usize = 80;
+/// Bytes of a `ws_run`.
+pub(crate) const RUN_DESC: usize = 80;
 /// Device scratch per task: 8 `u32` (a part's Poly1305 value in 5).
 pub(crate) const PARTIAL: usize = 32;
 const REGION_ALIGN: usize = 256;
@@ -148,66 +168,223 @@ pub(crate) struct Regions {
     pub keys: Range<usize>,
     pub status: Range<usize>,
     pub data: Range<usize>,
+    /// An open's: its `ws_run`s, packet lengths and totals.
+    pub runs: Range<usize>,
+    pub lens: Range<usize>,
+    pub totals: Range<usize>,
+}
+
+/// Lays regions out one after the other, each on a [`REGION_ALIGN`]
+/// boundary.
+struct Cursor(usize);
+
+impl Cursor {
+    fn next(&mut self, len: usize) -> Range<usize> {
+        let r = self.0..self.0 + len;
+        self.0 = (self.0 + len).next_multiple_of(REGION_ALIGN);
+        r
+    }
 }
 
 impl Regions {
-    /// The layout for these counts.
+    /// A seal's layout for these counts.
     pub(crate) fn new(c: &Counts) -> Self {
-        let mut at = 0usize;
-        let mut next = |len: usize| {
-            let r = at..at + len;
-            at = (at + len).next_multiple_of(REGION_ALIGN);
-            r
-        };
-        let data = next(c.data);
-        let status = next(c.packets);
+        let mut at = Cursor(0);
+        let data = at.next(c.data);
+        let status = at.next(0);
+        let packets = at.next(c.packets * PACKET_DESC);
+        let tasks = at.next(c.tasks * TASK_DESC);
+        let multi = at.next(c.multi * 4);
+        let mtasks = at.next(c.mtasks * 4);
+        let keys = at.next(c.keys * KEY_DESC);
+        let end = keys.end;
         Self {
             data,
             status,
-            packets: next(c.packets * PACKET_DESC),
-            tasks: next(c.tasks * TASK_DESC),
-            multi: next(c.multi * 4),
-            mtasks: next(c.mtasks * 4),
-            keys: next(c.keys * KEY_DESC),
+            packets,
+            tasks,
+            multi,
+            mtasks,
+            keys,
+            runs: end..end,
+            lens: end..end,
+            totals: end..end,
         }
     }
 
-    /// `buf` cut into the regions, in order: packets, tasks, multi, mtasks,
-    /// keys, status, data.
+    /// An open's layout for these counts (each list's the most there can
+    /// be; `c.runs` runs).
+    pub(crate) fn framed(c: &Counts) -> Self {
+        let mut at = Cursor(0);
+        let keys = at.next(c.keys * KEY_DESC);
+        let data = at.next(c.data);
+        let runs = at.next(c.runs * RUN_DESC);
+        let lens = at.next(c.packets * 4);
+        let status = at.next(c.packets);
+        let packets = at.next(c.packets * PACKET_DESC);
+        let tasks = at.next(c.tasks * TASK_DESC);
+        let multi = at.next(c.multi * 4);
+        let mtasks = at.next(c.mtasks * 4);
+        let totals = at.next(16);
+        Self {
+            packets,
+            tasks,
+            multi,
+            mtasks,
+            keys,
+            status,
+            data,
+            runs,
+            lens,
+            totals,
+        }
+    }
+
+    /// Whether the device frames this chunk's packets (an open).
+    pub(crate) fn is_framed(&self) -> bool {
+        !self.totals.is_empty()
+    }
+
+    /// A seal's `buf` cut into the regions the host writes, in order:
+    /// packets, tasks, multi, mtasks, keys, status, data.
     pub(crate) fn split<'b>(&self, buf: &'b mut [u8]) -> [&'b mut [u8]; 7] {
-        let mut rest = &mut buf[..self.total()];
-        let mut at = 0usize;
-        let mut take = |range: &Range<usize>| {
-            let (_, tail) = core::mem::take(&mut rest).split_at_mut(range.start - at);
-            let (mine, tail) = tail.split_at_mut(range.len());
-            rest = tail;
-            at = range.end;
-            mine
-        };
+        let mut cut = Cut::new(buf);
         // In memory order.
-        let data = take(&self.data);
-        let status = take(&self.status);
+        let data = cut.take(&self.data);
+        let status = cut.take(&self.status);
         [
-            take(&self.packets),
-            take(&self.tasks),
-            take(&self.multi),
-            take(&self.mtasks),
-            take(&self.keys),
+            cut.take(&self.packets),
+            cut.take(&self.tasks),
+            cut.take(&self.multi),
+            cut.take(&self.mtasks),
+            cut.take(&self.keys),
             status,
             data,
         ]
     }
 
-    /// Bytes of the whole buffer.
-    pub(crate) fn total(&self) -> usize {
-        self.keys.end
+    /// An open's `buf` cut into the regions the host writes: keys, data,
+    /// runs.
+    pub(crate) fn split_framed<'b>(&self, buf: &'b mut [u8]) -> [&'b mut [u8]; 3] {
+        let mut cut = Cut::new(buf);
+        [
+            cut.take(&self.keys),
+            cut.take(&self.data),
+            cut.take(&self.runs),
+        ]
     }
 
-    /// What the device sends back: data and status.
+    /// Bytes of the whole buffer.
+    pub(crate) fn total(&self) -> usize {
+        self.keys.end.max(self.totals.end)
+    }
+
+    /// What goes to the device: everything the host wrote.
+    pub(crate) fn input(&self) -> Range<usize> {
+        if self.is_framed() {
+            self.keys.start..self.runs.end
+        } else {
+            0..self.total()
+        }
+    }
+
+    /// What the device sends back: a seal's data; an open's data, runs and
+    /// packet lengths.
     pub(crate) fn output(&self) -> Range<usize> {
-        self.data.start..self.status.end
+        if self.is_framed() {
+            self.data.start..self.lens.end
+        } else {
+            self.data.clone()
+        }
     }
 }
+
+/// A buffer taken apart region by region, in memory order.
+struct Cut<'b> {
+    rest: &'b mut [u8],
+    at: usize,
+}
+
+impl<'b> Cut<'b> {
+    fn new(buf: &'b mut [u8]) -> Self {
+        Self { rest: buf, at: 0 }
+    }
+
+    fn take(&mut self, range: &Range<usize>) -> &'b mut [u8] {
+        let (_, tail) = core::mem::take(&mut self.rest).split_at_mut(range.start - self.at);
+        let (mine, tail) = tail.split_at_mut(range.len());
+        self.rest = tail;
+        self.at = range.end;
+        mine
+    }
+}
+
+/// One `ws_run`: what the host says about a session's run in an open.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct RunDesc {
+    /// Offset of its first length field in the data region.
+    pub offset: u64,
+    /// Its bytes.
+    pub len: u32,
+    /// Most packets the session may still open.
+    pub limit: u32,
+    /// Its first key entry, and how many it may use.
+    pub key: u32,
+    pub keys: u32,
+    /// Packet index and length-cipher chunk in their epochs.
+    pub index: u32,
+    pub chunk: u32,
+    /// The receiver's limit on a packet's contents bytes.
+    pub max: u32,
+    /// Its first entry in the lens list (it has room for `limit`).
+    pub lens: u32,
+}
+
+impl RunDesc {
+    /// Writes the host's fields (the device's are left as they are: the
+    /// device writes each before it reads it).
+    pub(crate) fn write(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.offset.to_le_bytes());
+        for (i, v) in [
+            self.len, self.limit, self.key, self.keys, self.index, self.chunk, self.max,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            out[8 + 4 * i..12 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        out[RUN_LENS..RUN_LENS + 4].copy_from_slice(&self.lens.to_le_bytes());
+    }
+}
+
+/// What the device says about a run after an open.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct RunResult {
+    /// Its whole packets found.
+    pub count: u32,
+    /// Packets that verified, in order, up to the first that did not.
+    pub ok: u32,
+    /// Their wire bytes.
+    pub ok_bytes: u32,
+}
+
+impl RunResult {
+    /// Reads the device's fields of a `ws_run`.
+    pub(crate) fn read(run: &[u8]) -> Self {
+        let word = |at: usize| u32::from_le_bytes(run[at..at + 4].try_into().expect("4 bytes"));
+        Self {
+            count: word(RUN_COUNT),
+            ok: word(RUN_OK),
+            ok_bytes: word(RUN_OK + 4),
+        }
+    }
+}
+
+/// Offsets of a `ws_run`'s device fields.
+pub(crate) const RUN_COUNT: usize = 36;
+pub(crate) const RUN_OK: usize = 68;
+/// Offset of a `ws_run`'s `lens` (the host's).
+pub(crate) const RUN_LENS: usize = 76;
 
 /// How many entries of each kind a chunk holds, and its data bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -218,6 +395,8 @@ pub(crate) struct Counts {
     pub mtasks: usize,
     pub keys: usize,
     pub data: usize,
+    /// An open's runs (one per session).
+    pub runs: usize,
 }
 
 impl Counts {
@@ -229,6 +408,7 @@ impl Counts {
         self.mtasks += o.mtasks;
         self.keys += o.keys;
         self.data += o.data;
+        self.runs += o.runs;
     }
 }
 
@@ -248,14 +428,27 @@ pub(crate) struct Args {
     pub nmulti: u32,
     pub nmtasks: u32,
     pub task_bytes: u32,
+    pub runs: u64,
+    pub lens: u64,
+    pub totals: u64,
+    pub nruns: u32,
+    pub reserved: u32,
 }
 
 impl Args {
     /// The arguments for a buffer at device address `base` laid out as `r`,
-    /// with scratch for the parts at `partials`.
+    /// with scratch for the parts at `partials` (an open's counts are the
+    /// most there can be: the kernels read the framed ones from `totals`).
     pub(crate) fn new(base: u64, partials: u64, r: &Regions, c: &Counts, task_bytes: u32) -> Self {
         let at = |range: &Range<usize>| base + range.start as u64;
+        let framed = r.is_framed();
+        let open = |range: &Range<usize>| if framed { at(range) } else { 0 };
         Self {
+            runs: open(&r.runs),
+            lens: open(&r.lens),
+            totals: open(&r.totals),
+            nruns: c.runs as u32,
+            reserved: 0,
             packets: at(&r.packets),
             tasks: at(&r.tasks),
             multi: at(&r.multi),
@@ -277,9 +470,13 @@ impl Args {
 pub(crate) enum Kernel {
     SealParts,
     SealFinish,
+    OpenCount,
+    OpenScan,
+    OpenFrame,
     OpenParts,
     OpenVerify,
     OpenDecrypt,
+    OpenSettle,
 }
 
 impl Kernel {
@@ -291,36 +488,48 @@ impl Kernel {
             Kernel::OpenParts => "ws_open_parts",
             Kernel::OpenVerify => "ws_open_verify",
             Kernel::OpenDecrypt => "ws_open_decrypt",
+            Kernel::OpenCount => "ws_open_count",
+            Kernel::OpenScan => "ws_open_scan",
+            Kernel::OpenFrame => "ws_open_frame",
+            Kernel::OpenSettle => "ws_open_settle",
         }
     }
 
     /// Every kernel.
-    pub(crate) const ALL: [Kernel; 5] = [
+    pub(crate) const ALL: [Kernel; 9] = [
         Kernel::SealParts,
         Kernel::SealFinish,
+        Kernel::OpenCount,
+        Kernel::OpenScan,
+        Kernel::OpenFrame,
         Kernel::OpenParts,
         Kernel::OpenVerify,
         Kernel::OpenDecrypt,
+        Kernel::OpenSettle,
     ];
 
     /// The launches of a seal or an open of `args`, with the number of
-    /// items (threads' worth of work) of each; kernels with nothing to do
-    /// are left out.
+    /// items (threads' worth of work) of each: an open's part kernels the
+    /// most there can be (each reads the framed count and leaves the rest
+    /// idle). Kernels with nothing to do are left out.
     pub(crate) fn sequence(dir: Direction, args: &Args) -> Vec<(Kernel, u32)> {
-        let all = if dir == Direction::Open {
-            [
+        let all: &[(Kernel, u32)] = if dir == Direction::Open {
+            &[
+                (Kernel::OpenCount, args.nruns),
+                (Kernel::OpenScan, args.nruns.min(1)),
+                (Kernel::OpenFrame, args.nruns),
                 (Kernel::OpenParts, args.ntasks),
                 (Kernel::OpenVerify, args.nmulti),
                 (Kernel::OpenDecrypt, args.nmtasks),
+                (Kernel::OpenSettle, args.nruns),
             ]
         } else {
-            [
+            &[
                 (Kernel::SealParts, args.ntasks),
                 (Kernel::SealFinish, args.nmulti),
-                (Kernel::SealFinish, 0),
             ]
         };
-        all.into_iter().filter(|(_, n)| *n > 0).collect()
+        all.iter().copied().filter(|(_, n)| *n > 0).collect()
     }
 }
 

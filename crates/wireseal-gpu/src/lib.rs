@@ -21,14 +21,13 @@
 //!   the CPU: the fallback. [`Engine::calibrate`] measures both thresholds
 //!   on the device in hand.
 //! * Larger batches go to the GPU. The host takes each session's exported
-//!   state ([`wireseal::bip324::state`]; receivers find their packets'
-//!   bounds with
-//!   [`frame_interleaved`](wireseal::bip324::state::frame_interleaved),
-//!   each job's wire walked right after it is copied whole into the
-//!   staging buffer, while it is in the cache),
-//!   and writes each packet's descriptor (its key entry, nonce index and
-//!   length-keystream position) straight into pinned staging memory, so
-//!   every packet is independent on the device. Chunks go to the device on
+//!   state ([`wireseal::bip324::state`]). For a seal it writes each
+//!   packet's descriptor (its key entry, nonce index and length-keystream
+//!   position) straight into pinned staging memory, so every packet is
+//!   independent on the device. For an open it copies each session's
+//!   received bytes in whole, with its keys and positions, and the device
+//!   finds the packets: one thread a session decrypts the lengths in order
+//!   and derives the later epochs' keys, then every packet is independent. Chunks go to the device on
 //!   several streams at once, so one chunk's copies overlap another's
 //!   kernels. As each chunk comes back its packets are handed to the jobs
 //!   and the sessions are moved forward by exactly what was sealed or
@@ -63,7 +62,7 @@ mod layout;
 mod plan;
 mod work;
 
-#[cfg(test)]
+#[cfg(any(test, feature = "bench"))]
 mod host;
 #[cfg(test)]
 mod tests;

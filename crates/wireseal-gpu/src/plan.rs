@@ -11,12 +11,11 @@
 //!    key entry, nonce index and length-keystream position from the state),
 //!    its parts, its key entries and its input.
 //!
-//! An open cannot count its packets before it frames them: its chunks are
-//! whole runs cut by bytes ([`Chunk::cut_runs`]), each run copied into the
-//! data region and framed there (`crate::work`), and the chunk then settled
-//! ([`Chunk::settle`]) before pass 3.
-//!
 //! After this, every packet is independent on the device.
+//!
+//! An open's packets are found on the device: its chunks are whole runs
+//! cut by bytes ([`Chunk::cut_runs`]), one per session, which the host
+//! copies in with the session's keys and positions (`crate::work`).
 
 use crate::layout::{
     place, wire_len, write_parts, Counts, KeyDesc, PacketDesc, Regions, BODY_ALIGN, KEY_DESC,
@@ -25,7 +24,7 @@ use crate::layout::{
 use core::ops::Range;
 use wireseal::batch::Batch;
 use wireseal::bip324::state::{DirectionState, Position};
-use wireseal::bip324::{OVERHEAD, REKEY_INTERVAL};
+use wireseal::bip324::REKEY_INTERVAL;
 
 /// Most packets in one piece (the unit the host writes in parallel).
 const PIECE_PACKETS: usize = 512;
@@ -39,7 +38,8 @@ pub(crate) struct Limits {
 }
 
 /// Wire bytes an open chunk takes for each packet of [`Limits::packets`]:
-/// its runs are cut by bytes, before their packets are known.
+/// its runs are cut by bytes, before their packets are known (the device
+/// finds them).
 const RUN_BYTES_PER_PACKET: usize = 512;
 
 impl Limits {
@@ -50,35 +50,12 @@ impl Limits {
     }
 }
 
-/// Bytes a packet of `len` contents bytes takes in the data region laid
-/// out in [`Packing::Slots`]: its wire bytes, up to the next packet's place
-/// (every body starts on a [`BODY_ALIGN`] boundary).
+/// Bytes a packet of `len` contents bytes takes in a seal's data region:
+/// its wire bytes, up to the next packet's place (every body starts on a
+/// [`BODY_ALIGN`] boundary, so the kernels move its whole blocks with wide
+/// accesses).
 pub(crate) fn slot(len: u32) -> usize {
     wire_len(len).next_multiple_of(BODY_ALIGN)
-}
-
-/// How a direction lays its packets out in the data region.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Packing {
-    /// Each packet in its own [`slot`], its body on a [`BODY_ALIGN`]
-    /// boundary: a seal, whose contents the host writes into place and
-    /// whose whole blocks the kernels write with wide stores.
-    Slots,
-    /// Each run of a job's packets as it is on the wire, one after the
-    /// other: an open, whose runs the host copies in and back whole (one
-    /// copy each way per run, not one per packet); the kernels read and
-    /// write bodies at any alignment.
-    Wire,
-}
-
-impl Packing {
-    /// Bytes a packet of `len` contents bytes takes in the data region.
-    pub(crate) fn size(self, len: u32) -> usize {
-        match self {
-            Packing::Slots => slot(len),
-            Packing::Wire => wire_len(len),
-        }
-    }
 }
 
 /// Parts of a packet of `len` contents bytes (its body is `len + 1`).
@@ -91,13 +68,11 @@ pub(crate) fn parts(len: u32, task_bytes: u32) -> u32 {
 pub(crate) trait Source: Sync {
     /// Its contents bytes.
     fn len(&self, job: usize, k: usize) -> u32;
-    /// The header byte to seal (0 for an open).
+    /// The header byte to seal.
     fn header(&self, job: usize, k: usize) -> u8;
     /// Input bytes a packet of `len` contents bytes takes in its job (its
-    /// contents to seal, its wire bytes to open).
+    /// contents).
     fn input_len(&self, len: u32) -> usize;
-    /// How the packets are laid out in the data region.
-    fn packing(&self) -> Packing;
     /// Copies the packet whose input starts at `src` in job `job` into its
     /// place in the data region (`slot` starts at its length field), unless
     /// the source put its input there already.
@@ -125,7 +100,7 @@ impl Shape {
     pub(crate) fn new(
         state: DirectionState,
         (count, src): (usize, usize),
-        (task_bytes, packing): (u32, Packing),
+        task_bytes: u32,
         len: impl Fn(usize) -> u32,
         input_len: impl Fn(u32) -> usize,
     ) -> Self {
@@ -137,7 +112,7 @@ impl Shape {
         let mut input = 0usize;
         for k in 0..count {
             let l = len(k);
-            add(&mut totals, l, task_bytes, packing);
+            add(&mut totals, l, task_bytes);
             input += input_len(l);
         }
         Self {
@@ -151,19 +126,19 @@ impl Shape {
 }
 
 /// Adds one packet's entries (not the packet count) to `c`.
-pub(crate) fn add(c: &mut Counts, len: u32, task_bytes: u32, packing: Packing) {
+pub(crate) fn add(c: &mut Counts, len: u32, task_bytes: u32) {
     let p = parts(len, task_bytes) as usize;
     c.tasks += p;
     if p > 1 {
         c.multi += 1;
         c.mtasks += p;
     }
-    c.data += packing.size(len);
+    c.data += slot(len);
 }
 
 /// How many key epochs `count` packets span from `skip` packets past
 /// `state`: one key entry each.
-fn segments(state: &DirectionState, skip: usize, count: usize) -> usize {
+pub(crate) fn segments(state: &DirectionState, skip: usize, count: usize) -> usize {
     let at = |p: Position| ((p.index as usize + skip) % REKEY_INTERVAL as usize) as u32;
     let (mut a, mut b) = (at(state.packet_position()), at(state.length_position()));
     let (mut left, mut n) = (count, 0);
@@ -289,7 +264,7 @@ impl Chunk {
             // limit.
             while takes.packets < most && (takes.packets == 0 || start + takes.data < lim.bytes) {
                 let len = src.len(cur.job, cur.at + takes.packets);
-                add(&mut takes, len, lim.task_bytes, src.packing());
+                add(&mut takes, len, lim.task_bytes);
                 takes.packets += 1;
             }
             takes.keys = segments(state, cur.at, takes.packets);
@@ -363,8 +338,7 @@ impl Chunk {
     /// `cur` on, `run(job)` giving a job's run (where its input starts and
     /// its bytes; `None` for a job with nothing for the GPU), the runs laid
     /// back to back in the data region until [`Limits::run_bytes`]; false
-    /// when every run is placed. A run's packets are counted when it is
-    /// framed ([`Chunk::settle`]).
+    /// when every run is placed. A run's packets are found on the device.
     pub(crate) fn cut_runs(
         &mut self,
         jobs: usize,
@@ -399,48 +373,6 @@ impl Chunk {
             cur.job += 1;
         }
         !self.is_empty()
-    }
-
-    /// The most of each region a chunk of runs ([`Chunk::cut_runs`]) can
-    /// take, whatever its packets turn out to be: every packet at least
-    /// [`OVERHEAD`] bytes, every part at least a task's bytes of a body.
-    pub(crate) fn run_bound(&self, task_bytes: u32) -> Counts {
-        let bytes = self.counts.data;
-        let packets = bytes / OVERHEAD;
-        let tasks = bytes / task_bytes as usize + packets;
-        Counts {
-            packets,
-            tasks,
-            multi: packets,
-            mtasks: tasks,
-            keys: packets / REKEY_INTERVAL as usize + 2 * self.pieces.len() + 1,
-            data: bytes,
-        }
-    }
-
-    /// After a chunk of runs is framed: each piece takes its job's framed
-    /// packets (`shapes`), the entries of every region numbered in job
-    /// order; runs where nothing was framed leave the chunk. The data
-    /// region keeps its layout (whole runs, partial packets at their ends
-    /// included).
-    pub(crate) fn settle(&mut self, shapes: &[Shape]) {
-        let data = self.counts.data;
-        self.pieces.retain(|p| shapes[p.job].count > 0);
-        let mut at = Counts::default();
-        for p in &mut self.pieces {
-            let s = &shapes[p.job];
-            let mut takes = s.totals;
-            takes.data = p.takes.data;
-            p.count = s.count;
-            p.at = Counts {
-                data: p.at.data,
-                ..at
-            };
-            p.takes = takes;
-            at.add(&takes);
-        }
-        at.data = data;
-        self.counts = at;
     }
 
     /// The pieces of each job from `jobs.start` on, as ranges of
@@ -500,7 +432,6 @@ fn write_piece(p: &Piece, s: &Shape, src: &dyn Source, task_bytes: u32, b: Piece
     let mut keys = b.keys.chunks_exact_mut(KEY_DESC);
     let (mut k, mut key, mut task) = (0usize, p.at.keys as u32, p.at.tasks as u32);
     let (mut off, mut from) = (0usize, p.src);
-    let packing = src.packing();
     while k < p.count {
         let n = before_rekey(&state, p.count - k);
         let (pp, lp) = (state.packet_position(), state.length_position());
@@ -522,7 +453,7 @@ fn write_piece(p: &Piece, s: &Shape, src: &dyn Source, task_bytes: u32, b: Piece
             }
             .write(packets.next().expect("a descriptor per packet"));
             write_parts(index, task, np, &mut tasks, &mut multi, &mut mtasks);
-            let size = packing.size(len);
+            let size = slot(len);
             let end = (off + size).min(b.data.len());
             src.copy_in(p.job, from, len, &mut b.data[off..end]);
             off += size;

@@ -7,11 +7,11 @@
 use crate::cpu::{open_tails, OpenTail};
 use crate::exec::Direction;
 use crate::jobs::SealJob;
-use crate::layout::{wire_len, Counts, Regions};
-use crate::plan::{slot, take, Chunk, Cursor, Limits, Packing, Shape, Source};
+use crate::layout::{wire_len, Counts, KeyDesc, Regions, RunDesc, RunResult, KEY_DESC, RUN_DESC};
+use crate::plan::{segments, slot, take, Chunk, Cursor, Limits, Piece, Shape, Source};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{seal_outgoing_from, valid_prefix, OpenJob, OpenedRange};
-use wireseal::bip324::state::{frame_interleaved, DirectionState, FrameJob, Framed};
+use wireseal::bip324::state::DirectionState;
 use wireseal::bip324::{sealed_len, Error, Next, PacketType, HEADER_LEN, LENGTH_LEN, OVERHEAD};
 
 /// Runs `f` on each job of `jobs` (its index, the job, its plan) through
@@ -48,14 +48,15 @@ pub(crate) trait Work {
     /// Cuts the next chunk into `chunk` (cleared first); false when every
     /// packet for the GPU is placed.
     fn plan(&mut self, chunk: &mut Chunk) -> bool;
-    /// The most of each region the planned chunk can take: what its
-    /// staging buffer is sized for.
-    fn bound(&self, chunk: &Chunk) -> Counts;
+    /// The layout of the most of each region the planned chunk can take:
+    /// what its staging buffer is sized for.
+    fn bound(&self, chunk: &Chunk) -> Regions;
     /// Writes the chunk (descriptors, keys, packets) into `buf` (sized for
-    /// [`Work::bound`]); returns its layout, with `chunk`'s counts final.
+    /// [`Work::bound`]); returns its layout, with `chunk`'s counts the ones
+    /// the executor launches for.
     fn fill(&mut self, batch: &Batch, chunk: &mut Chunk, buf: &mut [u8]) -> Regions;
-    /// Hands a finished chunk to its jobs (`out` holds the status and data
-    /// regions as `r` lays them out).
+    /// Hands a finished chunk to its jobs (`out` holds what the device
+    /// sent back, [`Regions::output`], as `r` lays it out).
     fn scatter(&mut self, batch: &Batch, chunk: &Chunk, r: &Regions, out: &[u8]);
     /// Finishes every job through the library from where the GPU stopped;
     /// returns the engine faults found (see [`crate::Report`]).
@@ -78,10 +79,6 @@ impl Source for Sealing<'_, '_> {
 
     fn input_len(&self, len: u32) -> usize {
         len as usize
-    }
-
-    fn packing(&self) -> Packing {
-        Packing::Slots
     }
 
     fn copy_in(&self, job: usize, src: usize, len: u32, slot: &mut [u8]) {
@@ -121,7 +118,7 @@ impl<'j, 'a> SealWork<'j, 'a> {
             *s = Shape::new(
                 state,
                 (gpu, 0),
-                (lim.task_bytes, Packing::Slots),
+                lim.task_bytes,
                 |k| packets[k].len,
                 |len| len as usize,
             );
@@ -151,8 +148,8 @@ impl Work for SealWork<'_, '_> {
         )
     }
 
-    fn bound(&self, chunk: &Chunk) -> Counts {
-        chunk.counts
+    fn bound(&self, chunk: &Chunk) -> Regions {
+        Regions::new(&chunk.counts)
     }
 
     fn fill(&mut self, batch: &Batch, chunk: &mut Chunk, buf: &mut [u8]) -> Regions {
@@ -227,159 +224,138 @@ pub(crate) struct OpenPlan {
     /// Packets the library opened before the GPU's share (a packet whose
     /// length the receiver had already read).
     head: usize,
-    frames: Vec<Framed>,
+    /// The receiver's state where the GPU's share starts.
     state: Option<DirectionState>,
     committed: usize,
     /// Where the library takes over.
     committed_at: usize,
-    /// The GPU found a packet whose tag failed (at `committed`).
+    /// The GPU found a packet whose tag failed (at `committed`), or gave
+    /// back a run that does not add up (an engine fault).
     failed: bool,
 }
 
 pub(crate) struct OpenWork<'j, 'a> {
     jobs: &'j mut [OpenJob<'a>],
     plans: Vec<OpenPlan>,
-    shapes: Vec<Shape>,
     cursor: Cursor,
     lim: Limits,
 }
+
+/// The most bytes of one run: a `ws_run` counts them in 32 bits (the rest
+/// of a longer wire goes to the library).
+const MAX_RUN: usize = u32::MAX as usize;
 
 impl<'j, 'a> OpenWork<'j, 'a> {
     pub(crate) fn new(batch: &Batch, jobs: &'j mut [OpenJob<'a>], lim: Limits) -> Self {
         // Every job started (a packet whose length the receiver already
         // read opened by the library, the state exported), on every core.
-        // Framing waits for the chunk: see [`OpenWork::fill`].
         let mut plans: Vec<OpenPlan> = (0..jobs.len()).map(|_| OpenPlan::default()).collect();
         each_job(batch, jobs, &mut plans, |_, job, p| start_open(job, p));
-        let shapes = (0..jobs.len()).map(|_| Shape::default()).collect();
         Self {
             jobs,
             plans,
-            shapes,
             cursor: Cursor::default(),
             lim,
         }
     }
 
-    /// Copies each piece's run into its place in `data` and frames it from
-    /// the job's wire, which the copy has just brought into the cache, in
-    /// groups of [`FRAME_GROUP`] jobs on every core; each job's frames and
-    /// [`Shape`] are set.
-    fn copy_and_frame(&mut self, batch: &Batch, chunk: &Chunk, data: &mut [u8]) {
-        let jobs = chunk.jobs();
-        let mut places = (jobs.start..).zip(
-            self.plans[jobs.clone()]
-                .iter_mut()
-                .zip(&mut self.shapes[jobs.clone()])
-                .zip(&self.jobs[jobs.clone()]),
-        );
-        let mut rest = data;
-        let mut at = 0usize;
-        let mut items: Vec<Run<'_, 'a>> = Vec::with_capacity(chunk.pieces.len());
+    /// The most packets run `piece` can hold (every packet at least
+    /// [`OVERHEAD`] bytes, and no more than its session may still open),
+    /// and the key entries those span.
+    fn most(&self, piece: &Piece) -> (usize, usize) {
+        let state = self.plans[piece.job]
+            .state
+            .as_ref()
+            .expect("a planned run has its state");
+        let left = usize::try_from(state.messages_left()).unwrap_or(usize::MAX);
+        let packets = (piece.takes.data / OVERHEAD).min(left).min(MAX_RUN);
+        (packets, segments(state, 0, packets.max(1)))
+    }
+
+    /// The most of each region a chunk of runs can take: every list the
+    /// device writes sized for the most packets its runs can hold.
+    fn most_counts(&self, chunk: &Chunk) -> Counts {
+        let tb = self.lim.task_bytes as usize;
+        let bytes = chunk.counts.data;
+        let (mut packets, mut keys) = (0usize, 0usize);
         for piece in &chunk.pieces {
-            let ((p, s), job) = places
-                .find(|(i, _)| *i == piece.job)
-                .map(|(_, x)| x)
-                .expect("a plan per job of the chunk, in order");
-            let _ = take(&mut rest, piece.at.data - at);
-            at = piece.data().end;
-            items.push((job, p, s, take(&mut rest, piece.takes.data)));
+            let (n, k) = self.most(piece);
+            packets += n;
+            keys += k;
         }
-        let tb = self.lim.task_bytes;
-        let mut groups: Vec<&mut [Run<'_, 'a>]> = items.chunks_mut(FRAME_GROUP).collect();
-        let one = |g: &mut &mut [Run<'_, 'a>]| frame_group(g, tb);
-        if groups.len() < 2 {
-            groups.iter_mut().for_each(one);
+        // A packet of several parts has more than a part's bytes of body,
+        // and every packet at most one part that is not whole.
+        let multi = bytes / (tb + OVERHEAD);
+        Counts {
+            packets,
+            tasks: bytes / tb + packets,
+            multi,
+            mtasks: bytes / tb + multi,
+            keys,
+            data: bytes,
+            runs: chunk.pieces.len(),
+        }
+    }
+
+    /// Writes every run into `buf` (laid out as `r`) on the batch's cores.
+    fn write_runs(&self, batch: &Batch, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
+        let [mut keys, mut data, mut runs] = r.split_framed(buf);
+        let mut items: Vec<Placed<'_, '_>> = Vec::with_capacity(chunk.pieces.len());
+        let mut key = 0usize;
+        for piece in &chunk.pieces {
+            let (most, nkeys) = self.most(piece);
+            let p = &self.plans[piece.job];
+            let state = p.state.as_ref().expect("a planned run has its state");
+            let run = RunDesc {
+                offset: piece.at.data as u64,
+                len: piece.takes.data as u32,
+                limit: most as u32,
+                key: key as u32,
+                keys: nkeys as u32,
+                index: state.packet_position().index,
+                chunk: state.length_position().index,
+                max: self.jobs[piece.job].receiver.max_contents() as u32,
+                lens: piece.at.packets as u32,
+            };
+            let place = (
+                take(&mut keys, nkeys * KEY_DESC),
+                take(&mut data, piece.takes.data),
+                take(&mut runs, RUN_DESC),
+            );
+            items.push((&self.jobs[piece.job], p, run, place));
+            key += nkeys;
+        }
+        let one = |(job, p, run, place): &mut Placed<'_, '_>| write_run(job, p, run, place);
+        if items.len() < 2 {
+            items.iter_mut().for_each(one);
         } else {
-            batch.for_each_mut_coarse(&mut groups, one);
+            batch.for_each_mut_coarse(&mut items, one);
         }
     }
 }
 
-/// One job's run in a chunk: the job, its plan and shape, and its place in
-/// the data region.
-type Run<'r, 'a> = (
-    &'r OpenJob<'a>,
-    &'r mut OpenPlan,
-    &'r mut Shape,
-    &'r mut [u8],
-);
-
-/// Jobs framed side by side (see [`frame_interleaved`]).
-const FRAME_GROUP: usize = 16;
-
-/// Copies a group of runs into the data region, then frames them side by
-/// side from their wires (in the cache now) and shapes them.
-fn frame_group(runs: &mut [Run<'_, '_>], task_bytes: u32) {
-    for (job, p, _, place) in runs.iter_mut() {
-        let at = p.committed_at;
-        place.copy_from_slice(&job.wire[at..at + place.len()]);
-    }
-    let mut framing: Vec<FrameJob<'_>> = runs
-        .iter_mut()
-        .map(|(job, p, _, _)| {
-            // Room for the packets of a mixed profile's mean size (more are
-            // pushed as they come).
-            let wire = &job.wire[p.committed_at..];
-            p.frames.clear();
-            p.frames.reserve(wire.len() / FRAME_GUESS + 1);
-            FrameJob::new(&*job.receiver, wire, &mut p.frames)
-        })
-        .collect();
-    frame_interleaved(&mut framing);
-    drop(framing);
-    for (_, p, s, _) in runs.iter_mut() {
-        let at = p.committed_at;
-        for f in &mut p.frames {
-            f.offset += at;
-        }
-        let (Some(state), Some(first)) = (p.state.take(), p.frames.first()) else {
-            continue;
-        };
-        let frames = &p.frames;
-        **s = Shape::new(
-            state,
-            (frames.len(), first.offset),
-            (task_bytes, Packing::Wire),
-            |k| frames[k].contents_len as u32,
-            wire_len,
-        );
-    }
+/// Writes one run: its bytes copied into the data region, its `ws_run`,
+/// and its first key entry (the device writes the later epochs' after it).
+fn write_run(job: &OpenJob<'_>, p: &OpenPlan, r: &RunDesc, place: &mut Slices<'_>) {
+    let (key, data, run) = place;
+    let at = p.committed_at;
+    data.copy_from_slice(&job.wire[at..at + data.len()]);
+    let state = p.state.as_ref().expect("a planned run has its state");
+    key[..KEY_DESC].copy_from_slice(KeyDesc::of(state).bytes());
+    r.write(run);
 }
 
-/// The open jobs' framed packets, as planning reads them.
-struct Opening<'s>(&'s [OpenPlan]);
+/// A run's places in a chunk's buffer: its key entries, its data, its
+/// `ws_run`.
+type Slices<'r> = (&'r mut [u8], &'r mut [u8], &'r mut [u8]);
 
-impl Source for Opening<'_> {
-    fn len(&self, job: usize, k: usize) -> u32 {
-        self.0[job].frames[k].contents_len as u32
-    }
-
-    fn header(&self, _: usize, _: usize) -> u8 {
-        0
-    }
-
-    fn input_len(&self, len: u32) -> usize {
-        wire_len(len)
-    }
-
-    fn packing(&self) -> Packing {
-        Packing::Wire
-    }
-
-    /// Nothing per packet: each run was copied whole when it was framed
-    /// ([`OpenWork::fill`]).
-    fn copy_in(&self, _: usize, _: usize, _: u32, _: &mut [u8]) {}
-}
-
-/// Wire bytes per packet assumed when reserving room for an open job's
-/// frames.
-const FRAME_GUESS: usize = 256;
+/// The open jobs' runs in a chunk, with their places in its buffer.
+type Placed<'r, 'a> = (&'r OpenJob<'a>, &'r OpenPlan, RunDesc, Slices<'r>);
 
 /// Starts an open job as the library's batch open does: clears its output,
 /// opens a packet whose length the receiver already read (through the
-/// library), then exports the state (its whole packets are framed from
-/// `committed_at` by [`start_group`]).
+/// library), then exports the state (its whole packets are found on the
+/// device from `committed_at`).
 fn start_open(job: &mut OpenJob<'_>, p: &mut OpenPlan) {
     job.opened.clear();
     job.result = Ok(0);
@@ -415,6 +391,56 @@ fn start_open(job: &mut OpenJob<'_>, p: &mut OpenPlan) {
     p.state = job.receiver.export_state().ok();
 }
 
+/// Hands one run's verified packets to its job: the receiver moved on by
+/// them, their bytes back into the wire as the device left them (bodies
+/// opened; length fields and tags as they came), and their ranges. A
+/// result that does not add up (more packets than the lengths given, bytes
+/// past the run) is an engine fault: nothing is taken and the library
+/// opens the run.
+fn take_run(job: &mut OpenJob<'_>, p: &mut OpenPlan, run: RunResult, lens: &[u8], data: &[u8]) {
+    let ok = run.ok as usize;
+    let lens = lens.get(..4 * ok).unwrap_or_default();
+    let sizes = lens
+        .chunks_exact(4)
+        .map(|l| u32::from_le_bytes(l.try_into().expect("4 bytes")) as usize);
+    let bytes = run.ok_bytes as usize;
+    let adds_up = run.ok <= run.count
+        && lens.len() == 4 * ok
+        && bytes <= data.len()
+        && sizes.clone().map(sealed_len).sum::<usize>() == bytes;
+    if !adds_up {
+        p.failed = true;
+        return;
+    }
+    if ok > 0 {
+        if job.receiver.advance(ok as u64).is_err() {
+            p.failed = true;
+            return;
+        }
+        let at = p.committed_at;
+        job.wire[at..at + bytes].copy_from_slice(&data[..bytes]);
+        // Written back once (see [`each_job`]).
+        let mut opened = core::mem::take(&mut *job.opened);
+        opened.reserve(ok);
+        let mut off = at;
+        for len in sizes {
+            let body = off + LENGTH_LEN;
+            opened.push(OpenedRange {
+                offset: body + HEADER_LEN,
+                len,
+                kind: PacketType::from_header(job.wire[body]),
+            });
+            off += sealed_len(len);
+        }
+        *job.opened = opened;
+        p.committed_at = at + bytes;
+        p.committed += ok;
+    }
+    if run.ok < run.count {
+        p.failed = true;
+    }
+}
+
 impl Work for OpenWork<'_, '_> {
     fn direction(&self) -> Direction {
         Direction::Open
@@ -425,90 +451,53 @@ impl Work for OpenWork<'_, '_> {
         let run = |j: usize| {
             let p = &plans[j];
             let at = p.committed_at;
-            (p.state.is_some() && at < jobs[j].wire.len()).then(|| (at, jobs[j].wire.len() - at))
+            let len = jobs[j].wire.len().saturating_sub(at).min(MAX_RUN);
+            (p.state.is_some() && len > 0).then_some((at, len))
         };
         chunk.cut_runs(jobs.len(), run, &mut self.cursor, &self.lim)
     }
 
-    fn bound(&self, chunk: &Chunk) -> Counts {
-        chunk.run_bound(self.lim.task_bytes)
+    fn bound(&self, chunk: &Chunk) -> Regions {
+        Regions::framed(&self.most_counts(chunk))
     }
 
-    /// Each run copied whole into the data region and framed from the job's
-    /// wire right after (the copy has brought it into the cache, so the
-    /// walk, a chain of dependent reads, runs from the cache rather than
-    /// from memory), then the chunk settled and every descriptor written.
+    /// Each run copied whole into the data region, with its `ws_run` and
+    /// its key entry, on every core: the device finds its packets.
     fn fill(&mut self, batch: &Batch, chunk: &mut Chunk, buf: &mut [u8]) -> Regions {
-        let data_end = chunk.counts.data;
-        self.copy_and_frame(batch, chunk, &mut buf[..data_end]);
-        chunk.settle(&self.shapes);
-        let r = Regions::new(&chunk.counts);
-        let src = Opening(&self.plans);
-        chunk.write(batch, &self.shapes, &src, self.lim.task_bytes, &r, buf);
+        let counts = self.most_counts(chunk);
+        let r = Regions::framed(&counts);
+        // Each run's first entry in the lens list (`at.packets`): room for
+        // the most packets it can hold.
+        let mut lens = 0usize;
+        for i in 0..chunk.pieces.len() {
+            let (most, _) = self.most(&chunk.pieces[i]);
+            chunk.pieces[i].at.packets = lens;
+            lens += most;
+        }
+        self.write_runs(batch, chunk, &r, buf);
+        chunk.counts = counts;
         r
     }
 
     fn scatter(&mut self, batch: &Batch, chunk: &Chunk, r: &Regions, out: &[u8]) {
         let jobs = chunk.jobs();
         let by_job = chunk.pieces_by_job(jobs.clone());
-        let status = &out[r.status.clone()];
+        let runs = &out[r.runs.clone()];
+        let lens = &out[r.lens.clone()];
         let data = &out[r.data.clone()];
         each_job(
             batch,
             &mut self.jobs[jobs.clone()],
             &mut self.plans[jobs],
             |i, job, p| {
-                if p.failed {
+                // One run per job in a chunk.
+                let Some(k) = by_job[i].clone().next() else {
                     return;
-                }
-                let pieces = &chunk.pieces[by_job[i].clone()];
-                let all: usize = pieces.iter().map(|piece| piece.count).sum();
-                // The packets that verified, in order, up to the first that
-                // did not.
-                let ok = pieces
-                    .iter()
-                    .flat_map(|piece| piece.at.packets..piece.at.packets + piece.count)
-                    .take_while(|&d| status[d] == 1)
-                    .count();
-                if ok > 0 && job.receiver.advance(ok as u64).is_err() {
-                    p.failed = true;
-                    return;
-                }
-                let mut left = ok;
-                // Written back once (see [`each_job`]).
-                let mut opened = core::mem::take(&mut *job.opened);
-                opened.reserve(ok);
-                for piece in pieces {
-                    let n = piece.count.min(left);
-                    let frames = &p.frames[piece.first..piece.first + n];
-                    if let (Some(first), Some(last)) = (frames.first(), frames.last()) {
-                        // The verified packets of the run, back whole as the
-                        // device left them: bodies opened; length fields and
-                        // tags as they came.
-                        let (from, to) =
-                            (first.offset, last.offset + sealed_len(last.contents_len));
-                        let at = piece.at.data;
-                        job.wire[from..to].copy_from_slice(&data[at..at + (to - from)]);
-                    }
-                    for fr in frames {
-                        let body = fr.offset + LENGTH_LEN;
-                        opened.push(OpenedRange {
-                            offset: body + HEADER_LEN,
-                            len: fr.contents_len,
-                            kind: PacketType::from_header(job.wire[body]),
-                        });
-                    }
-                    left -= n;
-                }
-                *job.opened = opened;
-                if ok > 0 {
-                    let last = p.frames[p.committed + ok - 1];
-                    p.committed_at = last.offset + sealed_len(last.contents_len);
-                    p.committed += ok;
-                }
-                if ok < all {
-                    p.failed = true;
-                }
+                };
+                let piece = &chunk.pieces[k];
+                let run = RunResult::read(&runs[k * RUN_DESC..(k + 1) * RUN_DESC]);
+                let lens = lens.get(4 * piece.at.packets..).unwrap_or_default();
+                take_run(job, p, run, lens, &data[piece.data()]);
             },
         );
     }

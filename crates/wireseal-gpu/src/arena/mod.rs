@@ -195,6 +195,7 @@ fn most(c: &Capacity, task_bytes: u32) -> Counts {
         mtasks: tasks,
         keys: c.packets / REKEY_INTERVAL as usize + 2 * c.sessions + 1,
         data: place(0) + c.contents + c.packets * (OVERHEAD + 15),
+        runs: 0,
     }
 }
 

@@ -6,7 +6,7 @@
 use super::{ArenaError, Run, SealArena};
 use crate::jobs::Outgoing;
 use crate::layout::{Counts, Reserved};
-use crate::plan::{add, Packing};
+use crate::plan::add;
 use wireseal::bip324::{Error, HEADER_LEN, LENGTH_LEN, MAX_CONTENTS_LEN};
 
 impl Reserved {
@@ -29,7 +29,7 @@ impl Reserved {
             multi: at.multi as u32,
             mtask: at.mtasks as u32,
         };
-        add(at, o.len, task_bytes, Packing::Slots);
+        add(at, o.len, task_bytes);
         at.packets += 1;
         r
     }
@@ -192,7 +192,7 @@ impl SealArena<'_> {
                         t.too_long = Some(o.len);
                         return;
                     }
-                    add(&mut t.counts, o.len, tb, Packing::Slots);
+                    add(&mut t.counts, o.len, tb);
                     t.counts.packets += 1;
                     t.contents += o.len as usize;
                 }

@@ -2,7 +2,8 @@
 //! a tampered byte anywhere in a packet of several parts, a key schedule
 //! that ends inside a batch, contents that do not match their sizes,
 //! receive limits, genuine-only batches against the library's own batch
-//! seal, open chunks of whole runs at any byte budget, the CPU/GPU
+//! seal, open chunks of whole runs at any byte budget, runs the device
+//! frames across several epochs of both ciphers, the CPU/GPU
 //! threshold, and a device that fails mid-batch.
 
 use super::{
@@ -16,9 +17,10 @@ use crate::jobs::{Outgoing, SealJob};
 use crate::layout::{Counts, Regions};
 use crate::Config;
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::{Rng, RngCore, SeedableRng};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{seal_batch_into, SealJob as LibSealJob};
+use wireseal::bip324::state::{DirectionState, STATE_LEN, STATE_VERSION};
 use wireseal::bip324::{PacketReceiver, PacketSender, MAX_CONTENTS_LEN, OVERHEAD};
 
 fn pairs(rng: &mut StdRng, n: usize) -> (Vec<Pair>, Vec<Pair>) {
@@ -221,6 +223,54 @@ fn open_chunks_of_whole_runs_agree_with_the_library_at_any_budget() {
         );
         assert!(report.gpu_packets >= 5 * 12, "{}", report.gpu_packets);
     }
+}
+
+#[test]
+fn runs_framed_on_the_device_cross_epochs_as_the_library_does() {
+    // Runs of small packets that span several epochs of both ciphers, the
+    // two ciphers at different places in their epochs (so they rekey
+    // after different packets, each rekey a new key entry the device
+    // derives), one run cut inside a packet: every packet is framed,
+    // opened and handed back by the device path, as the library opens it.
+    let mut rng = StdRng::seed_from_u64(21);
+    let mut engine = host_engine(Config::default(), 1, 4, 8);
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for (packet_index, length_index) in [(0u32, 0u32), (223, 0), (5, 200), (100, 223)] {
+        let mut b = [0u8; STATE_LEN];
+        b[0] = STATE_VERSION;
+        rng.fill_bytes(&mut b[1..33]);
+        rng.fill_bytes(&mut b[45..77]);
+        b[33..41].copy_from_slice(&2u64.to_le_bytes());
+        b[77..85].copy_from_slice(&7u64.to_le_bytes());
+        // The length cipher's state comes first, then the packet cipher's.
+        b[41..45].copy_from_slice(&length_index.to_le_bytes());
+        b[85..89].copy_from_slice(&packet_index.to_le_bytes());
+        let s = DirectionState::from_bytes(&b).expect("a valid state");
+        assert_eq!(s.packet_position().index, packet_index);
+        assert_eq!(s.length_position().index, length_index);
+        for list in [&mut ours, &mut theirs] {
+            list.push(Pair {
+                tx: PacketSender::from_state(&s),
+                rx: PacketReceiver::from_state(&s),
+            });
+        }
+    }
+    // The first run is all empty packets: as many as its bytes can hold,
+    // so its lists and key entries are exactly as large as planned.
+    let cases: Vec<SealCase> = (0..ours.len())
+        .map(|i| {
+            let most = if i == 0 { 1 } else { 40 };
+            let sizes: Vec<u32> = (0..900).map(|_| rng.gen_range(0..most)).collect();
+            case(&mut rng, &sizes)
+        })
+        .collect();
+    let (mut wires, _) = seal_both(&mut engine, &mut ours, &mut theirs, &cases);
+    let cut = wires[3].len() - 10;
+    wires[3].truncate(cut);
+    let report = open_both(&mut engine, &mut ours, &mut theirs, &wires);
+    assert_eq!((report.path, report.device_error), (Path::Gpu, None));
+    assert_eq!(report.gpu_packets, 4 * 900 - 1);
 }
 
 #[test]

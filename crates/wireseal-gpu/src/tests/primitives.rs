@@ -5,7 +5,9 @@
 use super::host_engine;
 use crate::host;
 use crate::jobs::{Outgoing, SealJob};
-use crate::layout::{Args, KEY_DESC, PACKET_DESC, TASK_DESC};
+use crate::layout::{
+    Args, KEY_DESC, PACKET_DESC, RUN_COUNT, RUN_DESC, RUN_LENS, RUN_OK, TASK_DESC,
+};
 use crate::Config;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
 use wireseal::bip324::{PacketReceiver, PacketSender, PacketType};
@@ -125,6 +127,18 @@ fn the_c_structures_match_the_layout() {
         core::mem::size_of::<Args>() as u64,
         (&args.ntasks as *const u32 as usize - base) as u64,
         (&args.task_bytes as *const u32 as usize - base) as u64,
+        (&args.runs as *const u64 as usize - base) as u64,
+        (&args.nruns as *const u32 as usize - base) as u64,
+        RUN_DESC as u64,
+        8,
+        12,
+        24,
+        32,
+        RUN_COUNT as u64,
+        RUN_COUNT as u64 + 16,
+        RUN_OK as u64,
+        RUN_OK as u64 + 4,
+        RUN_LENS as u64,
     ];
     for (i, w) in want.into_iter().enumerate() {
         assert_eq!(host::layout(i as u32), w, "item {i} of ws_host_layout");
