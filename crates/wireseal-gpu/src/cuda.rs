@@ -488,9 +488,12 @@ impl Executor for Cuda {
             .as_mut_slice()
             .map_err(driver)?;
         let dev = s.dev.as_ref().expect("allocated by input");
-        s.stream
-            .memcpy_dtoh(&dev.slice(r.output()), &mut out[r.output()])
-            .map_err(driver)
+        for range in r.output().into_iter().filter(|r| !r.is_empty()) {
+            s.stream
+                .memcpy_dtoh(&dev.slice(range.clone()), &mut out[range])
+                .map_err(driver)?;
+        }
+        Ok(())
     }
 
     fn finish(&mut self, slot: usize, r: &Regions) -> Result<&[u8], DeviceError> {

@@ -20,23 +20,25 @@
 //! the buffer, `crate::arena`). What comes back from the device is data.
 //!
 //! An open's ([`Regions::framed`]) holds what the host knows: each
-//! session's key entry (with room for the later epochs the device derives),
-//! its received bytes as one run, and an 80-byte `ws_run` per session; the
-//! device frames the runs and writes the rest, each list sized for the most
-//! packets the runs' bytes can hold:
+//! session's received bytes as one run, an 80-byte `ws_run` per session,
+//! and its key entry (with room for the later epochs the device derives);
+//! the device frames the runs and writes the rest, each list sized for the
+//! most packets the runs' bytes can hold:
 //!
 //! | region | contents |
 //! |---|---|
-//! | keys | per run: its epoch's `ws_key` (the host's), then the device's |
 //! | data | the runs, one after the other, as they are on the wire |
 //! | runs | one `ws_run` per session |
+//! | keys | per run: its epoch's `ws_key` (the host's), then the device's |
 //! | lens | per packet (device): its contents bytes (`u32`), each run's from the place the host gives it |
 //! | status | per packet (device): 1 verified, 2 failed |
 //! | packets, tasks, multi, mtasks | as for a seal (device) |
 //! | totals | four `u32` (device): packets, tasks, multi, mtasks |
 //!
-//! Keys, data and runs go to the device; data, runs and lens come back.
-//! Regions start on 256-byte boundaries.
+//! Data, runs and keys go to the device; data and runs, then lens, come
+//! back (the keys never do). Data comes first here too, so received bytes
+//! can be written into place before the runs are counted
+//! (`crate::arena::OpenArena`). Regions start on 256-byte boundaries.
 
 use crate::direction::Direction;
 use core::ops::Range;
@@ -216,9 +218,9 @@ impl Regions {
     /// be; `c.runs` runs).
     pub(crate) fn framed(c: &Counts) -> Self {
         let mut at = Cursor(0);
-        let keys = at.next(c.keys * KEY_DESC);
         let data = at.next(c.data);
         let runs = at.next(c.runs * RUN_DESC);
+        let keys = at.next(c.keys * KEY_DESC);
         let lens = at.next(c.packets * 4);
         let status = at.next(c.packets);
         let packets = at.next(c.packets * PACKET_DESC);
@@ -263,14 +265,14 @@ impl Regions {
         ]
     }
 
-    /// An open's `buf` cut into the regions the host writes: keys, data,
-    /// runs.
+    /// An open's `buf` cut into the regions the host writes: data, runs,
+    /// keys.
     pub(crate) fn split_framed<'b>(&self, buf: &'b mut [u8]) -> [&'b mut [u8]; 3] {
         let mut cut = Cut::new(buf);
         [
-            cut.take(&self.keys),
             cut.take(&self.data),
             cut.take(&self.runs),
+            cut.take(&self.keys),
         ]
     }
 
@@ -282,19 +284,20 @@ impl Regions {
     /// What goes to the device: everything the host wrote.
     pub(crate) fn input(&self) -> Range<usize> {
         if self.is_framed() {
-            self.keys.start..self.runs.end
+            self.data.start..self.keys.end
         } else {
             0..self.total()
         }
     }
 
-    /// What the device sends back: a seal's data; an open's data, runs and
-    /// packet lengths.
-    pub(crate) fn output(&self) -> Range<usize> {
+    /// What the device sends back, in up to two ranges: a seal's data; an
+    /// open's data and runs, then its packet lengths.
+    pub(crate) fn output(&self) -> [Range<usize>; 2] {
         if self.is_framed() {
-            self.data.start..self.lens.end
+            [self.data.start..self.runs.end, self.lens.clone()]
         } else {
-            self.data.clone()
+            let end = self.data.end;
+            [self.data.clone(), end..end]
         }
     }
 }

@@ -57,6 +57,7 @@ mod cuda;
 mod direction;
 mod engine;
 mod exec;
+mod framing;
 mod jobs;
 mod layout;
 mod plan;

@@ -6,9 +6,10 @@
 
 use crate::cpu::{open_tails, OpenTail};
 use crate::exec::Direction;
+use crate::framing::{self, Place, MAX_RUN};
 use crate::jobs::SealJob;
-use crate::layout::{wire_len, Counts, KeyDesc, Regions, RunDesc, RunResult, KEY_DESC, RUN_DESC};
-use crate::plan::{segments, slot, take, Chunk, Cursor, Limits, Piece, Shape, Source};
+use crate::layout::{wire_len, Counts, Regions, RunResult, KEY_DESC, RUN_DESC};
+use crate::plan::{slot, take, Chunk, Cursor, Limits, Piece, Shape, Source};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{seal_outgoing_from, valid_prefix, OpenJob, OpenedRange};
 use wireseal::bip324::state::DirectionState;
@@ -241,10 +242,6 @@ pub(crate) struct OpenWork<'j, 'a> {
     lim: Limits,
 }
 
-/// The most bytes of one run: a `ws_run` counts them in 32 bits (the rest
-/// of a longer wire goes to the library).
-const MAX_RUN: usize = u32::MAX as usize;
-
 impl<'j, 'a> OpenWork<'j, 'a> {
     pub(crate) fn new(batch: &Batch, jobs: &'j mut [OpenJob<'a>], lim: Limits) -> Self {
         // Every job started (a packet whose length the receiver already
@@ -259,73 +256,50 @@ impl<'j, 'a> OpenWork<'j, 'a> {
         }
     }
 
-    /// The most packets run `piece` can hold (every packet at least
-    /// [`OVERHEAD`] bytes, and no more than its session may still open),
-    /// and the key entries those span.
+    /// [`framing::most`] of run `piece`.
     fn most(&self, piece: &Piece) -> (usize, usize) {
-        let state = self.plans[piece.job]
-            .state
-            .as_ref()
-            .expect("a planned run has its state");
-        let left = usize::try_from(state.messages_left()).unwrap_or(usize::MAX);
-        let packets = (piece.takes.data / OVERHEAD).min(left).min(MAX_RUN);
-        (packets, segments(state, 0, packets.max(1)))
+        let state = self.plans[piece.job].state.as_ref();
+        framing::most(
+            state.expect("a planned run has its state"),
+            piece.takes.data,
+        )
     }
 
-    /// The most of each region a chunk of runs can take: every list the
-    /// device writes sized for the most packets its runs can hold.
+    /// The most of each region a chunk of runs can take.
     fn most_counts(&self, chunk: &Chunk) -> Counts {
-        let tb = self.lim.task_bytes as usize;
-        let bytes = chunk.counts.data;
         let (mut packets, mut keys) = (0usize, 0usize);
         for piece in &chunk.pieces {
             let (n, k) = self.most(piece);
             packets += n;
             keys += k;
         }
-        // A packet of several parts has more than a part's bytes of body,
-        // and every packet at most one part that is not whole.
-        let multi = bytes / (tb + OVERHEAD);
-        Counts {
-            packets,
-            tasks: bytes / tb + packets,
-            multi,
-            mtasks: bytes / tb + multi,
-            keys,
-            data: bytes,
-            runs: chunk.pieces.len(),
-        }
+        let runs = chunk.pieces.len();
+        framing::counts(chunk.counts.data, runs, packets, keys, self.lim.task_bytes)
     }
 
     /// Writes every run into `buf` (laid out as `r`) on the batch's cores.
     fn write_runs(&self, batch: &Batch, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
-        let [mut keys, mut data, mut runs] = r.split_framed(buf);
+        let [mut data, mut runs, mut keys] = r.split_framed(buf);
         let mut items: Vec<Placed<'_, '_>> = Vec::with_capacity(chunk.pieces.len());
         let mut key = 0usize;
         for piece in &chunk.pieces {
-            let (most, nkeys) = self.most(piece);
-            let p = &self.plans[piece.job];
-            let state = p.state.as_ref().expect("a planned run has its state");
-            let run = RunDesc {
-                offset: piece.at.data as u64,
-                len: piece.takes.data as u32,
-                limit: most as u32,
-                key: key as u32,
-                keys: nkeys as u32,
-                index: state.packet_position().index,
-                chunk: state.length_position().index,
-                max: self.jobs[piece.job].receiver.max_contents() as u32,
-                lens: piece.at.packets as u32,
+            let most = self.most(piece);
+            let at = Place {
+                offset: piece.at.data,
+                len: piece.takes.data,
+                key,
+                lens: piece.at.packets,
             };
-            let place = (
-                take(&mut keys, nkeys * KEY_DESC),
+            let slices = (
                 take(&mut data, piece.takes.data),
                 take(&mut runs, RUN_DESC),
+                take(&mut keys, most.1 * KEY_DESC),
             );
-            items.push((&self.jobs[piece.job], p, run, place));
-            key += nkeys;
+            let (job, p) = (&self.jobs[piece.job], &self.plans[piece.job]);
+            items.push((job, p, (at, most), slices));
+            key += most.1;
         }
-        let one = |(job, p, run, place): &mut Placed<'_, '_>| write_run(job, p, run, place);
+        let one = |(job, p, at, place): &mut Placed<'_, '_>| write_run(job, p, at, place);
         if items.len() < 2 {
             items.iter_mut().for_each(one);
         } else {
@@ -334,23 +308,33 @@ impl<'j, 'a> OpenWork<'j, 'a> {
     }
 }
 
-/// Writes one run: its bytes copied into the data region, its `ws_run`,
-/// and its first key entry (the device writes the later epochs' after it).
-fn write_run(job: &OpenJob<'_>, p: &OpenPlan, r: &RunDesc, place: &mut Slices<'_>) {
-    let (key, data, run) = place;
-    let at = p.committed_at;
-    data.copy_from_slice(&job.wire[at..at + data.len()]);
+/// Writes one run: its bytes copied into the data region, its `ws_run`
+/// and its first key entry ([`framing::write`]).
+fn write_run(
+    job: &OpenJob<'_>,
+    p: &OpenPlan,
+    (at, most): &(Place, (usize, usize)),
+    place: &mut Slices<'_>,
+) {
+    let (data, run, keys) = place;
+    let from = p.committed_at;
+    data.copy_from_slice(&job.wire[from..from + data.len()]);
     let state = p.state.as_ref().expect("a planned run has its state");
-    key[..KEY_DESC].copy_from_slice(KeyDesc::of(state).bytes());
-    r.write(run);
+    framing::write(job.receiver, state, at, *most, run, keys);
 }
 
-/// A run's places in a chunk's buffer: its key entries, its data, its
-/// `ws_run`.
+/// A run's places in a chunk's buffer: its data, its `ws_run`, its key
+/// entries.
 type Slices<'r> = (&'r mut [u8], &'r mut [u8], &'r mut [u8]);
 
-/// The open jobs' runs in a chunk, with their places in its buffer.
-type Placed<'r, 'a> = (&'r OpenJob<'a>, &'r OpenPlan, RunDesc, Slices<'r>);
+/// The open jobs' runs in a chunk, with their places (and [`framing::most`]
+/// of each).
+type Placed<'r, 'a> = (
+    &'r OpenJob<'a>,
+    &'r OpenPlan,
+    (Place, (usize, usize)),
+    Slices<'r>,
+);
 
 /// Starts an open job as the library's batch open does: clears its output,
 /// opens a packet whose length the receiver already read (through the
@@ -398,20 +382,11 @@ fn start_open(job: &mut OpenJob<'_>, p: &mut OpenPlan) {
 /// past the run) is an engine fault: nothing is taken and the library
 /// opens the run.
 fn take_run(job: &mut OpenJob<'_>, p: &mut OpenPlan, run: RunResult, lens: &[u8], data: &[u8]) {
-    let ok = run.ok as usize;
-    let lens = lens.get(..4 * ok).unwrap_or_default();
-    let sizes = lens
-        .chunks_exact(4)
-        .map(|l| u32::from_le_bytes(l.try_into().expect("4 bytes")) as usize);
-    let bytes = run.ok_bytes as usize;
-    let adds_up = run.ok <= run.count
-        && lens.len() == 4 * ok
-        && bytes <= data.len()
-        && sizes.clone().map(sealed_len).sum::<usize>() == bytes;
-    if !adds_up {
+    let Some(sizes) = framing::verified(&run, lens, data.len()) else {
         p.failed = true;
         return;
-    }
+    };
+    let (ok, bytes) = (run.ok as usize, run.ok_bytes as usize);
     if ok > 0 {
         if job.receiver.advance(ok as u64).is_err() {
             p.failed = true;
