@@ -103,9 +103,15 @@ impl Aligned {
     }
 }
 
+/// A slot's buffers, as a device's: the staging buffer the host writes,
+/// the "device" buffer the kernels run on (what the host wrote copied in),
+/// and the output buffer the results are copied back into; the host reads
+/// only what a device would have copied back.
 #[derive(Default)]
 struct Slot {
-    buf: Aligned,
+    input: Aligned,
+    dev: Aligned,
+    output: Aligned,
     partials: Aligned,
     len: usize,
 }
@@ -147,7 +153,7 @@ impl Executor for HostExec {
     fn input(&mut self, slot: usize, len: usize) -> Result<&mut [u8], DeviceError> {
         let s = &mut self.slots[slot];
         s.len = len;
-        Ok(s.buf.get(len))
+        Ok(s.input.get(len))
     }
 
     fn submit(
@@ -160,25 +166,32 @@ impl Executor for HostExec {
     ) -> Result<(), DeviceError> {
         let s = &mut self.slots[slot];
         let partials = s.partials.get(c.tasks.max(1) * PARTIAL).as_mut_ptr() as u64;
-        let buf = s.buf.get(s.len);
-        let args = Args::new(buf.as_mut_ptr() as u64, partials, r, c, task_bytes);
+        let dev = s.dev.get(s.len);
+        let input = r.input();
+        dev[input.clone()].copy_from_slice(&s.input.get(s.len)[input]);
+        let args = Args::new(dev.as_mut_ptr() as u64, partials, r, c, task_bytes);
         for (k, n) in Kernel::sequence(dir, &args) {
             let grid = n.div_ceil(self.block).clamp(1, self.grid);
             run(k, args, grid, self.block);
+        }
+        let dev = s.dev.get(s.len);
+        let out = s.output.get(s.len);
+        for range in r.output() {
+            out[range.clone()].copy_from_slice(&dev[range]);
         }
         Ok(())
     }
 
     fn finish(&mut self, slot: usize, r: &Regions) -> Result<&[u8], DeviceError> {
         let s = &mut self.slots[slot];
-        let buf = s.buf.get(s.len);
-        buf[r.keys.clone()].fill(0);
-        Ok(buf)
+        s.input.get(s.len)[r.keys.clone()].fill(0);
+        s.dev.get(s.len)[r.keys.clone()].fill(0);
+        Ok(s.output.get(s.len))
     }
 
     fn output(&mut self, slot: usize) -> Result<&[u8], DeviceError> {
         let s = &mut self.slots[slot];
-        Ok(s.buf.get(s.len))
+        Ok(s.output.get(s.len))
     }
 
     fn time_kernels(

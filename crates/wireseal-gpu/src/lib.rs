@@ -68,7 +68,9 @@ mod host;
 #[cfg(test)]
 mod tests;
 
-pub use arena::{ArenaError, Capacity, Run, SealArena, Sealed};
+pub use arena::{
+    ArenaError, Capacity, OpenArena, OpenCapacity, OpenedArena, Run, SealArena, Sealed,
+};
 pub use config::{Config, DEFAULT_MIN_GPU_BATCH, DEFAULT_MIN_GPU_BYTES};
 pub use engine::{
     Calibration, CalibrationPoint, Engine, Path, Phases, Report, CALIBRATION_BATCHES,

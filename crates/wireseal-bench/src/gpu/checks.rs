@@ -3,8 +3,8 @@
 //! fallback on one packet, and the host side of the GPU path.
 
 use super::measure::{
-    lanes, median, open, open_jobs, open_phases, seal, seal_arena, seal_jobs, seal_phases,
-    wire_bytes, Lane, Traffic, Via,
+    lanes, median, open, open_arena, open_jobs, open_phases, seal, seal_arena, seal_jobs,
+    seal_phases, wire_bytes, Lane, Traffic, Via,
 };
 use super::S;
 use crate::{Better, Ctx, Row};
@@ -396,6 +396,23 @@ pub(super) fn host_side(ctx: &Ctx) -> Vec<Row> {
             Ok(_) => row,
             Err(e) => row.failed(e),
         });
+        let arena = arena_open_host_side(ctx, &t, threads);
+        let row = Row::new(
+            S,
+            format!(
+                "open, batch of {b} ({mb:.1} MB): host side of the arena path only (received \
+                 bytes written into engine memory, packets read there), {threads} thr"
+            ),
+            "pkt/s",
+            Better::Higher,
+            arena.as_ref().map_or(0.0, |s| b as f64 / s),
+            format!("CPU library, {threads} thr"),
+            Some(b as f64 / m[1].1),
+        );
+        rows.push(match arena {
+            Ok(_) => row,
+            Err(e) => row.failed(e),
+        });
         if threads == all {
             for (dir, p) in ["seal", "open"].into_iter().zip(phases) {
                 rows.extend(phase_rows(
@@ -616,6 +633,26 @@ pub(super) fn gpu_phases(gpu: &mut Engine) -> Vec<Row> {
         }
         Err(e) => vec![Row::new(S, "phases", "µs", Better::Lower, 0.0, "-", None).failed(e)],
     }
+}
+
+/// Median seconds of the open arena's host side (an engine whose "device"
+/// runs no cipher: it frames, and reports every packet verified) opening
+/// `t` on `threads` threads, the wires sealed before each sample.
+fn arena_open_host_side(ctx: &Ctx, t: &Traffic, threads: usize) -> Result<f64, String> {
+    let config = Config {
+        host_threads: threads,
+        ..Config::from_env()
+    };
+    let mut host = Engine::host_side_only_for_timing(config);
+    let mut sealer = Engine::cpu_only(Config::default());
+    let mut lo = lanes(t.lanes());
+    let mut v = Vec::new();
+    for _ in 0..ctx.samples() {
+        let mut wires = vec![Vec::new(); t.lanes()];
+        seal(&mut sealer, Via::Auto, &mut lo, t, &mut wires)?;
+        v.push(open_arena(&mut host, &mut lo, t, &wires)?);
+    }
+    Ok(median(&mut v))
 }
 
 /// Median seconds of the arena's host side (an engine whose "device" runs

@@ -7,7 +7,7 @@ use std::time::Instant;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
 use wireseal::bip324::{PacketReceiver, PacketSender, PacketType, OVERHEAD};
 use wireseal::keys::EllSwiftKeypair;
-use wireseal_gpu::{Capacity, Engine, Outgoing, Phases, Report, Run, SealJob};
+use wireseal_gpu::{Capacity, Engine, OpenCapacity, Outgoing, Phases, Report, Run, SealJob};
 use wireseal_io::traffic::mixed_sizes;
 
 /// Most sessions a batch spreads over.
@@ -315,6 +315,52 @@ pub(super) fn seal_arena(
                 .rx
                 .advance(t.per_lane[l].len() as u64)
                 .map_err(|e| e.to_string())?,
+        }
+    }
+    Ok(secs)
+}
+
+/// Seconds of the host side of opening `wires` (each lane's, sealed from
+/// `t`) through an [`wireseal_gpu::OpenArena`]: each lane's bytes written
+/// into the engine's memory (as a caller would receive them there), opened,
+/// and each packet's contents found where the device left them; the time
+/// the device took ([`wireseal_gpu::OpenedArena::waited`]) left out.
+pub(super) fn open_arena(
+    engine: &mut Engine,
+    lanes: &mut [Lane],
+    t: &Traffic,
+    wires: &[Vec<u8>],
+) -> Result<f64, String> {
+    let cap = OpenCapacity {
+        sessions: t.lanes(),
+        bytes: wires.iter().map(Vec::len).sum(),
+    };
+    let start = Instant::now();
+    let mut arena = engine.open_arena(cap).map_err(|e| e.to_string())?;
+    for (l, wire) in wires.iter().enumerate() {
+        arena
+            .receive(l, wire.len())
+            .map_err(|e| e.to_string())?
+            .copy_from_slice(wire);
+    }
+    let mut receivers: Vec<&mut PacketReceiver> = lanes.iter_mut().map(|l| &mut l.rx).collect();
+    let opened = arena.open(&mut receivers).map_err(|e| e.to_string())?;
+    let bytes: usize = (0..t.lanes())
+        .flat_map(|l| opened.packets(l))
+        .map(|p| p.contents.len())
+        .sum();
+    let secs = start.elapsed().as_secs_f64() - opened.waited().as_secs_f64();
+    std::hint::black_box(bytes);
+    if let Some(e) = opened.device_error() {
+        return Err(format!("arena: {e}"));
+    }
+    for (l, p) in t.per_lane.iter().enumerate() {
+        if opened.result(l) != Some(Ok(p.len())) {
+            return Err(format!(
+                "open arena: {:?} for {} packets",
+                opened.result(l),
+                p.len()
+            ));
         }
     }
     Ok(secs)

@@ -15,7 +15,10 @@
 //! sealed by the library in place, with the same bytes.
 
 mod device;
+mod open;
 mod reserve;
+
+pub use open::{OpenArena, OpenCapacity, OpenedArena};
 
 use crate::layout::Reserved;
 
@@ -82,6 +85,28 @@ pub enum ArenaError {
     /// The device's staging memory could not be had.
     #[error(transparent)]
     Device(#[from] DeviceError),
+    /// [`OpenArena::receive`] for a session that has its bytes already.
+    #[error("session {session} has received its bytes in this arena already")]
+    Received {
+        /// The session.
+        session: usize,
+    },
+    /// [`OpenArena::receive`] past the arena's bytes (or over 4 GiB for one
+    /// session).
+    #[error("the arena has no room for these bytes ({bytes} bytes at most)")]
+    NoRoom {
+        /// Bytes it holds at most.
+        bytes: usize,
+    },
+    /// [`OpenArena::open`] was given another number of receivers than the
+    /// arena's sessions.
+    #[error("{receivers} receivers for an arena of {sessions} sessions")]
+    Receivers {
+        /// Receivers given.
+        receivers: usize,
+        /// Sessions in the arena.
+        sessions: usize,
+    },
 }
 
 /// A run of one session's next packets, for [`SealArena::reserve_runs`].

@@ -6,6 +6,7 @@ mod device;
 mod differential;
 mod edges;
 mod nvrtc;
+mod open_arena;
 mod primitives;
 
 use crate::engine::Engine;
