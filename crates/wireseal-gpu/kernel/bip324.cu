@@ -8,13 +8,13 @@
  * session's received bytes in as one run, with the session's keys and
  * positions (a `ws_run`), and
  *
- *   ws_open_count   walks each run (one thread a session), decrypting its
- *                   3-byte lengths in order, and keeps and counts its whole
- *                   packets' lengths
- *   ws_open_scan    places every run's entries after the runs before it
- *   ws_open_frame   walks each run's kept lengths, writing its packets'
- *                   descriptors and parts and the key entry of every later
- *                   epoch (rekeying both ciphers as BIP324 says)
+ *   ws_open_frame   one thread a session walks its run, decrypting its
+ *                   3-byte lengths in order and keeping them, claims room
+ *                   in each list for its packets (atomically: each run's
+ *                   entries lie together, runs in any order), and writes
+ *                   its packets' descriptors and parts and the key entry
+ *                   of every later epoch (rekeying both ciphers as BIP324
+ *                   says)
  *
  * after which every packet is independent too. A packet's body (header
  * byte + contents) is cut into parts of `task_bytes` (a multiple of 64);
@@ -29,8 +29,9 @@
  *                          checks its tag and decrypts only if it verifies
  *          ws_open_verify  (several parts) sums, checks the tag, sets status
  *          ws_open_decrypt (several parts) decrypts parts of verified packets
- *          ws_open_settle  counts each run's packets that verified, in
- *                          order, up to the first that did not
+ *
+ * and each packet's status is also written into the top byte of its
+ * length's entry, which is what the host reads back.
  *
  * Poly1305 over the parts: with q blocks of 16 bytes in all (the padded
  * ciphertext, then the lengths block), part k covering blocks [s, e) computes
@@ -64,7 +65,7 @@ typedef struct {
     u32 key;         /* index into the key table */
     u32 index;       /* packet index in its epoch: nonce LE32(index) || LE64(epoch) */
     u32 chunk;       /* length-cipher chunk in its epoch (seal) */
-    u32 header;      /* header byte to seal (0 or 0x80) */
+    u32 header;      /* header byte to seal (0 or 0x80); an open's: its entry in lens */
     u32 first_task;  /* the packet's first part in the task list */
 } ws_packet;
 
@@ -83,17 +84,9 @@ typedef struct {
     u32 index;        /* packet index in the epoch at its start */
     u32 chunk;        /* length-cipher chunk in the epoch at its start */
     u32 max;          /* the receiver's limit on a packet's contents bytes */
-    u32 count;        /* out: its whole packets (up to limit) */
-    u32 tasks;        /* out: their parts */
-    u32 multi;        /* out: those of more than one part */
-    u32 mtasks;       /* out: the parts of those */
-    u32 first_packet; /* out: where its entries start in each list */
-    u32 first_task;
-    u32 first_multi;
-    u32 first_mtask;
-    u32 ok;           /* out: packets that verified, in order, to the first that did not */
-    u32 ok_bytes;     /* out: their wire bytes */
     u32 lens;         /* its first entry in the lens list (room for `limit`) */
+    u32 count;        /* out: its whole packets (up to limit) */
+    u32 reserved;
 } ws_run;
 
 typedef struct {
@@ -110,8 +103,8 @@ typedef struct {
     u32 nmtasks;
     u32 task_bytes;
     u64 runs;      /* ws_run * (open) */
-    u64 lens;      /* u32 *, per packet: its contents bytes, each run's from its `lens` (open) */
-    u64 totals;    /* u32[4] * (open): packets, tasks, multi, mtasks, as framed */
+    u64 lens;      /* u32 *, per packet: its contents bytes, and its status in the top byte, each run's from its `lens` (open) */
+    u64 totals;    /* u32[4] * (open): packets, tasks, multi, mtasks, as framed (zero before) */
     u32 nruns;
     u32 reserved;
 } ws_args;
@@ -334,6 +327,17 @@ WS_DEV void ws_part_hash(const ws_part *t, u32 h[5])
     }
 }
 
+/* An opened packet's status: 1 verified, 2 failed; for a packet framed on
+ * the device also in the top byte of its length's entry (`header`). */
+WS_DEV void ws_set_status(const ws_args *a, u32 packet, u32 ok)
+{
+    ((u8 *)a->status)[packet] = ok ? 1 : 2;
+    if (a->lens != 0) {
+        const ws_packet *p = (const ws_packet *)a->packets + packet;
+        ((u32 *)a->lens)[p->header] |= (ok ? 1u : 2u) << 24;
+    }
+}
+
 WS_KERNEL ws_seal_parts(ws_args a)
 {
     const ws_packet *packets = (const ws_packet *)a.packets;
@@ -391,7 +395,6 @@ WS_KERNEL ws_open_parts(ws_args a)
 {
     const ws_packet *packets = (const ws_packet *)a.packets;
     const ws_task *tasks = (const ws_task *)a.tasks;
-    u8 *status = (u8 *)a.status;
     u32 n = ws_items(&a, 1, a.ntasks);
     WS_FOR(i, n) {
         ws_task task = tasks[i];
@@ -407,7 +410,7 @@ WS_KERNEL ws_open_parts(ws_args a)
             u32 ok = ws_tag_ok(t.body + t.blen, tag);
             if (ok)
                 ws_part_crypt(&t);
-            status[task.packet] = ok ? 1 : 2;
+            ws_set_status(&a, task.packet, ok);
         } else {
             ws_part_scale(&t, h);
             ws_store_partial(&a, i, h);
@@ -419,7 +422,6 @@ WS_KERNEL ws_open_verify(ws_args a)
 {
     const ws_packet *packets = (const ws_packet *)a.packets;
     const u32 *multi = (const u32 *)a.multi;
-    u8 *status = (u8 *)a.status;
     u32 n = ws_items(&a, 2, a.nmulti);
     WS_FOR(i, n) {
         ws_part t;
@@ -427,7 +429,7 @@ WS_KERNEL ws_open_verify(ws_args a)
         u32 h[5], tag[4];
         ws_sum_partials(&a, t.p, t.nparts, h);
         ws_poly_finish(h, t.b0, tag);
-        status[multi[i]] = ws_tag_ok(t.body + t.blen, tag) ? 1 : 2;
+        ws_set_status(&a, multi[i], ws_tag_ok(t.body + t.blen, tag));
     }
 }
 
@@ -482,7 +484,7 @@ WS_DEV u32 ws_walk_length(ws_walk *w, const u8 *at)
  * FSChaCha20's next key is the last 32 bytes of its epoch's keystream
  * (block 10, bytes 32..64); FSChaCha20Poly1305's the first 32 bytes of
  * the keystream from block 1 under nonce FFFFFFFF || LE64(epoch). The
- * packet key is only needed when `keys` (a frame, not a count). */
+ * packet key is only needed when `keys` (its entries are being written). */
 WS_DEV u32 ws_walk_step(ws_walk *w, u32 keys)
 {
     u32 b[16], rekeyed = 0;
@@ -551,27 +553,28 @@ WS_DEV u32 ws_parts(const ws_args *a, u32 len)
 
 /* Walks run `r` from its first length field and keeps its whole packets'
  * lengths (up to its limit, its receiver's limit on a packet and its key
- * entries), counting them and their parts into the run. */
-WS_DEV void ws_open_walk(const ws_args *a, ws_run *r)
+ * entries) in its place in the lens list; counts them and their parts. */
+WS_DEV void ws_open_walk(const ws_args *a, const ws_run *r, u32 c[4])
 {
     ws_walk w;
     ws_walk_init(&w, a, r);
     const u8 *at = (const u8 *)a->data + r->offset;
     u32 *lens = (u32 *)a->lens + r->lens;
-    u32 pos = 0, n = 0, nt = 0, nm = 0, nmt = 0, keys = 1;
-    while (n < r->limit && r->len - pos >= 3) {
+    u32 pos = 0, keys = 1;
+    c[0] = c[1] = c[2] = c[3] = 0;
+    while (c[0] < r->limit && r->len - pos >= 3) {
         u32 len = ws_walk_length(&w, at + pos);
         /* A length over the limit, or a packet the run holds only part
          * of, is left to the library (which fails the one, and waits for
          * the rest of the other). */
         if (len > r->max || r->len - pos < WS_OVERHEAD || len > r->len - pos - WS_OVERHEAD)
             break;
-        lens[n++] = len;
+        lens[c[0]++] = len;
         u32 parts = ws_parts(a, len);
-        nt += parts;
+        c[1] += parts;
         if (parts > 1) {
-            nm++;
-            nmt += parts;
+            c[2]++;
+            c[3] += parts;
         }
         pos += len + WS_OVERHEAD;
         /* Each epoch after the first takes a key entry; with none left
@@ -580,15 +583,12 @@ WS_DEV void ws_open_walk(const ws_args *a, ws_run *r)
             break;
     }
     ws_walk_wipe(&w);
-    r->count = n;
-    r->tasks = nt;
-    r->multi = nm;
-    r->mtasks = nmt;
 }
 
-/* Writes run `r`'s packets' entries at the places the scan gave it, from
- * its kept lengths, and the key entry of each later epoch. */
-WS_DEV void ws_open_place(const ws_args *a, const ws_run *r)
+/* Writes run `r`'s packets' entries from `first` on in each list (packets,
+ * tasks, multi, mtasks), from its kept lengths, and the key entry of each
+ * later epoch. */
+WS_DEV void ws_open_place(const ws_args *a, const ws_run *r, const u32 first[4])
 {
     ws_walk w;
     ws_walk_init(&w, a, r);
@@ -598,10 +598,10 @@ WS_DEV void ws_open_place(const ws_args *a, const ws_run *r)
     u32 *multi = (u32 *)a->multi, *mtasks = (u32 *)a->mtasks;
     const u32 *lens = (const u32 *)a->lens + r->lens;
     u64 offset = r->offset;
-    u32 t = r->first_task, m = r->first_multi, mt = r->first_mtask, key = r->key;
+    u32 t = first[1], m = first[2], mt = first[3], key = r->key;
     for (u32 n = 0; n < r->count; n++) {
-        u32 len = lens[n], parts = ws_parts(a, len), p = r->first_packet + n;
-        ws_packet d = {offset, len, key, w.index, w.chunk, 0, t};
+        u32 len = lens[n], parts = ws_parts(a, len), p = first[0] + n;
+        ws_packet d = {offset, len, key, w.index, w.chunk, r->lens + n, t};
         packets[p] = d;
         for (u32 k = 0; k < parts; k++) {
             ws_task e = {p, k};
@@ -619,60 +619,18 @@ WS_DEV void ws_open_place(const ws_args *a, const ws_run *r)
     ws_walk_wipe(&w);
 }
 
-WS_KERNEL ws_open_count(ws_args a)
-{
-    ws_run *runs = (ws_run *)a.runs;
-    WS_FOR(i, a.nruns)
-        ws_open_walk(&a, runs + i);
-}
-
-/* One thread: every run's entries placed after the runs before it, and
- * the totals the later kernels run over. */
-WS_KERNEL ws_open_scan(ws_args a)
-{
-    if (blockIdx.x != 0 || threadIdx.x != 0)
-        return;
-    ws_run *runs = (ws_run *)a.runs;
-    u32 p = 0, t = 0, m = 0, mt = 0;
-    for (u32 i = 0; i < a.nruns; i++) {
-        ws_run *r = runs + i;
-        r->first_packet = p;
-        r->first_task = t;
-        r->first_multi = m;
-        r->first_mtask = mt;
-        p += r->count;
-        t += r->tasks;
-        m += r->multi;
-        mt += r->mtasks;
-    }
-    u32 *totals = (u32 *)a.totals;
-    totals[0] = p;
-    totals[1] = t;
-    totals[2] = m;
-    totals[3] = mt;
-}
-
 WS_KERNEL ws_open_frame(ws_args a)
 {
-    const ws_run *runs = (const ws_run *)a.runs;
-    WS_FOR(i, a.nruns)
-        ws_open_place(&a, runs + i);
-}
-
-WS_KERNEL ws_open_settle(ws_args a)
-{
     ws_run *runs = (ws_run *)a.runs;
-    const u8 *status = (const u8 *)a.status;
-    const u32 *lens = (const u32 *)a.lens;
+    u32 *totals = (u32 *)a.totals;
     WS_FOR(i, a.nruns) {
         ws_run *r = runs + i;
-        u32 k = 0, bytes = 0;
-        while (k < r->count && status[r->first_packet + k] == 1) {
-            bytes += lens[r->lens + k] + WS_OVERHEAD;
-            k++;
-        }
-        r->ok = k;
-        r->ok_bytes = bytes;
+        u32 c[4], first[4];
+        ws_open_walk(&a, r, c);
+        r->count = c[0];
+        for (int k = 0; k < 4; k++)
+            first[k] = c[k] != 0 ? ws_atomic_add(totals + k, c[k]) : 0;
+        ws_open_place(&a, r, first);
     }
 }
 

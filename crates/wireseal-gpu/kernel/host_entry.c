@@ -31,10 +31,7 @@ WS_HOST_LAUNCH(ws_seal_finish)
 WS_HOST_LAUNCH(ws_open_parts)
 WS_HOST_LAUNCH(ws_open_verify)
 WS_HOST_LAUNCH(ws_open_decrypt)
-WS_HOST_LAUNCH(ws_open_count)
-WS_HOST_LAUNCH(ws_open_scan)
 WS_HOST_LAUNCH(ws_open_frame)
-WS_HOST_LAUNCH(ws_open_settle)
 
 /* Misaligned block accesses on this thread since the last call. */
 u32 ws_host_misaligned(void)
@@ -98,11 +95,8 @@ u64 ws_host_layout(u32 what)
     case 19: return offsetof(ws_run, limit);
     case 20: return offsetof(ws_run, index);
     case 21: return offsetof(ws_run, max);
-    case 22: return offsetof(ws_run, count);
-    case 23: return offsetof(ws_run, first_packet);
-    case 24: return offsetof(ws_run, ok);
-    case 25: return offsetof(ws_run, ok_bytes);
-    case 26: return offsetof(ws_run, lens);
+    case 22: return offsetof(ws_run, lens);
+    case 23: return offsetof(ws_run, count);
     default: return 0;
     }
 }

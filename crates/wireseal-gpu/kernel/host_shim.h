@@ -66,4 +66,13 @@ static inline void ws_put_word(u8 *p, u32 v)
     memcpy(p, &v, 4);
 }
 
+/* A launch's threads run one after another here, so an atomic add is a
+ * plain one. */
+static inline u32 ws_atomic_add(u32 *p, u32 v)
+{
+    u32 old = *p;
+    *p = old + v;
+    return old;
+}
+
 #endif /* WS_HOST_SHIM_H */

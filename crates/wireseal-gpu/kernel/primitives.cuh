@@ -44,6 +44,11 @@ WS_DEV void ws_store64(u8 *p, const u32 w[16])
     for (int i = 0; i < 4; i++)
         q[i] = make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
 }
+/* Adds `v` to `*p` atomically; returns the value before. */
+WS_DEV u32 ws_atomic_add(u32 *p, u32 v)
+{
+    return atomicAdd(p, v);
+}
 #endif
 
 #define WS_TAG 16

@@ -4,7 +4,7 @@
 //! of it is believed. Both the job path (`crate::work`) and the open arena
 //! (`crate::arena`) go through here.
 
-use crate::layout::{Counts, KeyDesc, RunDesc, RunResult, KEY_DESC};
+use crate::layout::{Counts, KeyDesc, RunDesc, KEY_DESC};
 use crate::plan::segments;
 use wireseal::bip324::state::DirectionState;
 use wireseal::bip324::{sealed_len, PacketReceiver, OVERHEAD};
@@ -82,24 +82,59 @@ pub(crate) fn write(
     keys[..KEY_DESC].copy_from_slice(KeyDesc::of(state).bytes());
 }
 
-/// The contents lengths of a run's verified packets, from `lens` (the
-/// device's list from the run's first entry on), when the device's answer
-/// adds up: no more verified than found, and lengths whose packets fill
-/// exactly the verified bytes, within the run's `len` bytes. `None` is an
-/// engine fault: nothing of the run is to be taken.
-pub(crate) fn verified<'l>(
-    run: &RunResult,
+/// What the device found and verified of one run, read from its entries
+/// in the lens list (each a packet's contents bytes, its status in the
+/// top byte).
+pub(crate) struct Verified<'l> {
+    /// Whole packets found.
+    pub count: usize,
+    /// Packets that verified, in order, up to the first that did not.
+    pub ok: usize,
+    /// Their wire bytes.
+    pub bytes: usize,
     lens: &'l [u8],
-    len: usize,
-) -> Option<impl Iterator<Item = usize> + Clone + 'l> {
-    let ok = run.ok as usize;
-    let lens = lens.get(..4 * ok)?;
-    let sizes = lens
-        .chunks_exact(4)
-        .map(|l| u32::from_le_bytes(l.try_into().expect("4 bytes")) as usize);
-    let bytes = run.ok_bytes as usize;
-    let adds_up = run.ok <= run.count
-        && bytes <= len
-        && sizes.clone().map(sealed_len).sum::<usize>() == bytes;
-    adds_up.then_some(sizes)
+}
+
+impl<'l> Verified<'l> {
+    /// The verified packets' contents bytes, in order.
+    pub(crate) fn sizes(&self) -> impl Iterator<Item = usize> + 'l {
+        words(self.lens)
+            .take(self.ok)
+            .map(|w| (w & LEN_MASK) as usize)
+    }
+}
+
+const LEN_MASK: u32 = 0x00ff_ffff;
+
+fn words(lens: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    lens.chunks_exact(4)
+        .map(|l| u32::from_le_bytes(l.try_into().expect("4 bytes")))
+}
+
+/// Reads a run's `count` packets from `lens` (the device's list from the
+/// run's first entry on), when the answer adds up: every packet has a
+/// status, and the packets found fit in the run's `len` bytes. `None` is
+/// an engine fault: nothing of the run is to be taken.
+pub(crate) fn verified(count: u32, lens: &[u8], len: usize) -> Option<Verified<'_>> {
+    let count = count as usize;
+    let lens = lens.get(..count.checked_mul(4)?)?;
+    let (mut ok, mut bytes, mut all, mut failed) = (0usize, 0usize, 0usize, false);
+    for w in words(lens) {
+        let size = sealed_len((w & LEN_MASK) as usize);
+        all += size;
+        match w >> 24 {
+            1 if !failed => {
+                ok += 1;
+                bytes += size;
+            }
+            1 | 2 => failed = true,
+            _ => return None,
+        }
+    }
+    (all <= len).then_some(Verified {
+        count,
+        ok,
+        bytes,
+        lens,
+    })
 }

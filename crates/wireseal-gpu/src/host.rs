@@ -18,10 +18,7 @@ mod ffi {
         pub fn ws_open_parts_host(a: Args, grid: u32, block: u32);
         pub fn ws_open_verify_host(a: Args, grid: u32, block: u32);
         pub fn ws_open_decrypt_host(a: Args, grid: u32, block: u32);
-        pub fn ws_open_count_host(a: Args, grid: u32, block: u32);
-        pub fn ws_open_scan_host(a: Args, grid: u32, block: u32);
         pub fn ws_open_frame_host(a: Args, grid: u32, block: u32);
-        pub fn ws_open_settle_host(a: Args, grid: u32, block: u32);
         pub fn ws_host_misaligned() -> u32;
         pub fn ws_host_chacha_block(
             key: *const u32,
@@ -43,10 +40,7 @@ pub(crate) fn run(kernel: Kernel, a: Args, grid: u32, block: u32) {
         Kernel::OpenParts => ffi::ws_open_parts_host,
         Kernel::OpenVerify => ffi::ws_open_verify_host,
         Kernel::OpenDecrypt => ffi::ws_open_decrypt_host,
-        Kernel::OpenCount => ffi::ws_open_count_host,
-        Kernel::OpenScan => ffi::ws_open_scan_host,
         Kernel::OpenFrame => ffi::ws_open_frame_host,
-        Kernel::OpenSettle => ffi::ws_open_settle_host,
     };
     // SAFETY: `a` points into buffers the caller holds mutably for the
     // call (a slot's staging buffer laid out as `a`'s regions, and its

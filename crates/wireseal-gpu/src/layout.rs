@@ -20,7 +20,7 @@
 //! the buffer, `crate::arena`). What comes back from the device is data.
 //!
 //! An open's ([`Regions::framed`]) holds what the host knows: each
-//! session's received bytes as one run, an 80-byte `ws_run` per session,
+//! session's received bytes as one run, a 48-byte `ws_run` per session,
 //! and its key entry (with room for the later epochs the device derives);
 //! the device frames the runs and writes the rest, each list sized for the
 //! most packets the runs' bytes can hold:
@@ -29,14 +29,14 @@
 //! |---|---|
 //! | data | the runs, one after the other, as they are on the wire |
 //! | runs | one `ws_run` per session |
+//! | totals | four `u32`, zero: the entries the device claims in each list |
 //! | keys | per run: its epoch's `ws_key` (the host's), then the device's |
-//! | lens | per packet (device): its contents bytes (`u32`), each run's from the place the host gives it |
-//! | status | per packet (device): 1 verified, 2 failed |
-//! | packets, tasks, multi, mtasks | as for a seal (device) |
-//! | totals | four `u32` (device): packets, tasks, multi, mtasks |
+//! | lens | per packet (device): its contents bytes (`u32`), its status in the top byte (1 verified, 2 failed), each run's from the place the host gives it |
+//! | status | per packet (device) |
+//! | packets, tasks, multi, mtasks | as for a seal (device), each run's entries together |
 //!
-//! Data, runs and keys go to the device; data and runs, then lens, come
-//! back (the keys never do). Data comes first here too, so received bytes
+//! Data, runs, totals and keys go to the device; data and runs, then lens,
+//! come back (the keys never do). Data comes first here too, so received bytes
 //! can be written into place before the runs are counted
 //! (`crate::arena::OpenArena`). Regions start on 256-byte boundaries.
 
@@ -53,7 +53,7 @@ pub(crate) const TASK_DESC: usize = 8;
 /// Bytes of a `ws_key`.
 pub(crate) const KEY_DESC: usize = 80;
 /// Bytes of a `ws_run`.
-pub(crate) const RUN_DESC: usize = 80;
+pub(crate) const RUN_DESC: usize = 48;
 /// Device scratch per task: 8 `u32` (a part's Poly1305 value in 5).
 pub(crate) const PARTIAL: usize = 32;
 const REGION_ALIGN: usize = 256;
@@ -220,6 +220,7 @@ impl Regions {
         let mut at = Cursor(0);
         let data = at.next(c.data);
         let runs = at.next(c.runs * RUN_DESC);
+        let totals = at.next(16);
         let keys = at.next(c.keys * KEY_DESC);
         let lens = at.next(c.packets * 4);
         let status = at.next(c.packets);
@@ -227,7 +228,6 @@ impl Regions {
         let tasks = at.next(c.tasks * TASK_DESC);
         let multi = at.next(c.multi * 4);
         let mtasks = at.next(c.mtasks * 4);
-        let totals = at.next(16);
         Self {
             packets,
             tasks,
@@ -265,20 +265,19 @@ impl Regions {
         ]
     }
 
-    /// An open's `buf` cut into the regions the host writes: data, runs,
-    /// keys.
+    /// An open's `buf` cut into the regions the host writes: data, runs
+    /// and keys (the totals zeroed).
     pub(crate) fn split_framed<'b>(&self, buf: &'b mut [u8]) -> [&'b mut [u8]; 3] {
         let mut cut = Cut::new(buf);
-        [
-            cut.take(&self.data),
-            cut.take(&self.runs),
-            cut.take(&self.keys),
-        ]
+        let data = cut.take(&self.data);
+        let runs = cut.take(&self.runs);
+        cut.take(&self.totals).fill(0);
+        [data, runs, cut.take(&self.keys)]
     }
 
     /// Bytes of the whole buffer.
     pub(crate) fn total(&self) -> usize {
-        self.keys.end.max(self.totals.end)
+        self.keys.end.max(self.mtasks.end)
     }
 
     /// What goes to the device: everything the host wrote.
@@ -360,34 +359,15 @@ impl RunDesc {
     }
 }
 
-/// What the device says about a run after an open.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct RunResult {
-    /// Its whole packets found.
-    pub count: u32,
-    /// Packets that verified, in order, up to the first that did not.
-    pub ok: u32,
-    /// Their wire bytes.
-    pub ok_bytes: u32,
+/// The device's count of a run's whole packets, from its `ws_run`.
+pub(crate) fn run_count(run: &[u8]) -> u32 {
+    u32::from_le_bytes(run[RUN_COUNT..RUN_COUNT + 4].try_into().expect("4 bytes"))
 }
 
-impl RunResult {
-    /// Reads the device's fields of a `ws_run`.
-    pub(crate) fn read(run: &[u8]) -> Self {
-        let word = |at: usize| u32::from_le_bytes(run[at..at + 4].try_into().expect("4 bytes"));
-        Self {
-            count: word(RUN_COUNT),
-            ok: word(RUN_OK),
-            ok_bytes: word(RUN_OK + 4),
-        }
-    }
-}
-
-/// Offsets of a `ws_run`'s device fields.
-pub(crate) const RUN_COUNT: usize = 36;
-pub(crate) const RUN_OK: usize = 68;
-/// Offset of a `ws_run`'s `lens` (the host's).
-pub(crate) const RUN_LENS: usize = 76;
+/// Offsets of a `ws_run`'s `lens` (the host's) and `count` (the
+/// device's).
+pub(crate) const RUN_LENS: usize = 36;
+pub(crate) const RUN_COUNT: usize = 40;
 
 /// How many entries of each kind a chunk holds, and its data bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -473,13 +453,10 @@ impl Args {
 pub(crate) enum Kernel {
     SealParts,
     SealFinish,
-    OpenCount,
-    OpenScan,
     OpenFrame,
     OpenParts,
     OpenVerify,
     OpenDecrypt,
-    OpenSettle,
 }
 
 impl Kernel {
@@ -491,24 +468,18 @@ impl Kernel {
             Kernel::OpenParts => "ws_open_parts",
             Kernel::OpenVerify => "ws_open_verify",
             Kernel::OpenDecrypt => "ws_open_decrypt",
-            Kernel::OpenCount => "ws_open_count",
-            Kernel::OpenScan => "ws_open_scan",
             Kernel::OpenFrame => "ws_open_frame",
-            Kernel::OpenSettle => "ws_open_settle",
         }
     }
 
     /// Every kernel.
-    pub(crate) const ALL: [Kernel; 9] = [
+    pub(crate) const ALL: [Kernel; 6] = [
         Kernel::SealParts,
         Kernel::SealFinish,
-        Kernel::OpenCount,
-        Kernel::OpenScan,
         Kernel::OpenFrame,
         Kernel::OpenParts,
         Kernel::OpenVerify,
         Kernel::OpenDecrypt,
-        Kernel::OpenSettle,
     ];
 
     /// The launches of a seal or an open of `args`, with the number of
@@ -518,13 +489,10 @@ impl Kernel {
     pub(crate) fn sequence(dir: Direction, args: &Args) -> Vec<(Kernel, u32)> {
         let all: &[(Kernel, u32)] = if dir == Direction::Open {
             &[
-                (Kernel::OpenCount, args.nruns),
-                (Kernel::OpenScan, args.nruns.min(1)),
                 (Kernel::OpenFrame, args.nruns),
                 (Kernel::OpenParts, args.ntasks),
                 (Kernel::OpenVerify, args.nmulti),
                 (Kernel::OpenDecrypt, args.nmtasks),
-                (Kernel::OpenSettle, args.nruns),
             ]
         } else {
             &[

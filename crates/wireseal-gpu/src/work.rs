@@ -8,7 +8,7 @@ use crate::cpu::{open_tails, OpenTail};
 use crate::exec::Direction;
 use crate::framing::{self, Place, MAX_RUN};
 use crate::jobs::SealJob;
-use crate::layout::{wire_len, Counts, Regions, RunResult, KEY_DESC, RUN_DESC};
+use crate::layout::{run_count, wire_len, Counts, Regions, KEY_DESC, RUN_DESC};
 use crate::plan::{slot, take, Chunk, Cursor, Limits, Piece, Shape, Source};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{seal_outgoing_from, valid_prefix, OpenJob, OpenedRange};
@@ -381,12 +381,12 @@ fn start_open(job: &mut OpenJob<'_>, p: &mut OpenPlan) {
 /// result that does not add up (more packets than the lengths given, bytes
 /// past the run) is an engine fault: nothing is taken and the library
 /// opens the run.
-fn take_run(job: &mut OpenJob<'_>, p: &mut OpenPlan, run: RunResult, lens: &[u8], data: &[u8]) {
-    let Some(sizes) = framing::verified(&run, lens, data.len()) else {
+fn take_run(job: &mut OpenJob<'_>, p: &mut OpenPlan, count: u32, lens: &[u8], data: &[u8]) {
+    let Some(v) = framing::verified(count, lens, data.len()) else {
         p.failed = true;
         return;
     };
-    let (ok, bytes) = (run.ok as usize, run.ok_bytes as usize);
+    let (ok, bytes, sizes) = (v.ok, v.bytes, v.sizes());
     if ok > 0 {
         if job.receiver.advance(ok as u64).is_err() {
             p.failed = true;
@@ -411,7 +411,7 @@ fn take_run(job: &mut OpenJob<'_>, p: &mut OpenPlan, run: RunResult, lens: &[u8]
         p.committed_at = at + bytes;
         p.committed += ok;
     }
-    if run.ok < run.count {
+    if v.ok < v.count {
         p.failed = true;
     }
 }
@@ -470,9 +470,9 @@ impl Work for OpenWork<'_, '_> {
                     return;
                 };
                 let piece = &chunk.pieces[k];
-                let run = RunResult::read(&runs[k * RUN_DESC..(k + 1) * RUN_DESC]);
+                let count = run_count(&runs[k * RUN_DESC..(k + 1) * RUN_DESC]);
                 let lens = lens.get(4 * piece.at.packets..).unwrap_or_default();
-                take_run(job, p, run, lens, &data[piece.data()]);
+                take_run(job, p, count, lens, &data[piece.data()]);
             },
         );
     }

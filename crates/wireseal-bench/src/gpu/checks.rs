@@ -379,40 +379,7 @@ pub(super) fn host_side(ctx: &Ctx) -> Vec<Row> {
     for threads in [1, all] {
         let (m, phases, fail) = host_side_on(ctx, &t, threads);
         per.push(m);
-        let arena = arena_host_side(ctx, &t, threads);
-        let row = Row::new(
-            S,
-            format!(
-                "seal, batch of {b} ({mb:.1} MB): host side of the arena path only (contents \
-                 written into engine memory, packets read there), {threads} thr"
-            ),
-            "pkt/s",
-            Better::Higher,
-            arena.as_ref().map_or(0.0, |s| b as f64 / s),
-            format!("CPU library, {threads} thr"),
-            Some(b as f64 / m[0].1),
-        );
-        rows.push(match arena {
-            Ok(_) => row,
-            Err(e) => row.failed(e),
-        });
-        let arena = arena_open_host_side(ctx, &t, threads);
-        let row = Row::new(
-            S,
-            format!(
-                "open, batch of {b} ({mb:.1} MB): host side of the arena path only (received \
-                 bytes written into engine memory, packets read there), {threads} thr"
-            ),
-            "pkt/s",
-            Better::Higher,
-            arena.as_ref().map_or(0.0, |s| b as f64 / s),
-            format!("CPU library, {threads} thr"),
-            Some(b as f64 / m[1].1),
-        );
-        rows.push(match arena {
-            Ok(_) => row,
-            Err(e) => row.failed(e),
-        });
+        rows.extend(arena_rows(ctx, &t, threads, [m[0].1, m[1].1]));
         if threads == all {
             for (dir, p) in ["seal", "open"].into_iter().zip(phases) {
                 rows.extend(phase_rows(
@@ -633,6 +600,49 @@ pub(super) fn gpu_phases(gpu: &mut Engine) -> Vec<Row> {
         }
         Err(e) => vec![Row::new(S, "phases", "µs", Better::Lower, 0.0, "-", None).failed(e)],
     }
+}
+
+/// The arenas' host side rows (seal, then open) on `threads` threads, each
+/// against the library's seconds in `library` ([seal, open]) measured in
+/// the same run.
+fn arena_rows(ctx: &Ctx, t: &Traffic, threads: usize, library: [f64; 2]) -> Vec<Row> {
+    let b = t.packets;
+    let mb = wire_bytes(t) as f64 / 1e6;
+    let what = [
+        (
+            "seal",
+            "contents written into engine memory, packets read there",
+        ),
+        (
+            "open",
+            "received bytes written into engine memory, packets read there",
+        ),
+    ];
+    let secs = [
+        arena_host_side(ctx, t, threads),
+        arena_open_host_side(ctx, t, threads),
+    ];
+    let mut rows = Vec::new();
+    for (k, secs) in secs.into_iter().enumerate() {
+        let (dir, how) = what[k];
+        let row = Row::new(
+            S,
+            format!(
+                "{dir}, batch of {b} ({mb:.1} MB): host side of the arena path only ({how}), \
+                 {threads} thr"
+            ),
+            "pkt/s",
+            Better::Higher,
+            secs.as_ref().map_or(0.0, |s| b as f64 / s),
+            format!("CPU library, {threads} thr"),
+            Some(b as f64 / library[k]),
+        );
+        rows.push(match secs {
+            Ok(_) => row,
+            Err(e) => row.failed(e),
+        });
+    }
+    rows
 }
 
 /// Median seconds of the open arena's host side (an engine whose "device"

@@ -19,7 +19,7 @@ use super::{memory, ArenaError, Memory};
 use crate::engine::Engine;
 use crate::exec::{DeviceError, Direction};
 use crate::framing::{self, Place, MAX_RUN};
-use crate::layout::{Regions, RunResult, KEY_DESC, RUN_DESC};
+use crate::layout::{run_count, Regions, KEY_DESC, RUN_DESC};
 use crate::Unavailable;
 use core::ops::Range;
 use std::time::{Duration, Instant};
@@ -307,9 +307,9 @@ impl OpenArena<'_> {
         );
         let mut taken = vec![false; self.capacity.sessions];
         for (k, (s, _, at, _)) in device.iter().enumerate() {
-            let run = RunResult::read(&runs[k * RUN_DESC..(k + 1) * RUN_DESC]);
+            let count = run_count(&runs[k * RUN_DESC..(k + 1) * RUN_DESC]);
             let lens = lens.get(4 * at.lens..).unwrap_or_default();
-            taken[*s] = self.out.take(*s, receivers[*s], &run, lens, data, at);
+            taken[*s] = self.out.take(*s, receivers[*s], count, lens, data, at);
         }
         // What the device left, from a copy, through the library.
         for &s in &self.order {
@@ -342,21 +342,21 @@ impl Outcome {
         &mut self,
         s: usize,
         rx: &mut PacketReceiver,
-        run: &RunResult,
+        count: u32,
         lens: &[u8],
         data: &[u8],
         at: &Place,
     ) -> bool {
-        let Some(sizes) = framing::verified(run, lens, at.len) else {
+        let Some(v) = framing::verified(count, lens, at.len) else {
             return false;
         };
-        let ok = run.ok as usize;
+        let ok = v.ok;
         if ok > 0 && rx.advance(ok as u64).is_err() {
             return false;
         }
         let first = self.ranges.len();
         let mut off = at.offset;
-        for len in sizes {
+        for len in v.sizes() {
             let body = off + LENGTH_LEN;
             self.ranges.push(OpenedRange {
                 offset: body + HEADER_LEN,
@@ -369,8 +369,8 @@ impl Outcome {
         out.ranges = first..self.ranges.len();
         out.result = Ok(ok);
         self.gpu += ok;
-        let done = run.ok_bytes as usize;
-        if run.ok < run.count || done < at.len {
+        let done = v.bytes;
+        if v.ok < v.count || done < at.len {
             self.tail(s, data[at.offset + done..at.offset + at.len].to_vec());
         }
         true
