@@ -134,7 +134,8 @@ if grep -q 'a CUDA device is there but cannot be used' "$OUT/correctness.log"; t
   exit 2
 fi
 note "correctness: $(grep -m1 '^device: ' "$OUT/correctness.log")"
-note "correctness: $(grep -m1 'opened on the device' "$OUT/correctness.log")"
+note "correctness: $(grep -m1 'opened on the device across' "$OUT/correctness.log")"
+note "correctness: $(grep -m1 '^arenas of' "$OUT/correctness.log")"
 note "correctness: $(grep -m1 '^test result' "$OUT/correctness.log") (exit $status)"
 if [ "$status" -ne 0 ]; then
   note "correctness FAILED (exit $status): see correctness.log; the bench was not run"

@@ -3,7 +3,7 @@
 //! arena, through the engine's own choice, and the kernels alone, beside
 //! the library on all cores, samples alternated.
 
-use super::measure::{lanes, median, seal, seal_arena, Lane, Traffic, Via, MAX_LANES};
+use super::measure::{lanes, median, open_arena, seal, seal_arena, Lane, Traffic, Via, MAX_LANES};
 use super::{batches, checks, open_after_seal, per_call, plot, S};
 use crate::{Better, Ctx, Row};
 use wireseal_gpu::{Config, Engine};
@@ -24,11 +24,12 @@ struct Rates {
     cpu: [f64; 2],
     one_stream: [f64; 2],
     auto: [f64; 2],
-    arena_seal: f64,
+    /// Through the arenas ([seal, open]).
+    arena: [f64; 2],
 }
 
 /// Seconds per batch, by measurement; see [`Bench::sample`].
-type Samples = [Vec<f64>; 9];
+type Samples = [Vec<f64>; 10];
 
 impl Bench<'_> {
     /// One sample of each measurement of `t` (`reps` batches each); the
@@ -59,6 +60,7 @@ impl Bench<'_> {
             })?);
             v[7].push(open_after_seal(gpu, None, Via::Auto, olanes, t, reps)?);
             v[8].push(per_call(reps, || seal_arena(gpu, lanes, t, false))?);
+            v[9].push(open_arena_after_seal(gpu, olanes, t, reps)?);
         }
         Ok(())
     }
@@ -78,13 +80,13 @@ impl Bench<'_> {
                 b as f64 / median(v)
             }
         };
-        let [g4s, cs, g1s, g4o, co, g1o, autos, autoo, arena] = &mut v;
+        let [g4s, cs, g1s, g4o, co, g1o, autos, autoo, arena_s, arena_o] = &mut v;
         Ok(Rates {
             gpu: [rate(g4s), rate(g4o)],
             cpu: [rate(cs), rate(co)],
             one_stream: [rate(g1s), rate(g1o)],
             auto: [rate(autos), rate(autoo)],
-            arena_seal: rate(arena),
+            arena: [rate(arena_s), rate(arena_o)],
         })
     }
 }
@@ -197,10 +199,8 @@ impl Batch<'_> {
         if self.decoys {
             return rows;
         }
-        if d == 0 {
-            let arena = "GPU end to end through an arena";
-            rows.push(at(pkt(arena, r.arena_seal), arena));
-        }
+        let arena = "GPU end to end through an arena";
+        rows.push(at(pkt(arena, r.arena[d]), arena));
         rows.push(at(self.auto_row(d, config), "auto path"));
         rows.push(at(
             pkt("GPU end to end, 1 stream", r.one_stream[d]),
@@ -275,4 +275,23 @@ impl Batch<'_> {
             .at("gpu-goodput", format!("GPU {dir}, end to end"), b as f64),
         ]
     }
+}
+
+/// Seconds per open of `t` through an arena of `engine` (the received
+/// bytes written into its memory, opened, the packets found), `reps`
+/// times, each on wires the library sealed just before.
+fn open_arena_after_seal(
+    engine: &mut Engine,
+    lanes: &mut [Lane],
+    t: &Traffic,
+    reps: usize,
+) -> Result<f64, String> {
+    let mut sealer = Engine::cpu_only(Config::default());
+    let mut total = 0.0;
+    for _ in 0..reps {
+        let mut wires = vec![Vec::new(); t.lanes()];
+        seal(&mut sealer, Via::Auto, lanes, t, &mut wires)?;
+        total += open_arena(engine, lanes, t, &wires, false)?.0;
+    }
+    Ok(total / reps as f64)
 }

@@ -320,17 +320,19 @@ pub(super) fn seal_arena(
     Ok(secs)
 }
 
-/// Seconds of the host side of opening `wires` (each lane's, sealed from
-/// `t`) through an [`wireseal_gpu::OpenArena`]: each lane's bytes written
-/// into the engine's memory (as a caller would receive them there), opened,
-/// and each packet's contents found where the device left them; the time
-/// the device took ([`wireseal_gpu::OpenedArena::waited`]) left out.
+/// Seconds to open `wires` (each lane's, sealed from `t`) through an
+/// [`wireseal_gpu::OpenArena`]: each lane's bytes written into the
+/// engine's memory (as a caller would receive them there), opened, and each
+/// packet's contents found where the device left them (compared with `t`'s
+/// when `verify`); and of those, the seconds spent on the device
+/// ([`wireseal_gpu::OpenedArena::waited`]).
 pub(super) fn open_arena(
     engine: &mut Engine,
     lanes: &mut [Lane],
     t: &Traffic,
     wires: &[Vec<u8>],
-) -> Result<f64, String> {
+    verify: bool,
+) -> Result<(f64, f64), String> {
     let cap = OpenCapacity {
         sessions: t.lanes(),
         bytes: wires.iter().map(Vec::len).sum(),
@@ -349,7 +351,7 @@ pub(super) fn open_arena(
         .flat_map(|l| opened.packets(l))
         .map(|p| p.contents.len())
         .sum();
-    let secs = start.elapsed().as_secs_f64() - opened.waited().as_secs_f64();
+    let secs = start.elapsed().as_secs_f64();
     std::hint::black_box(bytes);
     if let Some(e) = opened.device_error() {
         return Err(format!("arena: {e}"));
@@ -362,8 +364,21 @@ pub(super) fn open_arena(
                 p.len()
             ));
         }
+        if !verify {
+            continue;
+        }
+        let mut from = 0usize;
+        for (o, got) in p.iter().zip(opened.packets(l)) {
+            let want = &t.contents[l][from..from + o.len as usize];
+            if got.kind != o.kind || got.contents != want {
+                return Err(format!(
+                    "open arena: session {l}: a packet's contents differ"
+                ));
+            }
+            from += o.len as usize;
+        }
     }
-    Ok(secs)
+    Ok((secs, opened.waited().as_secs_f64()))
 }
 
 /// Opens lane `l`'s packets in `wire` with its receiver and compares each

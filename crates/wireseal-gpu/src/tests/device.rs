@@ -1,10 +1,11 @@
 //! The same comparison with the library on a CUDA device, when there is
 //! one: batches of 25K and of 130K packets over 1,024 sessions, on 4
-//! streams and on 1, several chunk and part sizes. Without a device it
-//! says `skipped: no CUDA device`.
+//! streams and on 1, several chunk and part sizes, and both arenas.
+//! Without a device it says `skipped: no CUDA device`.
 
 use super::arena::round;
 use super::differential::agree;
+use super::open_arena;
 use super::twin_pairs;
 use crate::engine::Engine;
 use crate::Config;
@@ -85,4 +86,35 @@ fn the_device_seals_an_arena_as_the_library_does() {
         assert!(!round(&mut engine, &mut rng, &mut ours, &mut theirs, n));
     }
     println!("an arena of 130,000 packets sealed on the device, byte for byte the library's");
+}
+
+/// The open arena on the device: 1,024 sessions' received bytes (about
+/// 30,000 mixed packets, one session tampered, one cut inside a packet,
+/// one over its receiver's limit, one holding a packet's length) written
+/// into the device's staging memory, each session's result, packets and
+/// receiver compared with the library's batch open.
+#[test]
+fn the_device_opens_an_arena_as_the_library_does() {
+    let mut engine = Engine::new(Config::default());
+    if let Err(why) = engine.device() {
+        assert!(
+            why.is_no_device(),
+            "a CUDA device is there but cannot be used: {why}"
+        );
+        println!("skipped: {why}");
+        return;
+    }
+    let mut rng = StdRng::seed_from_u64(0x0a7e_d);
+    for sessions in [1024, 7] {
+        let (mut ours, mut theirs): (Vec<_>, Vec<_>) = (0..sessions)
+            .map(|i| twin_pairs(&mut rng, i % 3 == 0))
+            .unzip();
+        assert!(!open_arena::round(
+            &mut engine,
+            &mut rng,
+            &mut ours,
+            &mut theirs
+        ));
+    }
+    println!("arenas of 1,024 and 7 sessions opened on the device, as the library opens them");
 }

@@ -67,7 +67,12 @@ fn wires(rng: &mut StdRng, ours: &mut [Pair], theirs: &mut [Pair]) -> Vec<Vec<u8
 /// Opens `wires` through `engine`'s arena on `ours` (the sessions written
 /// in a random order) and through the library's batch on `theirs`; asserts
 /// equal results, packets and receivers; returns whether the device failed.
-fn round(engine: &mut Engine, rng: &mut StdRng, ours: &mut [Pair], theirs: &mut [Pair]) -> bool {
+pub(super) fn round(
+    engine: &mut Engine,
+    rng: &mut StdRng,
+    ours: &mut [Pair],
+    theirs: &mut [Pair],
+) -> bool {
     let wires = wires(rng, ours, theirs);
     let engine_has_device = engine.device().is_ok();
     let cap = OpenCapacity {
