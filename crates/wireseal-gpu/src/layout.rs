@@ -94,19 +94,22 @@ pub(crate) struct PacketDesc {
 impl PacketDesc {
     pub(crate) fn write(&self, out: &mut [u8]) {
         out[..8].copy_from_slice(&self.offset.to_le_bytes());
-        for (i, v) in [
+        let words = [
             self.len,
             self.key,
             self.index,
             self.chunk,
             self.header,
             self.first_task,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            out[8 + 4 * i..12 + 4 * i].copy_from_slice(&v.to_le_bytes());
-        }
+        ];
+        put_words(&mut out[8..], &words);
+    }
+}
+
+/// Writes `words` little-endian from the start of `out`.
+fn put_words(out: &mut [u8], words: &[u32]) {
+    for (v, at) in words.iter().zip(out.chunks_exact_mut(4)) {
+        at.copy_from_slice(&v.to_le_bytes());
     }
 }
 
@@ -347,14 +350,10 @@ impl RunDesc {
     /// device writes each before it reads it).
     pub(crate) fn write(&self, out: &mut [u8]) {
         out[..8].copy_from_slice(&self.offset.to_le_bytes());
-        for (i, v) in [
+        let words = [
             self.len, self.limit, self.key, self.keys, self.index, self.chunk, self.max,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            out[8 + 4 * i..12 + 4 * i].copy_from_slice(&v.to_le_bytes());
-        }
+        ];
+        put_words(&mut out[8..], &words);
         out[RUN_LENS..RUN_LENS + 4].copy_from_slice(&self.lens.to_le_bytes());
     }
 }

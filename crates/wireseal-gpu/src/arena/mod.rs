@@ -338,11 +338,7 @@ impl SealArena<'_> {
                 });
             }
         }
-        let data = match (&self.memory, &mut self.engine.device) {
-            (Memory::Host(buf), _) => &buf[..],
-            (Memory::Device { .. }, Ok(exec)) => exec.output(0)?,
-            (Memory::Device { .. }, Err(_)) => unreachable!("fell back to host memory"),
-        };
+        let data = results(&self.memory, &mut self.engine.device)?;
         Ok(Sealed {
             data,
             packets: &self.packets[..self.counts.packets],
@@ -358,12 +354,48 @@ impl SealArena<'_> {
     /// [`ArenaError::Device`] when even the contents cannot be read back
     /// (nothing is sealed; the sessions have not moved).
     fn fall_back(&mut self, e: &DeviceError) -> Result<(), ArenaError> {
-        let end = self.counts.data;
-        let copy = self.memory()?[..end].to_vec();
-        self.engine.device = Err(Unavailable::AfterError(e.clone()));
-        self.memory = Memory::Host(copy);
-        Ok(())
+        to_host(
+            &mut self.memory,
+            &mut self.engine.device,
+            self.counts.data,
+            e,
+        )
     }
+}
+
+/// Where an arena's results are: its host memory, or the buffer the device
+/// copied back into.
+///
+/// # Errors
+///
+/// A device error reading that buffer.
+fn results<'m>(
+    m: &'m Memory,
+    device: &'m mut Result<Box<dyn Executor>, Unavailable>,
+) -> Result<&'m [u8], DeviceError> {
+    match (m, device) {
+        (Memory::Host(buf), _) => Ok(&buf[..]),
+        (Memory::Device { .. }, Ok(exec)) => exec.output(0),
+        (Memory::Device { .. }, Err(_)) => unreachable!("an arena falls back to host memory"),
+    }
+}
+
+/// After a device error: the device turned off, and the first `end` bytes
+/// of an arena's memory taken into host memory for the library.
+///
+/// # Errors
+///
+/// [`ArenaError::Device`] when even they cannot be read back.
+fn to_host(
+    m: &mut Memory,
+    device: &mut Result<Box<dyn Executor>, Unavailable>,
+    end: usize,
+    e: &DeviceError,
+) -> Result<(), ArenaError> {
+    let copy = memory(m, device)?[..end].to_vec();
+    *device = Err(Unavailable::AfterError(e.clone()));
+    *m = Memory::Host(copy);
+    Ok(())
 }
 
 /// Seals `packets` in place in `buf` with their sessions' senders, in

@@ -15,12 +15,11 @@
 //! (poisoned, or holding a packet's length) is opened the same way. Without
 //! a device, or after a device error, the library opens the arena in place.
 
-use super::{memory, ArenaError, Memory};
+use super::{memory, results, to_host, ArenaError, Memory};
 use crate::engine::Engine;
 use crate::exec::{DeviceError, Direction};
 use crate::framing::{self, Place, MAX_RUN};
 use crate::layout::{run_count, Regions, KEY_DESC, RUN_DESC};
-use crate::Unavailable;
 use core::ops::Range;
 use std::time::{Duration, Instant};
 use wireseal::bip324::batch::{open_batch_into, OpenJob, OpenedRange};
@@ -233,11 +232,7 @@ impl OpenArena<'_> {
                 &mut self.out,
             );
         }
-        let data = match (&self.memory, &mut self.engine.device) {
-            (Memory::Host(buf), _) => &buf[..],
-            (Memory::Device { .. }, Ok(exec)) => exec.output(0)?,
-            (Memory::Device { .. }, Err(_)) => unreachable!("fell back to host memory"),
-        };
+        let data = results(&self.memory, &mut self.engine.device)?;
         Ok(OpenedArena {
             data,
             out: &self.out,
@@ -252,9 +247,7 @@ impl OpenArena<'_> {
     ///
     /// [`ArenaError::Device`] when even the bytes cannot be read back.
     fn fall_back(&mut self, e: DeviceError) -> Result<(), ArenaError> {
-        let copy = memory(&mut self.memory, &mut self.engine.device)?[..self.used].to_vec();
-        self.engine.device = Err(Unavailable::AfterError(e.clone()));
-        self.memory = Memory::Host(copy);
+        to_host(&mut self.memory, &mut self.engine.device, self.used, &e)?;
         self.out.clear(self.capacity.sessions);
         self.out.device_error = Some(e);
         Ok(())

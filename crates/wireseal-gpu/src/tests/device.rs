@@ -70,15 +70,9 @@ fn make_big(shape: &(usize, usize, u32)) -> impl FnMut(usize) -> Engine {
 /// and each sender's state compared with the library.
 #[test]
 fn the_device_seals_an_arena_as_the_library_does() {
-    let mut engine = Engine::new(Config::default());
-    if let Err(why) = engine.device() {
-        assert!(
-            why.is_no_device(),
-            "a CUDA device is there but cannot be used: {why}"
-        );
-        println!("skipped: {why}");
+    let Some(mut engine) = device_engine() else {
         return;
-    }
+    };
     let mut rng = StdRng::seed_from_u64(0xa4e4a);
     let (mut ours, mut theirs): (Vec<_>, Vec<_>) =
         (0..1024).map(|i| twin_pairs(&mut rng, i % 3 == 0)).unzip();
@@ -95,16 +89,10 @@ fn the_device_seals_an_arena_as_the_library_does() {
 /// receiver compared with the library's batch open.
 #[test]
 fn the_device_opens_an_arena_as_the_library_does() {
-    let mut engine = Engine::new(Config::default());
-    if let Err(why) = engine.device() {
-        assert!(
-            why.is_no_device(),
-            "a CUDA device is there but cannot be used: {why}"
-        );
-        println!("skipped: {why}");
+    let Some(mut engine) = device_engine() else {
         return;
-    }
-    let mut rng = StdRng::seed_from_u64(0x0a7e_d);
+    };
+    let mut rng = StdRng::seed_from_u64(0xa7ed);
     for sessions in [1024, 7] {
         let (mut ours, mut theirs): (Vec<_>, Vec<_>) = (0..sessions)
             .map(|i| twin_pairs(&mut rng, i % 3 == 0))
@@ -117,4 +105,18 @@ fn the_device_opens_an_arena_as_the_library_does() {
         ));
     }
     println!("arenas of 1,024 and 7 sessions opened on the device, as the library opens them");
+}
+
+/// An engine on the device, or `None` (and why, printed) without one.
+fn device_engine() -> Option<Engine> {
+    let engine = Engine::new(Config::default());
+    if let Err(why) = engine.device() {
+        assert!(
+            why.is_no_device(),
+            "a CUDA device is there but cannot be used: {why}"
+        );
+        println!("skipped: {why}");
+        return None;
+    }
+    Some(engine)
 }

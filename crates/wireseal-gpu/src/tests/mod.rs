@@ -190,23 +190,26 @@ pub(crate) fn seal_both(
     (outs, report)
 }
 
-/// Opens `wires` (one per session) through `engine` on `ours` and through
-/// the library's batch on `theirs`; asserts equal results, ranges, buffers
-/// (opened in place) and receiver states.
-pub(crate) fn open_both(
-    engine: &mut Engine,
-    ours: &mut [Pair],
-    theirs: &mut [Pair],
+/// What opening each session's wire gave: the buffers after, the ranges,
+/// the results.
+pub(crate) struct OpenedWires {
+    pub wires: Vec<Vec<u8>>,
+    pub ranges: Vec<Vec<OpenedRange>>,
+    pub results: Vec<Result<usize, Error>>,
+}
+
+/// Opens a copy of `wires` with `pairs`' receivers as jobs, through `open`.
+pub(crate) fn open_jobs<R>(
+    pairs: &mut [Pair],
     wires: &[Vec<u8>],
-) -> crate::Report {
-    let mut a: Vec<Vec<u8>> = wires.to_vec();
-    let mut b: Vec<Vec<u8>> = wires.to_vec();
-    let mut ra: Vec<Vec<OpenedRange>> = vec![Vec::new(); wires.len()];
-    let mut rb: Vec<Vec<OpenedRange>> = vec![Vec::new(); wires.len()];
-    let mut ja: Vec<OpenJob<'_>> = ours
+    open: impl FnOnce(&mut [OpenJob<'_>]) -> R,
+) -> (OpenedWires, R) {
+    let mut copies: Vec<Vec<u8>> = wires.to_vec();
+    let mut ranges: Vec<Vec<OpenedRange>> = vec![Vec::new(); wires.len()];
+    let mut jobs: Vec<OpenJob<'_>> = pairs
         .iter_mut()
-        .zip(a.iter_mut())
-        .zip(ra.iter_mut())
+        .zip(copies.iter_mut())
+        .zip(ranges.iter_mut())
         .map(|((p, w), r)| OpenJob {
             receiver: &mut p.rx,
             wire: w,
@@ -214,28 +217,30 @@ pub(crate) fn open_both(
             result: Ok(0),
         })
         .collect();
-    let report = engine.open(&mut ja);
-    let res_a: Vec<_> = ja.iter().map(|j| j.result).collect();
-    drop(ja);
-    let mut jb: Vec<OpenJob<'_>> = theirs
-        .iter_mut()
-        .zip(b.iter_mut())
-        .zip(rb.iter_mut())
-        .map(|((p, w), r)| OpenJob {
-            receiver: &mut p.rx,
-            wire: w,
-            opened: r,
-            result: Ok(0),
-        })
-        .collect();
-    open_batch_into(&Batch::with_threads(1), &mut jb);
-    let res_b: Vec<_> = jb.iter().map(|j| j.result).collect();
-    drop(jb);
-    for i in 0..wires.len() {
-        assert_eq!(res_a[i], res_b[i], "session {i}: result");
-        assert_eq!(ra[i], rb[i], "session {i}: opened ranges");
-        assert!(a[i] == b[i], "session {i}: buffers differ after opening");
-        let (x, y) = (&ours[i].rx, &theirs[i].rx);
+    let r = open(&mut jobs);
+    let results = jobs.iter().map(|j| j.result).collect();
+    drop(jobs);
+    let opened = OpenedWires {
+        wires: copies,
+        ranges,
+        results,
+    };
+    (opened, r)
+}
+
+/// The library's batch open of a copy of `wires` with `pairs`' receivers.
+pub(crate) fn library_open(pairs: &mut [Pair], wires: &[Vec<u8>]) -> OpenedWires {
+    open_jobs(pairs, wires, |jobs| {
+        open_batch_into(&Batch::with_threads(1), jobs)
+    })
+    .0
+}
+
+/// Asserts that every receiver of `ours` stands where its twin in `theirs`
+/// does.
+pub(crate) fn assert_same_receivers(ours: &[Pair], theirs: &[Pair]) {
+    for (i, (a, b)) in ours.iter().zip(theirs).enumerate() {
+        let (x, y) = (&a.rx, &b.rx);
         assert_eq!(x.is_poisoned(), y.is_poisoned(), "session {i}: poisoned");
         assert_eq!(x.pending_len(), y.pending_len(), "session {i}: pending");
         if let (Ok(sx), Ok(sy)) = (x.export_state(), y.export_state()) {
@@ -246,6 +251,28 @@ pub(crate) fn open_both(
             );
         }
     }
+}
+
+/// Opens `wires` (one per session) through `engine` on `ours` and through
+/// the library's batch on `theirs`; asserts equal results, ranges, buffers
+/// (opened in place) and receiver states.
+pub(crate) fn open_both(
+    engine: &mut Engine,
+    ours: &mut [Pair],
+    theirs: &mut [Pair],
+    wires: &[Vec<u8>],
+) -> crate::Report {
+    let (a, report) = open_jobs(ours, wires, |jobs| engine.open(jobs));
+    let b = library_open(theirs, wires);
+    for i in 0..wires.len() {
+        assert_eq!(a.results[i], b.results[i], "session {i}: result");
+        assert_eq!(a.ranges[i], b.ranges[i], "session {i}: opened ranges");
+        assert!(
+            a.wires[i] == b.wires[i],
+            "session {i}: buffers differ after opening"
+        );
+    }
+    assert_same_receivers(ours, theirs);
     assert_eq!(report.disagreements, 0);
     report
 }

@@ -7,15 +7,13 @@
 //! library's batch open of the same bytes. Then each refusal.
 
 use super::edges::Failing;
-use super::{host_engine, outgoing, sizes, twin_pairs, Pair};
+use super::{assert_same_receivers, host_engine, library_open, outgoing, sizes, twin_pairs, Pair};
 use crate::engine::Engine;
 use crate::host::HostExec;
 use crate::{ArenaError, Config, OpenCapacity};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, RngCore, SeedableRng};
-use wireseal::batch::Batch;
-use wireseal::bip324::batch::{open_batch_into, OpenJob, OpenedRange};
 use wireseal::bip324::{Next, PacketReceiver, PacketType};
 
 /// Each session's wire: 0 to 60 mixed packets (20 % decoys), sealed by
@@ -93,22 +91,8 @@ pub(super) fn round(
     let failed = opened.device_error().is_some();
     let gpu = opened.gpu_packets();
     let on_device = engine_has_device && !failed;
-    let mut copies = wires.clone();
-    let mut ranges: Vec<Vec<OpenedRange>> = vec![Vec::new(); wires.len()];
-    let mut jobs: Vec<OpenJob<'_>> = theirs
-        .iter_mut()
-        .zip(copies.iter_mut())
-        .zip(ranges.iter_mut())
-        .map(|((p, wire), opened)| OpenJob {
-            receiver: &mut p.rx,
-            wire,
-            opened,
-            result: Ok(0),
-        })
-        .collect();
-    open_batch_into(&Batch::with_threads(1), &mut jobs);
-    let results: Vec<_> = jobs.iter().map(|j| j.result).collect();
-    drop(jobs);
+    let lib = library_open(theirs, &wires);
+    let (results, ranges, copies) = (&lib.results, &lib.ranges, &lib.wires);
     for s in 0..wires.len() {
         assert_eq!(opened.result(s), Some(results[s]), "session {s}: result");
         let got: Vec<(PacketType, Vec<u8>)> = opened
@@ -131,18 +115,7 @@ pub(super) fn round(
     assert!(results[0].is_err() || wires[0].is_empty());
     assert!(results[1].is_err() || wires[1].is_empty());
     drop(arena);
-    for (s, (a, b)) in ours.iter().zip(theirs.iter()).enumerate() {
-        let (x, y) = (&a.rx, &b.rx);
-        assert_eq!(x.is_poisoned(), y.is_poisoned(), "session {s}: poisoned");
-        assert_eq!(x.pending_len(), y.pending_len(), "session {s}: pending");
-        if let (Ok(sx), Ok(sy)) = (x.export_state(), y.export_state()) {
-            assert_eq!(
-                sx.to_bytes().expose(),
-                sy.to_bytes().expose(),
-                "session {s}: state"
-            );
-        }
-    }
+    assert_same_receivers(ours, theirs);
     failed
 }
 
