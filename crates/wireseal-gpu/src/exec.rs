@@ -133,7 +133,8 @@ pub(crate) trait Executor: Send {
         Ok((0.0, 0.0))
     }
     /// Seconds per run of the kernels alone on the slot's chunk, its data
-    /// restored before each run (the chunk was filled by `input`).
+    /// (and an open's totals) restored before each run (the chunk was
+    /// filled by `input`).
     #[cfg_attr(not(feature = "bench"), allow(dead_code))]
     fn time_kernels(
         &mut self,
