@@ -6,8 +6,9 @@
 
 use crate::layout::{Counts, KeyDesc, RunDesc, KEY_DESC};
 use crate::plan::segments;
+use wireseal::bip324::batch::OpenedRange;
 use wireseal::bip324::state::DirectionState;
-use wireseal::bip324::{sealed_len, PacketReceiver, OVERHEAD};
+use wireseal::bip324::{sealed_len, PacketReceiver, PacketType, HEADER_LEN, LENGTH_LEN, OVERHEAD};
 
 /// The most bytes of one run: a `ws_run` counts them in 32 bits.
 pub(crate) const MAX_RUN: usize = u32::MAX as usize;
@@ -97,10 +98,27 @@ pub(crate) struct Verified<'l> {
 
 impl<'l> Verified<'l> {
     /// The verified packets' contents bytes, in order.
-    pub(crate) fn sizes(&self) -> impl Iterator<Item = usize> + 'l {
+    fn sizes(&self) -> impl Iterator<Item = usize> + 'l {
         words(self.lens)
             .take(self.ok)
             .map(|w| (w & LEN_MASK) as usize)
+    }
+
+    /// Appends the verified packets' ranges to `out`, the first packet's
+    /// length field at `at` in `wire` (which holds them opened: each type
+    /// is read from its header byte there).
+    pub(crate) fn ranges(&self, wire: &[u8], at: usize, out: &mut Vec<OpenedRange>) {
+        out.reserve(self.ok);
+        let mut off = at;
+        for len in self.sizes() {
+            let body = off + LENGTH_LEN;
+            out.push(OpenedRange {
+                offset: body + HEADER_LEN,
+                len,
+                kind: PacketType::from_header(wire[body]),
+            });
+            off += sealed_len(len);
+        }
     }
 }
 

@@ -8,7 +8,6 @@
 //! | region | contents |
 //! |---|---|
 //! | data | the packets, each in its slot, its body (offset + 3) on a multiple of 16 |
-//! | status | unused by a seal |
 //! | packets | one 32-byte `ws_packet` per packet |
 //! | tasks | one 8-byte `ws_task` (packet, part) per part, in packet order |
 //! | multi | the packets of more than one part (`u32` each) |
@@ -196,7 +195,6 @@ impl Regions {
     pub(crate) fn new(c: &Counts) -> Self {
         let mut at = Cursor(0);
         let data = at.next(c.data);
-        let status = at.next(0);
         let packets = at.next(c.packets * PACKET_DESC);
         let tasks = at.next(c.tasks * TASK_DESC);
         let multi = at.next(c.multi * 4);
@@ -205,7 +203,7 @@ impl Regions {
         let end = keys.end;
         Self {
             data,
-            status,
+            status: end..end,
             packets,
             tasks,
             multi,
@@ -250,20 +248,18 @@ impl Regions {
         !self.totals.is_empty()
     }
 
-    /// A seal's `buf` cut into the regions the host writes, in order:
-    /// packets, tasks, multi, mtasks, keys, status, data.
-    pub(crate) fn split<'b>(&self, buf: &'b mut [u8]) -> [&'b mut [u8]; 7] {
+    /// A seal's `buf` cut into the regions the host writes: packets,
+    /// tasks, multi, mtasks, keys, data.
+    pub(crate) fn split<'b>(&self, buf: &'b mut [u8]) -> [&'b mut [u8]; 6] {
         let mut cut = Cut::new(buf);
         // In memory order.
         let data = cut.take(&self.data);
-        let status = cut.take(&self.status);
         [
             cut.take(&self.packets),
             cut.take(&self.tasks),
             cut.take(&self.multi),
             cut.take(&self.mtasks),
             cut.take(&self.keys),
-            status,
             data,
         ]
     }

@@ -290,7 +290,7 @@ impl Chunk {
 
     /// Writes the chunk into `buf` (laid out as `r`): every piece's
     /// descriptors, parts, key entries and input, each piece on a core of
-    /// `batch`; the status bytes cleared.
+    /// `batch`.
     pub(crate) fn write(
         &self,
         batch: &Batch,
@@ -302,9 +302,7 @@ impl Chunk {
     ) {
         let mut bufs = Vec::with_capacity(self.pieces.len());
         {
-            let [mut packets, mut tasks, mut multi, mut mtasks, mut keys, status, mut data] =
-                r.split(buf);
-            status.fill(0);
+            let [mut packets, mut tasks, mut multi, mut mtasks, mut keys, mut data] = r.split(buf);
             let mut at = 0usize;
             for p in &self.pieces {
                 let range = p.data();

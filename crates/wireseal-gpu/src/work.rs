@@ -9,11 +9,11 @@ use crate::exec::Direction;
 use crate::framing::{self, Place, MAX_RUN};
 use crate::jobs::SealJob;
 use crate::layout::{run_count, wire_len, Counts, Regions, KEY_DESC, RUN_DESC};
-use crate::plan::{slot, take, Chunk, Cursor, Limits, Piece, Shape, Source};
+use crate::plan::{slot, take, Chunk, Cursor, Limits, Shape, Source};
 use wireseal::batch::Batch;
 use wireseal::bip324::batch::{seal_outgoing_from, valid_prefix, OpenJob, OpenedRange};
 use wireseal::bip324::state::DirectionState;
-use wireseal::bip324::{sealed_len, Error, Next, PacketType, HEADER_LEN, LENGTH_LEN, OVERHEAD};
+use wireseal::bip324::{Error, Next, HEADER_LEN, LENGTH_LEN, OVERHEAD};
 
 /// Runs `f` on each job of `jobs` (its index, the job, its plan) through
 /// the library's batch: on the calling thread, other cores woken only when
@@ -256,38 +256,24 @@ impl<'j, 'a> OpenWork<'j, 'a> {
         }
     }
 
-    /// [`framing::most`] of run `piece`.
-    fn most(&self, piece: &Piece) -> (usize, usize) {
-        let state = self.plans[piece.job].state.as_ref();
-        framing::most(
-            state.expect("a planned run has its state"),
-            piece.takes.data,
-        )
-    }
-
-    /// The most of each region a chunk of runs can take.
+    /// The most of each region a chunk of runs can take (its runs'
+    /// bounds were summed when it was planned).
     fn most_counts(&self, chunk: &Chunk) -> Counts {
-        let (mut packets, mut keys) = (0usize, 0usize);
-        for piece in &chunk.pieces {
-            let (n, k) = self.most(piece);
-            packets += n;
-            keys += k;
-        }
+        let c = &chunk.counts;
         let runs = chunk.pieces.len();
-        framing::counts(chunk.counts.data, runs, packets, keys, self.lim.task_bytes)
+        framing::counts(c.data, runs, c.packets, c.keys, self.lim.task_bytes)
     }
 
     /// Writes every run into `buf` (laid out as `r`) on the batch's cores.
     fn write_runs(&self, batch: &Batch, chunk: &Chunk, r: &Regions, buf: &mut [u8]) {
         let [mut data, mut runs, mut keys] = r.split_framed(buf);
         let mut items: Vec<Placed<'_, '_>> = Vec::with_capacity(chunk.pieces.len());
-        let mut key = 0usize;
         for piece in &chunk.pieces {
-            let most = self.most(piece);
+            let most = (piece.takes.packets, piece.takes.keys);
             let at = Place {
                 offset: piece.at.data,
                 len: piece.takes.data,
-                key,
+                key: piece.at.keys,
                 lens: piece.at.packets,
             };
             let slices = (
@@ -297,7 +283,6 @@ impl<'j, 'a> OpenWork<'j, 'a> {
             );
             let (job, p) = (&self.jobs[piece.job], &self.plans[piece.job]);
             items.push((job, p, (at, most), slices));
-            key += most.1;
         }
         let one = |(job, p, at, place): &mut Placed<'_, '_>| write_run(job, p, at, place);
         if items.len() < 2 {
@@ -386,7 +371,7 @@ fn take_run(job: &mut OpenJob<'_>, p: &mut OpenPlan, count: u32, lens: &[u8], da
         p.failed = true;
         return;
     };
-    let (ok, bytes, sizes) = (v.ok, v.bytes, v.sizes());
+    let (ok, bytes) = (v.ok, v.bytes);
     if ok > 0 {
         if job.receiver.advance(ok as u64).is_err() {
             p.failed = true;
@@ -396,17 +381,7 @@ fn take_run(job: &mut OpenJob<'_>, p: &mut OpenPlan, count: u32, lens: &[u8], da
         job.wire[at..at + bytes].copy_from_slice(&data[..bytes]);
         // Written back once (see [`each_job`]).
         let mut opened = core::mem::take(&mut *job.opened);
-        opened.reserve(ok);
-        let mut off = at;
-        for len in sizes {
-            let body = off + LENGTH_LEN;
-            opened.push(OpenedRange {
-                offset: body + HEADER_LEN,
-                len,
-                kind: PacketType::from_header(job.wire[body]),
-            });
-            off += sealed_len(len);
-        }
+        v.ranges(job.wire, at, &mut opened);
         *job.opened = opened;
         p.committed_at = at + bytes;
         p.committed += ok;
@@ -429,7 +404,24 @@ impl Work for OpenWork<'_, '_> {
             let len = jobs[j].wire.len().saturating_sub(at).min(MAX_RUN);
             (p.state.is_some() && len > 0).then_some((at, len))
         };
-        chunk.cut_runs(jobs.len(), run, &mut self.cursor, &self.lim)
+        let more = chunk.cut_runs(jobs.len(), run, &mut self.cursor, &self.lim);
+        // Each run's bounds ([`framing::most`]), once: its most packets and
+        // key entries (`takes`), and where its lengths and key entries
+        // start (`at`); the chunk's sums in its counts.
+        let (mut lens, mut keys) = (0usize, 0usize);
+        for piece in &mut chunk.pieces {
+            let state = self.plans[piece.job].state.as_ref();
+            let (n, k) = framing::most(
+                state.expect("a planned run has its state"),
+                piece.takes.data,
+            );
+            (piece.at.packets, piece.at.keys) = (lens, keys);
+            (piece.takes.packets, piece.takes.keys) = (n, k);
+            lens += n;
+            keys += k;
+        }
+        (chunk.counts.packets, chunk.counts.keys) = (lens, keys);
+        more
     }
 
     fn bound(&self, chunk: &Chunk) -> Regions {
@@ -441,14 +433,6 @@ impl Work for OpenWork<'_, '_> {
     fn fill(&mut self, batch: &Batch, chunk: &mut Chunk, buf: &mut [u8]) -> Regions {
         let counts = self.most_counts(chunk);
         let r = Regions::framed(&counts);
-        // Each run's first entry in the lens list (`at.packets`): room for
-        // the most packets it can hold.
-        let mut lens = 0usize;
-        for i in 0..chunk.pieces.len() {
-            let (most, _) = self.most(&chunk.pieces[i]);
-            chunk.pieces[i].at.packets = lens;
-            lens += most;
-        }
         self.write_runs(batch, chunk, &r, buf);
         chunk.counts = counts;
         r

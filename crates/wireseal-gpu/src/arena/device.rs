@@ -29,8 +29,7 @@ impl SealArena<'_> {
             return Err(DeviceError("no device".into()));
         };
         let buf = exec.input(0, r.total())?;
-        let [d_packets, d_tasks, d_multi, d_mtasks, d_keys, status, _] = r.split(buf);
-        status.fill(0);
+        let [d_packets, d_tasks, d_multi, d_mtasks, d_keys, _] = r.split(buf);
         let entries = work.iter().flat_map(|w| &w.keys);
         for (k, out) in entries.zip(d_keys.chunks_exact_mut(KEY_DESC)) {
             out.copy_from_slice(k.bytes());

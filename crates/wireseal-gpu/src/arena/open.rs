@@ -24,10 +24,7 @@ use core::ops::Range;
 use std::time::{Duration, Instant};
 use wireseal::bip324::batch::{open_batch_into, OpenJob, OpenedRange};
 use wireseal::bip324::state::DirectionState;
-use wireseal::bip324::{
-    sealed_len, Error, Opened, PacketReceiver, PacketType, HEADER_LEN, LENGTH_LEN, OVERHEAD,
-    REKEY_INTERVAL,
-};
+use wireseal::bip324::{Error, Opened, PacketReceiver, OVERHEAD, REKEY_INTERVAL};
 
 /// What an [`OpenArena`] holds at most.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -348,16 +345,7 @@ impl Outcome {
             return false;
         }
         let first = self.ranges.len();
-        let mut off = at.offset;
-        for len in v.sizes() {
-            let body = off + LENGTH_LEN;
-            self.ranges.push(OpenedRange {
-                offset: body + HEADER_LEN,
-                len,
-                kind: PacketType::from_header(data[body]),
-            });
-            off += sealed_len(len);
-        }
+        v.ranges(data, at.offset, &mut self.ranges);
         let out = &mut self.sessions[s];
         out.ranges = first..self.ranges.len();
         out.result = Ok(ok);
