@@ -47,7 +47,8 @@ fn check_against_library(gpu: &mut Engine) -> Result<Row, Box<Row>> {
     seal(gpu, Via::Gpu, &mut ls, &t, &mut wires).map_err(|e| fail("GPU seal", e))?;
     open(&mut cpu, Via::Auto, &mut ls, &t, &mut wires, true)
         .map_err(|e| fail("GPU seal, library open", e))?;
-    seal_arena(gpu, &mut ls, &t, true).map_err(|e| fail("GPU arena seal, library open", e))?;
+    seal_arena(gpu, &mut ls, &t, true, true)
+        .map_err(|e| fail("GPU arena seal, library open", e))?;
     seal(gpu, Via::Gpu, &mut ls, &t, &mut wires).map_err(|e| fail("GPU seal", e))?;
     open(&mut cpu, Via::Auto, &mut ls, &t, &mut wires, true)
         .map_err(|e| fail("GPU seal, library open", e))?;
@@ -682,7 +683,7 @@ fn arena_host_side(ctx: &Ctx, t: &Traffic, threads: usize) -> Result<f64, String
     let mut ls = lanes(t.lanes());
     let mut v = Vec::new();
     for _ in 0..ctx.samples() {
-        v.push(seal_arena(&mut host, &mut ls, t, false)?);
+        v.push(seal_arena(&mut host, &mut ls, t, false, false)?);
     }
     Ok(median(&mut v))
 }

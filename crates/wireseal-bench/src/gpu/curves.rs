@@ -59,7 +59,7 @@ impl Bench<'_> {
                 seal(gpu, Via::Auto, lanes, t, &mut outs)
             })?);
             v[7].push(open_after_seal(gpu, None, Via::Auto, olanes, t, reps)?);
-            v[8].push(per_call(reps, || seal_arena(gpu, lanes, t, false))?);
+            v[8].push(per_call(reps, || seal_arena(gpu, lanes, t, true, false))?);
             v[9].push(open_arena_after_seal(gpu, olanes, t, reps)?);
         }
         Ok(())
@@ -199,7 +199,12 @@ impl Batch<'_> {
         if self.decoys {
             return rows;
         }
-        let arena = "GPU end to end through an arena";
+        // A seal's arena goes in two halves, one per side (the second
+        // written while the first is on the device).
+        let arena = [
+            "GPU end to end through an arena, two sides",
+            "GPU end to end through an arena",
+        ][d];
         rows.push(at(pkt(arena, r.arena[d]), arena));
         rows.push(at(self.auto_row(d, config), "auto path"));
         rows.push(at(

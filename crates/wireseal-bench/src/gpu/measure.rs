@@ -7,7 +7,9 @@ use std::time::Instant;
 use wireseal::bip324::batch::{OpenJob, OpenedRange};
 use wireseal::bip324::{PacketReceiver, PacketSender, PacketType, OVERHEAD};
 use wireseal::keys::EllSwiftKeypair;
-use wireseal_gpu::{Capacity, Engine, OpenCapacity, Outgoing, Phases, Report, Run, SealJob};
+use wireseal_gpu::{
+    ArenaError, Capacity, Engine, OpenCapacity, Outgoing, Phases, Report, Run, SealArena, SealJob,
+};
 use wireseal_io::traffic::mixed_sizes;
 
 /// Most sessions a batch spreads over.
@@ -244,12 +246,15 @@ pub(super) fn median(v: &mut [f64]) -> f64 {
 
 /// Seals `t` on `lanes` through an arena of `engine` (each packet's
 /// contents copied from `t` into the engine's memory, the sealed packets
-/// read in place); seconds taken. When `verify`, every lane's packets are
-/// then opened by its receiver and compared with `t` (not timed).
+/// read in place); seconds taken. With `halves`, each lane's packets go in
+/// two halves, one to each side of the arena: the second half is written
+/// while the first is on the device. When `verify`, every lane's packets
+/// are then opened by its receiver and compared with `t` (not timed).
 pub(super) fn seal_arena(
     engine: &mut Engine,
     lanes: &mut [Lane],
     t: &Traffic,
+    halves: bool,
     verify: bool,
 ) -> Result<f64, String> {
     let n = t.lanes();
@@ -258,7 +263,8 @@ pub(super) fn seal_arena(
         packets: t.packets,
         contents: t.contents.iter().map(Vec::len).sum(),
     };
-    // Each lane's packets a run, filled from `t` on the engine's threads.
+    // Each lane's packets a run (or two), filled from `t` on the engine's
+    // threads; `offsets[l][k]`: where packet `k` of lane `l` starts in `t`.
     let offsets: Vec<Vec<usize>> = t
         .per_lane
         .iter()
@@ -273,40 +279,53 @@ pub(super) fn seal_arena(
                 .collect()
         })
         .collect();
-    let runs: Vec<Run<'_>> = t
-        .per_lane
+    let cut = |l: usize| if halves { t.per_lane[l].len() / 2 } else { 0 };
+    let parts: Vec<(usize, Vec<Run<'_>>)> = [0usize, 1]
         .iter()
-        .enumerate()
-        .map(|(session, packets)| Run { session, packets })
+        .filter(|&&h| halves || h == 1)
+        .map(|&h| {
+            let runs = t
+                .per_lane
+                .iter()
+                .enumerate()
+                .map(|(session, p)| Run {
+                    session,
+                    packets: if h == 0 {
+                        &p[..cut(session)]
+                    } else {
+                        &p[cut(session)..]
+                    },
+                })
+                .collect();
+            (h, runs)
+        })
         .collect();
+    let mut wires: Vec<Vec<u8>> = vec![Vec::new(); if verify { n } else { 0 }];
     let start = Instant::now();
     let mut arena = engine.seal_arena(cap).map_err(|e| e.to_string())?;
-    arena
-        .reserve_runs(&runs, |r, k, dst| {
-            let at = offsets[r][k];
-            dst.copy_from_slice(&t.contents[r][at..at + dst.len()]);
-        })
-        .map_err(|e| e.to_string())?;
     let mut senders: Vec<&mut PacketSender> = lanes.iter_mut().map(|l| &mut l.tx).collect();
-    let sealed = arena.seal(&mut senders).map_err(|e| e.to_string())?;
-    let bytes: usize = sealed.iter().map(<[u8]>::len).sum();
-    let secs = start.elapsed().as_secs_f64();
-    std::hint::black_box(bytes);
-    if let Some(e) = sealed.device_error() {
-        return Err(format!("arena: {e}"));
-    }
-    // Reserved lane by lane: lane l's packets follow lane l - 1's.
-    let mut wires: Vec<Vec<u8>> = vec![Vec::new(); if verify { n } else { 0 }];
-    {
-        let mut it = sealed.iter();
-        for (l, w) in wires.iter_mut().enumerate() {
-            for p in it.by_ref().take(t.per_lane[l].len()) {
-                w.extend_from_slice(p);
-            }
+    let mut taken = 0;
+    for (h, runs) in &parts {
+        let base = |l: usize| if *h == 0 { 0 } else { cut(l) };
+        let fill = |r: usize, k: usize, dst: &mut [u8]| {
+            let at = offsets[r][base(r) + k];
+            dst.copy_from_slice(&t.contents[r][at..at + dst.len()]);
+        };
+        if arena.reserve_runs(runs, fill) == Err(ArenaError::InFlight) {
+            // An arena of one side: the last half comes back first.
+            take(&mut arena, &parts[taken].1, &mut wires)?;
+            taken += 1;
+            arena.reserve_runs(runs, fill).map_err(|e| e.to_string())?;
         }
+        arena.submit(&mut senders).map_err(|e| e.to_string())?;
     }
-    drop(sealed);
+    while arena.submitted() > 0 {
+        take(&mut arena, &parts[taken].1, &mut wires)?;
+        taken += 1;
+    }
+    let secs = start.elapsed().as_secs_f64();
     drop(senders);
+    drop(arena);
     for (l, lane) in lanes.iter_mut().enumerate() {
         match wires.get_mut(l) {
             Some(wire) => open_lane(lane, wire, t, l)?,
@@ -318,6 +337,28 @@ pub(super) fn seal_arena(
         }
     }
     Ok(secs)
+}
+
+/// Waits for the arena's oldest side, reserved as `runs` (lane by lane),
+/// and reads its packets: into each lane's wire when `wires` has one per
+/// lane, else only their lengths summed.
+fn take(arena: &mut SealArena<'_>, runs: &[Run<'_>], wires: &mut [Vec<u8>]) -> Result<(), String> {
+    let sealed = arena.wait().map_err(|e| e.to_string())?;
+    if let Some(e) = sealed.device_error() {
+        return Err(format!("arena: {e}"));
+    }
+    if wires.is_empty() {
+        std::hint::black_box(sealed.iter().map(<[u8]>::len).sum::<usize>());
+        return Ok(());
+    }
+    // Reserved lane by lane: lane l's packets follow lane l - 1's.
+    let mut it = sealed.iter();
+    for (run, w) in runs.iter().zip(wires.iter_mut()) {
+        for p in it.by_ref().take(run.packets.len()) {
+            w.extend_from_slice(p);
+        }
+    }
+    Ok(())
 }
 
 /// Seconds to open `wires` (each lane's, sealed from `t`) through an

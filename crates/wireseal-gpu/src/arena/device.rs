@@ -1,51 +1,56 @@
-//! Sealing an arena on the device: each session's key epochs, then every
-//! packet's descriptor and parts written beside the packets on the
+//! Sealing an arena's side on the device: each session's key epochs, then
+//! every packet's descriptor and parts written beside the packets on the
 //! engine's threads, with nothing to look up but its session's epochs.
 
-use super::{Reserved, SealArena};
-use crate::exec::{DeviceError, Direction};
+use super::{Memory, Reserved, Side};
+use crate::exec::{DeviceError, Direction, Executor};
 use crate::layout::{
     write_parts, Counts, KeyDesc, PacketDesc, Regions, KEY_DESC, PACKET_DESC, TASK_DESC,
 };
 use crate::plan::{before_rekey, parts};
+use wireseal::batch::Batch;
+use wireseal::bip324::state::DirectionState;
 use wireseal::bip324::PacketSender;
 
-impl SealArena<'_> {
-    /// Writes the descriptors and keys beside the packets and runs the
-    /// chunk on the device.
-    pub(super) fn seal_on_device(&mut self, work: &[SessionWork]) -> Result<(), DeviceError> {
-        // Each session's first key entry.
-        let mut bases = Vec::with_capacity(work.len());
-        let mut keys = 0u32;
-        for w in work {
-            bases.push(keys);
-            keys += w.keys.len() as u32;
-        }
-        let mut counts = self.counts;
-        counts.keys = keys as usize;
-        let r = Regions::new(&counts);
-        let (packets, task_bytes) = (&self.packets[..self.counts.packets], self.task_bytes);
-        let Ok(exec) = &mut self.engine.device else {
-            return Err(DeviceError("no device".into()));
-        };
-        let buf = exec.input(0, r.total())?;
-        let [d_packets, d_tasks, d_multi, d_mtasks, d_keys, _] = r.split(buf);
-        let entries = work.iter().flat_map(|w| &w.keys);
-        for (k, out) in entries.zip(d_keys.chunks_exact_mut(KEY_DESC)) {
-            out.copy_from_slice(k.bytes());
-        }
-        let epochs = Epochs {
-            work,
-            bases: &bases,
-        };
-        let mut pieces = cut(packets, &counts, d_packets, d_tasks, d_multi, d_mtasks);
-        self.engine.batch.for_each_mut_coarse(&mut pieces, |p| {
-            write(p, packets, &epochs, task_bytes);
-        });
-        exec.submit(0, Direction::Seal, &r, &counts, task_bytes)?;
-        exec.finish(0, &r)?;
-        Ok(())
+/// Writes a side's descriptors and keys beside its packets and starts it
+/// on its slot; returns its regions.
+pub(super) fn start(
+    side: &Side,
+    exec: &mut dyn Executor,
+    batch: &Batch,
+    work: &[SessionWork],
+    task_bytes: u32,
+) -> Result<Regions, DeviceError> {
+    let Memory::Device { slot, .. } = side.memory else {
+        return Err(DeviceError("the arena's side is in host memory".into()));
+    };
+    // Each session's first key entry.
+    let mut bases = Vec::with_capacity(work.len());
+    let mut keys = 0u32;
+    for w in work {
+        bases.push(keys);
+        keys += w.keys.len() as u32;
     }
+    let mut counts = side.counts;
+    counts.keys = keys as usize;
+    let r = Regions::new(&counts);
+    let packets = &side.packets[..side.counts.packets];
+    let buf = exec.input(slot, r.total())?;
+    let [d_packets, d_tasks, d_multi, d_mtasks, d_keys, _] = r.split(buf);
+    let entries = work.iter().flat_map(|w| &w.keys);
+    for (k, out) in entries.zip(d_keys.chunks_exact_mut(KEY_DESC)) {
+        out.copy_from_slice(k.bytes());
+    }
+    let epochs = Epochs {
+        work,
+        bases: &bases,
+    };
+    let mut pieces = cut(packets, &counts, d_packets, d_tasks, d_multi, d_mtasks);
+    batch.for_each_mut_coarse(&mut pieces, |p| {
+        write(p, packets, &epochs, task_bytes);
+    });
+    exec.submit(slot, Direction::Seal, &r, &counts, task_bytes)?;
+    Ok(r)
 }
 
 /// One key epoch of a session: from its `start`-th packet in the arena,
@@ -61,9 +66,13 @@ struct Epoch {
 /// A session's share of sealing an arena: whether its schedule ends before
 /// its packets do, and (on a device) its key epochs, each with its key
 /// entry (`Epoch::key` counts from the session's first entry).
+///
+/// On a device it also keeps the session's state before its packets, for
+/// the library to seal them from should the device fail.
 #[derive(Default)]
 pub(super) struct SessionWork {
     pub(super) exhausted: bool,
+    pub(super) state: Option<DirectionState>,
     epochs: Vec<Epoch>,
     keys: Vec<KeyDesc>,
 }
@@ -75,9 +84,10 @@ impl SessionWork {
             exhausted: u64::from(n) > s.messages_left(),
             ..Self::default()
         };
-        if w.exhausted || !epochs {
+        if w.exhausted || !epochs || n == 0 {
             return w;
         }
+        w.state = Some(sender.export_state());
         let mut at = 0usize;
         while at < n as usize {
             let step = before_rekey(&s, n as usize - at);

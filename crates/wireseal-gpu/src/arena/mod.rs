@@ -10,11 +10,13 @@
 //! in the buffer, so its place does not depend on the descriptors), with
 //! its index among its session's packets and its first part, so the
 //! descriptors are written in parallel with nothing to look up but the
-//! session's key epochs. An arena is one chunk on the device's first
-//! stream; without a device (or after a device error) the same arena is
-//! sealed by the library in place, with the same bytes.
+//! session's key epochs. A seal arena has two sides, each a chunk on a
+//! stream of its own, so one is filled while the other is on the device
+//! (`flight.rs`); without a device (or after a device error) the library
+//! seals each side in place, with the same bytes.
 
 mod device;
+mod flight;
 mod open;
 mod reserve;
 
@@ -22,12 +24,14 @@ pub use open::{OpenArena, OpenCapacity, OpenedArena};
 
 use crate::layout::Reserved;
 
+use std::collections::VecDeque;
+
 use crate::engine::Engine;
 use crate::exec::{DeviceError, Executor};
 use crate::jobs::Outgoing;
 use crate::layout::{place, wire_len, Counts, Regions};
 use crate::Unavailable;
-use device::SessionWork;
+use wireseal::bip324::state::DirectionState;
 use wireseal::bip324::{
     sealed_len, Error, PacketSender, PacketType, MAX_CONTENTS_LEN, OVERHEAD, REKEY_INTERVAL,
 };
@@ -98,6 +102,14 @@ pub enum ArenaError {
         /// Bytes it holds at most.
         bytes: usize,
     },
+    /// The side of the arena to fill (or, for [`SealArena::seal`], one
+    /// before it) is submitted and not yet waited for
+    /// ([`SealArena::wait`]).
+    #[error("the arena's side is still submitted: wait for it first")]
+    InFlight,
+    /// [`SealArena::wait`] with no side submitted.
+    #[error("no side of the arena is submitted")]
+    NotSubmitted,
     /// [`OpenArena::open`] was given another number of receivers than the
     /// arena's sessions.
     #[error("{receivers} receivers for an arena of {sessions} sessions")]
@@ -118,10 +130,10 @@ pub struct Run<'a> {
     pub packets: &'a [Outgoing],
 }
 
-/// Where the arena's packets live.
+/// Where one side of an arena lives.
 enum Memory {
-    /// The device's first staging buffer, `bound` bytes asked for.
-    Device { bound: usize },
+    /// A device slot's staging buffer, `bound` bytes asked for.
+    Device { slot: usize, bound: usize },
     /// Host memory: no device, or the device failed.
     Host(Vec<u8>),
 }
@@ -130,25 +142,110 @@ enum Memory {
 /// memory: [`SealArena::packet`] (or [`SealArena::reserve_runs`], for runs
 /// filled on every core) gives the place in the pinned staging buffer where
 /// a packet's contents go; [`SealArena::seal`] writes only the descriptors
-/// beside them, runs the chunk on the device's first stream, and returns
-/// the sealed packets where the device left them ([`Sealed`]). The engine
-/// copies no packet byte on the host. Without a device, or after a device
-/// error, the library seals the same arena in place, with the same bytes.
+/// beside them, runs the chunk on the device, and returns the sealed
+/// packets where the device left them ([`Sealed`]). The engine copies no
+/// packet byte on the host. Without a device, or after a device error, the
+/// library seals the same arena in place, with the same bytes.
+///
+/// An arena has two sides (on a device with two streams or more, and on
+/// the CPU): [`SealArena::submit`] starts the side being filled on the
+/// device and turns to the other, so the caller fills the next packets
+/// while the device seals the last; [`SealArena::wait`] returns the oldest
+/// submitted side's packets. [`SealArena::seal`] is `submit` then `wait`.
 pub struct SealArena<'e> {
     engine: &'e mut Engine,
-    memory: Memory,
     capacity: Capacity,
     task_bytes: u32,
+    sides: Vec<Side>,
+    /// The side packets are reserved in.
+    filling: usize,
+    /// Submitted sides not yet waited for, oldest first.
+    flights: VecDeque<usize>,
+}
+
+/// One side of an arena: its packets, and where it stands.
+struct Side {
+    memory: Memory,
     packets: Vec<Reserved>,
     per_session: Vec<u32>,
     /// What the reserved packets take; `data` is where the next one goes.
     counts: Counts,
     contents: usize,
+    stage: Stage,
 }
 
+/// Where a side stands.
+enum Stage {
+    /// Taking packets.
+    Filling,
+    /// Submitted: running on the device (`flight`), or sealed by the
+    /// library already (the device error that made it so, if one did).
+    Submitted {
+        flight: Option<Box<Flight>>,
+        device_error: Option<DeviceError>,
+    },
+    /// Waited for: its sealed packets are there to read until it is filled
+    /// again.
+    Done,
+}
+
+/// A side on the device: its regions, and each session's state before the
+/// side's packets (`None` for a session without any), from which the
+/// library seals them again should the device fail before they come back.
+struct Flight {
+    regions: Regions,
+    states: Vec<Option<DirectionState>>,
+}
+
+impl Side {
+    fn new(memory: Memory, packets: Vec<Reserved>, sessions: usize) -> Self {
+        Self {
+            memory,
+            packets,
+            per_session: vec![0; sessions],
+            counts: Counts {
+                data: place(0),
+                ..Counts::default()
+            },
+            contents: 0,
+            stage: Stage::Filling,
+        }
+    }
+
+    /// Forgets its packets, to be filled again.
+    fn reset(&mut self) {
+        self.per_session.fill(0);
+        self.counts = Counts {
+            data: place(0),
+            ..Counts::default()
+        };
+        self.contents = 0;
+        self.stage = Stage::Filling;
+    }
+}
+
+/// Dropped with sides still out, an arena waits for them (so that their
+/// key entries are wiped) and drops their packets; their senders have
+/// moved past them.
 impl Drop for SealArena<'_> {
     fn drop(&mut self) {
-        self.engine.arena_spare = std::mem::take(&mut self.packets);
+        for side in &self.sides {
+            let (
+                Stage::Submitted {
+                    flight: Some(f), ..
+                },
+                Memory::Device { slot, .. },
+            ) = (&side.stage, &side.memory)
+            else {
+                continue;
+            };
+            if let Ok(exec) = &mut self.engine.device {
+                if let Err(e) = exec.finish(*slot, &f.regions) {
+                    self.engine.device = Err(Unavailable::AfterError(e));
+                }
+            }
+        }
+        self.engine.arena_spare = std::mem::take(&mut self.sides[0].packets);
     }
 }
 
@@ -156,44 +253,57 @@ impl std::fmt::Debug for SealArena<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SealArena")
             .field("capacity", &self.capacity)
-            .field("packets", &self.counts.packets)
+            .field("sides", &self.sides.len())
+            .field("packets", &self.len())
+            .field("submitted", &self.flights.len())
             .finish_non_exhaustive()
     }
 }
 
 impl Engine {
     /// An arena of `capacity` on this engine's device (its pinned staging
-    /// memory, allocated here when it is smaller), or in host memory
-    /// without one.
+    /// memory, allocated here when it is smaller: one buffer per side), or
+    /// in host memory without one.
     ///
     /// # Errors
     ///
     /// [`ArenaError::Device`] when the device's memory cannot be had.
     pub fn seal_arena(&mut self, capacity: Capacity) -> Result<SealArena<'_>, ArenaError> {
         let task_bytes = self.limits(capacity.packets).task_bytes;
-        let bound = Regions::new(&most(&capacity, task_bytes)).total();
-        let memory = match &mut self.device {
+        let most = most(&capacity, task_bytes);
+        let bound = Regions::new(&most).total();
+        let mut memories = Vec::with_capacity(2);
+        match &mut self.device {
             Ok(exec) => {
-                exec.input(0, bound)?;
-                Memory::Device { bound }
+                for slot in 0..exec.slots().clamp(1, 2) {
+                    exec.input(slot, bound)?;
+                    memories.push(Memory::Device { slot, bound });
+                }
             }
-            Err(_) => Memory::Host(vec![0u8; most(&capacity, task_bytes).data]),
-        };
+            Err(_) => memories.extend((0..2).map(|_| Memory::Host(vec![0u8; most.data]))),
+        }
         // The last arena's list, kept by the engine: no allocation per arena.
-        let mut packets = std::mem::take(&mut self.arena_spare);
-        packets.reserve(capacity.packets.saturating_sub(packets.len()));
+        let mut spare = std::mem::take(&mut self.arena_spare);
+        spare.reserve(capacity.packets.saturating_sub(spare.len()));
+        let sides = memories
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let list = if i == 0 {
+                    std::mem::take(&mut spare)
+                } else {
+                    Vec::with_capacity(capacity.packets)
+                };
+                Side::new(m, list, capacity.sessions)
+            })
+            .collect();
         Ok(SealArena {
             engine: self,
-            memory,
             capacity,
             task_bytes,
-            packets,
-            per_session: vec![0; capacity.sessions],
-            counts: Counts {
-                data: place(0),
-                ..Counts::default()
-            },
-            contents: 0,
+            sides,
+            filling: 0,
+            flights: VecDeque::with_capacity(2),
         })
     }
 }
@@ -204,7 +314,7 @@ fn memory<'m>(
     device: &'m mut Result<Box<dyn Executor>, Unavailable>,
 ) -> Result<&'m mut [u8], DeviceError> {
     match (m, device) {
-        (Memory::Device { bound }, Ok(exec)) => exec.input(0, *bound),
+        (Memory::Device { slot, bound }, Ok(exec)) => exec.input(*slot, *bound),
         (Memory::Host(v), _) => Ok(v),
         (Memory::Device { .. }, Err(e)) => Err(DeviceError(e.to_string())),
     }
@@ -231,135 +341,74 @@ impl SealArena<'_> {
     ///
     /// # Errors
     ///
-    /// [`ArenaError::Full`], [`ArenaError::NoSession`], or
+    /// [`ArenaError::Full`], [`ArenaError::NoSession`],
     /// [`ArenaError::Session`] with [`Error::TooLong`] for contents over
-    /// [`MAX_CONTENTS_LEN`]; nothing is reserved then.
+    /// [`MAX_CONTENTS_LEN`], or [`ArenaError::InFlight`] when the side to
+    /// fill is still on the device; nothing is reserved then.
     pub fn packet(
         &mut self,
         session: usize,
         len: u32,
         kind: PacketType,
     ) -> Result<&mut [u8], ArenaError> {
+        let i = self.fillable()?;
+        let side = &mut self.sides[i];
         let too_long = (len as usize > MAX_CONTENTS_LEN).then_some(len);
-        let have = (self.counts.packets, self.contents);
+        let have = (side.counts.packets, side.contents);
         reserve::admit(&self.capacity, session, too_long, have, (1, len as usize))?;
         let o = Outgoing { len, kind };
-        let ordinal = self.per_session[session];
-        let r = Reserved::next(&mut self.counts, session, ordinal, &o, self.task_bytes);
-        match self.packets.get_mut(self.counts.packets - 1) {
+        let ordinal = side.per_session[session];
+        let r = Reserved::next(&mut side.counts, session, ordinal, &o, self.task_bytes);
+        match side.packets.get_mut(side.counts.packets - 1) {
             Some(slot) => *slot = r,
-            None => self.packets.push(r),
+            None => side.packets.push(r),
         }
-        self.per_session[session] += 1;
-        self.contents += len as usize;
-        Ok(&mut self.memory()?[r.contents()])
+        side.per_session[session] += 1;
+        side.contents += len as usize;
+        Ok(&mut memory(&mut side.memory, &mut self.engine.device)?[r.contents()])
     }
 
-    /// Packets reserved.
+    /// Packets reserved in the side being filled.
     pub fn len(&self) -> usize {
-        self.counts.packets
+        let side = &self.sides[self.filling];
+        match side.stage {
+            Stage::Filling => side.counts.packets,
+            Stage::Submitted { .. } | Stage::Done => 0,
+        }
     }
 
-    /// Whether no packet is reserved.
+    /// Whether the side being filled holds no packet.
     pub fn is_empty(&self) -> bool {
-        self.counts.packets == 0
+        self.len() == 0
     }
 
-    /// Forgets every packet, to fill the arena again.
+    /// Sides submitted and not yet waited for.
+    pub fn submitted(&self) -> usize {
+        self.flights.len()
+    }
+
+    /// Forgets every packet reserved in the side being filled (a submitted
+    /// side keeps its packets).
     pub fn clear(&mut self) {
-        self.per_session.fill(0);
-        self.counts = Counts {
-            data: place(0),
-            ..Counts::default()
-        };
-        self.contents = 0;
+        let side = &mut self.sides[self.filling];
+        if !matches!(side.stage, Stage::Submitted { .. }) {
+            side.reset();
+        }
     }
 
-    /// The arena's memory, as the device or the host holds it.
-    fn memory(&mut self) -> Result<&mut [u8], DeviceError> {
-        memory(&mut self.memory, &mut self.engine.device)
-    }
-
-    /// Seals every reserved packet, session `i`'s with `senders[i]`, in the
-    /// order each session's were reserved, and moves each sender past its
-    /// packets. The sealed packets are read from the returned view, by
-    /// reservation number; [`SealArena::clear`] then makes room again.
+    /// The side being filled, made ready for packets.
     ///
     /// # Errors
     ///
-    /// [`ArenaError::Senders`], or [`ArenaError::Session`] with
-    /// [`Error::Exhausted`] for a session whose key schedule ends first;
-    /// nothing is sealed then. A device error is not one: the arena is
-    /// sealed by the library and [`Sealed::device_error`] says so.
-    pub fn seal(&mut self, senders: &mut [&mut PacketSender]) -> Result<Sealed<'_>, ArenaError> {
-        if senders.len() != self.capacity.sessions {
-            return Err(ArenaError::Senders {
-                senders: senders.len(),
-                sessions: self.capacity.sessions,
-            });
+    /// [`ArenaError::InFlight`] when it is still submitted.
+    fn fillable(&mut self) -> Result<usize, ArenaError> {
+        let side = &mut self.sides[self.filling];
+        match side.stage {
+            Stage::Filling => {}
+            Stage::Done => side.reset(),
+            Stage::Submitted { .. } => return Err(ArenaError::InFlight),
         }
-        // Each session's state, and on a device its key epochs, on the
-        // engine's threads.
-        let on_device = matches!(self.memory, Memory::Device { .. });
-        let mut work: Vec<(&PacketSender, u32, SessionWork)> = senders
-            .iter()
-            .zip(&self.per_session)
-            .map(|(s, &n)| (&**s, n, SessionWork::default()))
-            .collect();
-        self.engine
-            .batch
-            .for_each_mut_coarse(&mut work, |(s, n, w)| {
-                *w = SessionWork::of(s, *n, on_device);
-            });
-        if let Some(session) = work.iter().position(|(_, _, w)| w.exhausted) {
-            return Err(ArenaError::Session {
-                session,
-                error: Error::Exhausted,
-            });
-        }
-        let work: Vec<SessionWork> = work.into_iter().map(|(_, _, w)| w).collect();
-        let device_error = match self.memory {
-            Memory::Device { .. } => self.seal_on_device(&work).err(),
-            Memory::Host(_) => None,
-        };
-        if let Some(e) = &device_error {
-            self.fall_back(e)?;
-        }
-        match &mut self.memory {
-            Memory::Host(buf) => seal_in_place(buf, &self.packets[..self.counts.packets], senders),
-            Memory::Device { .. } => {
-                let mut moves: Vec<(&mut &mut PacketSender, u32)> = senders
-                    .iter_mut()
-                    .zip(self.per_session.iter().copied())
-                    .collect();
-                self.engine.batch.for_each_mut_coarse(&mut moves, |(s, n)| {
-                    s.advance(u64::from(*n))
-                        .expect("checked against the key schedule above");
-                });
-            }
-        }
-        let data = results(&self.memory, &mut self.engine.device)?;
-        Ok(Sealed {
-            data,
-            packets: &self.packets[..self.counts.packets],
-            device_error,
-        })
-    }
-
-    /// After a device error: the device is turned off, and the packets'
-    /// contents are taken into host memory for the library.
-    ///
-    /// # Errors
-    ///
-    /// [`ArenaError::Device`] when even the contents cannot be read back
-    /// (nothing is sealed; the sessions have not moved).
-    fn fall_back(&mut self, e: &DeviceError) -> Result<(), ArenaError> {
-        to_host(
-            &mut self.memory,
-            &mut self.engine.device,
-            self.counts.data,
-            e,
-        )
+        Ok(self.filling)
     }
 }
 
@@ -375,25 +424,25 @@ fn results<'m>(
 ) -> Result<&'m [u8], DeviceError> {
     match (m, device) {
         (Memory::Host(buf), _) => Ok(&buf[..]),
-        (Memory::Device { .. }, Ok(exec)) => exec.output(0),
+        (Memory::Device { slot, .. }, Ok(exec)) => exec.output(*slot),
         (Memory::Device { .. }, Err(_)) => unreachable!("an arena falls back to host memory"),
     }
 }
 
-/// After a device error: the device turned off, and the first `end` bytes
-/// of an arena's memory taken into host memory for the library.
+/// The first `end` bytes of an arena's memory taken into host memory of
+/// `len` bytes, for the library (the device has failed).
 ///
 /// # Errors
 ///
-/// [`ArenaError::Device`] when even they cannot be read back.
+/// [`ArenaError::Device`] when they cannot be read back.
 fn to_host(
     m: &mut Memory,
     device: &mut Result<Box<dyn Executor>, Unavailable>,
     end: usize,
-    e: &DeviceError,
+    len: usize,
 ) -> Result<(), ArenaError> {
-    let copy = memory(m, device)?[..end].to_vec();
-    *device = Err(Unavailable::AfterError(e.clone()));
+    let mut copy = memory(m, device)?[..end].to_vec();
+    copy.resize(len.max(end), 0);
     *m = Memory::Host(copy);
     Ok(())
 }

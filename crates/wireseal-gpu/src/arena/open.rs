@@ -20,6 +20,7 @@ use crate::engine::Engine;
 use crate::exec::{DeviceError, Direction};
 use crate::framing::{self, Place, MAX_RUN};
 use crate::layout::{run_count, Regions, KEY_DESC, RUN_DESC};
+use crate::Unavailable;
 use core::ops::Range;
 use std::time::{Duration, Instant};
 use wireseal::bip324::batch::{open_batch_into, OpenJob, OpenedRange};
@@ -114,7 +115,7 @@ impl Engine {
             Ok(exec) => {
                 let bound = Regions::framed(&most(&capacity, task_bytes)).total();
                 exec.input(0, bound)?;
-                Memory::Device { bound }
+                Memory::Device { slot: 0, bound }
             }
             Err(_) => Memory::Host(vec![0u8; capacity.bytes]),
         };
@@ -244,7 +245,9 @@ impl OpenArena<'_> {
     ///
     /// [`ArenaError::Device`] when even the bytes cannot be read back.
     fn fall_back(&mut self, e: DeviceError) -> Result<(), ArenaError> {
-        to_host(&mut self.memory, &mut self.engine.device, self.used, &e)?;
+        let len = self.capacity.bytes;
+        to_host(&mut self.memory, &mut self.engine.device, self.used, len)?;
+        self.engine.device = Err(Unavailable::AfterError(e.clone()));
         self.out.clear(self.capacity.sessions);
         self.out.device_error = Some(e);
         Ok(())

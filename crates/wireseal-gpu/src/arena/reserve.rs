@@ -146,18 +146,20 @@ impl SealArena<'_> {
         runs: &[Run<'_>],
         fill: impl Fn(usize, usize, &mut [u8]) + Sync + Send,
     ) -> Result<(), ArenaError> {
+        let i = self.fillable()?;
         let totals = self.run_totals(runs);
-        let (bases, end) = self.run_bases(runs, &totals)?;
+        let (bases, end) = self.run_bases(i, runs, &totals)?;
+        let side = &mut self.sides[i];
         // The list keeps its length between arenas: only a longer one is
         // written here first.
-        let (first, last) = (self.counts.packets, end.counts.packets);
-        if self.packets.len() < last {
-            self.packets.resize(last, EMPTY);
+        let (first, last) = (side.counts.packets, end.counts.packets);
+        if side.packets.len() < last {
+            side.packets.resize(last, EMPTY);
         }
-        let data_start = self.counts.data;
-        let memory = super::memory(&mut self.memory, &mut self.engine.device)?;
+        let data_start = side.counts.data;
+        let memory = super::memory(&mut side.memory, &mut self.engine.device)?;
         let mut data = &mut memory[data_start..end.counts.data];
-        let mut slots = &mut self.packets[first..last];
+        let mut slots = &mut side.packets[first..last];
         let mut items = Vec::with_capacity(runs.len());
         for (i, (run, t)) in runs.iter().zip(&totals).enumerate() {
             let (d, rest) = core::mem::take(&mut data).split_at_mut(t.counts.data);
@@ -172,9 +174,9 @@ impl SealArena<'_> {
             .for_each_mut_coarse(&mut items, |(i, run, base, d, p)| {
                 place_run(run, base, tb, d, p, |k, c| fill(*i, k, c));
             });
-        self.counts = end.counts;
-        self.contents = end.contents;
-        self.per_session = end.per_session;
+        side.counts = end.counts;
+        side.contents = end.contents;
+        side.per_session = end.per_session;
         Ok(())
     }
 
@@ -205,14 +207,16 @@ impl SealArena<'_> {
     /// capacity.
     fn run_bases(
         &self,
+        side: usize,
         runs: &[Run<'_>],
         totals: &[RunTotals],
     ) -> Result<(Vec<RunBase>, ArenaEnd), ArenaError> {
         let mut bases = Vec::with_capacity(runs.len());
+        let side = &self.sides[side];
         let mut end = ArenaEnd {
-            counts: self.counts,
-            contents: self.contents,
-            per_session: self.per_session.clone(),
+            counts: side.counts,
+            contents: side.contents,
+            per_session: side.per_session.clone(),
         };
         for (run, t) in runs.iter().zip(totals) {
             let have = (end.counts.packets, end.contents);

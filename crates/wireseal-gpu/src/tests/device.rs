@@ -4,6 +4,7 @@
 //! Without a device it says `skipped: no CUDA device`.
 
 use super::arena::round;
+use super::arena_sides;
 use super::differential::agree;
 use super::open_arena;
 use super::twin_pairs;
@@ -79,7 +80,15 @@ fn the_device_seals_an_arena_as_the_library_does() {
     for n in [130_000, 64, 1] {
         assert!(!round(&mut engine, &mut rng, &mut ours, &mut theirs, n));
     }
-    println!("an arena of 130,000 packets sealed on the device, byte for byte the library's");
+    // Both sides out on the device at once.
+    assert_eq!(
+        arena_sides::rounds(&mut engine, &mut rng, &mut ours, &mut theirs),
+        0
+    );
+    println!(
+        "an arena of 130,000 packets sealed on the device, and seven sides with two out at \
+         once, byte for byte the library's"
+    );
 }
 
 /// The open arena on the device: 1,024 sessions' received bytes (about

@@ -2,6 +2,7 @@
 //! held to RFC 8439's vectors, BIP324's packet vectors and the library.
 
 mod arena;
+mod arena_sides;
 mod device;
 mod differential;
 mod edges;

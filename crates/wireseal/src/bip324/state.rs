@@ -265,14 +265,16 @@ impl PacketSender {
         self.length.skip(n)
     }
 
-    crate::visibility::pub_if_test_vectors! {
-        /// **Test vectors only** (`test-vectors` feature): a sender at
-        /// `state`. Two senders from one state reuse every nonce.
-        fn from_state(state: &DirectionState) -> Self {
-            Self {
-                length: state_length(state),
-                packet: state_packet(state),
-            }
+    /// A sender at `state`: what an engine runs to seal on the CPU the
+    /// packets it had sealed from that export elsewhere, when the sealed
+    /// bytes never left it (its device failed after the sender was
+    /// advanced past them). The packets must be the same ones, with the
+    /// same contents: two senders from one state that seal different
+    /// packets reuse nonces (see the module's contract).
+    pub fn from_state(state: &DirectionState) -> Self {
+        Self {
+            length: state_length(state),
+            packet: state_packet(state),
         }
     }
 }
