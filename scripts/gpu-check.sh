@@ -135,6 +135,7 @@ if grep -q 'a CUDA device is there but cannot be used' "$OUT/correctness.log"; t
 fi
 note "correctness: $(grep -m1 '^device: ' "$OUT/correctness.log")"
 note "correctness: $(grep -m1 'opened on the device across' "$OUT/correctness.log")"
+note "correctness: $(grep -m1 '^an arena of' "$OUT/correctness.log")"
 note "correctness: $(grep -m1 '^arenas of' "$OUT/correctness.log")"
 note "correctness: $(grep -m1 '^test result' "$OUT/correctness.log") (exit $status)"
 if [ "$status" -ne 0 ]; then
@@ -152,7 +153,7 @@ bench=$?
 [ -d "$report/report" ] && tar czf "$OUT/report.tar.gz" -C "$report" report
 rm -rf "$report"
 note "bench: exit $bench"
-grep -E 'GPU end to end, [0-9]+ streams|GPU kernels only|threshold|check:|CPU fallback|batch of 64: time' \
+grep -E 'GPU end to end, [0-9]+ streams|through an arena|GPU kernels only|threshold|check:|CPU fallback|batch of 64: time' \
   "$OUT/bench.log" | grep -E 'batch of (1|64|16384|131072)[ :,]|threshold|check:|fallback' |
   tee -a "$summary" >&2
 if [ "$bench" -ne 0 ]; then

@@ -12,15 +12,23 @@ use wireseal::batch::Batch;
 use wireseal::bip324::state::DirectionState;
 use wireseal::bip324::PacketSender;
 
-/// Writes a side's descriptors and keys beside its packets and starts it
-/// on its slot; returns its regions.
+/// A side's counts with its sessions' key entries, and its regions.
+pub(super) fn layout(side: &Side, work: &[SessionWork]) -> (Counts, Regions) {
+    let mut counts = side.counts;
+    counts.keys = work.iter().map(|w| w.keys.len()).sum();
+    (counts, Regions::new(&counts))
+}
+
+/// Writes a side's descriptors and keys beside its packets (laid out as
+/// [`layout`] says) and starts it on its slot.
 pub(super) fn start(
     side: &Side,
     exec: &mut dyn Executor,
     batch: &Batch,
     work: &[SessionWork],
+    (counts, r): (&Counts, &Regions),
     task_bytes: u32,
-) -> Result<Regions, DeviceError> {
+) -> Result<(), DeviceError> {
     let Memory::Device { slot, .. } = side.memory else {
         return Err(DeviceError("the arena's side is in host memory".into()));
     };
@@ -31,9 +39,6 @@ pub(super) fn start(
         bases.push(keys);
         keys += w.keys.len() as u32;
     }
-    let mut counts = side.counts;
-    counts.keys = keys as usize;
-    let r = Regions::new(&counts);
     let packets = &side.packets[..side.counts.packets];
     let buf = exec.input(slot, r.total())?;
     let [d_packets, d_tasks, d_multi, d_mtasks, d_keys, _] = r.split(buf);
@@ -45,12 +50,11 @@ pub(super) fn start(
         work,
         bases: &bases,
     };
-    let mut pieces = cut(packets, &counts, d_packets, d_tasks, d_multi, d_mtasks);
+    let mut pieces = cut(packets, counts, d_packets, d_tasks, d_multi, d_mtasks);
     batch.for_each_mut_coarse(&mut pieces, |p| {
         write(p, packets, &epochs, task_bytes);
     });
-    exec.submit(slot, Direction::Seal, &r, &counts, task_bytes)?;
-    Ok(r)
+    exec.submit(slot, Direction::Seal, r, counts, task_bytes)
 }
 
 /// One key epoch of a session: from its `start`-th packet in the arena,
@@ -63,31 +67,26 @@ struct Epoch {
     length: u32,
 }
 
-/// A session's share of sealing an arena: whether its schedule ends before
-/// its packets do, and (on a device) its key epochs, each with its key
-/// entry (`Epoch::key` counts from the session's first entry).
-///
-/// On a device it also keeps the session's state before its packets, for
-/// the library to seal them from should the device fail.
+/// A session's share of sealing an arena's side on a device: its state
+/// before its packets (for the library to seal them from should the device
+/// fail), and its key epochs, each with its key entry (`Epoch::key` counts
+/// from the session's first entry).
 #[derive(Default)]
 pub(super) struct SessionWork {
-    pub(super) exhausted: bool,
     pub(super) state: Option<DirectionState>,
     epochs: Vec<Epoch>,
     keys: Vec<KeyDesc>,
 }
 
 impl SessionWork {
-    pub(super) fn of(sender: &PacketSender, n: u32, epochs: bool) -> Self {
-        let mut s = sender.export_state();
-        let mut w = Self {
-            exhausted: u64::from(n) > s.messages_left(),
-            ..Self::default()
-        };
-        if w.exhausted || !epochs || n == 0 {
+    /// The share of `n` packets, and the sender moved past them (its key
+    /// schedule checked to hold them beforehand).
+    pub(super) fn of(sender: &mut PacketSender, n: u32) -> Self {
+        let mut w = Self::default();
+        if n == 0 {
             return w;
         }
-        w.state = Some(sender.export_state());
+        let mut s = sender.export_state();
         let mut at = 0usize;
         while at < n as usize {
             let step = before_rekey(&s, n as usize - at);
@@ -102,6 +101,10 @@ impl SessionWork {
                 .expect("checked against the key schedule");
             at += step;
         }
+        w.state = Some(sender.export_state());
+        sender
+            .advance(u64::from(n))
+            .expect("checked against the key schedule");
         w
     }
 }

@@ -6,7 +6,7 @@
 //! library seals that side again from the senders' states at submission,
 //! into host memory, with the same bytes: nothing submitted is lost.
 
-use super::device::{start, SessionWork};
+use super::device::{layout, start, SessionWork};
 use super::{
     memory, most, results, seal_in_place, to_host, ArenaError, Flight, Memory, SealArena, Sealed,
     Stage,
@@ -46,10 +46,12 @@ impl SealArena<'_> {
     /// # Errors
     ///
     /// [`ArenaError::Senders`], [`ArenaError::InFlight`] (the side being
-    /// filled is still submitted), or [`ArenaError::Session`] with
-    /// [`Error::Exhausted`] for a session whose key schedule ends first;
-    /// nothing is sealed then. A device error is not one: the library
-    /// seals the side and [`Sealed::device_error`] says so.
+    /// filled is still submitted), [`ArenaError::Session`] with
+    /// [`Error::Exhausted`] for a session whose key schedule ends first, or
+    /// [`ArenaError::Device`] when after a device error the side's contents
+    /// cannot even be read back; nothing is sealed and no sender moves
+    /// then. A device error alone is not one: the library seals the side
+    /// and [`Sealed::device_error`] says so.
     pub fn submit(&mut self, senders: &mut [&mut PacketSender]) -> Result<(), ArenaError> {
         if senders.len() != self.capacity.sessions {
             return Err(ArenaError::Senders {
@@ -58,55 +60,98 @@ impl SealArena<'_> {
             });
         }
         let i = self.fillable()?;
-        let on_device = matches!(self.sides[i].memory, Memory::Device { .. });
-        let work = self.session_work(i, senders, on_device)?;
-        let mut device_error = None;
-        let mut flight = None;
-        if on_device {
-            let started = match &mut self.engine.device {
-                Ok(exec) => start(
-                    &self.sides[i],
-                    exec.as_mut(),
-                    &self.engine.batch,
-                    &work,
-                    self.task_bytes,
-                ),
-                Err(e) => Err(DeviceError(e.to_string())),
-            };
-            match started {
-                Ok(regions) => {
-                    let states = work.into_iter().map(|w| w.state).collect();
-                    flight = Some(Box::new(Flight { regions, states }));
-                }
-                Err(e) => {
-                    self.turn_off(&e)?;
-                    device_error = Some(e);
-                }
-            }
-        }
         let side = &mut self.sides[i];
-        match &mut side.memory {
-            Memory::Host(buf) => seal_in_place(buf, &side.packets[..side.counts.packets], senders),
-            Memory::Device { .. } => {
-                let mut moves: Vec<(&mut &mut PacketSender, u32)> = senders
-                    .iter_mut()
-                    .zip(side.per_session.iter().copied())
-                    .collect();
-                self.engine.batch.for_each_mut_coarse(&mut moves, |(s, n)| {
-                    s.advance(u64::from(*n))
-                        .expect("checked against the key schedule above");
-                });
-            }
+        let short = senders
+            .iter()
+            .zip(&side.per_session)
+            .position(|(s, &n)| u64::from(n) > s.messages_left());
+        if let Some(session) = short {
+            return Err(ArenaError::Session {
+                session,
+                error: Error::Exhausted,
+            });
         }
-        side.stage = Stage::Submitted {
-            flight,
-            device_error,
-        };
+        match &mut side.memory {
+            Memory::Host(buf) => {
+                seal_in_place(buf, &side.packets[..side.counts.packets], senders);
+                side.stage = Stage::Submitted {
+                    flight: None,
+                    device_error: None,
+                };
+            }
+            Memory::Device { .. } => self.start_side(i, senders)?,
+        }
         self.flights.push_back(i);
         self.filling = (i + 1) % self.sides.len();
         let next = &mut self.sides[self.filling];
         if matches!(next.stage, Stage::Done) {
             next.reset();
+        }
+        Ok(())
+    }
+
+    /// Starts side `i` on the device: each session's share worked out, and
+    /// its sender moved past its packets, on the engine's threads; then the
+    /// descriptors. Should the device fail here, the library seals the
+    /// side from the sessions' states.
+    ///
+    /// # Errors
+    ///
+    /// [`ArenaError::Device`] when after a device error the side's
+    /// contents cannot even be read back; the senders are put back where
+    /// they were then, and nothing is sealed.
+    fn start_side(
+        &mut self,
+        i: usize,
+        senders: &mut [&mut PacketSender],
+    ) -> Result<(), ArenaError> {
+        let mut work: Vec<(&mut PacketSender, u32, SessionWork)> = senders
+            .iter_mut()
+            .zip(&self.sides[i].per_session)
+            .map(|(s, &n)| (&mut **s, n, SessionWork::default()))
+            .collect();
+        self.engine
+            .batch
+            .for_each_mut_coarse(&mut work, |(s, n, w)| *w = SessionWork::of(s, *n));
+        let work: Vec<SessionWork> = work.into_iter().map(|(_, _, w)| w).collect();
+        let side = &self.sides[i];
+        let (counts, regions) = layout(side, &work);
+        let started = match &mut self.engine.device {
+            Ok(exec) => start(
+                side,
+                exec.as_mut(),
+                &self.engine.batch,
+                &work,
+                (&counts, &regions),
+                self.task_bytes,
+            ),
+            Err(e) => Err(DeviceError(e.to_string())),
+        };
+        let states: Vec<Option<DirectionState>> = work.into_iter().map(|w| w.state).collect();
+        let Err(e) = started else {
+            self.sides[i].stage = Stage::Submitted {
+                flight: Some(Box::new(Flight { regions, states })),
+                device_error: None,
+            };
+            return Ok(());
+        };
+        // The side goes to the library with the others the device held.
+        let rewind: Vec<Option<PacketSender>> = states
+            .iter()
+            .map(|s| s.as_ref().map(PacketSender::from_state))
+            .collect();
+        self.sides[i].stage = Stage::Submitted {
+            flight: Some(Box::new(Flight { regions, states })),
+            device_error: None,
+        };
+        if let Err(lost) = self.turn_off(&e) {
+            for (s, back) in senders.iter_mut().zip(rewind) {
+                if let Some(back) = back {
+                    **s = back;
+                }
+            }
+            self.sides[i].stage = Stage::Filling;
+            return Err(lost);
         }
         Ok(())
     }
@@ -156,37 +201,6 @@ impl SealArena<'_> {
             packets: &side.packets[..side.counts.packets],
             device_error,
         })
-    }
-
-    /// Each session's share of side `i` on the engine's threads.
-    ///
-    /// # Errors
-    ///
-    /// [`ArenaError::Session`] with [`Error::Exhausted`] for the first
-    /// session whose key schedule ends before its packets do.
-    fn session_work(
-        &self,
-        i: usize,
-        senders: &[&mut PacketSender],
-        on_device: bool,
-    ) -> Result<Vec<SessionWork>, ArenaError> {
-        let mut work: Vec<(&PacketSender, u32, SessionWork)> = senders
-            .iter()
-            .zip(&self.sides[i].per_session)
-            .map(|(s, &n)| (&**s, n, SessionWork::default()))
-            .collect();
-        self.engine
-            .batch
-            .for_each_mut_coarse(&mut work, |(s, n, w)| {
-                *w = SessionWork::of(s, *n, on_device);
-            });
-        if let Some(session) = work.iter().position(|(_, _, w)| w.exhausted) {
-            return Err(ArenaError::Session {
-                session,
-                error: Error::Exhausted,
-            });
-        }
-        Ok(work.into_iter().map(|(_, _, w)| w).collect())
     }
 
     /// After a device error: the device turned off, and every side moved

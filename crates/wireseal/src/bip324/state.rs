@@ -258,11 +258,18 @@ impl PacketSender {
     ///
     /// [`Error::Exhausted`] when fewer than `n` packets are left.
     pub fn advance(&mut self, n: u64) -> Result<(), Error> {
-        if n > self.length.left().min(self.packet.left()) {
+        if n > self.messages_left() {
             return Err(Error::Exhausted);
         }
         self.packet.skip(n)?;
         self.length.skip(n)
+    }
+
+    /// Packets this sender can still seal before its key schedule ends
+    /// (what [`DirectionState::messages_left`] of an export says, without
+    /// copying the keys).
+    pub fn messages_left(&self) -> u64 {
+        self.length.left().min(self.packet.left())
     }
 
     /// A sender at `state`: what an engine runs to seal on the CPU the

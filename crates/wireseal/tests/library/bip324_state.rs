@@ -311,17 +311,20 @@ fn the_last_epoch_ends_the_same_way_for_exports_and_the_library() {
     let mut one_by_one = PacketSender::from_state(&s);
     let mut rx = PacketReceiver::from_state(&s);
     let mut wire = Vec::new();
-    for _ in 0..3 {
+    for left in (1..=3).rev() {
+        assert_eq!(one_by_one.messages_left(), left);
         wire.extend(
             one_by_one
                 .seal_to_vec(b"", PacketType::Genuine, b"")
                 .unwrap(),
         );
     }
+    assert_eq!(one_by_one.messages_left(), 0);
     assert_eq!(
         one_by_one.seal_to_vec(b"", PacketType::Genuine, b""),
         Err(Error::Exhausted)
     );
+    assert_eq!(tx.messages_left(), tx.export_state().messages_left());
     let mut skipped = PacketSender::from_state(&s);
     assert_eq!(skipped.advance(4), Err(Error::Exhausted));
     skipped.advance(3).unwrap();
