@@ -1,14 +1,15 @@
 //! Any bytes as an AES Crypt stream: decryption never panics, the one-pass
 //! path (`io::decrypt_into_sink`), the sans-IO `Decryptor` fed in 7-byte
-//! pieces and the verify-then-read path (`io::SeekDecryptor`) agree on the
-//! plaintext or the error, and a failed one-pass run discards its sink and
-//! never commits it. Iterations are capped low (16) to keep runs fast.
+//! pieces, the verify-then-read path (`io::SeekDecryptor`) and the
+//! `OwnedDecryptor` kept in 5-byte pieces agree on the plaintext or the
+//! error, and a failed one-pass run discards its sink and never commits it.
+//! Iterations are capped low (16) to keep runs fast.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::io::{Cursor, Read};
 use std::sync::OnceLock;
 use wireseal::aescrypt::io::{decrypt_into_sink, SeekDecryptor};
-use wireseal::aescrypt::{io, Decryptor, Error, Limits, ProvisionalSink};
+use wireseal::aescrypt::{io, Decryptor, Error, Limits, OwnedDecryptor, ProvisionalSink};
 use wireseal::batch::Batch;
 
 /// The password of the aescrypt-rs vectors (`vectors/aescrypt/aescrypt-rs`),
@@ -88,5 +89,20 @@ fuzz_target!(|data: &[u8]| {
             "paths disagree: {one:?} vs {:?}",
             seek.as_ref().map(Vec::len)
         ),
+    }
+    let kept = (|| {
+        let mut d = OwnedDecryptor::new(PASSWORD, &limits);
+        for p in data.chunks(5) {
+            d.update(p)?;
+        }
+        let v = d.finish()?;
+        let mut out = vec![0u8; v.plaintext_len()];
+        v.decrypt_into(batch(), &mut out)?;
+        Ok::<_, Error>(out)
+    })();
+    match (&one, &kept) {
+        (Ok(_), Ok(v)) => assert_eq!(&sink.data, v),
+        (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
+        _ => panic!("one pass and kept pieces disagree: {one:?} vs {kept:?}"),
     }
 });

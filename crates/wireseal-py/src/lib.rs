@@ -14,7 +14,6 @@ mod bip324;
 mod bip324_pool;
 mod buffers;
 mod errors;
-mod held;
 mod meshcore;
 mod meshtastic;
 mod peat;

@@ -325,3 +325,42 @@ def test_decrypt_stream_refuses_none_and_text_from_read():
         aescrypt.decryptStream(_Reader(ct, lambda b: None), io.BytesIO(), PW)
     with pytest.raises(TypeError, match="bytes-like"):
         aescrypt.decryptStream(_Reader(ct, lambda b: b.hex()), io.BytesIO(), PW)
+
+
+def test_decryptor_keeps_its_pieces_and_checks_before_release():
+    data = os.urandom(300_000)
+    ct = aescrypt.encrypt(PW, data)
+    # bytes pieces are kept as given; a bytearray is copied, so changing
+    # it after update() changes nothing.
+    dec = aescrypt.Decryptor(PW)
+    cut = len(ct) // 3
+    dec.update(ct[:cut])
+    middle = bytearray(ct[cut : 2 * cut])
+    dec.update(middle)
+    middle[:] = bytes(len(middle))
+    dec.update(ct[2 * cut :])
+    assert dec.finish() == data
+    with pytest.raises(wireseal.StateError):
+        dec.finish()
+    # A damaged body: nothing returned, and the decryptor is spent.
+    bad = bytearray(ct)
+    bad[len(bad) // 2] ^= 1
+    dec = aescrypt.Decryptor(PW)
+    for i in range(0, len(bad), 4096):
+        dec.update(bytes(bad[i : i + 4096]))
+    with pytest.raises(wireseal.AuthError, match="Bad HMAC"):
+        dec.finish()
+    with pytest.raises(wireseal.StateError):
+        dec.update(b"more")
+    # A wrong password is reported as soon as the session block is in.
+    dec = aescrypt.Decryptor("wrong")
+    with pytest.raises(wireseal.AuthError, match="Wrong password"):
+        dec.update(ct[:1000])
+    # A cut stream.
+    dec = aescrypt.Decryptor(PW)
+    dec.update(ct[:-1])
+    with pytest.raises(wireseal.TruncatedError):
+        dec.finish()
+    dec = aescrypt.Decryptor(PW)
+    dec.update(ct)
+    assert b"".join(dec.finish_chunks()) == data

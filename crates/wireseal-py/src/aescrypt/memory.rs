@@ -1,16 +1,16 @@
 //! Bytes in and out: one-call `encrypt` / `decrypt`, and the streaming
-//! `Encryptor` / `Decryptor` classes (the plaintext a `Decryptor` holds back
-//! until its HMAC matched).
+//! `Encryptor` / `Decryptor` classes (a `Decryptor` keeps the ciphertext
+//! it is fed and decrypts it only once its HMAC matched).
 
 use super::failures::{error, error_at, past_prefix};
 use super::options::{limits, options};
 use crate::buffers::{batch_or_default, bytes_with, Batch};
 use crate::errors;
-use crate::held::HeldChunks;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 use wireseal::aescrypt::{
-    encrypt_into, encrypted_len, Decryptor as RDecryptor, Encryptor as REncryptor,
+    encrypt_into, encrypted_len, Encryptor as REncryptor, OwnedDecryptor, Unverified,
 };
 
 /// Encrypts `data` in one call, straight into the returned `bytes`.
@@ -36,8 +36,9 @@ pub(super) fn encrypt<'py>(
     })
 }
 
-/// Decrypts a whole AES Crypt stream (any version 0-3). Nothing is returned
-/// unless every HMAC matched.
+/// Decrypts a whole AES Crypt stream (any version 0-3), straight into the
+/// returned `bytes` (the body HMAC checked beside the decryption). Nothing
+/// is returned unless every HMAC matched.
 #[pyfunction]
 #[pyo3(signature = (password, data, *, batch=None, max_iterations=None))]
 pub(super) fn decrypt<'py>(
@@ -49,17 +50,29 @@ pub(super) fn decrypt<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let b = batch_or_default(batch);
     let lim = limits(max_iterations);
-    let mut held = HeldChunks::default();
-    py.allow_threads(|| {
-        let mut d = RDecryptor::new(password, &lim);
-        d.update(b, data, &mut held)?;
-        d.finish(&mut held)
-    })
-    .map_err(|e| error_at(e, past_prefix(data, data.len())))?;
-    bytes_with(py, held.len(), |out| {
-        held.copy_to(out);
-        Ok(())
-    })
+    let stream = py
+        .allow_threads(|| {
+            let mut d = OwnedDecryptor::new(password, &lim);
+            d.update(data)?;
+            d.finish()
+        })
+        .map_err(|e| error_at(e, past_prefix(data, data.len())))?;
+    plaintext(py, b, stream)
+}
+
+/// The plaintext of a stream, decrypted straight into the returned `bytes`
+/// (the HMAC already running while Python makes them), or the error.
+fn plaintext<'py, P: AsRef<[u8]>>(
+    py: Python<'py>,
+    b: &wireseal::batch::Batch,
+    stream: Unverified<P>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let made = stream.decrypt_with(b, |len, fill| {
+        // `fill` decrypts (GIL released) and wipes the bytes unless the
+        // HMAC matched; its error drops them.
+        PyBytes::new_with(py, len, |buf| py.allow_threads(|| fill(buf)).map_err(error))
+    });
+    made.map_err(error)?
 }
 
 /// A streaming encryptor: `update(data)` returns the ciphertext that is
@@ -123,12 +136,13 @@ impl Encryptor {
 }
 
 /// A streaming decryptor that never hands out unverified plaintext:
-/// `update(data)` feeds ciphertext (plaintext is held inside, in memory),
-/// `finish()` checks the HMAC and only then returns the plaintext.
+/// `update(data)` feeds ciphertext (kept as given: a `bytes` piece is held,
+/// not copied; any other buffer is copied), `finish()` checks the HMAC
+/// beside decrypting straight into the `bytes` it returns only if the HMAC
+/// matched.
 #[pyclass(module = "wireseal.aescrypt")]
 pub struct Decryptor {
-    inner: Option<RDecryptor>,
-    held: HeldChunks,
+    inner: Option<OwnedDecryptor<PyBackedBytes>>,
     batch: Option<Py<Batch>>,
 }
 
@@ -139,22 +153,19 @@ impl Decryptor {
     #[pyo3(signature = (password, *, batch=None, max_iterations=None))]
     fn new(password: &str, batch: Option<Py<Batch>>, max_iterations: Option<u32>) -> Self {
         Self {
-            inner: Some(RDecryptor::new(password, &limits(max_iterations))),
-            held: HeldChunks::default(),
+            inner: Some(OwnedDecryptor::new(password, &limits(max_iterations))),
             batch,
         }
     }
 
     /// Feeds the next ciphertext bytes (GIL released). A wrong password is
     /// reported as soon as the session block is in.
-    fn update(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
-        let b = batch_or_default(self.batch.as_ref().map(|b| b.bind(py)));
+    fn update(&mut self, py: Python<'_>, data: PyBackedBytes) -> PyResult<()> {
         let d = self
             .inner
             .as_mut()
             .ok_or_else(|| errors::StateError::new_err("finish() was already called or failed"))?;
-        let held = &mut self.held;
-        let r = py.allow_threads(|| d.update(b, data, held));
+        let r = py.allow_threads(|| d.update(data));
         if r.is_err() {
             self.inner = None;
         }
@@ -164,31 +175,21 @@ impl Decryptor {
     /// Ends the stream: checks its length and HMAC, then returns the whole
     /// plaintext.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let held = self.verify(py)?;
-        bytes_with(py, held.len(), |out| {
-            held.copy_to(out);
-            Ok(())
-        })
-    }
-
-    /// As `finish()`, returning the plaintext as a list of pieces (no
-    /// joined copy).
-    fn finish_chunks<'py>(&mut self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-        let held = self.verify(py)?;
-        Ok(held.pieces().map(|c| PyBytes::new(py, c)).collect())
-    }
-}
-
-impl Decryptor {
-    fn verify(&mut self, py: Python<'_>) -> PyResult<HeldChunks> {
+        let b = batch_or_default(self.batch.as_ref().map(|b| b.bind(py)));
         let d = self
             .inner
             .take()
             .ok_or_else(|| errors::StateError::new_err("finish() was already called or failed"))?;
         let past_prefix = d.header().is_some();
-        let held = &mut self.held;
-        py.allow_threads(|| d.finish(held))
+        let stream = py
+            .allow_threads(|| d.finish())
             .map_err(|e| error_at(e, past_prefix))?;
-        Ok(std::mem::take(&mut self.held))
+        plaintext(py, b, stream)
+    }
+
+    /// As `finish()`, as a list of pieces (one: the plaintext is decrypted
+    /// straight into it, with no joined copy to spare).
+    fn finish_chunks<'py>(&mut self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        Ok(vec![self.finish(py)?])
     }
 }

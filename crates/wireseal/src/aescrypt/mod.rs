@@ -74,6 +74,7 @@ pub mod io;
 mod kdf;
 mod key;
 mod options;
+mod owned;
 mod prefix;
 mod session;
 mod sink;
@@ -88,6 +89,7 @@ pub use header_parser::{parse_header, Parse};
 pub use kdf::{legacy_key, v3_key};
 pub use key::PasswordKey;
 pub use options::{encrypted_len, EncryptOptions, CHUNK, DEFAULT_V3_ITERATIONS};
+pub use owned::{Fill, OwnedDecryptor, Unverified};
 #[cfg(any(feature = "hazmat", feature = "test-vectors"))]
 pub use session::SessionMaterial;
 pub use sink::ProvisionalSink;

@@ -45,7 +45,7 @@ fn arr16(h: &str) -> [u8; 16] {
 }
 
 /// Decrypts through the one-pass path, and (when `seek`) also through the
-/// verify-then-read path, asserting both agree.
+/// verify-then-read path and the kept-pieces path, asserting all agree.
 fn decrypt_all_ways(pw: &str, ct: &[u8]) -> Result<Vec<u8>, Error> {
     decrypt_checked(pw, ct, true)
 }
@@ -67,16 +67,29 @@ fn decrypt_checked(pw: &str, ct: &[u8], seek: bool) -> Result<Vec<u8>, Error> {
         return decrypt_to_vec(b(), pw, ct, &lim);
     }
     let a = decrypt_to_vec(b(), pw, ct, &lim);
-    let b = fmt(SeekDecryptor::new(b(), Cursor::new(ct), pw, &lim)).map(|mut r| {
+    let seek = fmt(SeekDecryptor::new(b(), Cursor::new(ct), pw, &lim)).map(|mut r| {
         let mut v = Vec::new();
         r.read_to_end(&mut v).unwrap();
         v
     });
-    match (&a, &b) {
+    match (&a, &seek) {
         (Ok(x), Ok(y)) => assert_eq!(x, y),
         (Err(x), Err(y)) => assert_eq!(format!("{x:?}"), format!("{y:?}")),
-        _ => panic!("paths disagree: {a:?} vs {b:?}"),
+        _ => panic!("paths disagree: {a:?} vs {seek:?}"),
     }
+    // The decryptor that keeps its pieces (7 bytes each) and decrypts them
+    // once verified.
+    let kept = (|| -> Result<Vec<u8>, Error> {
+        let mut d = OwnedDecryptor::new(pw, &lim);
+        for p in ct.chunks(7) {
+            d.update(p)?;
+        }
+        let v = d.finish()?;
+        let mut out = vec![0u8; v.plaintext_len()];
+        v.decrypt_into(b(), &mut out)?;
+        Ok(out)
+    })();
+    assert_eq!(format!("{a:?}"), format!("{kept:?}"), "kept pieces");
     a
 }
 
