@@ -8,7 +8,7 @@ use super::edges::Failing;
 use super::{host_engine, outgoing, sizes, state_in_the_last_epoch, twin_pairs, Pair};
 use crate::engine::Engine;
 use crate::host::HostExec;
-use crate::{ArenaError, Capacity, Config, Outgoing, Run};
+use crate::{ArenaError, Capacity, Config, Outgoing, Run, SealArena};
 use rand::rngs::StdRng;
 use rand::{Rng, RngCore, SeedableRng};
 use wireseal::bip324::{Error, PacketReceiver, PacketSender, PacketType, MAX_CONTENTS_LEN};
@@ -31,26 +31,7 @@ pub(super) fn round(
         contents: lens.iter().map(|&l| l as usize).sum(),
     };
     let mut arena = engine.seal_arena(cap).expect("an arena");
-    let mut want = Vec::with_capacity(n);
-    for &len in &lens {
-        let session = rng.gen_range(0..ours.len());
-        let kind = if rng.gen_bool(0.2) {
-            PacketType::Decoy
-        } else {
-            PacketType::Genuine
-        };
-        let mut contents = vec![0u8; len as usize];
-        rng.fill_bytes(&mut contents);
-        arena
-            .packet(session, len, kind)
-            .expect("room")
-            .copy_from_slice(&contents);
-        let wire = theirs[session]
-            .tx
-            .seal_to_vec(&contents, kind, b"")
-            .unwrap();
-        want.push(wire);
-    }
+    let want = fill(&mut arena, rng, theirs, &lens);
     assert_eq!(arena.len(), n);
     let mut senders: Vec<&mut PacketSender> = ours.iter_mut().map(|p| &mut p.tx).collect();
     let sealed = arena.seal(&mut senders).expect("sealed");
@@ -68,14 +49,49 @@ pub(super) fn round(
     }
     assert_eq!(sealed.iter().count(), n);
     let failed = sealed.device_error().is_some();
-    for (i, (a, b)) in ours.iter().zip(theirs.iter()).enumerate() {
+    drop(arena);
+    same_senders(ours, theirs);
+    failed
+}
+
+/// Reserves packets of `lens` (random sessions and contents, 20 % decoys)
+/// in the arena's side being filled; returns what `theirs` seals for them,
+/// one at a time.
+pub(super) fn fill(
+    arena: &mut SealArena<'_>,
+    rng: &mut StdRng,
+    theirs: &mut [Pair],
+    lens: &[u32],
+) -> Vec<Vec<u8>> {
+    let mut want = Vec::with_capacity(lens.len());
+    for &len in lens {
+        let session = rng.gen_range(0..theirs.len());
+        let kind = if rng.gen_bool(0.2) {
+            PacketType::Decoy
+        } else {
+            PacketType::Genuine
+        };
+        let mut contents = vec![0u8; len as usize];
+        rng.fill_bytes(&mut contents);
+        arena
+            .packet(session, len, kind)
+            .expect("room")
+            .copy_from_slice(&contents);
+        let wire = theirs[session].tx.seal_to_vec(&contents, kind, b"");
+        want.push(wire.unwrap());
+    }
+    want
+}
+
+/// Every sender of `ours` where its twin in `theirs` is.
+pub(super) fn same_senders(ours: &[Pair], theirs: &[Pair]) {
+    for (i, (a, b)) in ours.iter().zip(theirs).enumerate() {
         assert_eq!(
             a.tx.export_state().to_bytes().expose(),
             b.tx.export_state().to_bytes().expose(),
             "session {i}: sender state"
         );
     }
-    failed
 }
 
 /// As [`round`], the packets reserved in runs (each a session's next 0 to
@@ -151,13 +167,8 @@ fn round_runs(
     for (i, w) in want.iter().enumerate() {
         assert!(sealed.get(i) == Some(&w[..]), "packet {i} differs");
     }
-    for (i, (a, b)) in ours.iter().zip(theirs.iter()).enumerate() {
-        assert_eq!(
-            a.tx.export_state().to_bytes().expose(),
-            b.tx.export_state().to_bytes().expose(),
-            "session {i}: sender state"
-        );
-    }
+    drop(arena);
+    same_senders(ours, theirs);
 }
 
 #[test]

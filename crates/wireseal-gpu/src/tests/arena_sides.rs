@@ -5,45 +5,25 @@
 //! side's packets and every sender's state are compared with the library
 //! sealing the same packets one at a time, in submission order.
 
+use super::arena::{fill, same_senders};
 use super::edges::Failing;
 use super::{host_engine, sizes, twin_pairs, Pair};
 use crate::engine::Engine;
 use crate::host::HostExec;
 use crate::{ArenaError, Capacity, Config, SealArena, Sealed};
 use rand::rngs::StdRng;
-use rand::{Rng, RngCore, SeedableRng};
+use rand::SeedableRng;
 use wireseal::bip324::{PacketSender, PacketType};
 
-/// Reserves `n` random packets (20 % decoys) over the sessions in the
-/// side being filled; returns what `theirs` seals for them, one at a time.
-fn fill(
+/// `n` random packets reserved (see [`fill`]); what `theirs` seals.
+fn fill_n(
     arena: &mut SealArena<'_>,
     rng: &mut StdRng,
     theirs: &mut [Pair],
     n: usize,
 ) -> Vec<Vec<u8>> {
-    let mut want = Vec::with_capacity(n);
-    for len in sizes(rng, n) {
-        let session = rng.gen_range(0..theirs.len());
-        let kind = if rng.gen_bool(0.2) {
-            PacketType::Decoy
-        } else {
-            PacketType::Genuine
-        };
-        let mut contents = vec![0u8; len as usize];
-        rng.fill_bytes(&mut contents);
-        arena
-            .packet(session, len, kind)
-            .expect("room")
-            .copy_from_slice(&contents);
-        want.push(
-            theirs[session]
-                .tx
-                .seal_to_vec(&contents, kind, b"")
-                .unwrap(),
-        );
-    }
-    want
+    let lens = sizes(rng, n);
+    fill(arena, rng, theirs, &lens)
 }
 
 /// Whether `sealed` holds exactly `want`; returns its device error flag.
@@ -53,16 +33,6 @@ fn check(sealed: &Sealed<'_>, want: &[Vec<u8>], what: &str) -> bool {
         assert!(sealed.get(i) == Some(&w[..]), "{what}: packet {i} differs");
     }
     sealed.device_error().is_some()
-}
-
-fn same_senders(ours: &[Pair], theirs: &[Pair]) {
-    for (i, (a, b)) in ours.iter().zip(theirs).enumerate() {
-        assert_eq!(
-            a.tx.export_state().to_bytes().expose(),
-            b.tx.export_state().to_bytes().expose(),
-            "session {i}: sender state"
-        );
-    }
 }
 
 fn capacity(sessions: usize) -> Capacity {
@@ -85,11 +55,11 @@ pub(super) fn rounds(
     let mut arena = engine.seal_arena(capacity(ours.len())).unwrap();
     let mut senders: Vec<&mut PacketSender> = ours.iter_mut().map(|p| &mut p.tx).collect();
     let mut failed = 0;
-    let mut want = fill(&mut arena, rng, theirs, 300);
+    let mut want = fill_n(&mut arena, rng, theirs, 300);
     arena.submit(&mut senders).unwrap();
     for round in 0..5 {
         // The next side fills, and goes out, while the last is out.
-        let next = fill(&mut arena, rng, theirs, 100 + 100 * round);
+        let next = fill_n(&mut arena, rng, theirs, 100 + 100 * round);
         arena.submit(&mut senders).unwrap();
         if round == 0 {
             assert_eq!(arena.submitted(), 2);
@@ -106,7 +76,7 @@ pub(super) fn rounds(
     }
     failed += usize::from(check(&arena.wait().unwrap(), &want, "last side"));
     assert_eq!(arena.wait().unwrap_err(), ArenaError::NotSubmitted);
-    let alone = fill(&mut arena, rng, theirs, 50);
+    let alone = fill_n(&mut arena, rng, theirs, 50);
     failed += usize::from(check(&arena.seal(&mut senders).unwrap(), &alone, "alone"));
     drop(senders);
     drop(arena);
@@ -127,7 +97,7 @@ fn two_sides_seal_as_the_library_does() {
         let mut arena = engine.seal_arena(capacity(ours.len())).unwrap();
         let mut senders: Vec<&mut PacketSender> = ours.iter_mut().map(|p| &mut p.tx).collect();
         for n in [120, 30] {
-            fill(&mut arena, &mut rng, &mut theirs, n);
+            fill_n(&mut arena, &mut rng, &mut theirs, n);
             arena.submit(&mut senders).unwrap();
         }
     }
@@ -144,7 +114,7 @@ fn one_stream_gives_one_side() {
         (0..3).map(|_| twin_pairs(&mut rng, false)).unzip();
     let mut engine = host_engine(Config::default(), 1, 2, 2);
     let mut arena = engine.seal_arena(capacity(3)).unwrap();
-    let want = fill(&mut arena, &mut rng, &mut theirs, 40);
+    let want = fill_n(&mut arena, &mut rng, &mut theirs, 40);
     let mut senders: Vec<&mut PacketSender> = ours.iter_mut().map(|p| &mut p.tx).collect();
     arena.submit(&mut senders).unwrap();
     // Its one side is out: nothing fills until it is back.
@@ -154,7 +124,7 @@ fn one_stream_gives_one_side() {
         ArenaError::InFlight
     );
     assert!(!check(&arena.wait().unwrap(), &want, "one side"));
-    let want = fill(&mut arena, &mut rng, &mut theirs, 10);
+    let want = fill_n(&mut arena, &mut rng, &mut theirs, 10);
     assert!(!check(&arena.seal(&mut senders).unwrap(), &want, "again"));
     drop(senders);
     drop(arena);
