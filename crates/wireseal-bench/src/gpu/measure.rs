@@ -279,34 +279,31 @@ pub(super) fn seal_arena(
                 .collect()
         })
         .collect();
+    // With `halves`, lane `l`'s first `cut(l)` packets go in the first part.
     let cut = |l: usize| if halves { t.per_lane[l].len() / 2 } else { 0 };
-    let parts: Vec<(usize, Vec<Run<'_>>)> = [0usize, 1]
-        .iter()
-        .filter(|&&h| halves || h == 1)
-        .map(|&h| {
-            let runs = t
-                .per_lane
-                .iter()
-                .enumerate()
-                .map(|(session, p)| Run {
-                    session,
-                    packets: if h == 0 {
-                        &p[..cut(session)]
-                    } else {
-                        &p[cut(session)..]
-                    },
-                })
-                .collect();
-            (h, runs)
+    let part = |first: bool| -> Vec<Run<'_>> {
+        let runs = t.per_lane.iter().enumerate();
+        runs.map(|(session, p)| {
+            let (a, b) = p.split_at(cut(session));
+            Run {
+                session,
+                packets: if first { a } else { b },
+            }
         })
+        .collect()
+    };
+    let parts: Vec<(bool, Vec<Run<'_>>)> = [true, false]
+        .into_iter()
+        .filter(|&first| halves || !first)
+        .map(|first| (first, part(first)))
         .collect();
     let mut wires: Vec<Vec<u8>> = vec![Vec::new(); if verify { n } else { 0 }];
     let start = Instant::now();
     let mut arena = engine.seal_arena(cap).map_err(|e| e.to_string())?;
     let mut senders: Vec<&mut PacketSender> = lanes.iter_mut().map(|l| &mut l.tx).collect();
     let mut taken = 0;
-    for (h, runs) in &parts {
-        let base = |l: usize| if *h == 0 { 0 } else { cut(l) };
+    for (first, runs) in &parts {
+        let base = |l: usize| if *first { 0 } else { cut(l) };
         let fill = |r: usize, k: usize, dst: &mut [u8]| {
             let at = offsets[r][base(r) + k];
             dst.copy_from_slice(&t.contents[r][at..at + dst.len()]);

@@ -169,9 +169,10 @@ impl<P: AsRef<[u8]>> OwnedDecryptor<P> {
         let blen = usize::try_from(blen).map_err(|_| Error::PartialBlock)?;
         let body = Body::of(&self.pieces, prefix_len, blen);
         let t = Trailer::parse(&keys.header, &body.after);
-        let mut tag = [0u8; 32];
-        tag[32 - t.tag.len()..].copy_from_slice(t.tag);
-        let (size_mod, tag_len) = (t.size_mod, t.tag.len());
+        // Every version's trailer ends in the 32-byte HMAC (`after` is the
+        // trailer: the body's length was taken from it).
+        let tag: [u8; 32] = t.tag.try_into().map_err(|_| Error::Auth)?;
+        let size_mod = t.size_mod;
         // The final block's plaintext length (an error here is reported
         // after the HMAC, as the one-pass decryptor reports it).
         let last = if blen == 0 {
@@ -192,7 +193,6 @@ impl<P: AsRef<[u8]>> OwnedDecryptor<P> {
             body_len: blen,
             last,
             tag,
-            tag_len,
             pieces: self.pieces,
         })
     }
@@ -205,9 +205,8 @@ pub struct Unverified<P> {
     body_len: usize,
     /// Plaintext bytes in the final block, or why it cannot be right.
     last: Result<usize, Error>,
-    /// The stored HMAC (its last `tag_len` bytes).
+    /// The stored HMAC.
     tag: [u8; 32],
-    tag_len: usize,
     pieces: Vec<P>,
 }
 
@@ -287,7 +286,7 @@ impl<P: AsRef<[u8]>> Unverified<P> {
         let len = self.plaintext_len();
         let body = Body::of(&self.pieces, self.prefix_len, self.body_len);
         let k = &self.keys;
-        let tag = &self.tag[32 - self.tag_len..];
+        let tag = &self.tag;
         let last = self.last;
         let verdict = Verdict::default();
         let mut filled = None;
