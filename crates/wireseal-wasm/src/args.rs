@@ -13,6 +13,16 @@ use wasm_bindgen::JsCast;
 use wireseal::keys::StaticSecret;
 use zeroize::Zeroizing;
 
+#[wasm_bindgen]
+extern "C" {
+    /// A typed array seen only for its `length`.
+    type Sized;
+    /// `length` as JavaScript holds it, a double (js-sys reads it as a
+    /// `u32`, which wraps at 4 GiB): one property read, no name to build.
+    #[wasm_bindgen(method, getter, js_name = length)]
+    fn length(this: &Sized) -> f64;
+}
+
 /// The bytes of a `Uint8Array` argument, copied into the module.
 ///
 /// # Errors
@@ -33,12 +43,9 @@ pub fn uint8_array<'v>(v: &'v JsValue, what: &str) -> JsResult<&'v Uint8Array> {
     let array: &Uint8Array = v
         .dyn_ref()
         .ok_or_else(|| invalid_input(format!("{what} must be a Uint8Array")))?;
-    // `length` as JavaScript has it (js-sys's would wrap at 4 GiB).
-    Reflect::get(array, &JsValue::from_str("length"))
-        .ok()
-        .and_then(|n| n.as_f64())
-        .filter(|n| *n >= 0.0 && *n <= f64::from(u32::MAX))
-        .ok_or_else(|| invalid_input(format!("{what} is too long (4 GiB or more)")))?;
+    if array.unchecked_ref::<Sized>().length() > f64::from(u32::MAX) {
+        return Err(invalid_input(format!("{what} is too long (4 GiB or more)")));
+    }
     Ok(array)
 }
 
