@@ -1,6 +1,6 @@
-//! Hex text of keys, read without an allocation and without repeating the
+//! Hex text: keys read without an allocation and without repeating the
 //! text in any error (the callers say what was wrong, never what was
-//! given).
+//! given), and (feature `serde`) bytes written into records.
 
 /// The value of one hex digit (either case).
 const fn digit(c: u8) -> Option<u8> {
@@ -26,6 +26,37 @@ pub(crate) fn decode_into(text: &str, out: &mut [u8]) -> Result<(), ()> {
     Ok(())
 }
 
+/// Bytes serialized as one lowercase hex string, written through a stack
+/// buffer 64 bytes at a time: one `write_str` per chunk rather than a
+/// formatter call per byte.
+#[cfg(feature = "serde")]
+pub(crate) struct Hex<'a>(pub(crate) &'a [u8]);
+
+#[cfg(feature = "serde")]
+impl core::fmt::Display for Hex<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut buf = [0u8; 128];
+        for chunk in self.0.chunks(64) {
+            for (i, b) in chunk.iter().enumerate() {
+                buf[2 * i] = DIGITS[usize::from(b >> 4)];
+                buf[2 * i + 1] = DIGITS[usize::from(b & 15)];
+            }
+            let text =
+                core::str::from_utf8(&buf[..2 * chunk.len()]).map_err(|_| core::fmt::Error)?;
+            f.write_str(text)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Hex<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -36,5 +67,18 @@ mod tests {
         assert_eq!(super::decode_into("aB0", &mut out), Err(()));
         assert_eq!(super::decode_into("aB0g", &mut out), Err(()));
         assert_eq!(super::decode_into("aB0f00", &mut out), Err(()));
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn writes_lowercase_hex_across_chunks() {
+        let json = |b: &[u8]| serde_json::to_string(&super::Hex(b)).unwrap();
+        assert_eq!(json(&[]), r#""""#);
+        assert_eq!(json(&[0x00, 0xab, 0x0f, 0xff]), r#""00ab0fff""#);
+        for len in [63, 64, 65, 128, 600] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7) as u8).collect();
+            let expected: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(json(&bytes), format!("\"{expected}\""), "{len} bytes");
+        }
     }
 }

@@ -26,21 +26,8 @@
 
 use super::decoded::*;
 use super::packet::PayloadType;
+use crate::hex_text::Hex;
 use serde::ser::{Serialize, SerializeMap, Serializer};
-
-struct Hex<'a>(&'a [u8]);
-
-impl Serialize for Hex<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut out = crate::prelude::String::with_capacity(self.0.len() * 2);
-        for b in self.0 {
-            out.push(char::from(DIGITS[usize::from(b >> 4)]));
-            out.push(char::from(DIGITS[usize::from(b & 15)]));
-        }
-        s.serialize_str(&out)
-    }
-}
 
 struct Hops<'a>(&'a Decoded);
 

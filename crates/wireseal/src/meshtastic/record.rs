@@ -33,6 +33,7 @@ use super::app::{portnum_name, App, PacketKind};
 use super::decoder::{Decoded, Decoder, Decryption};
 use super::envelope::NODEINFO_APP;
 use super::NodeId;
+use crate::hex_text::Hex;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// One packet's record: borrows the decoder (for channel names and the node
@@ -47,34 +48,6 @@ impl<'a> PacketRecord<'a> {
     /// The record of `decoded`, as `decoder` produced it.
     pub fn new(decoder: &'a Decoder, decoded: &'a Decoded) -> Self {
         Self { decoder, decoded }
-    }
-}
-
-/// Lower-case hex of some bytes.
-struct Hex<'a>(&'a [u8]);
-
-impl core::fmt::Display for Hex<'_> {
-    /// Through a stack buffer, 64 bytes at a time: one `write_str` per
-    /// chunk rather than a formatter call per byte.
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut buf = [0u8; 128];
-        for chunk in self.0.chunks(64) {
-            for (i, b) in chunk.iter().enumerate() {
-                buf[2 * i] = DIGITS[usize::from(b >> 4)];
-                buf[2 * i + 1] = DIGITS[usize::from(b & 15)];
-            }
-            let text =
-                core::str::from_utf8(&buf[..2 * chunk.len()]).map_err(|_| core::fmt::Error)?;
-            f.write_str(text)?;
-        }
-        Ok(())
-    }
-}
-
-impl Serialize for Hex<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
     }
 }
 
