@@ -227,7 +227,7 @@ const AES_TABLES =
   "noble's T-table AES (not constant-time, as its README says) against the constant-time bitsliced AES in wasm (no AES instructions there)";
 /** What an envelope decode does beyond the compositions. */
 const RECORD =
-  'ours also builds the whole record the gateway writes (18 fields here: JSON in the library, then JSON.parse), the compositions 7';
+  'ours also builds the whole record the gateway writes (18 fields here, from the library\'s tape), the compositions 7';
 /** Where ours runs on node:crypto itself: the Node entry registers it under
  * the library's bulk primitives (wireseal::host; docs/javascript.md,
  * "Native primitives in Node"), from 1 KiB per call or stream. */

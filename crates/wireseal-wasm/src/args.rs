@@ -238,12 +238,3 @@ pub fn object(fields: &[(&str, JsValue)]) -> JsResult<JsValue> {
 pub fn to_js(b: &[u8]) -> Uint8Array {
     Uint8Array::from(b)
 }
-
-/// Parses the library's JSON text (a record) into a JavaScript object.
-///
-/// # Errors
-///
-/// Never for the library's own JSON.
-pub fn json(text: &str) -> JsResult<JsValue> {
-    js_sys::JSON::parse(text)
-}

@@ -25,6 +25,7 @@ pub mod host;
 pub mod meshcore;
 pub mod meshtastic;
 pub mod peat;
+pub mod record_object;
 pub mod sphinx;
 pub mod wipe;
 

@@ -5,6 +5,7 @@
 use super::keys::{channel_of, identity_of};
 use crate::args::{self, to_js};
 use crate::errors::{self, JsResult};
+use crate::record_object;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wireseal::meshcore as mc;
@@ -156,7 +157,7 @@ impl Decoder {
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] raw: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "number")] now: JsValue,
     ) -> JsResult<JsValue> {
-        args::json(&self.decode_json(raw, now)?)
+        record_object::to_object(&self.decoded(&raw, &now)?)
     }
 
     /// The decoder's record of one packet as one line of JSON: what
@@ -171,13 +172,19 @@ impl Decoder {
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] raw: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "number")] now: JsValue,
     ) -> JsResult<String> {
-        let now = super::opt_int(&now, 1 << 53, "now")?.unwrap_or(0);
-        let raw = args::bytes(&raw, "raw")?;
-        let d = self.inner.decode(now, &raw).map_err(errors::meshcore)?;
-        // The record's `Serialize` writes maps, strings, numbers and nulls
-        // only; an error here would be a bug in the library's impl.
-        serde_json::to_string(&d)
-            .map_err(|e| errors::invalid_input(format!("the record did not serialize: {e}")))
+        Ok(wireseal_io::record::meshcore_to_json(
+            &self.decoded(&raw, &now)?,
+        ))
+    }
+}
+
+impl Decoder {
+    /// The arguments of `decode` and `decodeJson`, checked, and the packet
+    /// decoded.
+    fn decoded(&mut self, raw: &JsValue, now: &JsValue) -> JsResult<mc::Decoded> {
+        let now = super::opt_int(now, 1 << 53, "now")?.unwrap_or(0);
+        let raw = args::bytes(raw, "raw")?;
+        self.inner.decode(now, &raw).map_err(errors::meshcore)
     }
 }
 

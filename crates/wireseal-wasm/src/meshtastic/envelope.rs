@@ -5,6 +5,7 @@
 
 use crate::args;
 use crate::errors::{self, JsResult};
+use crate::record_object;
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 use wireseal::batch::Batch;
@@ -148,7 +149,8 @@ impl EnvelopeDecoder {
         now: f64,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] envelope: JsValue,
     ) -> JsResult<JsValue> {
-        args::json(&self.decode_record(now, envelope)?)
+        let d = self.decoded(now, &envelope)?;
+        record_object::to_object(&PacketRecord::new(&self.inner, &d))
     }
 
     /// Decodes one envelope to the gateway's JSON record, as text (the line
@@ -163,12 +165,7 @@ impl EnvelopeDecoder {
         now: f64,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] envelope: JsValue,
     ) -> JsResult<String> {
-        let now = args::millis(now)?;
-        let envelope = args::bytes(&envelope, "envelope")?;
-        let d = self
-            .inner
-            .decode(now, &envelope)
-            .map_err(errors::meshtastic)?;
+        let d = self.decoded(now, &envelope)?;
         Ok(wireseal_io::record::to_json(&PacketRecord::new(
             &self.inner,
             &d,
@@ -204,10 +201,7 @@ impl EnvelopeDecoder {
         let out = Array::new_with_length(decoded.len() as u32);
         for (i, d) in decoded.iter().enumerate() {
             let v = match d {
-                Ok(d) => args::json(&wireseal_io::record::to_json(&PacketRecord::new(
-                    &self.inner,
-                    d,
-                )))?,
+                Ok(d) => record_object::to_object(&PacketRecord::new(&self.inner, d))?,
                 Err(e) => errors::meshtastic(*e),
             };
             out.set(i as u32, v);
@@ -245,5 +239,17 @@ impl EnvelopeDecoder {
             &firmware_json::sender(&d),
             &self.names,
         ))
+    }
+}
+
+impl EnvelopeDecoder {
+    /// The arguments of `decode` and `decodeRecord`, checked, and the
+    /// envelope decoded.
+    fn decoded(&mut self, now: f64, envelope: &JsValue) -> JsResult<mt::decoder::Decoded> {
+        let now = args::millis(now)?;
+        let envelope = args::bytes(envelope, "envelope")?;
+        self.inner
+            .decode(now, &envelope)
+            .map_err(errors::meshtastic)
     }
 }
