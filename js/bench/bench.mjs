@@ -80,6 +80,13 @@ const ONLY = value('--only')?.split(',');
 /** Milliseconds per measurement and contender, and samples per median. */
 const BUDGET_MS = FULL ? 1500 : 200;
 const SAMPLES = FULL ? 15 : 7;
+/**
+ * Calls each contender makes before it is measured: V8 compiles hot
+ * functions again (JavaScript with TurboFan, and WebAssembly from its
+ * baseline compiler to TurboFan, on a background thread), and on a busy
+ * machine a short sample can land before that.
+ */
+const WARM_MS = FULL ? 300 : 100;
 /** Whole-job samples (AES Crypt's large files, fresh processes). */
 const JOB_SAMPLES = FULL ? 7 : 3;
 const LOAD_SAMPLES = FULL ? 15 : 7;
@@ -125,8 +132,12 @@ const median = (v) => {
   return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 };
 
-/** How many calls of `f` fill `ms` (grown 4x until a quarter, then scaled). */
+/**
+ * How many calls of `f` fill `ms` (grown 4x until a quarter, then scaled),
+ * after `WARM_MS` of calls.
+ */
 function calibrate(f, ms) {
+  for (const t0 = performance.now(); performance.now() - t0 < WARM_MS; ) keep(f());
   for (let n = 1; ; n *= 4) {
     const t0 = performance.now();
     for (let i = 0; i < n; i++) keep(f());
