@@ -61,18 +61,26 @@ pub(super) fn decrypt<'py>(
 }
 
 /// The plaintext of a stream, decrypted straight into the returned `bytes`
-/// (the HMAC already running while Python makes them), or the error.
-fn plaintext<'py, P: AsRef<[u8]>>(
+/// (the HMAC already running while Python makes them), or the error. The
+/// GIL is released for the whole job and taken back only to make the
+/// `bytes`: with a batch of one thread the HMAC runs on this thread before
+/// the decryption, and another Python thread runs meanwhile.
+fn plaintext<'py, P: AsRef<[u8]> + Send>(
     py: Python<'py>,
     b: &wireseal::batch::Batch,
     stream: Unverified<P>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let made = stream.decrypt_with(b, |len, fill| {
-        // `fill` decrypts (GIL released) and wipes the bytes unless the
-        // HMAC matched; its error drops them.
-        PyBytes::new_with(py, len, |buf| py.allow_threads(|| fill(buf)).map_err(error))
+    let made = py.allow_threads(|| {
+        stream.decrypt_with(b, |len, fill| {
+            // `fill` decrypts (GIL released) and wipes the bytes unless the
+            // HMAC matched; its error drops them.
+            Python::with_gil(|py| {
+                PyBytes::new_with(py, len, |buf| py.allow_threads(|| fill(buf)).map_err(error))
+                    .map(Bound::unbind)
+            })
+        })
     });
-    made.map_err(error)?
+    Ok(made.map_err(error)??.into_bound(py))
 }
 
 /// A streaming encryptor: `update(data)` returns the ciphertext that is
