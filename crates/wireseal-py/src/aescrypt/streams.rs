@@ -13,6 +13,7 @@ use crate::buffers::{batch_or_default, Batch};
 use crate::errors;
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 use std::io::{self, Read, Write};
 use wireseal::aescrypt::io::{self as aio, decrypt_into_sink, encrypt_stream};
@@ -39,43 +40,47 @@ impl PyReader {
     }
 }
 
-/// Copies what a Python `read` returned into `buf`.
-fn copy_out(r: &Bound<'_, PyAny>, buf: &mut [u8]) -> PyResult<usize> {
-    let n = if let Ok(b) = r.downcast::<PyBytes>() {
-        let s = b.as_bytes();
-        buf.get_mut(..s.len())
-            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("read() returned too much"))?
-            .copy_from_slice(s);
-        s.len()
+/// What a Python `read` returned, held without a copy when it is `bytes`
+/// (any other buffer is copied once into `bytes`).
+fn held(r: &Bound<'_, PyAny>) -> PyResult<PyBackedBytes> {
+    if r.is_instance_of::<PyBytes>() {
+        r.extract()
     } else if r.is_none() {
-        return Err(pyo3::exceptions::PyBlockingIOError::new_err(
+        Err(pyo3::exceptions::PyBlockingIOError::new_err(
             "read() returned None (non-blocking input)",
-        ));
+        ))
     } else {
         // bytearray, memoryview, any other buffer: as bytes.
-        let b = r.py().get_type::<PyBytes>().call1((r,)).map_err(|_| {
-            pyo3::exceptions::PyTypeError::new_err("read() must return a bytes-like object")
-        })?;
-        let b = b.downcast::<PyBytes>()?;
-        let s = b.as_bytes();
-        buf.get_mut(..s.len())
-            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("read() returned too much"))?
-            .copy_from_slice(s);
-        s.len()
-    };
-    Ok(n)
+        r.py()
+            .get_type::<PyBytes>()
+            .call1((r,))
+            .map_err(|_| {
+                pyo3::exceptions::PyTypeError::new_err("read() must return a bytes-like object")
+            })?
+            .extract()
+    }
 }
 
 impl Read for PyReader {
+    /// The caller's `read` with the GIL; the copy into `buf` without it
+    /// (so another Python thread runs meanwhile).
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = Python::with_gil(|py| {
+        let data = Python::with_gil(|py| {
             let r = self
                 .obj
                 .bind(py)
                 .call_method1(intern!(py, "read"), (buf.len(),))?;
-            copy_out(&r, buf)
+            held(&r)
         })
         .map_err(raised)?;
+        let n = data.len();
+        buf.get_mut(..n)
+            .ok_or_else(|| {
+                raised(pyo3::exceptions::PyValueError::new_err(
+                    "read() returned too much",
+                ))
+            })?
+            .copy_from_slice(&data);
         if self.first.len() < FIRST {
             let take = (FIRST - self.first.len()).min(n);
             self.first.extend_from_slice(&buf[..take]);
@@ -102,7 +107,12 @@ impl Write for PyWriter {
             return Ok(0);
         }
         Python::with_gil(|py| {
-            let b = PyBytes::new(py, buf);
+            // The copy into the new `bytes` without the GIL (nothing else
+            // sees them yet); the caller's `write` with it.
+            let b = PyBytes::new_with(py, buf.len(), |dst| {
+                py.allow_threads(|| dst.copy_from_slice(buf));
+                Ok(())
+            })?;
             self.obj.bind(py).call_method1(intern!(py, "write"), (b,))?;
             Ok(buf.len())
         })
