@@ -227,12 +227,7 @@ impl EnvelopeDecoder {
         now: f64,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] envelope: JsValue,
     ) -> JsResult<Option<String>> {
-        let now = args::millis(now)?;
-        let envelope = args::bytes(&envelope, "envelope")?;
-        let d = self
-            .inner
-            .decode(now, &envelope)
-            .map_err(errors::meshtastic)?;
+        let d = self.decoded(now, &envelope)?;
         self.names.learn_from(&d);
         Ok(firmware_json::object(
             &d,
@@ -243,8 +238,8 @@ impl EnvelopeDecoder {
 }
 
 impl EnvelopeDecoder {
-    /// The arguments of `decode` and `decodeRecord`, checked, and the
-    /// envelope decoded.
+    /// The arguments of `decode`, `decodeRecord` and `decodeFirmwareJson`,
+    /// checked, and the envelope decoded.
     fn decoded(&mut self, now: f64, envelope: &JsValue) -> JsResult<mt::decoder::Decoded> {
         let now = args::millis(now)?;
         let envelope = args::bytes(envelope, "envelope")?;
