@@ -183,6 +183,14 @@ impl Tape<'_> {
         }
     }
 
+    /// Opens `{variant: ...}` and, inside it, `opens` (an array or an
+    /// object) for the variant's data.
+    fn open_variant(&mut self, variant: &str, opens: f64) {
+        self.ops.push(op::OBJECT);
+        self.key(variant);
+        self.ops.push(opens);
+    }
+
     fn key(&mut self, k: &str) {
         if let Some(id) = self.keys.find(k) {
             self.ops.extend([op::KEY, f64::from(id)]);
@@ -202,6 +210,17 @@ impl Tape<'_> {
     }
 }
 
+/// Integer methods: the nearest double, as `JSON.parse` reads the decimal
+/// `serde_json` writes.
+macro_rules! integers {
+    ($($method:ident: $t:ty),*) => {
+        $(fn $method(self, v: $t) -> Result<(), TapeError> {
+            self.number(v as f64);
+            Ok(())
+        })*
+    };
+}
+
 /// Serializes a value into the tape: every `serialize_*` writes one value.
 impl ser::Serializer for &mut Tape<'_> {
     type Ok = ();
@@ -218,33 +237,10 @@ impl ser::Serializer for &mut Tape<'_> {
         self.ops.push(if v { op::TRUE } else { op::FALSE });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<(), TapeError> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), TapeError> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), TapeError> {
-        self.serialize_i64(v.into())
-    }
-    /// As `JSON.parse` reads the decimal: the nearest double.
-    fn serialize_i64(self, v: i64) -> Result<(), TapeError> {
-        self.number(v as f64);
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), TapeError> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), TapeError> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), TapeError> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), TapeError> {
-        self.number(v as f64);
-        Ok(())
-    }
+    integers!(
+        serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64
+    );
     /// The shortest decimal that `serde_json` writes, which JavaScript
     /// reads as `JSON.parse` does (not the `f32`'s exact value: `0.1f32`
     /// is read as 0.1).
@@ -341,9 +337,7 @@ impl ser::Serializer for &mut Tape<'_> {
         variant: &'static str,
         _len: usize,
     ) -> Result<Self, TapeError> {
-        self.ops.push(op::OBJECT);
-        self.key(variant);
-        self.ops.push(op::ARRAY);
+        self.open_variant(variant, op::ARRAY);
         Ok(self)
     }
     fn serialize_map(self, _len: Option<usize>) -> Result<Self, TapeError> {
@@ -361,58 +355,61 @@ impl ser::Serializer for &mut Tape<'_> {
         variant: &'static str,
         _len: usize,
     ) -> Result<Self, TapeError> {
-        self.ops.push(op::OBJECT);
-        self.key(variant);
-        self.ops.push(op::OBJECT);
+        self.open_variant(variant, op::OBJECT);
         Ok(self)
     }
 }
 
-impl ser::SerializeSeq for &mut Tape<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), TapeError> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), TapeError> {
-        self.ops.push(op::END);
-        Ok(())
-    }
+/// A compound's items, each one value; `end` closes what the compound
+/// opened (an array, or an array or object inside a variant's object).
+macro_rules! compound {
+    ($($trait:ident::$method:ident, closes $closes:expr;)*) => {
+        $(impl ser::$trait for &mut Tape<'_> {
+            type Ok = ();
+            type Error = TapeError;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), TapeError> {
+                value.serialize(&mut **self)
+            }
+            fn end(self) -> Result<(), TapeError> {
+                self.ops.extend_from_slice($closes);
+                Ok(())
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTuple for &mut Tape<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), TapeError> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), TapeError> {
-        ser::SerializeSeq::end(self)
-    }
+/// A struct's fields, each a key and a value; `end` as for [`compound`].
+macro_rules! fields {
+    ($($trait:ident, closes $closes:expr;)*) => {
+        $(impl ser::$trait for &mut Tape<'_> {
+            type Ok = ();
+            type Error = TapeError;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), TapeError> {
+                self.key(key);
+                value.serialize(&mut **self)
+            }
+            fn end(self) -> Result<(), TapeError> {
+                self.ops.extend_from_slice($closes);
+                Ok(())
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTupleStruct for &mut Tape<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), TapeError> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), TapeError> {
-        ser::SerializeSeq::end(self)
-    }
+compound! {
+    SerializeSeq::serialize_element, closes &[op::END];
+    SerializeTuple::serialize_element, closes &[op::END];
+    SerializeTupleStruct::serialize_field, closes &[op::END];
+    SerializeTupleVariant::serialize_field, closes &[op::END, op::END];
 }
 
-impl ser::SerializeTupleVariant for &mut Tape<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), TapeError> {
-        value.serialize(&mut **self)
-    }
-    /// Ends the array and the object around it.
-    fn end(self) -> Result<(), TapeError> {
-        self.ops.extend([op::END, op::END]);
-        Ok(())
-    }
+fields! {
+    SerializeStruct, closes &[op::END];
+    SerializeStructVariant, closes &[op::END, op::END];
 }
 
 impl ser::SerializeMap for &mut Tape<'_> {
@@ -426,40 +423,6 @@ impl ser::SerializeMap for &mut Tape<'_> {
     }
     fn end(self) -> Result<(), TapeError> {
         self.ops.push(op::END);
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for &mut Tape<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), TapeError> {
-        self.key(key);
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), TapeError> {
-        ser::SerializeMap::end(self)
-    }
-}
-
-impl ser::SerializeStructVariant for &mut Tape<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), TapeError> {
-        self.key(key);
-        value.serialize(&mut **self)
-    }
-    /// Ends the fields' object and the object around it.
-    fn end(self) -> Result<(), TapeError> {
-        self.ops.extend([op::END, op::END]);
         Ok(())
     }
 }
@@ -478,6 +441,24 @@ impl KeyWriter<'_, '_> {
 /// Not text, a number or `bool`: no JSON key.
 fn key_must_be_text() -> TapeError {
     TapeError("a map key must be text or a number".into())
+}
+
+/// Key methods that write a number as its decimal text.
+macro_rules! decimal_keys {
+    ($($method:ident: $t:ty),*) => {
+        $(fn $method(self, v: $t) -> Result<(), TapeError> {
+            self.text(&v.to_string())
+        })*
+    };
+}
+
+/// Key methods for values that make no JSON key.
+macro_rules! refused_keys {
+    ($($method:ident($($arg:ty),*) -> $out:ty;)*) => {
+        $(fn $method(self, $(_: $arg),*) -> Result<$out, TapeError> {
+            Err(key_must_be_text())
+        })*
+    };
 }
 
 impl ser::Serializer for KeyWriter<'_, '_> {
@@ -500,51 +481,6 @@ impl ser::Serializer for KeyWriter<'_, '_> {
     fn serialize_bool(self, v: bool) -> Result<(), TapeError> {
         self.text(if v { "true" } else { "false" })
     }
-    fn serialize_i8(self, v: i8) -> Result<(), TapeError> {
-        self.text(&v.to_string())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), TapeError> {
-        self.text(&v.to_string())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), TapeError> {
-        self.text(&v.to_string())
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), TapeError> {
-        self.text(&v.to_string())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), TapeError> {
-        self.text(&v.to_string())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), TapeError> {
-        self.text(&v.to_string())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), TapeError> {
-        self.text(&v.to_string())
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), TapeError> {
-        self.text(&v.to_string())
-    }
-    fn serialize_f32(self, _v: f32) -> Result<(), TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_f64(self, _v: f64) -> Result<(), TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_bytes(self, _v: &[u8]) -> Result<(), TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_none(self) -> Result<(), TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, _value: &T) -> Result<(), TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_unit(self) -> Result<(), TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), TapeError> {
-        Err(key_must_be_text())
-    }
     fn serialize_unit_variant(
         self,
         _name: &'static str,
@@ -560,6 +496,28 @@ impl ser::Serializer for KeyWriter<'_, '_> {
     ) -> Result<(), TapeError> {
         value.serialize(self)
     }
+    decimal_keys!(
+        serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64
+    );
+    refused_keys! {
+        serialize_f32(f32) -> ();
+        serialize_f64(f64) -> ();
+        serialize_bytes(&[u8]) -> ();
+        serialize_none() -> ();
+        serialize_unit() -> ();
+        serialize_unit_struct(&'static str) -> ();
+        serialize_seq(Option<usize>) -> Self::SerializeSeq;
+        serialize_tuple(usize) -> Self::SerializeTuple;
+        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
+        serialize_map(Option<usize>) -> Self::SerializeMap;
+        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _value: &T) -> Result<(), TapeError> {
+        Err(key_must_be_text())
+    }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
         _name: &'static str,
@@ -567,47 +525,6 @@ impl ser::Serializer for KeyWriter<'_, '_> {
         _variant: &'static str,
         _value: &T,
     ) -> Result<(), TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq, TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_tuple(self, _len: usize) -> Result<Self::SerializeTuple, TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _name: &'static str,
-        _len: usize,
-    ) -> Result<Self::SerializeTupleStruct, TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _name: &'static str,
-        _index: u32,
-        _variant: &'static str,
-        _len: usize,
-    ) -> Result<Self::SerializeTupleVariant, TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap, TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_struct(
-        self,
-        _name: &'static str,
-        _len: usize,
-    ) -> Result<Self::SerializeStruct, TapeError> {
-        Err(key_must_be_text())
-    }
-    fn serialize_struct_variant(
-        self,
-        _name: &'static str,
-        _index: u32,
-        _variant: &'static str,
-        _len: usize,
-    ) -> Result<Self::SerializeStructVariant, TapeError> {
         Err(key_must_be_text())
     }
 }
