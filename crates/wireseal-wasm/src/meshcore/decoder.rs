@@ -1,6 +1,7 @@
 //! `Decoder`: one packet in, the library's record out as an object (the
-//! very JSON `wireseal meshcore decode --json` prints, read by
-//! `JSON.parse`); `packetHash` and `parse` for the header alone.
+//! object `JSON.parse` makes of the line `wireseal meshcore decode --json`
+//! prints, built from the record's tape); `packetHash` and `parse` for the
+//! header alone.
 
 use super::keys::{channel_of, identity_of};
 use crate::args::{self, to_js};
