@@ -11,20 +11,30 @@ fuzz_target!(|data: &[u8]| {
     let Some((&mode, plaintext)) = data.split_first() else {
         return;
     };
-    let key: &[u8] = if mode & 1 == 0 { &[0x42; 16] } else { &[0x42; 32] };
+    let key: &[u8] = if mode & 1 == 0 {
+        &[0x42; 16]
+    } else {
+        &[0x42; 32]
+    };
     let ch = ChannelKey::from_bytes(key).unwrap();
     let mut payload = [0u8; 184];
     let Ok(n) = ch.seal_payload_into(plaintext, &mut payload) else {
         return;
     };
-    let t = if mode & 2 == 0 { PayloadType::GrpTxt } else { PayloadType::GrpData };
+    let t = if mode & 2 == 0 {
+        PayloadType::GrpTxt
+    } else {
+        PayloadType::GrpData
+    };
     let Ok(raw) = PacketOut::flood(t, &payload[..n]).to_vec() else {
         return;
     };
     let mut dec = Decoder::new();
     dec.add_channel(ch);
     let d = dec.decode(0, &raw).expect("a packet we built parses");
-    let Body::Group(g) = d.body else { panic!("group packet") };
+    let Body::Group(g) = d.body else {
+        panic!("group packet")
+    };
     // What the receiver decrypts: the plaintext and its zero padding.
     let mut sealed = plaintext.to_vec();
     sealed.resize(ciphertext_len(plaintext.len()), 0);

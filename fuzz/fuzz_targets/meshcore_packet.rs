@@ -21,6 +21,8 @@ fuzz_target!(|data: &[u8]| {
     };
     assert_eq!(out.to_vec().expect("a parsed packet re-encodes"), data);
     let _ = AdvertData::parse(p.payload);
-    let d = Decoder::new().decode(0, data).expect("parsed once, parses again");
+    let d = Decoder::new()
+        .decode(0, data)
+        .expect("parsed once, parses again");
     assert_eq!(d.hash, p.hash());
 });

@@ -84,12 +84,7 @@ impl Bytes<'_> {
 }
 
 /// The route's secrets, from peeling LDK's onion hop by hop.
-fn route_secrets(
-    onion: &[u8],
-    hash: &[u8],
-    node1: &PrivateKey,
-    fake: &[PrivateKey],
-) -> HopSecrets {
+fn route_secrets(onion: &[u8], hash: &[u8], node1: &PrivateKey, fake: &[PrivateKey]) -> HopSecrets {
     let mut cur = Some(Onion::parse(onion).unwrap());
     let mut secrets = Vec::new();
     for k in std::iter::once(node1).chain(fake) {
