@@ -1,7 +1,8 @@
 """The shared case table (vectors/meshcore/driver_cases.json) through
-wireseal.meshcore: every packet's record, every malformed packet's and bad
-key's exception class (by kind), reason and message, and the builders making
-the table's packets. The library
+wireseal.meshcore: every packet's record (one at a time and in batches, with
+malformed packets among them), every malformed packet's and bad key's
+exception class (by kind), reason and message, and the builders making the
+table's packets. The library
 (crates/wireseal/tests/library/meshcore_driver_cases.rs) and the command line
 (crates/wireseal-cli/tests/cli/meshcore_cli_agree.rs) run the same table."""
 
@@ -79,3 +80,20 @@ def test_the_builders_make_the_tables_packets():
         a = b[k]
         got = mc.advert(client, a["name"], a["timestamp"], a.get("lat"), a.get("lon"))
         assert got == packet(k), k
+
+
+@pytest.mark.parametrize("batch", [None, 1], ids=["all-cores", "one-thread"])
+def test_decode_batch_gives_the_tables_records_and_errors_in_input_order(batch):
+    bad = T["malformed"]
+    for i, case in enumerate(T["packets"]):
+        raw = hx(case["packet_hex"])
+        worse = bad[i % len(bad)]
+        out = decoder(case).decode_batch(
+            [raw, hx(worse["packet_hex"]), raw],
+            batch=None if batch is None else wireseal.Batch(batch),
+        )
+        assert len(out) == 3
+        assert out[0] == case["record"] and out[2] == case["record"], case["what"]
+        e, want = out[1], worse["error"]
+        assert isinstance(e, KINDS[want["kind"]]), (case["what"], e)
+        assert e.reason == want["reason"] and str(e) == want["message"]

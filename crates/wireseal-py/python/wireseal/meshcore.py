@@ -6,7 +6,9 @@ the JSON object ``wireseal meshcore decode --json`` prints for it. A packet the
 firmware drops raises the exception class of its kind (``TruncatedError``,
 ``TooLongError``, ``MalformedError``, ``UnsupportedVersionError``) with the
 library's message, and the library's finer reason (``path_too_long``,
-``payload_too_short``, ...) as its ``reason`` attribute.
+``payload_too_short``, ...) as its ``reason`` attribute. ``Decoder.decode_batch``
+decodes many packets with the GIL released and returns, in input order, each
+packet's dict or the exception ``decode`` would raise for it.
 """
 
 from ._wireseal import meshcore as _native

@@ -1,5 +1,7 @@
 from typing import Any, Sequence
 
+from . import Batch, Error
+
 PUBLIC_CHANNEL_KEY: bytes
 MAX_TRANS_UNIT: int
 MAX_PACKET_PAYLOAD: int
@@ -49,6 +51,10 @@ class Decoder:
     def add_peer(self, public_key: bytes) -> bool: ...
     def decode(self, raw: bytes, now: int = 0) -> dict[str, Any]:
         """The record: the JSON object `wireseal meshcore decode --json` prints."""
+    def decode_batch(
+        self, raws: Sequence[bytes], now: int = 0, *, batch: Batch | None = None
+    ) -> list[dict[str, Any] | Error]:
+        """`decode` of each packet in input order; a packet's error is returned in its place."""
     def decode_json(self, raw: bytes, now: int = 0) -> str: ...
 
 def encrypt_group(channel_key: ChannelKey, timestamp: int, text: str) -> bytes:

@@ -3,8 +3,10 @@
 //! `packet_hash` and `parse` for the header alone.
 
 use super::keys::{ChannelKey, LocalIdentity};
+use crate::buffers::{batch_or_default, Batch};
 use crate::errors;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use wireseal::meshcore as mc;
@@ -78,6 +80,43 @@ impl Decoder {
             .allow_threads(|| inner.decode(now, raw))
             .map_err(errors::meshcore)?;
         json_loads(py, &wireseal_io::record::meshcore_to_json(&d))
+    }
+
+    /// Decodes many packets (the GIL released while they decode, parsing,
+    /// advert checks and group packets across `batch`'s threads): a list in
+    /// input order of what `decode` returns for each, or the exception it
+    /// would raise (returned, not raised).
+    #[pyo3(signature = (raws, now=0, *, batch=None))]
+    fn decode_batch(
+        &mut self,
+        py: Python<'_>,
+        raws: Vec<PyBackedBytes>,
+        now: u64,
+        batch: Option<&Bound<'_, Batch>>,
+    ) -> PyResult<Vec<PyObject>> {
+        let b = batch_or_default(batch);
+        let refs: Vec<&[u8]> = raws.iter().map(|r| &r[..]).collect();
+        let inner = &mut self.inner;
+        // The records' JSON made with the GIL released too; only reading it
+        // (and making the exceptions) needs it.
+        let lines: Vec<Result<String, mc::Error>> = py.allow_threads(|| {
+            inner
+                .decode_batch(b, now, &refs)
+                .iter()
+                .map(|r| {
+                    r.as_ref()
+                        .map(wireseal_io::record::meshcore_to_json)
+                        .map_err(|e| *e)
+                })
+                .collect()
+        });
+        lines
+            .into_iter()
+            .map(|line| match line {
+                Ok(text) => Ok(json_loads(py, &text)?.unbind()),
+                Err(e) => Ok(errors::meshcore(e).into_value(py).into_any()),
+            })
+            .collect()
     }
 
     /// The decoder's record of one packet as one line of JSON: what
