@@ -39,6 +39,8 @@ const dm0: Uint8Array = meshcore.textMessage(me, seeded.publicKey, 1_700_000_000
 
 const record: PacketRecord = decoder.decode(group);
 const later: PacketRecord = decoder.decode(group, Date.now());
+const batch: Array<PacketRecord | WiresealError> = decoder.decodeBatch([group, dm], Date.now());
+const first: PacketRecord | WiresealError = decoder.decodeBatch([group])[0];
 const type: string = record.payload_type;
 const path: string[] = record.path;
 const codes: [number, number] | null = record.transport_codes;

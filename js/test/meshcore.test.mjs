@@ -391,6 +391,24 @@ test('every driver case gives the command line\'s record', () => {
   }
 });
 
+test('decodeBatch gives the table\'s records and errors in input order', () => {
+  const bad = T.malformed;
+  T.packets.forEach((c, i) => {
+    const raw = hx(c.packet_hex);
+    const worse = bad[i % bad.length];
+    const out = caseDecoder(c).decodeBatch([raw, hx(worse.packet_hex), raw], 0);
+    assert.equal(out.length, 3);
+    assert.deepEqual(out[0], c.record, c.what);
+    assert.deepEqual(out[2], c.record, c.what);
+    tableError(worse)(out[1]);
+  });
+  const d = new mc.Decoder();
+  assert.deepEqual(d.decodeBatch([]), []);
+  assert.throws(() => d.decodeBatch('x'), invalidInput);
+  assert.throws(() => d.decodeBatch([new Uint8Array(2), 5]), invalidInput);
+  assert.throws(() => d.decodeBatch([], -1), invalidInput);
+});
+
 test('every malformed driver case and bad key gives the table\'s error', () => {
   const d = new mc.Decoder({ channels: [mc.ChannelKey.public()] });
   for (const c of T.malformed) {

@@ -9,6 +9,7 @@ use crate::errors::{self, JsResult};
 use crate::record_object;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
+use wireseal::batch::Batch;
 use wireseal::meshcore as mc;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -159,6 +160,43 @@ impl Decoder {
         #[wasm_bindgen(unchecked_optional_param_type = "number")] now: JsValue,
     ) -> JsResult<JsValue> {
         record_object::to_object(&self.decoded(&raw, &now)?)
+    }
+
+    /// Decodes many packets in one call (one crossing into WebAssembly for
+    /// the whole array): returns, in input order, each packet's record or
+    /// the `WiresealError` that `decode` would throw for it.
+    ///
+    /// # Errors
+    ///
+    /// `invalid_input` when `raws` is not an array of `Uint8Array`s or
+    /// `now` is not a time (nothing is decoded then).
+    #[wasm_bindgen(
+        js_name = decodeBatch,
+        unchecked_return_type = "Array<meshcore_PacketRecord | import('../errors.js').WiresealError>"
+    )]
+    pub fn decode_batch(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] raws: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "number")] now: JsValue,
+    ) -> JsResult<Array> {
+        let now = super::opt_int(&now, 1 << 53, "now")?.unwrap_or(0);
+        let items = args::array_items(&raws, "raws")?
+            .iter()
+            .map(|r| args::bytes(r, "raws[i]"))
+            .collect::<JsResult<Vec<_>>>()?;
+        let refs: Vec<&[u8]> = items.iter().map(Vec::as_slice).collect();
+        let decoded = self
+            .inner
+            .decode_batch(&Batch::calling_thread(), now, &refs);
+        let out = Array::new_with_length(decoded.len() as u32);
+        for (i, d) in decoded.iter().enumerate() {
+            let v = match d {
+                Ok(d) => record_object::to_object(d)?,
+                Err(e) => errors::meshcore(*e),
+            };
+            out.set(i as u32, v);
+        }
+        Ok(out)
     }
 
     /// The decoder's record of one packet as one line of JSON: what
