@@ -16,11 +16,11 @@ use zeroize::Zeroizing;
 #[wasm_bindgen]
 extern "C" {
     /// A typed array seen only for its `length`.
-    type Sized;
+    type HasLength;
     /// `length` as JavaScript holds it, a double (js-sys reads it as a
     /// `u32`, which wraps at 4 GiB): one property read, no name to build.
     #[wasm_bindgen(method, getter, js_name = length)]
-    fn length(this: &Sized) -> f64;
+    fn length(this: &HasLength) -> f64;
 }
 
 /// The bytes of a `Uint8Array` argument, copied into the module.
@@ -43,7 +43,7 @@ pub fn uint8_array<'v>(v: &'v JsValue, what: &str) -> JsResult<&'v Uint8Array> {
     let array: &Uint8Array = v
         .dyn_ref()
         .ok_or_else(|| invalid_input(format!("{what} must be a Uint8Array")))?;
-    if array.unchecked_ref::<Sized>().length() > f64::from(u32::MAX) {
+    if array.unchecked_ref::<HasLength>().length() > f64::from(u32::MAX) {
         return Err(invalid_input(format!("{what} is too long (4 GiB or more)")));
     }
     Ok(array)
