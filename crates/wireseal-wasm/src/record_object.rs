@@ -21,8 +21,8 @@
 
 use crate::errors::{invalid_input, JsResult};
 use serde::ser::{self, Serialize};
-use std::cell::RefCell;
-use std::fmt::Display;
+use std::cell::{Cell, RefCell};
+use std::fmt::{Display, Write as _};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(raw_module = "../record-object.js")]
@@ -65,6 +65,9 @@ mod op {
 /// The most keys interned (the records' serializers use about a hundred).
 pub const MAX_KEYS: usize = 1024;
 
+/// Slots of [`KeyTable::recent`].
+const RECENT: usize = 32;
+
 /// The keys interned so far, as `record-object.js` holds them.
 #[derive(Default)]
 struct KeyTable {
@@ -72,16 +75,31 @@ struct KeyTable {
     by_address: Vec<(usize, usize, u32)>,
     /// The keys' text, by number.
     names: Vec<Box<str>>,
+    /// The last `(address, length, number)` found in each slot (by
+    /// address): a record's keys found without the search.
+    recent: [Cell<(usize, usize, u32)>; RECENT],
 }
 
 impl KeyTable {
+    fn slot(&self, address: usize) -> &Cell<(usize, usize, u32)> {
+        &self.recent[(address >> 3) % RECENT]
+    }
+
     fn find(&self, key: &str) -> Option<u32> {
         let at = (key.as_ptr() as usize, key.len());
-        let i = self
-            .by_address
-            .binary_search_by(|e| (e.0, e.1).cmp(&at))
-            .ok()?;
-        let id = self.by_address[i].2;
+        let slot = self.slot(at.0);
+        let (address, len, id) = slot.get();
+        let id = if (address, len) == at {
+            id
+        } else {
+            let i = self
+                .by_address
+                .binary_search_by(|e| (e.0, e.1).cmp(&at))
+                .ok()?;
+            let id = self.by_address[i].2;
+            slot.set((at.0, at.1, id));
+            id
+        };
         (*self.names[id as usize] == *key).then_some(id)
     }
 
@@ -94,12 +112,16 @@ impl KeyTable {
             Ok(i) => self.by_address[i].2 = id,
             Err(i) => self.by_address.insert(i, (at.0, at.1, id)),
         }
+        self.slot(address).set((at.0, at.1, id));
         self.names.push(name);
     }
 }
 
 thread_local! {
     static KEYS: RefCell<KeyTable> = RefCell::default();
+    /// A tape's two buffers, kept between records (their capacity, not
+    /// their contents: each record clears them).
+    static SCRATCH: RefCell<(Vec<f64>, String)> = RefCell::default();
 }
 
 /// A record's tape, being written.
@@ -147,24 +169,30 @@ fn utf16_len(s: &str) -> f64 {
 /// `invalid_input` when `value` does not serialize (a map key that is not
 /// text or a number); never for the library's records.
 pub fn to_object<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
+    let (mut ops, mut text) = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    ops.clear();
+    text.clear();
     KEYS.with(|table| {
-        let (object, new_keys) = {
+        let (object, tape) = {
             let keys = table.borrow();
             let mut tape = Tape {
-                ops: Vec::with_capacity(96),
-                text: String::with_capacity(512),
+                ops,
+                text,
                 keys: &keys,
                 new_keys: Vec::new(),
             };
             value
                 .serialize(&mut tape)
                 .map_err(|e| invalid_input(format!("a record that cannot be built: {e}")))?;
-            (build_record(&tape.ops, &tape.text)?, tape.new_keys)
+            let object = build_record(&tape.ops, &tape.text)?;
+            (object, (tape.ops, tape.text, tape.new_keys))
         };
+        let (ops, text, new_keys) = tape;
         let mut keys = table.borrow_mut();
         for (address, name) in new_keys {
             keys.insert(address, name);
         }
+        SCRATCH.with(|s| *s.borrow_mut() = (ops, text));
         Ok(object)
     })
 }
@@ -265,6 +293,14 @@ impl ser::Serializer for &mut Tape<'_> {
     }
     fn serialize_str(self, v: &str) -> Result<(), TapeError> {
         self.string(v);
+        Ok(())
+    }
+    /// Written straight into the tape's text (no `String` of its own).
+    fn collect_str<T: Display + ?Sized>(self, value: &T) -> Result<(), TapeError> {
+        let start = self.text.len();
+        write!(self.text, "{value}").map_err(ser::Error::custom)?;
+        let len = utf16_len(&self.text[start..]);
+        self.ops.extend([op::STRING, len]);
         Ok(())
     }
     /// An array of numbers, as `serde_json` writes bytes.
