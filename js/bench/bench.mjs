@@ -78,8 +78,8 @@ if (value('--load')) {
 const FULL = flag('--full');
 const ONLY = value('--only')?.split(',');
 /** Milliseconds per measurement and contender, and samples per median. */
-const BUDGET_MS = FULL ? 1500 : 200;
-const SAMPLES = FULL ? 15 : 7;
+const BUDGET_MS = FULL ? 1500 : 600;
+const SAMPLES = FULL ? 15 : 11;
 /**
  * Calls each contender makes before it is measured: V8 compiles hot
  * functions again (JavaScript with TurboFan, and WebAssembly from its
