@@ -221,6 +221,24 @@ pub fn array_items(v: &JsValue, what: &str) -> JsResult<Vec<JsValue>> {
     Ok(js_sys::Array::from(v).iter().collect())
 }
 
+/// The bytes of every `Uint8Array` of an array argument, copied into the
+/// module (an item's error names its index).
+///
+/// # Errors
+///
+/// `invalid_input` when `v` is not an array or an item is not a
+/// `Uint8Array`.
+pub fn byte_arrays(v: &JsValue, what: &str) -> JsResult<Vec<Vec<u8>>> {
+    array_items(v, what)?
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item.dyn_ref::<Uint8Array>() {
+            Some(_) => bytes(item, what),
+            None => Err(invalid_input(format!("{what}[{i}] must be a Uint8Array"))),
+        })
+        .collect()
+}
+
 /// A plain object `{ key: value, ... }` built from pairs.
 ///
 /// # Errors

@@ -197,6 +197,29 @@ pub fn to_object<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
     })
 }
 
+/// A batch's results as one array, in order: each success as `object`
+/// makes it (its record, through [`to_object`]), each failure as `error`
+/// makes it.
+///
+/// # Errors
+///
+/// What `object` returns.
+pub fn results<T, E>(
+    results: &[Result<T, E>],
+    object: impl Fn(&T) -> JsResult<JsValue>,
+    error: impl Fn(&E) -> JsValue,
+) -> JsResult<js_sys::Array> {
+    let out = js_sys::Array::new_with_length(results.len() as u32);
+    for (i, r) in results.iter().enumerate() {
+        let v = match r {
+            Ok(d) => object(d)?,
+            Err(e) => error(e),
+        };
+        out.set(i as u32, v);
+    }
+    Ok(out)
+}
+
 impl Tape<'_> {
     fn string(&mut self, s: &str) {
         self.ops.extend([op::STRING, utf16_len(s)]);

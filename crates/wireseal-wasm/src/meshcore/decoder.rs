@@ -180,23 +180,12 @@ impl Decoder {
         #[wasm_bindgen(unchecked_optional_param_type = "number")] now: JsValue,
     ) -> JsResult<Array> {
         let now = super::opt_int(&now, 1 << 53, "now")?.unwrap_or(0);
-        let items = args::array_items(&raws, "raws")?
-            .iter()
-            .map(|r| args::bytes(r, "raws[i]"))
-            .collect::<JsResult<Vec<_>>>()?;
+        let items = args::byte_arrays(&raws, "raws")?;
         let refs: Vec<&[u8]> = items.iter().map(Vec::as_slice).collect();
         let decoded = self
             .inner
             .decode_batch(&Batch::calling_thread(), now, &refs);
-        let out = Array::new_with_length(decoded.len() as u32);
-        for (i, d) in decoded.iter().enumerate() {
-            let v = match d {
-                Ok(d) => record_object::to_object(d)?,
-                Err(e) => errors::meshcore(*e),
-            };
-            out.set(i as u32, v);
-        }
-        Ok(out)
+        record_object::results(&decoded, record_object::to_object, |e| errors::meshcore(*e))
     }
 
     /// The decoder's record of one packet as one line of JSON: what

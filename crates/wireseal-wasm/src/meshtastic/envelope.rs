@@ -190,23 +190,17 @@ impl EnvelopeDecoder {
         #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] envelopes: JsValue,
     ) -> JsResult<Array> {
         let now = args::millis(now)?;
-        let items = args::array_items(&envelopes, "envelopes")?
-            .iter()
-            .map(|e| args::bytes(e, "envelopes[i]"))
-            .collect::<JsResult<Vec<_>>>()?;
+        let items = args::byte_arrays(&envelopes, "envelopes")?;
         let refs: Vec<&[u8]> = items.iter().map(Vec::as_slice).collect();
         let decoded = self
             .inner
             .decode_batch(now, &Batch::calling_thread(), &refs);
-        let out = Array::new_with_length(decoded.len() as u32);
-        for (i, d) in decoded.iter().enumerate() {
-            let v = match d {
-                Ok(d) => record_object::to_object(&PacketRecord::new(&self.inner, d))?,
-                Err(e) => errors::meshtastic(*e),
-            };
-            out.set(i as u32, v);
-        }
-        Ok(out)
+        let inner = &self.inner;
+        record_object::results(
+            &decoded,
+            |d| record_object::to_object(&PacketRecord::new(inner, d)),
+            |e| errors::meshtastic(*e),
+        )
     }
 
     /// Decodes one envelope to the JSON object the 2.7 firmware published
