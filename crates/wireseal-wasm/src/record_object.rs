@@ -173,21 +173,24 @@ pub fn to_object<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
     ops.clear();
     text.clear();
     KEYS.with(|table| {
-        let (object, tape) = {
-            let keys = table.borrow();
-            let mut tape = Tape {
-                ops,
-                text,
-                keys: &keys,
-                new_keys: Vec::new(),
-            };
-            value
-                .serialize(&mut tape)
-                .map_err(|e| invalid_input(format!("a record that cannot be built: {e}")))?;
-            let object = build_record(&tape.ops, &tape.text)?;
-            (object, (tape.ops, tape.text, tape.new_keys))
+        let keys = table.borrow();
+        let mut tape = Tape {
+            ops,
+            text,
+            keys: &keys,
+            new_keys: Vec::new(),
         };
-        let (ops, text, new_keys) = tape;
+        value
+            .serialize(&mut tape)
+            .map_err(|e| invalid_input(format!("a record that cannot be built: {e}")))?;
+        let object = build_record(&tape.ops, &tape.text)?;
+        let Tape {
+            ops,
+            text,
+            new_keys,
+            ..
+        } = tape;
+        drop(keys);
         let mut keys = table.borrow_mut();
         for (address, name) in new_keys {
             keys.insert(address, name);
