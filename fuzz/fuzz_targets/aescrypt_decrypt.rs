@@ -1,15 +1,18 @@
 //! Any bytes as an AES Crypt stream: decryption never panics, the one-pass
 //! path (`io::decrypt_into_sink`), the sans-IO `Decryptor` fed in 7-byte
-//! pieces, the verify-then-read path (`io::SeekDecryptor`) and the
-//! `OwnedDecryptor` kept in 5-byte pieces agree on the plaintext or the
-//! error, and a failed one-pass run discards its sink and never commits it.
+//! pieces, the verify-then-read path (`io::SeekDecryptor`), the
+//! `OwnedDecryptor` kept in 5-byte pieces and a `Decryptor` whose keys come
+//! from one `StretchedKeys` kept for the whole run (so keys stretched for
+//! earlier inputs are reused) agree on the plaintext or the error, and a failed one-pass run discards its sink and never commits it.
 //! Iterations are capped low (16) to keep runs fast.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::io::{Cursor, Read};
-use std::sync::OnceLock;
-use wireseal::aescrypt::io::{decrypt_into_sink, SeekDecryptor};
-use wireseal::aescrypt::{io, Decryptor, Error, Limits, OwnedDecryptor, ProvisionalSink};
+use std::sync::{Arc, OnceLock};
+use wireseal::aescrypt::io::{decrypt_into_sink, decrypt_into_sink_with, SeekDecryptor};
+use wireseal::aescrypt::{
+    io, Decryptor, Error, Limits, OwnedDecryptor, ProvisionalSink, StretchedKeys,
+};
 use wireseal::batch::Batch;
 
 /// The password of the aescrypt-rs vectors (`vectors/aescrypt/aescrypt-rs`),
@@ -20,6 +23,12 @@ const PASSWORD: &str = "Hello";
 fn batch() -> &'static Batch {
     static B: OnceLock<Batch> = OnceLock::new();
     B.get_or_init(|| Batch::with_threads(2))
+}
+
+/// The password's keys, shared by every input of the run.
+fn keys() -> Arc<StretchedKeys> {
+    static K: OnceLock<Arc<StretchedKeys>> = OnceLock::new();
+    Arc::clone(K.get_or_init(|| Arc::new(StretchedKeys::new(PASSWORD))))
 }
 
 #[derive(Default)]
@@ -104,5 +113,13 @@ fuzz_target!(|data: &[u8]| {
         (Ok(_), Ok(v)) => assert_eq!(&sink.data, v),
         (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
         _ => panic!("one pass and kept pieces disagree: {one:?} vs {kept:?}"),
+    }
+    let mut shared_sink = Sink::default();
+    let d = Decryptor::with_keys(keys(), &limits);
+    let shared = decrypt_into_sink_with(batch(), d, data, &mut shared_sink).map_err(format);
+    match (&one, &shared) {
+        (Ok(_), Ok(_)) => assert_eq!(sink.data, shared_sink.data),
+        (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
+        _ => panic!("password and shared keys disagree: {one:?} vs {shared:?}"),
     }
 });

@@ -7,14 +7,16 @@ use super::body::{self, body_len, check_tag, decrypt_blocks, final_len, last_blo
 use super::error::Error;
 use super::header::{Header, Limits};
 use super::header_parser::{parse_header, Parse};
+use super::key::{StretchedKey, StretchedKeys};
+use super::opener::Opener;
 use super::options::CHUNK;
 use super::prefix::PrefixReader;
-use super::session::unlock;
 use super::sink::{ProvisionalSink, SliceSink};
 use crate::batch::Batch;
 use crate::primitives::aes_cbc::{aes256_cbc_decrypt_b2b, BLOCK};
 use crate::primitives::hmac_stream::HmacSha256Stream;
 use crate::secret::Secret;
+use std::sync::Arc;
 use zeroize::Zeroizing;
 
 /// Pieces smaller than this are decrypted on the calling thread.
@@ -64,7 +66,7 @@ enum Phase {
 /// password fails there, before any body byte is decrypted. After an error,
 /// every later call fails with [`Error::Poisoned`].
 pub struct Decryptor {
-    password: Zeroizing<String>,
+    opener: Opener,
     phase: Phase,
     /// Plaintext scratch (wiped on drop).
     pt: Zeroizing<Vec<u8>>,
@@ -80,10 +82,29 @@ impl Decryptor {
     /// A reader for one stream, refusing headers beyond `limits`.
     pub fn new(password: &str, limits: &Limits) -> Self {
         Self {
-            password: Zeroizing::new(password.to_owned()),
+            opener: Opener::new(password),
             phase: Phase::Prefix(PrefixReader::new(limits)),
             pt: Zeroizing::new(Vec::new()),
         }
+    }
+
+    /// A reader for one stream whose password key comes from `keys`
+    /// (stretched once for every stream that shares its salt), refusing
+    /// headers beyond `limits`.
+    pub fn with_keys(keys: Arc<StretchedKeys>, limits: &Limits) -> Self {
+        Self {
+            opener: Opener::shared(keys),
+            phase: Phase::Prefix(PrefixReader::new(limits)),
+            pt: Zeroizing::new(Vec::new()),
+        }
+    }
+
+    /// Offers a version 3 key stretched ahead of reading (see
+    /// [`StretchedKey`]): used in place of stretching the password if this
+    /// stream's header names its public IV and iterations. It counts only
+    /// when offered before the header and session block are in.
+    pub fn offer_key(&mut self, key: StretchedKey) {
+        self.opener.offer(key);
     }
 
     /// The header, once it has been read and the password checked.
@@ -161,9 +182,8 @@ impl Decryptor {
     }
 
     fn unlock(&mut self, header: Header, block: &[u8; 80]) -> Result<(), Error> {
-        let (chain, key) = unlock(&header, &self.password, block)?;
+        let (chain, key) = self.opener.unlock(&header, block)?;
         let mac = HmacSha256Stream::new(key.expose());
-        self.password = Zeroizing::new(String::new());
         self.phase = Phase::Body(Box::new(Body {
             header,
             key,

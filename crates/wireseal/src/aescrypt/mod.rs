@@ -73,6 +73,7 @@ mod header_writer;
 pub mod io;
 mod kdf;
 mod key;
+mod opener;
 mod options;
 mod owned;
 mod prefix;
@@ -87,7 +88,7 @@ pub use header::{Extension, Header, Limits, Version};
 pub use header_parser::{parse_header, Parse};
 #[cfg(feature = "hazmat")]
 pub use kdf::{legacy_key, v3_key};
-pub use key::PasswordKey;
+pub use key::{PasswordKey, StretchedKey, StretchedKeys};
 pub use options::{encrypted_len, EncryptOptions, CHUNK, DEFAULT_V3_ITERATIONS};
 pub use owned::{Fill, OwnedDecryptor, Unverified};
 #[cfg(any(feature = "hazmat", feature = "test-vectors"))]

@@ -21,13 +21,15 @@ use super::body::{body_len, check_tag, final_len, Trailer};
 use super::decrypt::Decrypted;
 use super::error::Error;
 use super::header::{Header, Limits};
+use super::key::{StretchedKey, StretchedKeys};
+use super::opener::Opener;
 use super::prefix::PrefixReader;
-use super::session::unlock;
 use crate::batch::Batch;
 use crate::primitives::aes_cbc::{aes256_cbc_decrypt_b2b, BLOCK};
 use crate::primitives::hmac_stream::HmacSha256Stream;
 use crate::secret::Secret;
-use zeroize::{Zeroize, Zeroizing};
+use std::sync::Arc;
+use zeroize::Zeroize;
 
 /// Whole blocks one thread decrypts at a time (bytes).
 const SPAN: usize = 256 * 1024;
@@ -61,7 +63,7 @@ const SPAN: usize = 256 * 1024;
 /// # Ok::<(), aescrypt::Error>(())
 /// ```
 pub struct OwnedDecryptor<P> {
-    password: Zeroizing<String>,
+    opener: Opener,
     phase: Phase,
     pieces: Vec<P>,
     /// Bytes fed.
@@ -95,11 +97,28 @@ impl<P: AsRef<[u8]>> OwnedDecryptor<P> {
     /// A decryptor for one stream, refusing headers beyond `limits`.
     pub fn new(password: &str, limits: &Limits) -> Self {
         Self {
-            password: Zeroizing::new(password.to_owned()),
+            opener: Opener::new(password),
             phase: Phase::Prefix(PrefixReader::new(limits)),
             pieces: Vec::new(),
             fed: 0,
         }
+    }
+
+    /// A decryptor for one stream whose password key comes from `keys`,
+    /// as [`Decryptor::with_keys`](super::Decryptor::with_keys).
+    pub fn with_keys(keys: Arc<StretchedKeys>, limits: &Limits) -> Self {
+        Self {
+            opener: Opener::shared(keys),
+            phase: Phase::Prefix(PrefixReader::new(limits)),
+            pieces: Vec::new(),
+            fed: 0,
+        }
+    }
+
+    /// Offers a version 3 key stretched ahead of reading, as
+    /// [`Decryptor::offer_key`](super::Decryptor::offer_key) does.
+    pub fn offer_key(&mut self, key: StretchedKey) {
+        self.opener.offer(key);
     }
 
     /// The header, once it has been read and the password checked.
@@ -124,8 +143,7 @@ impl<P: AsRef<[u8]>> OwnedDecryptor<P> {
         let r = match &mut self.phase {
             Phase::Prefix(reader) => match reader.feed(&mut rest) {
                 Ok(Some((header, block))) => {
-                    unlock(&header, &self.password, &block).map(|(chain, key)| {
-                        self.password = Zeroizing::new(String::new());
+                    self.opener.unlock(&header, &block).map(|(chain, key)| {
                         self.phase = Phase::Body(Box::new(Keys { header, key, chain }));
                     })
                 }

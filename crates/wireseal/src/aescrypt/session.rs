@@ -2,8 +2,7 @@
 //! block that wraps the session IV and key under the password key.
 
 use super::error::Error;
-use super::header::{Header, Version};
-use super::kdf;
+use super::header::Version;
 use crate::entropy::{fill_random, ProcessEntropy};
 use crate::primitives::aes_cbc::{aes256_cbc_decrypt_in_place, Aes256CbcEnc};
 use crate::primitives::sha::{ct_eq, hmac_sha256, sha256_parts};
@@ -137,30 +136,6 @@ pub(crate) fn open_session(
     let mut key = Secret::new([0u8; 32]);
     key.expose_mut().copy_from_slice(&plain.expose()[16..]);
     Ok((iv, key))
-}
-
-/// Derives the password key for `header` (slow by design) and returns the
-/// body's initial chaining value and key: the session IV and key unwrapped
-/// from `block` (versions 1-3, [`Error::WrongPassword`] when its HMAC
-/// fails), or the public IV and the password key itself (version 0, where
-/// `block` is unused).
-pub(crate) fn unlock(
-    header: &Header,
-    password: &str,
-    block: &[u8; 80],
-) -> Result<([u8; 16], Secret<32>), Error> {
-    let v = header.version;
-    let pkey = kdf::derive(
-        v,
-        password,
-        &header.public_iv,
-        header.iterations.unwrap_or(1),
-    );
-    if v == Version::V0 {
-        Ok((header.public_iv, pkey))
-    } else {
-        open_session(v, &pkey, &header.public_iv, block)
-    }
 }
 
 #[cfg(test)]

@@ -11,15 +11,17 @@ use super::body::{body_len, check_tag, decrypt_blocks, final_len, last_block, Tr
 use super::decrypt::Decrypted;
 use super::error::Error;
 use super::header::{Header, Limits};
+use super::key::{StretchedKey, StretchedKeys};
+use super::opener::Opener;
 use super::options::CHUNK;
 use super::prefix::PrefixReader;
-use super::session::unlock;
 use crate::batch::Batch;
 use crate::primitives::aes_cbc::{aes256_cbc_decrypt_b2b, BLOCK};
 use crate::primitives::hmac_stream::HmacSha256Stream;
 use crate::primitives::sha::{ct_eq, sha256};
 use crate::secret::Secret;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 use zeroize::{Zeroize, Zeroizing};
 
 /// Pieces smaller than this are hashed on the calling thread alone.
@@ -58,7 +60,7 @@ const MAX_TRAILER: usize = 33;
 /// # Ok::<(), aescrypt::Error>(())
 /// ```
 pub struct VerifyPass {
-    password: Zeroizing<String>,
+    opener: Opener,
     /// SHA-256 of the header and session block so far.
     prefix: Sha256,
     phase: Phase,
@@ -102,10 +104,26 @@ impl VerifyPass {
     /// The first pass over one stream, refusing headers beyond `limits`.
     pub fn new(password: &str, limits: &Limits) -> Self {
         Self {
-            password: Zeroizing::new(password.to_owned()),
+            opener: Opener::new(password),
             prefix: Sha256::new(),
             phase: Phase::Prefix(PrefixReader::new(limits)),
         }
+    }
+
+    /// The first pass over one stream whose password key comes from
+    /// `keys`, as [`Decryptor::with_keys`](super::Decryptor::with_keys).
+    pub fn with_keys(keys: Arc<StretchedKeys>, limits: &Limits) -> Self {
+        Self {
+            opener: Opener::shared(keys),
+            prefix: Sha256::new(),
+            phase: Phase::Prefix(PrefixReader::new(limits)),
+        }
+    }
+
+    /// Offers a version 3 key stretched ahead of reading, as
+    /// [`Decryptor::offer_key`](super::Decryptor::offer_key) does.
+    pub fn offer_key(&mut self, key: StretchedKey) {
+        self.opener.offer(key);
     }
 
     /// The header, once it has been read and the password checked.
@@ -162,8 +180,7 @@ impl VerifyPass {
                         return Ok(());
                     };
                     let prefix_digest: [u8; 32] = self.prefix.finalize_reset().into();
-                    let (chain, key) = unlock(&header, &self.password, &block)?;
-                    self.password = Zeroizing::new(String::new());
+                    let (chain, key) = self.opener.unlock(&header, &block)?;
                     let mac = HmacSha256Stream::new(key.expose());
                     self.phase = Phase::Body(Box::new(Verifying {
                         header,

@@ -114,7 +114,7 @@ pub fn read_header<R: Read>(r: &mut R, limits: &Limits) -> Result<Header, Error>
 pub fn decrypt_into_sink<R, S>(
     batch: &Batch,
     password: &str,
-    mut input: R,
+    input: R,
     sink: &mut S,
     limits: &Limits,
 ) -> Result<Decrypted, Error>
@@ -123,7 +123,28 @@ where
     S: ProvisionalSink + Send + ?Sized,
     S::Error: Into<Error>,
 {
-    let mut dec = Decryptor::new(password, limits);
+    decrypt_into_sink_with(batch, Decryptor::new(password, limits), input, sink)
+}
+
+/// [`decrypt_into_sink`] with a [`Decryptor`] made by the caller (one
+/// whose password key comes from [`StretchedKeys`](super::StretchedKeys)
+/// shared by many streams, or that was offered a
+/// [`StretchedKey`](super::StretchedKey)), not yet fed.
+///
+/// # Errors
+///
+/// As [`decrypt_into_sink`].
+pub fn decrypt_into_sink_with<R, S>(
+    batch: &Batch,
+    mut dec: Decryptor,
+    mut input: R,
+    sink: &mut S,
+) -> Result<Decrypted, Error>
+where
+    R: Read + Send,
+    S: ProvisionalSink + Send + ?Sized,
+    S::Error: Into<Error>,
+{
     let mut x = Vec::new();
     let mut y = Vec::new();
     let mut have = match read_up_to(&mut input, &mut x, CHUNK) {

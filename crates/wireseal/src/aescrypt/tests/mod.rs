@@ -8,6 +8,7 @@ use std::io::{Cursor, Write};
 mod header;
 mod into;
 mod owned;
+mod stretched;
 mod two_pass;
 
 /// The format error inside an `io` result (an I/O error fails the test).
