@@ -200,3 +200,50 @@ fn a_failed_input_is_named_and_no_partial_file_stays() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// Encrypts `inputs` into `enc/` as version 3 (2,000 rounds), one run.
+fn encrypt_v3(d: &Path, inputs: &[&str], extra: &[&str]) {
+    let mut args = vec!["aescrypt", "encrypt", "--iterations", "2000", "--force"];
+    args.extend(extra);
+    args.extend(["--out-dir", "enc"]);
+    args.extend(inputs);
+    let o = run(&args, d);
+    assert!(o.status.success(), "{}", err(&o));
+}
+
+#[test]
+fn version_3_files_of_several_runs_restore_in_one_call() {
+    let d = setup(&[0, 5000, 70_000, 10, 300, 1 << 20]);
+    // Two runs of one salt each, and files with salts of their own: the
+    // decryption stretches once per salt and opens every file.
+    encrypt_v3(d.path(), &["in/f0", "in/f1", "in/f2"], &[]);
+    encrypt_v3(d.path(), &["in/f3", "in/f4"], &[]);
+    encrypt_v3(d.path(), &["in/f5"], &["--salt-per-file"]);
+    let encs: Vec<String> = (0..6).map(|i| format!("enc/f{i}.aes")).collect();
+    let mut args = vec!["aescrypt", "decrypt", "--out-dir", "dec", "--jobs", "4"];
+    args.extend(encs.iter().map(String::as_str));
+    let o = run(&args, d.path());
+    assert!(o.status.success(), "{}", err(&o));
+    for i in 0..6 {
+        let a = std::fs::read(d.path().join(format!("in/f{i}"))).unwrap();
+        let b = std::fs::read(d.path().join(format!("dec/f{i}"))).unwrap();
+        assert!(a == b, "f{i}");
+    }
+    // The wrong password: every file refused, nothing written.
+    let o = Command::new(BIN)
+        .args(["aescrypt", "decrypt", "--force", "--out-dir", "dec"])
+        .args(&encs[..3])
+        .args(["--password-env", "WS_PW"])
+        .env("WS_PW", "Correct horse battery staple")
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let e = err(&o);
+    for f in &encs[..3] {
+        assert!(e.contains(&format!("{f}: wrong password")), "{e}");
+    }
+    // The outputs of the first call stay as they were.
+    let a = std::fs::read(d.path().join("in/f1")).unwrap();
+    assert_eq!(std::fs::read(d.path().join("dec/f1")).unwrap(), a);
+}

@@ -5,7 +5,8 @@
 //! Encryption stretches the password once for the run
 //! ([`PasswordKey`]): every output has its own session IV and key, and they
 //! share the public IV (`--salt-per-file` stretches it for each file
-//! instead). After a failure no new input is started; the outputs already
+//! instead). Decryption stretches it once per salt ([`StretchedKeys`]), so
+//! the files of one such run cost one stretch. After a failure no new input is started; the outputs already
 //! in place stay, and the error names every input that failed.
 
 use super::output::{begin, finish};
@@ -20,9 +21,12 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::sync::Mutex;
-use wireseal::aescrypt::io::decrypt_into_sink;
-use wireseal::aescrypt::{EncryptOptions, Encryptor, Limits, PasswordKey};
+use wireseal::aescrypt::io::decrypt_into_sink_with;
+use wireseal::aescrypt::{
+    Decryptor, EncryptOptions, Encryptor, Limits, PasswordKey, StretchedKeys,
+};
 use wireseal::batch::Batch;
 
 /// One input and where its output goes.
@@ -197,7 +201,7 @@ pub(super) fn decrypt(a: DecryptArgs) -> Result<()> {
         max_iterations: a.max_iterations,
         ..Limits::default()
     };
-    let pw = load_password(&a.password, false)?;
+    let keys = Arc::new(StretchedKeys::new(&load_password(&a.password, false)?));
     let progress = progress_for(&jobs);
     run(&jobs, &a.many, |job, batch| {
         let input = File::open(&job.input).with_context(|| format!("cannot open {}", job.input))?;
@@ -206,7 +210,8 @@ pub(super) fn decrypt(a: DecryptArgs) -> Result<()> {
             progress: &progress,
         };
         let mut part = begin(&job.output, &job.path, job.replacing)?;
-        if let Err(e) = decrypt_into_sink(batch, &pw, counted, &mut part, &limits) {
+        let dec = Decryptor::with_keys(Arc::clone(&keys), &limits);
+        if let Err(e) = decrypt_into_sink_with(batch, dec, counted, &mut part) {
             interrupt::abandoned(part.path());
             return Err(explain_io(e));
         }
