@@ -49,7 +49,7 @@ export { version } from './wasm/wireseal_wasm.js';
 `;
 write('index.js', index);
 write('index.d.ts', index);
-for (const f of ['errors.js', 'errors.d.ts', 'record-object.js']) copyFileSync(new URL(f, src), join(out, f));
+for (const f of ['errors.js', 'errors.d.ts', 'record-object.js', 'stretch.js']) copyFileSync(new URL(f, src), join(out, f));
 
 // Entry points per platform: load the module, then re-export.
 for (const platform of ['node', 'browser']) {

@@ -36,6 +36,10 @@ export declare function encryptStream(
  * held in memory, in chunks of 64 KiB to 1 MiB, until then). Errors the
  * stream with a WiresealError (`auth`, `truncated`, `malformed`,
  * `unsupported`, `limit`, `invalid_input`) and wipes what was decrypted.
+ * In browsers a version 3 stream's key is stretched by WebCrypto's PBKDF2
+ * (natively, off the page's thread) once its header is in; the library
+ * checks it as it checks the password, and stretches the password itself
+ * for anything else.
  * @throws {WiresealError} `invalid_input` for unusable arguments.
  */
 export declare function decryptStream(
@@ -62,7 +66,9 @@ export interface BlobSource {
  * stream's first read. Errors the stream with a WiresealError: `auth`
  * (wrong password, failed HMAC), `truncated`, `malformed` (also when the
  * second read differs from the first: nothing from the changed chunk is
- * passed on), `unsupported`, `limit`, `io` (reading the blob failed).
+ * passed on), `unsupported`, `limit`, `io` (reading the blob failed). In
+ * browsers a version 3 file's key is stretched by WebCrypto, as for
+ * `decryptStream`.
  * @throws {WiresealError} `invalid_input` for unusable arguments.
  */
 export declare function decryptBlob(

@@ -1,13 +1,17 @@
 // AES Crypt as Web Streams, on top of the WebAssembly module's Encryptor,
 // Decryptor, VerifyPass and ReleasePass (merged into `wireseal/aescrypt`
-// by js/build.mjs).
+// by js/build.mjs). Where the platform stretches keys (WebCrypto in
+// browsers, see stretch.js) the readers offer them a version 3 key it
+// stretched.
 import {
   aescrypt_Decryptor,
   aescrypt_Encryptor,
   aescrypt_ReleasePass,
   aescrypt_VerifyPass,
+  aescrypt_stretchRequest,
 } from '../wasm/wireseal_wasm.js';
 import { WiresealError } from '../errors.js';
+import { platformStretch } from '../stretch.js';
 
 /** PBKDF2 iterations a version 3 stream is written with unless told otherwise (AES Crypt 4's default). */
 export const DEFAULT_V3_ITERATIONS = 300_000;
@@ -27,6 +31,80 @@ function* pieces(chunk) {
   for (let at = 0; at < chunk.length; at += CHUNK) {
     yield chunk.subarray(at, Math.min(at + CHUNK, chunk.length));
   }
+}
+
+/**
+ * A stream's first chunks, held (where the platform stretches keys) until
+ * its header says what a version 3 key is stretched with; then the key the
+ * platform stretched is offered to the reader and the chunks go on to it.
+ */
+class Stretching {
+  /**
+   * @param {string | Uint8Array} password
+   * @param {object | undefined} options
+   */
+  constructor(password, options) {
+    this.stretch = platformStretch(password);
+    this.options = options;
+    /** @type {Uint8Array[] | null} */
+    this.head = this.stretch === null ? null : [];
+  }
+
+  /**
+   * The chunks to feed now, `chunk` among them: none while the header is
+   * incomplete; once it is, the key offered to `reader` first.
+   * @param {unknown} chunk
+   * @param {() => { offerKey(publicIv: Uint8Array, iterations: number, key: Uint8Array): void } | null} reader
+   *   the reader, or null once it was cancelled
+   * @returns {Promise<Uint8Array[]>}
+   */
+  async take(chunk, reader) {
+    if (this.head === null || this.stretch === null) return [/** @type {Uint8Array} */ (chunk)];
+    if (!(chunk instanceof Uint8Array)) {
+      throw new WiresealError('invalid_input', 'stream chunks must be Uint8Arrays');
+    }
+    this.head.push(chunk);
+    const ask = aescrypt_stretchRequest(joined(this.head), this.options);
+    if (ask === undefined) return [];
+    const held = this.rest();
+    if (ask !== null) {
+      const key = await this.stretch(ask.publicIv, ask.iterations);
+      if (key !== null) {
+        try {
+          reader()?.offerKey(ask.publicIv, ask.iterations, key);
+        } finally {
+          key.fill(0);
+        }
+      }
+    }
+    return held;
+  }
+
+  /**
+   * The chunks still held (at the end of the stream), and no more holding.
+   * @returns {Uint8Array[]}
+   */
+  rest() {
+    const held = this.head ?? [];
+    this.head = null;
+    return held;
+  }
+}
+
+/**
+ * The chunks as one array (the first itself when it is the only one).
+ * @param {Uint8Array[]} chunks
+ * @returns {Uint8Array}
+ */
+function joined(chunks) {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 /** Queues measured in bytes: the readable side holds about one CHUNK before it pushes back on the writable side. */
@@ -102,7 +180,9 @@ export function encryptStream(password, options) {
  * one HMAC at the very end allows nothing less. Any failure errors the
  * stream (a `WiresealError`: `auth` for a wrong password or a failed
  * HMAC, `truncated`, `malformed`, `unsupported`, `limit`) and wipes what
- * was decrypted.
+ * was decrypted. Where the platform stretches keys, a version 3 stream's
+ * first chunks are held until its header is in, and the key the platform
+ * stretched for it is offered to the decryptor.
  * @param {string | Uint8Array} password
  * @param {object} [options]
  * @returns {TransformStream<Uint8Array, Uint8Array>}
@@ -110,16 +190,22 @@ export function encryptStream(password, options) {
 export function decryptStream(password, options) {
   /** @type {aescrypt_Decryptor | null} */
   let dec = new aescrypt_Decryptor(password, options);
+  const stretching = new Stretching(password, options);
   const fail = (/** @type {unknown} */ e) => {
     release(dec);
     dec = null;
     throw e;
   };
+  const feed = (/** @type {Uint8Array[]} */ chunks) => {
+    for (const c of chunks) for (const p of pieces(c)) /** @type {aescrypt_Decryptor} */ (dec).update(p);
+  };
   return new TransformStream(
     {
-      transform(chunk) {
+      async transform(chunk) {
         try {
-          for (const p of pieces(chunk)) /** @type {aescrypt_Decryptor} */ (dec).update(p);
+          const ready = await stretching.take(chunk, () => dec);
+          if (dec === null) return; // cancelled meanwhile
+          feed(ready);
         } catch (e) {
           fail(e);
         }
@@ -128,6 +214,7 @@ export function decryptStream(password, options) {
         /** @type {Uint8Array[]} */
         let verified = [];
         try {
+          feed(stretching.rest());
           verified = /** @type {aescrypt_Decryptor} */ (dec).finishChunks();
         } catch (e) {
           fail(e);
@@ -241,13 +328,20 @@ export function decryptBlob(password, blob, options) {
           if (first !== null) {
             // The first read: nothing is passed on.
             const v = first;
+            const stretching = new Stretching(password, options);
+            const feed = (/** @type {Uint8Array[]} */ chunks) => {
+              for (const c of chunks) for (const p of pieces(c)) v.update(p);
+            };
             const r1 = readerOf(blob);
             reader = r1;
             for (let c = await next(r1); c !== undefined; c = await next(r1)) {
               if (first === null) return; // cancelled
-              for (const p of pieces(c)) v.update(p);
+              const ready = await stretching.take(c, () => first);
+              if (first === null) return;
+              feed(ready);
             }
             if (first === null) return;
+            feed(stretching.rest());
             reader = null;
             second = v.finish();
             release(v);

@@ -35,6 +35,14 @@ impl Opening {
         }
     }
 
+    /// Offers a key stretched ahead of reading (the library's
+    /// `Decryptor::offer_key`).
+    pub(super) fn offer_key(&mut self, key: ac::StretchedKey) -> JsResult<()> {
+        let d = self.inner.as_mut().ok_or_else(|| finished("Decryptor"))?;
+        d.offer_key(key);
+        Ok(())
+    }
+
     /// Feeds `data`; plaintext moves out through `emit` in pieces of at
     /// least [`GATHER`] bytes. After an error the opening is spent.
     pub(super) fn update(
@@ -122,6 +130,29 @@ impl Decryptor {
             open: Opening::new(&password, &limits),
             held: Vec::new(),
         })
+    }
+
+    /// Offers the version 3 key a platform's PBKDF2-HMAC-SHA512 stretched
+    /// from the password (32 bytes, `publicIv` the salt, `iterations`
+    /// rounds, as `aescrypt.stretchRequest` read them from the stream's
+    /// header): used in place of stretching the password when this
+    /// stream's header names that salt and those rounds, if offered before
+    /// the header is in. A key that is not the password's fails as a wrong
+    /// password does.
+    ///
+    /// # Errors
+    ///
+    /// `invalid_input` / `invalid_key` for arguments of the wrong type or
+    /// length; `state` after `finish()` or an earlier failure.
+    #[wasm_bindgen(js_name = offerKey)]
+    pub fn offer_key(
+        &mut self,
+        #[wasm_bindgen(js_name = publicIv, unchecked_param_type = "Uint8Array")] public_iv: JsValue,
+        iterations: f64,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] key: JsValue,
+    ) -> JsResult<()> {
+        let key = super::stretch::offered(&public_iv, iterations, &key)?;
+        self.open.offer_key(key)
     }
 
     /// Feeds the next bytes of the stream. The password key is derived as

@@ -15,10 +15,12 @@
 
 mod decryptor;
 mod encryptor;
+mod stretch;
 mod two_pass;
 
 pub use decryptor::Decryptor;
 pub use encryptor::Encryptor;
+pub use stretch::stretch_request;
 pub use two_pass::{ReleasePass, VerifyPass};
 
 use crate::args;

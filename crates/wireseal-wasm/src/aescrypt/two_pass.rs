@@ -49,6 +49,26 @@ impl VerifyPass {
         })
     }
 
+    /// Offers a version 3 key stretched ahead of reading, as
+    /// `Decryptor.offerKey` does.
+    ///
+    /// # Errors
+    ///
+    /// `invalid_input` / `invalid_key` for arguments of the wrong type or
+    /// length; `state` after `finish()` or an earlier failure.
+    #[wasm_bindgen(js_name = offerKey)]
+    pub fn offer_key(
+        &mut self,
+        #[wasm_bindgen(js_name = publicIv, unchecked_param_type = "Uint8Array")] public_iv: JsValue,
+        iterations: f64,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] key: JsValue,
+    ) -> JsResult<()> {
+        let key = super::stretch::offered(&public_iv, iterations, &key)?;
+        let v = self.inner.as_mut().ok_or_else(|| finished("VerifyPass"))?;
+        v.offer_key(key);
+        Ok(())
+    }
+
     /// Feeds the next bytes of the stream.
     ///
     /// # Errors
