@@ -364,3 +364,75 @@ def test_decryptor_keeps_its_pieces_and_checks_before_release():
     dec = aescrypt.Decryptor(PW)
     dec.update(ct)
     assert b"".join(dec.finish_chunks()) == data
+
+
+def test_stretched_keys_open_a_command_line_run_with_one_stretch(tmp_path):
+    """The files of one `encrypt --out-dir` run share a salt: StretchedKeys
+    opens every one of them through every decrypting call, keeping one key;
+    a file with its own salt adds one; the wrong password's keys are refused
+    as the password is."""
+    import subprocess
+
+    binary = _wireseal_binary()
+    src = tmp_path / "in"
+    src.mkdir()
+    plain = {f"f{i}": os.urandom(100 * i + 7) for i in range(4)}
+    for name, data in plain.items():
+        (src / name).write_bytes(data)
+    enc = tmp_path / "enc"
+    enc.mkdir()
+    subprocess.run(
+        [binary, "aescrypt", "encrypt", "--iterations", "3000", "--password-env", "WS_PW",
+         "--out-dir", str(enc), *[str(src / n) for n in plain]],
+        env={**os.environ, "WS_PW": PW}, check=True, stdout=subprocess.DEVNULL,
+    )
+    keys = aescrypt.StretchedKeys(PW)
+    for name, data in plain.items():
+        ct_path = enc / f"{name}.aes"
+        ct = ct_path.read_bytes()
+        assert ct[3] == 3
+        assert aescrypt.decrypt(keys, ct) == data
+        d = aescrypt.Decryptor(keys)
+        d.update(ct)
+        assert d.finish() == data
+        with aescrypt.open(str(ct_path), keys) as r:
+            assert r.read() == data
+        out = tmp_path / f"{name}.out"
+        aescrypt.decryptFile(str(ct_path), str(out), keys)
+        assert out.read_bytes() == data
+        fout = io.BytesIO()
+        aescrypt.decryptStream(io.BytesIO(ct), fout, keys)
+        assert fout.getvalue() == data
+    assert "kept: 1" in repr(keys)
+    own = aescrypt.encrypt(PW, b"own salt", version=3, iterations=1000)
+    assert aescrypt.decrypt(keys, own) == b"own salt"
+    assert "kept: 2" in repr(keys)
+    assert PW not in repr(keys)
+
+    wrong = aescrypt.StretchedKeys(PW + "!")
+    ct = (enc / "f1.aes").read_bytes()
+    with pytest.raises(ValueError, match="Wrong password"):
+        aescrypt.decrypt(wrong, ct)
+    with pytest.raises(ValueError, match="Wrong password"):
+        aescrypt.decryptFile(str(enc / "f1.aes"), str(tmp_path / "never"), wrong)
+    assert not (tmp_path / "never").exists()
+    with pytest.raises(TypeError, match="StretchedKeys"):
+        aescrypt.decrypt(b"bytes are not a password", ct)
+
+
+def test_stretched_keys_shared_by_threads():
+    data = os.urandom(5000)
+    ct = aescrypt.encrypt(PW, data, version=3, iterations=20_000)
+    keys = aescrypt.StretchedKeys(PW)
+    got = []
+
+    def run():
+        got.append(aescrypt.decrypt(keys, ct))
+
+    threads = [threading.Thread(target=run) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [data] * 6
+    assert "kept: 1" in repr(keys)

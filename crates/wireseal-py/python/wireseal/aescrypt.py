@@ -22,7 +22,11 @@ messages. Differences, all on the safe side:
   partial files left by killed runs (of either) are removed by the next
   run into the same folder, with a :class:`RuntimeWarning`;
 - :class:`Reader` (from :func:`open`) reads a file as a stream without ever
-  handing out unverified plaintext, in bounded memory.
+  handing out unverified plaintext, in bounded memory;
+- every decrypting call takes a :class:`StretchedKeys` in place of the
+  password: the key is stretched once per salt and reused, so the files of
+  one ``wireseal aescrypt encrypt --out-dir`` run (which share a salt)
+  cost one stretch, not one each.
 
 The key stretch, AES-CBC and HMAC run in Rust with the GIL released; the
 stream functions take the GIL only for ``fIn.read`` and ``fOut.write``
@@ -56,6 +60,7 @@ __all__ = [
     "Encryptor",
     "Decryptor",
     "Reader",
+    "StretchedKeys",
     "version",
     "bufferSizeDef",
     "maxPassLen",
@@ -77,6 +82,7 @@ DEFAULT_V3_ITERATIONS = _native.DEFAULT_V3_ITERATIONS
 Encryptor = _native.Encryptor
 Decryptor = _native.Decryptor
 Reader = _native.Reader
+StretchedKeys = _native.StretchedKeys
 encrypt = _native.encrypt
 decrypt = _native.decrypt
 
@@ -85,7 +91,7 @@ decrypt = _native.decrypt
 def _check(passw, bufferSize, message):
     if bufferSize % AESBlockSize != 0:
         raise ValueError(message)
-    if len(passw) > maxPassLen:
+    if not isinstance(passw, StretchedKeys) and len(passw) > maxPassLen:
         raise ValueError("Password is too long.")
 
 

@@ -24,7 +24,7 @@ def encryptFile(
 def decryptFile(
     infile: str,
     outfile: str,
-    passw: str,
+    passw: str | StretchedKeys,
     bufferSize: int = ...,
     *,
     progress: Progress | None = None,
@@ -43,7 +43,7 @@ def encryptStream(
 def decryptStream(
     fIn: BinaryIO,
     fOut: BinaryIO,
-    passw: str,
+    passw: str | StretchedKeys,
     bufferSize: int = ...,
     inputLength: int | None = None,
     *,
@@ -62,9 +62,9 @@ def encrypt(
     batch: Batch | None = None,
 ) -> bytes: ...
 def decrypt(
-    password: str, data: bytes, *, batch: Batch | None = None, max_iterations: int | None = None
+    password: str | StretchedKeys, data: bytes, *, batch: Batch | None = None, max_iterations: int | None = None
 ) -> bytes: ...
-def open(file: str, password: str, *, max_iterations: int | None = None) -> Reader:
+def open(file: str, password: str | StretchedKeys, *, max_iterations: int | None = None) -> Reader:
     """The recommended way to read: verifies the password and the whole
     file's HMAC first, then releases only verified chunks."""
     ...
@@ -83,14 +83,14 @@ class Encryptor:
 
 class Decryptor:
     def __init__(
-        self, password: str, *, batch: Batch | None = None, max_iterations: int | None = None
+        self, password: str | StretchedKeys, *, batch: Batch | None = None, max_iterations: int | None = None
     ) -> None: ...
     def update(self, data: bytes | bytearray) -> None: ...
     def finish(self) -> bytes: ...
     def finish_chunks(self) -> list[bytes]: ...
 
 class Reader:
-    def __init__(self, path: str, password: str, *, max_iterations: int | None = None) -> None: ...
+    def __init__(self, path: str, password: str | StretchedKeys, *, max_iterations: int | None = None) -> None: ...
     @property
     def plaintext_len(self) -> int: ...
     @property
@@ -99,3 +99,12 @@ class Reader:
     def close(self) -> None: ...
     def __enter__(self) -> Reader: ...
     def __exit__(self, *exc: object) -> bool: ...
+
+class StretchedKeys:
+    """One password's keys, stretched once per salt and iteration count and
+    shared: pass it as the password of any decrypting call, from any
+    thread. Files that share a salt (one ``wireseal aescrypt encrypt
+    --out-dir`` run) then cost one stretch in all. Keeps at most 64 keys;
+    the password and keys are wiped when it is freed."""
+
+    def __init__(self, password: str) -> None: ...

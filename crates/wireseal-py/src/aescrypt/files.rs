@@ -6,6 +6,7 @@
 //! streaming `Reader`.
 
 use super::failures::{error, from_io, io_error, raised, ReadFailed};
+use super::keys::Password;
 use super::options::{limits, options};
 use crate::buffers::{batch_or_default, bytes_with, default_batch, Batch};
 use pyo3::prelude::*;
@@ -13,7 +14,9 @@ use pyo3::types::PyBytes;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use wireseal::aescrypt::io::{decrypt_into_sink, encrypt_stream, Error as IoError, SeekDecryptor};
+use wireseal::aescrypt::io::{
+    decrypt_into_sink_with, encrypt_stream, Error as IoError, SeekDecryptor,
+};
 use wireseal::aescrypt::Encryptor as REncryptor;
 use wireseal_io::{PartialFile, Replace};
 
@@ -123,7 +126,7 @@ fn decrypt_file(
     py: Python<'_>,
     infile: PathBuf,
     outfile: PathBuf,
-    password: &str,
+    password: Password,
     progress: Option<Py<PyAny>>,
     batch: Option<&Bound<'_, Batch>>,
     max_iterations: Option<u32>,
@@ -133,7 +136,7 @@ fn decrypt_file(
     py.allow_threads(|| {
         let mut input = Input::open(&infile, progress.as_ref())?;
         let (mut part, removed) = output(&outfile)?;
-        decrypt_into_sink(b, password, &mut input, &mut part, &lim)
+        decrypt_into_sink_with(b, password.decryptor(&lim), &mut input, &mut part)
             .map_err(|e| io_error(e, &input.first))?;
         persist(part)?;
         Ok(removed)
@@ -158,13 +161,15 @@ impl Reader {
     fn new(
         py: Python<'_>,
         path: PathBuf,
-        password: &str,
+        password: Password,
         max_iterations: Option<u32>,
     ) -> PyResult<Self> {
         let lim = limits(max_iterations);
         let inner = py.allow_threads(|| {
             let f = File::open(&path).map_err(|e| os_error("cannot read input", &e))?;
-            SeekDecryptor::new(default_batch(), f, password, &lim).map_err(|e| io_error(e, &[]))
+            password
+                .seek(default_batch(), f, &lim)
+                .map_err(|e| io_error(e, &[]))
         })?;
         Ok(Self {
             inner: Some(inner),

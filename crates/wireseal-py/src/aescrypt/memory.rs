@@ -3,6 +3,7 @@
 //! it is fed and decrypts it only once its HMAC matched).
 
 use super::failures::{error, error_at, past_prefix};
+use super::keys::Password;
 use super::options::{limits, options};
 use crate::buffers::{batch_or_default, bytes_with, Batch};
 use crate::errors;
@@ -43,7 +44,7 @@ pub(super) fn encrypt<'py>(
 #[pyo3(signature = (password, data, *, batch=None, max_iterations=None))]
 pub(super) fn decrypt<'py>(
     py: Python<'py>,
-    password: &str,
+    password: Password,
     data: &[u8],
     batch: Option<&Bound<'_, Batch>>,
     max_iterations: Option<u32>,
@@ -52,7 +53,7 @@ pub(super) fn decrypt<'py>(
     let lim = limits(max_iterations);
     let stream = py
         .allow_threads(|| {
-            let mut d = OwnedDecryptor::new(password, &lim);
+            let mut d = password.owned(&lim);
             d.update(data)?;
             d.finish()
         })
@@ -159,9 +160,9 @@ impl Decryptor {
     /// A decryptor for one stream encrypted with `password`.
     #[new]
     #[pyo3(signature = (password, *, batch=None, max_iterations=None))]
-    fn new(password: &str, batch: Option<Py<Batch>>, max_iterations: Option<u32>) -> Self {
+    fn new(password: Password, batch: Option<Py<Batch>>, max_iterations: Option<u32>) -> Self {
         Self {
-            inner: Some(OwnedDecryptor::new(password, &limits(max_iterations))),
+            inner: Some(password.owned(&limits(max_iterations))),
             batch,
         }
     }

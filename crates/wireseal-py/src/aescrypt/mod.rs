@@ -5,6 +5,7 @@
 
 mod failures;
 mod files;
+mod keys;
 mod memory;
 mod options;
 mod streams;
@@ -15,6 +16,7 @@ use wireseal::aescrypt as ac;
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<memory::Encryptor>()?;
     m.add_class::<memory::Decryptor>()?;
+    m.add_class::<keys::StretchedKeys>()?;
     files::register(m)?;
     streams::register(m)?;
     m.add_function(wrap_pyfunction!(memory::encrypt, m)?)?;

@@ -8,6 +8,7 @@
 //! travel inside the `std::io::Error` and are raised again unchanged.
 
 use super::failures::{io_error, raised};
+use super::keys::Password;
 use super::options::{limits, options};
 use crate::buffers::{batch_or_default, Batch};
 use crate::errors;
@@ -16,7 +17,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 use std::io::{self, Read, Write};
-use wireseal::aescrypt::io::{self as aio, decrypt_into_sink, encrypt_stream};
+use wireseal::aescrypt::io::{self as aio, decrypt_into_sink_with, encrypt_stream};
 use wireseal::aescrypt::{Encryptor as REncryptor, ProvisionalSink};
 
 /// A Python object's `read(n)` as a [`Read`]; keeps a copy of the stream's
@@ -177,7 +178,7 @@ fn decrypt_stream_into(
     py: Python<'_>,
     fin: Py<PyAny>,
     fout: Py<PyAny>,
-    password: &str,
+    password: Password,
     batch: Option<&Bound<'_, Batch>>,
     max_iterations: Option<u32>,
 ) -> PyResult<()> {
@@ -185,7 +186,8 @@ fn decrypt_stream_into(
     let lim = limits(max_iterations);
     let mut r = PyReader::new(fin);
     let mut sink = PySink(PyWriter::new(fout));
-    let res = py.allow_threads(|| decrypt_into_sink(b, password, &mut r, &mut sink, &lim));
+    let dec = password.decryptor(&lim);
+    let res = py.allow_threads(|| decrypt_into_sink_with(b, dec, &mut r, &mut sink));
     res.map(drop).map_err(|e| io_error(e, &r.first))
 }
 

@@ -5,10 +5,12 @@
 use super::{read_up_to, Error};
 use crate::aescrypt::error::Error as FormatError;
 use crate::aescrypt::header::{Header, Limits};
+use crate::aescrypt::key::StretchedKeys;
 use crate::aescrypt::options::CHUNK;
 use crate::aescrypt::two_pass::{ReleasePass, VerifyPass};
 use crate::batch::Batch;
 use std::io::{self, Read, Seek, SeekFrom};
+use std::sync::Arc;
 use zeroize::Zeroize;
 
 /// A [`Read`] over the plaintext of a seekable stream that releases only
@@ -50,14 +52,29 @@ impl<'b, R: Read + Seek> SeekDecryptor<'b, R> {
     ///
     /// As [`VerifyPass::update`] and [`VerifyPass::finish`], or
     /// [`Error::Io`] when reading or seeking fails.
-    pub fn new(
+    pub fn new(batch: &'b Batch, inner: R, password: &str, limits: &Limits) -> Result<Self, Error> {
+        Self::verified(batch, inner, VerifyPass::new(password, limits))
+    }
+
+    /// As [`SeekDecryptor::new`], the password key coming from `keys`
+    /// (stretched once for every stream that shares its salt; see
+    /// [`StretchedKeys`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`SeekDecryptor::new`].
+    pub fn with_keys(
         batch: &'b Batch,
-        mut inner: R,
-        password: &str,
+        inner: R,
+        keys: Arc<StretchedKeys>,
         limits: &Limits,
     ) -> Result<Self, Error> {
+        Self::verified(batch, inner, VerifyPass::with_keys(keys, limits))
+    }
+
+    /// Runs the first pass `verify` over the stream, then rewinds.
+    fn verified(batch: &'b Batch, mut inner: R, mut verify: VerifyPass) -> Result<Self, Error> {
         let start = inner.stream_position()?;
-        let mut verify = VerifyPass::new(password, limits);
         // Hash this chunk on a thread of the batch while this thread reads
         // the next.
         let mut x = Vec::new();
