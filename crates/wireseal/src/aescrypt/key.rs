@@ -196,7 +196,13 @@ impl StretchedKeys {
 
     /// Keys kept now (at most 64).
     pub(crate) fn kept(&self) -> usize {
-        self.keys.lock().map_or(0, |k| k.len())
+        self.kept_keys().len()
+    }
+
+    /// The keys kept (a lock poisoned by a panic elsewhere still holds
+    /// whole entries: each is pushed or popped in one step).
+    fn kept_keys(&self) -> std::sync::MutexGuard<'_, VecDeque<Kept>> {
+        self.keys.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The password key of `header`'s stream: the one stretched before for
@@ -205,7 +211,7 @@ impl StretchedKeys {
         let v3 = header.version == Version::V3;
         let iterations = header.iterations.unwrap_or(1);
         let slot = {
-            let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+            let mut keys = self.kept_keys();
             let found = keys.iter().find(|k| {
                 k.v3 == v3 && k.public_iv == header.public_iv && k.iterations == iterations
             });
