@@ -2,12 +2,13 @@
 //! primitives on every implementation kept ([`ceilings`]) and pyAesCrypt
 //! (alternately, in the Python worker), many small v2 files, and per-file IV
 //! and key generation; then the Python package against the library path
-//! ([`python_rows`]), throughput by file size ([`sizes`]) and the backup
-//! scenario ([`backup`]).
+//! ([`python_rows`]), throughput by file size ([`sizes`]), the backup
+//! scenario ([`backup`]) and restoring version 3 files ([`restore`]).
 
 mod backup;
 mod ceilings;
 mod python_rows;
+mod restore;
 mod sizes;
 mod worker;
 
@@ -90,6 +91,7 @@ pub fn run(ctx: &Ctx) -> Vec<Row> {
     python_rows::rows(ctx, &mut rows);
     sizes::rows(ctx, &mut rows);
     backup::rows(ctx, &mut rows);
+    restore::rows(ctx, &mut rows);
     rows
 }
 
