@@ -33,6 +33,11 @@ function* pieces(chunk) {
   }
 }
 
+/** The most of a stream's first bytes held for its header: AES Crypt's
+ * own headers take about 200; a header longer than this is left to the
+ * library's stretch. */
+const HEAD_HELD = 16 * 1024;
+
 /**
  * A stream's first chunks, held (where the platform stretches keys) until
  * its header says what a version 3 key is stretched with; then the key the
@@ -48,6 +53,10 @@ class Stretching {
     this.options = options;
     /** @type {Uint8Array[] | null} */
     this.head = this.stretch === null ? null : [];
+    /** Bytes held. */
+    this.held = 0;
+    /** Bytes the header's next step needs (the parser is not asked before). */
+    this.need = 0;
   }
 
   /**
@@ -64,8 +73,14 @@ class Stretching {
       throw new WiresealError('invalid_input', 'stream chunks must be Uint8Arrays');
     }
     this.head.push(chunk);
-    const ask = aescrypt_stretchRequest(joined(this.head), this.options);
-    if (ask === undefined) return [];
+    this.held += chunk.length;
+    if (this.held < this.need) return [];
+    const ask = aescrypt_stretchRequest(first(this.head, HEAD_HELD), this.options);
+    if (typeof ask === 'number') {
+      if (ask > HEAD_HELD) return this.rest();
+      this.need = ask;
+      return [];
+    }
     const held = this.rest();
     if (ask !== null) {
       const key = await this.stretch(ask.publicIv, ask.iterations);
@@ -92,17 +107,21 @@ class Stretching {
 }
 
 /**
- * The chunks as one array (the first itself when it is the only one).
+ * The first `n` bytes of the chunks, as one array (the first chunk itself
+ * when it holds them).
  * @param {Uint8Array[]} chunks
+ * @param {number} n
  * @returns {Uint8Array}
  */
-function joined(chunks) {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+function first(chunks, n) {
+  if (chunks[0].length >= n || chunks.length === 1) return chunks[0].subarray(0, n);
+  const out = new Uint8Array(Math.min(n, chunks.reduce((k, c) => k + c.length, 0)));
   let at = 0;
   for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
+    if (at === out.length) break;
+    const take = c.subarray(0, out.length - at);
+    out.set(take, at);
+    at += take.length;
   }
   return out;
 }

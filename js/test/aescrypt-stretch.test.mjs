@@ -10,11 +10,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { webcrypto } from 'node:crypto';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { WiresealError } from 'wireseal';
 import { decryptBlob, decryptStream, encrypt, stretchRequest } from 'wireseal/aescrypt';
 // The package's registration point (not part of its API; the browser entry calls it).
 import { setPlatformPbkdf2 } from './node_modules/wireseal/stretch.js';
-import { concat, filler, hex } from './support.mjs';
+import { concat, filler, hex, split } from './support.mjs';
 
 const RS = new URL('../../vectors/aescrypt/aescrypt-rs/', import.meta.url);
 const enc = new TextEncoder();
@@ -38,16 +40,6 @@ async function withPlatform(pbkdf2, f) {
     setPlatformPbkdf2(null);
   }
 }
-
-const split = (data, sizes) => {
-  const out = [];
-  for (let at = 0, i = 0; at < data.length; i++) {
-    const n = sizes[i % sizes.length];
-    out.push(data.subarray(at, at + n));
-    at += n;
-  }
-  return out;
-};
 
 /** decryptStream over `chunks`: the plaintext, or the error the stream ended with. */
 async function viaStream(password, chunks, options) {
@@ -161,9 +153,74 @@ test('streams that need no stretch read exactly as without a platform', async ()
     const asked = what === 'cut after the header' ? 2 : 0;
     assert.equal(calls.length, asked, what);
   }
+  // A header longer than the readers hold for the platform: the library
+  // stretches, the file opens.
+  const long = encrypt('pw', filler(300, 2), {
+    version: 3,
+    iterations: 2000,
+    extensions: [{ identifier: 'note', value: filler(20_000, 4) }],
+  });
+  for (const sizes of [[long.length], [1000]]) {
+    const calls = [];
+    const r = await withPlatform(webCryptoPbkdf2(calls), () => viaStream('pw', split(long, sizes)));
+    assert.deepEqual(r.plain, filler(300, 2));
+    assert.equal(calls.length, 0);
+  }
   // A chunk that is not bytes, while the header is being held.
   const r = await withPlatform(webCryptoPbkdf2([]), () => viaStream('pw', [v3.subarray(0, 3), 'AES']));
   assert.equal(kind(r), 'invalid_input');
+});
+
+// gc() for the heap measurement (node --test passes no flags).
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc');
+/** The heap and the array buffers alive, after a collection. */
+const live = async () => {
+  gc();
+  await new Promise((r) => setTimeout(r, 5));
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
+
+test('a header too long to hold for the platform: decryptBlob does not hold the file either', async () => {
+  const MiB = 1 << 20;
+  const pt = filler(24 * MiB, 9);
+  const ct = encrypt('pw', pt, {
+    version: 3,
+    iterations: 1000,
+    extensions: [{ identifier: 'note', value: filler(20_000, 4) }],
+  });
+  const base = await live();
+  let firstReadPeak = null;
+  let reads = 0;
+  // Fresh copies a MiB at a time, as a file's stream hands them out: any
+  // chunk held stays alive.
+  const blob = {
+    stream() {
+      const read = ++reads;
+      let at = 0;
+      return new ReadableStream({
+        async pull(c) {
+          if (at >= ct.length) {
+            if (read === 1) firstReadPeak = (await live()) - base;
+            c.close();
+            return;
+          }
+          c.enqueue(ct.slice(at, at + MiB));
+          at += MiB;
+        },
+      });
+    },
+  };
+  const calls = [];
+  const got = [];
+  await withPlatform(webCryptoPbkdf2(calls), async () => {
+    for await (const c of decryptBlob('pw', blob)) got.push(c);
+  });
+  assert.equal(calls.length, 0);
+  assert.deepEqual(concat(got), pt);
+  assert.ok(firstReadPeak !== null && firstReadPeak < 8 * MiB, `first read held ${firstReadPeak} bytes`);
 });
 
 test('cancelling while the platform stretches frees the reader', async () => {
@@ -200,6 +257,12 @@ test('stretchRequest: bad arguments are WiresealErrors', () => {
     () => stretchRequest(new Uint8Array(4), { maxIterations: 'x' }),
     (e) => e instanceof WiresealError && e.kind === 'invalid_input',
   );
-  assert.equal(stretchRequest(new Uint8Array(0)), undefined);
+  // While the header is incomplete: how many bytes its next step needs.
+  assert.equal(typeof stretchRequest(new Uint8Array(0)), 'number');
+  const ct = encrypt('pw', filler(10), { version: 3, iterations: 1000 });
+  for (let cut = 0; cut < 40; cut++) {
+    const ask = stretchRequest(ct.subarray(0, cut));
+    if (typeof ask === 'number') assert.ok(ask > cut, `cut at ${cut}: needs ${ask}`);
+  }
   assert.equal(stretchRequest(enc.encode('not AES Crypt')), null);
 });

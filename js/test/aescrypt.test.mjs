@@ -27,21 +27,11 @@ import {
 // The module instance the package loaded (same file, same instance):
 // `initSync` hands back its exports, memory included.
 import { initSync } from './node_modules/wireseal/wasm/wireseal_wasm.js';
-import { concat, filler, hex, kindIs } from './support.mjs';
+import { concat, filler, hex, kindIs, split } from './support.mjs';
 
 const DIR = new URL('../../vectors/aescrypt/', import.meta.url);
 const RS = new URL('aescrypt-rs/', DIR);
 const enc = new TextEncoder();
-/** Splits `data` into chunks whose sizes cycle through `sizes`. */
-const split = (data, sizes) => {
-  const out = [];
-  for (let at = 0, i = 0; at < data.length; i++) {
-    const n = sizes[i % sizes.length];
-    out.push(data.subarray(at, at + n));
-    at += n;
-  }
-  return out;
-};
 /** Runs `chunks` through a TransformStream; returns the output chunks or throws the stream's error. */
 async function through(ts, chunks) {
   const writer = ts.writable.getWriter();

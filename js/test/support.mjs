@@ -24,6 +24,17 @@ export const concat = (parts) => {
   return out;
 };
 
+/** Splits `data` into chunks whose sizes cycle through `sizes`. */
+export const split = (data, sizes) => {
+  const out = [];
+  for (let at = 0, i = 0; at < data.length; i++) {
+    const n = sizes[i % sizes.length];
+    out.push(data.subarray(at, at + n));
+    at += n;
+  }
+  return out;
+};
+
 /** Deterministic filler bytes (xorshift32 from `seed`). */
 export const filler = (n, seed = 1) => {
   const out = new Uint8Array(n);

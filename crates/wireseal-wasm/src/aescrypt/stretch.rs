@@ -16,9 +16,11 @@ use wireseal::secret::Secret;
 /// What the stream beginning with `head` needs stretched: `{ publicIv,
 /// iterations }` for a version 3 header, the salt and rounds of its
 /// PBKDF2-HMAC-SHA512; `null` when it needs none (another version) or its
-/// header is refused (a decryptor fed the same bytes says why);
-/// `undefined` while `head` ends inside the header. Option
-/// `maxIterations` as for `Decryptor`.
+/// header is refused (a decryptor fed the same bytes says why); while
+/// `head` ends inside the header, the number of bytes from the stream's
+/// start the next step of the header needs (asking again before that many
+/// are in gives the same answer). Option `maxIterations` as for
+/// `Decryptor`.
 ///
 /// # Errors
 ///
@@ -26,7 +28,7 @@ use wireseal::secret::Secret;
 /// wrong type.
 #[wasm_bindgen(
     js_name = aescrypt_stretchRequest,
-    unchecked_return_type = "{ publicIv: Uint8Array, iterations: number } | null | undefined"
+    unchecked_return_type = "{ publicIv: Uint8Array, iterations: number } | null | number"
 )]
 pub fn stretch_request(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] head: JsValue,
@@ -38,7 +40,7 @@ pub fn stretch_request(
     let most = u32::try_from(lim.max_header_len).unwrap_or(u32::MAX);
     let head = array.subarray(0, array.length().min(most)).to_vec();
     match ac::parse_header(&head, &lim) {
-        Ok(Parse::NeedMore(_)) => Ok(JsValue::UNDEFINED),
+        Ok(Parse::NeedMore(n)) => Ok(JsValue::from(n as f64)),
         Ok(Parse::Done(h)) => match h.iterations.filter(|_| h.version == Version::V3) {
             Some(n) => args::object(&[
                 ("publicIv", Uint8Array::from(&h.public_iv[..]).into()),
