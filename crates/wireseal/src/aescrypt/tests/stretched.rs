@@ -57,6 +57,15 @@ fn open(reader: Reader, pw: &str, key: Option<StretchedKey>, ct: &[u8]) -> Resul
     }
 }
 
+/// Asserts that `reader` ignores `key()` for `ct`: the password is
+/// stretched as usual, so the right one opens it and a wrong one fails.
+fn ignored(reader: Reader, key: impl Fn() -> StretchedKey, ct: &[u8], pt: &[u8]) {
+    let why = format!("{reader:?} {:?}", key());
+    assert_eq!(open(reader, "right", Some(key()), ct).unwrap(), pt, "{why}");
+    let wrong = open(reader, "wrong", Some(key()), ct);
+    assert!(matches!(wrong, Err(Error::WrongPassword)), "{why}");
+}
+
 fn header_of(ct: &[u8]) -> Header {
     match parse_header(ct, &Limits::default()).unwrap() {
         Parse::Done(h) => h,
@@ -108,14 +117,14 @@ fn a_key_for_another_stream_is_ignored() {
             StretchedKey::new(h.public_iv, 1001, Secret::new([7u8; 32])),
         ];
         for key in others {
-            let why = format!("{r:?} {key:?}");
-            let k2 = StretchedKey::new(*key.public_iv(), key.iterations(), Secret::new([7u8; 32]));
-            // The password is stretched as usual: right opens, wrong fails.
-            assert_eq!(open(r, "right", Some(key), &ct).unwrap(), pt, "{why}");
-            assert!(
-                matches!(open(r, "wrong", Some(k2), &ct), Err(Error::WrongPassword)),
-                "{why}"
+            let (iv, n) = (*key.public_iv(), key.iterations());
+            ignored(
+                r,
+                || StretchedKey::new(iv, n, Secret::new([7u8; 32])),
+                &ct,
+                &pt,
             );
+            assert_eq!(open(r, "right", Some(key), &ct).unwrap(), pt, "{r:?}");
         }
     }
 }
@@ -128,13 +137,8 @@ fn version_2_streams_stretch_the_password() {
     assert!(StretchedKey::derive("right", &h).is_none());
     for r in READERS {
         // Same salt, iterations as a v3 stream could name: still ignored.
-        let key = StretchedKey::new(h.public_iv, 1, v3_key("right", &h.public_iv, 1));
-        assert_eq!(open(r, "right", Some(key), &ct).unwrap(), pt, "{r:?}");
-        let key = StretchedKey::new(h.public_iv, 1, v3_key("right", &h.public_iv, 1));
-        assert!(
-            matches!(open(r, "wrong", Some(key), &ct), Err(Error::WrongPassword)),
-            "{r:?}"
-        );
+        let key = || StretchedKey::new(h.public_iv, 1, v3_key("right", &h.public_iv, 1));
+        ignored(r, key, &ct, &pt);
     }
 }
 
