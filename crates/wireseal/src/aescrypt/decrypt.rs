@@ -81,19 +81,20 @@ impl core::fmt::Debug for Decryptor {
 impl Decryptor {
     /// A reader for one stream, refusing headers beyond `limits`.
     pub fn new(password: &str, limits: &Limits) -> Self {
-        Self {
-            opener: Opener::new(password),
-            phase: Phase::Prefix(PrefixReader::new(limits)),
-            pt: Zeroizing::new(Vec::new()),
-        }
+        Self::opening(Opener::new(password), limits)
     }
 
     /// A reader for one stream whose password key comes from `keys`
     /// (stretched once for every stream that shares its salt), refusing
     /// headers beyond `limits`.
     pub fn with_keys(keys: Arc<StretchedKeys>, limits: &Limits) -> Self {
+        Self::opening(Opener::shared(keys), limits)
+    }
+
+    /// A reader that unlocks its stream with `opener`.
+    fn opening(opener: Opener, limits: &Limits) -> Self {
         Self {
-            opener: Opener::shared(keys),
+            opener,
             phase: Phase::Prefix(PrefixReader::new(limits)),
             pt: Zeroizing::new(Vec::new()),
         }

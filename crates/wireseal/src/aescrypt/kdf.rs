@@ -2,7 +2,7 @@
 //! password (versions 0-2) and PBKDF2-HMAC-SHA512 over the UTF-8 password
 //! (version 3). The public IV is the salt in both.
 
-use super::header::Version;
+use super::header::{Header, Version};
 use crate::primitives::{pbkdf2::pbkdf2_hmac_sha512, sha::sha256_parts};
 use crate::secret::{Secret, SecretVec};
 use zeroize::Zeroize;
@@ -54,6 +54,17 @@ pub(crate) fn derive(
         Version::V3 => v3_key(password, public_iv, iterations),
         _ => legacy_key(password, public_iv),
     }
+}
+
+/// The password key for `header`'s stream (its version, public IV and
+/// rounds).
+pub(crate) fn for_header(password: &str, header: &Header) -> Secret<32> {
+    derive(
+        header.version,
+        password,
+        &header.public_iv,
+        header.iterations.unwrap_or(1),
+    )
 }
 
 #[cfg(test)]

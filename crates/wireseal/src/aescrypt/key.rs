@@ -236,12 +236,7 @@ impl StretchedKeys {
             #[cfg(test)]
             self.stretches
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            kdf::derive(
-                header.version,
-                &self.password,
-                &header.public_iv,
-                iterations,
-            )
+            kdf::for_header(&self.password, header)
         });
         Secret::new(*key.expose())
     }

@@ -62,9 +62,7 @@ impl Opener {
         let pkey = match self.stretched.take().and_then(|k| k.into_key_for(header)) {
             Some(k) => k,
             None => match &source {
-                Source::Password(p) => {
-                    kdf::derive(v, p, &header.public_iv, header.iterations.unwrap_or(1))
-                }
+                Source::Password(p) => kdf::for_header(p, header),
                 Source::Shared(keys) => keys.key_for(header),
             },
         };

@@ -96,19 +96,19 @@ impl<P> core::fmt::Debug for OwnedDecryptor<P> {
 impl<P: AsRef<[u8]>> OwnedDecryptor<P> {
     /// A decryptor for one stream, refusing headers beyond `limits`.
     pub fn new(password: &str, limits: &Limits) -> Self {
-        Self {
-            opener: Opener::new(password),
-            phase: Phase::Prefix(PrefixReader::new(limits)),
-            pieces: Vec::new(),
-            fed: 0,
-        }
+        Self::opening(Opener::new(password), limits)
     }
 
     /// A decryptor for one stream whose password key comes from `keys`,
     /// as [`Decryptor::with_keys`](super::Decryptor::with_keys).
     pub fn with_keys(keys: Arc<StretchedKeys>, limits: &Limits) -> Self {
+        Self::opening(Opener::shared(keys), limits)
+    }
+
+    /// A reader that unlocks its stream with `opener`.
+    fn opening(opener: Opener, limits: &Limits) -> Self {
         Self {
-            opener: Opener::shared(keys),
+            opener,
             phase: Phase::Prefix(PrefixReader::new(limits)),
             pieces: Vec::new(),
             fed: 0,

@@ -103,18 +103,19 @@ impl core::fmt::Debug for VerifyPass {
 impl VerifyPass {
     /// The first pass over one stream, refusing headers beyond `limits`.
     pub fn new(password: &str, limits: &Limits) -> Self {
-        Self {
-            opener: Opener::new(password),
-            prefix: Sha256::new(),
-            phase: Phase::Prefix(PrefixReader::new(limits)),
-        }
+        Self::opening(Opener::new(password), limits)
     }
 
     /// The first pass over one stream whose password key comes from
     /// `keys`, as [`Decryptor::with_keys`](super::Decryptor::with_keys).
     pub fn with_keys(keys: Arc<StretchedKeys>, limits: &Limits) -> Self {
+        Self::opening(Opener::shared(keys), limits)
+    }
+
+    /// A reader that unlocks its stream with `opener`.
+    fn opening(opener: Opener, limits: &Limits) -> Self {
         Self {
-            opener: Opener::shared(keys),
+            opener,
             prefix: Sha256::new(),
             phase: Phase::Prefix(PrefixReader::new(limits)),
         }

@@ -17,23 +17,46 @@ enum Reader {
 
 const READERS: [Reader; 3] = [Reader::Decryptor, Reader::VerifyPass, Reader::Owned];
 
-/// `ct` opened by `reader` with password `pw` and `key` offered first.
-fn open(reader: Reader, pw: &str, key: Option<StretchedKey>, ct: &[u8]) -> Result<Vec<u8>, Error> {
+/// What a reader unlocks a stream with.
+enum Unlock<'a> {
+    /// The password, and a key offered first.
+    Password(&'a str, Option<StretchedKey>),
+    /// Shared keys.
+    Keys(&'a Arc<StretchedKeys>),
+}
+
+/// `ct` opened by `reader` with `how`.
+fn open_with(reader: Reader, how: Unlock<'_>, ct: &[u8]) -> Result<Vec<u8>, Error> {
     let lim = Limits::default();
+    // `made`: the shared keys, or (as the error side) the password.
+    let (offered, made) = match how {
+        Unlock::Password(pw, key) => (key, Err(pw)),
+        Unlock::Keys(k) => (None, Ok(Arc::clone(k))),
+    };
     match reader {
         Reader::Decryptor => {
-            let mut d = Decryptor::new(pw, &lim);
-            if let Some(k) = key {
+            let mut d = made.map_or_else(
+                |pw| Decryptor::new(pw, &lim),
+                |k| Decryptor::with_keys(k, &lim),
+            );
+            if let Some(k) = offered {
                 d.offer_key(k);
             }
             let mut out = Vec::new();
-            d.update(b(), ct, &mut out)?;
-            d.finish(&mut out)?;
+            fmt(io::decrypt_into_sink_with(
+                b(),
+                d,
+                Cursor::new(ct),
+                &mut out,
+            ))?;
             Ok(out)
         }
         Reader::VerifyPass => {
-            let mut v = VerifyPass::new(pw, &lim);
-            if let Some(k) = key {
+            let mut v = made.map_or_else(
+                |pw| VerifyPass::new(pw, &lim),
+                |k| VerifyPass::with_keys(k, &lim),
+            );
+            if let Some(k) = offered {
                 v.offer_key(k);
             }
             v.update(b(), ct)?;
@@ -44,8 +67,11 @@ fn open(reader: Reader, pw: &str, key: Option<StretchedKey>, ct: &[u8]) -> Resul
             Ok(out)
         }
         Reader::Owned => {
-            let mut d = OwnedDecryptor::new(pw, &lim);
-            if let Some(k) = key {
+            let mut d = made.map_or_else(
+                |pw| OwnedDecryptor::new(pw, &lim),
+                |k| OwnedDecryptor::with_keys(k, &lim),
+            );
+            if let Some(k) = offered {
                 d.offer_key(k);
             }
             d.update(ct)?;
@@ -55,6 +81,11 @@ fn open(reader: Reader, pw: &str, key: Option<StretchedKey>, ct: &[u8]) -> Resul
             Ok(out)
         }
     }
+}
+
+/// `ct` opened by `reader` with password `pw` and `key` offered first.
+fn open(reader: Reader, pw: &str, key: Option<StretchedKey>, ct: &[u8]) -> Result<Vec<u8>, Error> {
+    open_with(reader, Unlock::Password(pw, key), ct)
 }
 
 /// Asserts that `reader` ignores `key()` for `ct`: the password is
@@ -169,38 +200,7 @@ fn the_key_never_prints() {
 
 /// `ct` opened by `reader` with the shared `keys`.
 fn open_shared(reader: Reader, keys: &Arc<StretchedKeys>, ct: &[u8]) -> Result<Vec<u8>, Error> {
-    let lim = Limits::default();
-    let keys = Arc::clone(keys);
-    match reader {
-        Reader::Decryptor => {
-            let mut out = Vec::new();
-            let d = Decryptor::with_keys(keys, &lim);
-            fmt(io::decrypt_into_sink_with(
-                b(),
-                d,
-                Cursor::new(ct),
-                &mut out,
-            ))?;
-            Ok(out)
-        }
-        Reader::VerifyPass => {
-            let mut v = VerifyPass::with_keys(keys, &lim);
-            v.update(b(), ct)?;
-            let mut r = v.finish()?;
-            let mut out = Vec::new();
-            r.update(b(), ct, &mut out)?;
-            r.finish()?;
-            Ok(out)
-        }
-        Reader::Owned => {
-            let mut d = OwnedDecryptor::with_keys(keys, &lim);
-            d.update(ct)?;
-            let v = d.finish()?;
-            let mut out = vec![0u8; v.plaintext_len()];
-            v.decrypt_into(b(), &mut out)?;
-            Ok(out)
-        }
-    }
+    open_with(reader, Unlock::Keys(keys), ct)
 }
 
 fn stretches(keys: &StretchedKeys) -> usize {
