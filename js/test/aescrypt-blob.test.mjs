@@ -11,13 +11,11 @@ import { mkdtempSync, openAsBlob, readFileSync, readdirSync, rmSync, writeFileSy
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { WiresealError } from 'wireseal';
 import { CHUNK, ReleasePass, VerifyPass, decryptBlob, encrypt, encryptStream } from 'wireseal/aescrypt';
 // The module instance the package loaded: its memory.
 import { initSync } from './node_modules/wireseal/wasm/wireseal_wasm.js';
-import { concat, filler, hex, kindIs } from './support.mjs';
+import { concat, drain, filler, hex, kindIs, live } from './support.mjs';
 
 const DIR = new URL('../../vectors/aescrypt/', import.meta.url);
 const RS = new URL('aescrypt-rs/', DIR);
@@ -26,21 +24,6 @@ const MiB = 1 << 20;
 const enc = new TextEncoder();
 const memory = () => initSync(undefined).memory.buffer.byteLength;
 const isKind = (e, kind) => e instanceof WiresealError && e.kind === kind;
-
-/** Reads a stream to its end; returns the chunks read and the error it ended with (or null). */
-async function drain(stream) {
-  const got = [];
-  const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { got, error: null };
-      got.push(value);
-    }
-  } catch (error) {
-    return { got, error };
-  }
-}
 
 /** The plaintext of decryptBlob, or its error thrown. */
 async function plain(password, blob, options) {
@@ -75,18 +58,6 @@ function source(reads, piece = 4096) {
     },
   };
 }
-
-// gc() for the heap measurements (node --test passes no flags).
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc');
-/** The heap and the array buffers alive, after a collection (V8 frees array buffers' memory a moment after it). */
-const live = async () => {
-  gc();
-  await new Promise((r) => setTimeout(r, 5));
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
-};
 
 // ---------------------------------------------------------------------
 // Memory first, while the module's memory is still small: WebAssembly

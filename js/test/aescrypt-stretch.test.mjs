@@ -10,13 +10,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { webcrypto } from 'node:crypto';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { WiresealError } from 'wireseal';
 import { decryptBlob, decryptStream, encrypt, stretchRequest } from 'wireseal/aescrypt';
 // The package's registration point (not part of its API; the browser entry calls it).
 import { setPlatformPbkdf2 } from './node_modules/wireseal/stretch.js';
-import { concat, filler, hex, split } from './support.mjs';
+import { concat, drain, filler, hex, live, split, throughFailing } from './support.mjs';
 
 const RS = new URL('../../vectors/aescrypt/aescrypt-rs/', import.meta.url);
 const enc = new TextEncoder();
@@ -43,30 +41,14 @@ async function withPlatform(pbkdf2, f) {
 
 /** decryptStream over `chunks`: the plaintext, or the error the stream ended with. */
 async function viaStream(password, chunks, options) {
-  const ts = decryptStream(password, options);
-  const writer = ts.writable.getWriter();
-  (async () => {
-    for (const c of chunks) await writer.write(c);
-    await writer.close();
-  })().catch(() => {});
-  const got = [];
-  try {
-    for await (const c of ts.readable) got.push(c);
-  } catch (error) {
-    return { error };
-  }
-  return { plain: concat(got) };
+  const { got, error } = await throughFailing(decryptStream(password, options), chunks);
+  return error ? { error } : { plain: concat(got) };
 }
 
 /** decryptBlob of `ct`: the plaintext, or the error the stream ended with. */
 async function viaBlob(password, ct, options) {
-  const got = [];
-  try {
-    for await (const c of decryptBlob(password, new Blob([ct]), options)) got.push(c);
-  } catch (error) {
-    return { error };
-  }
-  return { plain: concat(got) };
+  const { got, error } = await drain(decryptBlob(password, new Blob([ct]), options));
+  return error ? { error } : { plain: concat(got) };
 }
 
 const kind = (r) => (r.error instanceof WiresealError ? r.error.kind : r.error ? String(r.error) : 'ok');
@@ -170,18 +152,6 @@ test('streams that need no stretch read exactly as without a platform', async ()
   const r = await withPlatform(webCryptoPbkdf2([]), () => viaStream('pw', [v3.subarray(0, 3), 'AES']));
   assert.equal(kind(r), 'invalid_input');
 });
-
-// gc() for the heap measurement (node --test passes no flags).
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc');
-/** The heap and the array buffers alive, after a collection. */
-const live = async () => {
-  gc();
-  await new Promise((r) => setTimeout(r, 5));
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
-};
 
 test('a header too long to hold for the platform: decryptBlob does not hold the file either', async () => {
   const MiB = 1 << 20;

@@ -27,7 +27,7 @@ import {
 // The module instance the package loaded (same file, same instance):
 // `initSync` hands back its exports, memory included.
 import { initSync } from './node_modules/wireseal/wasm/wireseal_wasm.js';
-import { concat, filler, hex, kindIs, split } from './support.mjs';
+import { concat, filler, hex, kindIs, split, throughFailing } from './support.mjs';
 
 const DIR = new URL('../../vectors/aescrypt/', import.meta.url);
 const RS = new URL('aescrypt-rs/', DIR);
@@ -45,26 +45,6 @@ async function through(ts, chunks) {
   await writing;
   return got;
 }
-/** As `through`, but reports the chunks read before the stream failed, and the error. */
-async function throughFailing(ts, chunks) {
-  const writer = ts.writable.getWriter();
-  (async () => {
-    for (const c of chunks) await writer.write(c);
-    await writer.close();
-  })().catch(() => {});
-  const got = [];
-  const reader = ts.readable.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { got, error: null };
-      got.push(value);
-    }
-  } catch (error) {
-    return { got, error };
-  }
-}
-
 // ---------------------------------------------------------------------
 // An independent reader of versions 2 and 3, from the format description
 // (aescrypt.com's stream format pages), with noble's primitives.

@@ -2,6 +2,8 @@
 // deterministic bytes and Meshtastic's channel nonce (none of it from the
 // code under test).
 import assert from 'node:assert/strict';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { WiresealError } from 'wireseal';
 
 export const hex = (s) => Uint8Array.from(Buffer.from(s, 'hex'));
@@ -56,3 +58,46 @@ export function channelNonce(from, id) {
   v.setUint32(8, from, true);
   return n;
 }
+
+/** Reads a stream to its end; returns the chunks read and the error it ended with (or null). */
+export async function drain(stream) {
+  const got = [];
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { got, error: null };
+      got.push(value);
+    }
+  } catch (error) {
+    return { got, error };
+  }
+}
+
+/** Writes `chunks` into a TransformStream and drains it: the chunks read, and the error it ended with (or null). */
+export async function throughFailing(ts, chunks) {
+  const writer = ts.writable.getWriter();
+  (async () => {
+    for (const c of chunks) await writer.write(c);
+    await writer.close();
+  })().catch(() => {});
+  return drain(ts.readable);
+}
+
+let gcFn;
+/** gc(), exposed on first use (node --test passes no flags). */
+const gc = () => {
+  if (gcFn === undefined) {
+    v8.setFlagsFromString('--expose-gc');
+    gcFn = vm.runInNewContext('gc');
+  }
+  gcFn();
+};
+/** The heap and the array buffers alive, after a collection (V8 frees array buffers' memory a moment after it). */
+export const live = async () => {
+  gc();
+  await new Promise((r) => setTimeout(r, 5));
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
