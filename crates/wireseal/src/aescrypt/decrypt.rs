@@ -221,60 +221,76 @@ impl Body {
         let ready = avail.saturating_sub(keep) / BLOCK * BLOCK;
         if ready <= self.held.len() {
             let held = std::mem::take(&mut self.held);
-            self.decrypt(batch, &held[..ready], sink, pt)?;
+            self.decrypt(batch, &held[..ready], &[], sink, pt)?;
             self.held = held;
             self.held.drain(..ready);
             self.held.extend_from_slice(rest);
             return Ok(());
         }
         let mut direct = ready;
-        if !self.held.is_empty() {
-            let fill = (BLOCK - self.held.len() % BLOCK) % BLOCK;
-            self.held.extend_from_slice(&rest[..fill]);
+        let mut head = std::mem::take(&mut self.held);
+        if !head.is_empty() {
+            let fill = (BLOCK - head.len() % BLOCK) % BLOCK;
+            head.extend_from_slice(&rest[..fill]);
             rest = &rest[fill..];
-            direct -= self.held.len();
-            let held = std::mem::take(&mut self.held);
-            self.decrypt(batch, &held, sink, pt)?;
-            self.held = held;
-            self.held.clear();
+            direct -= head.len();
         }
-        self.decrypt(batch, &rest[..direct], sink, pt)?;
+        let done = self.decrypt(batch, &head, &rest[..direct], sink, pt);
+        self.held = head;
+        self.held.clear();
+        done?;
         self.held.extend_from_slice(&rest[direct..]);
         Ok(())
     }
 
-    /// Decrypts whole blocks into the sink, one [`CHUNK`] at a time: CBC on
-    /// a thread of the batch (then the sink write), the HMAC on this thread.
+    /// Decrypts whole blocks into the sink: `head` (the few blocks held
+    /// back from the last input, often empty), then `ct`, one [`CHUNK`] at a
+    /// time, `head` written with the first chunk in one piece. CBC on a
+    /// thread of the batch (then the sink write), the HMAC on this thread.
     fn decrypt<S: ProvisionalSink + Send + ?Sized>(
         &mut self,
         batch: &Batch,
+        mut head: &[u8],
         ct: &[u8],
         sink: &mut S,
         pt: &mut Vec<u8>,
     ) -> Result<(), S::Error> {
-        for piece in ct.chunks(CHUNK) {
-            let n = piece.len();
+        let mut pieces = ct.chunks(CHUNK);
+        loop {
+            let piece = pieces.next().unwrap_or_default();
+            let (h, n) = (head.len(), head.len() + piece.len());
+            if n == 0 {
+                return Ok(());
+            }
             if pt.len() < n {
                 pt.resize(n, 0);
             }
-            let (key, chain, mac) = (&self.key, &self.chain, &mut self.mac);
+            let (key, mac) = (&self.key, &mut self.mac);
+            let chain = self.chain;
+            let after_head = last_block(head).unwrap_or(chain);
             let out = &mut pt[..n];
             let mut wrote = Ok(());
             let mut background = || {
-                decrypt_blocks(key.expose(), chain, piece, out);
+                let (head_pt, piece_pt) = out.split_at_mut(h);
+                decrypt_blocks(key.expose(), &chain, head, head_pt);
+                decrypt_blocks(key.expose(), &after_head, piece, piece_pt);
                 wrote = sink.write_unverified(out);
+            };
+            let mut foreground = || {
+                mac.update(head);
+                mac.update(piece);
             };
             if n < SERIAL_BELOW {
                 background();
-                mac.update(piece);
+                foreground();
             } else {
-                batch.overlap(background, || mac.update(piece));
+                batch.overlap(background, foreground);
             }
             wrote?;
-            self.chain = last_block(piece).unwrap_or(self.chain);
+            self.chain = last_block(piece).unwrap_or(after_head);
             self.done += n as u64;
+            head = &[];
         }
-        Ok(())
     }
 
     /// Checks the length and the HMAC, then writes the final plaintext.

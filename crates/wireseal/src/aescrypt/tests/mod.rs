@@ -191,6 +191,7 @@ fn seek_decryptor_releases_no_plaintext_from_a_changed_chunk() {
 #[derive(Default)]
 struct Recorder {
     data: Vec<u8>,
+    writes: usize,
     committed: usize,
     discarded: usize,
     fail_commit: bool,
@@ -201,6 +202,7 @@ impl ProvisionalSink for Recorder {
 
     fn write_unverified(&mut self, plaintext: &[u8]) -> Result<(), io::Error> {
         assert_eq!(self.committed + self.discarded, 0, "write after the end");
+        self.writes += 1;
         self.data.extend_from_slice(plaintext);
         Ok(())
     }
@@ -269,6 +271,39 @@ fn provisional_sink_is_committed_only_after_verification() {
     let mut v = Vec::new();
     io::decrypt_into_sink(b(), "pw", &ct[..], &mut v, &lim).unwrap();
     assert!(v == pt);
+}
+
+/// The blocks held back from one piece go out with the next piece's
+/// plaintext, so a piece of up to one chunk costs the sink at most one
+/// write (a Python `write` call, a system call), whatever its alignment.
+#[test]
+fn a_piece_of_up_to_a_chunk_is_one_write() {
+    let pt = pattern(5 * CHUNK + 1001);
+    for opts in [EncryptOptions::v2(), EncryptOptions::v3(10).unwrap()] {
+        let ct = encrypt_to_vec(b(), "pw", &pt, &opts).unwrap();
+        let mut dec = Decryptor::new("pw", &Limits::default());
+        let mut s = Recorder::default();
+        let mut rest = &ct[..];
+        for size in [CHUNK, 5, CHUNK - 3, 777, CHUNK, 40, CHUNK - 1]
+            .iter()
+            .cycle()
+        {
+            if rest.is_empty() {
+                break;
+            }
+            let (piece, after) = rest.split_at((*size).min(rest.len()));
+            let before = s.writes;
+            dec.update(b(), piece, &mut s).unwrap();
+            assert!(
+                s.writes - before <= 1,
+                "{} writes for {size} bytes",
+                s.writes - before
+            );
+            rest = after;
+        }
+        dec.finish(&mut s).unwrap();
+        assert!(s.data == pt);
+    }
 }
 
 #[test]
