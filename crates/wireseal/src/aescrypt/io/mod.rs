@@ -54,6 +54,14 @@ pub(crate) fn read_up_to<R: Read + ?Sized>(
     }
 }
 
+/// The second buffer of a double-buffered pass, made after the first read:
+/// as long as the first grew, so a long input is read a whole chunk per
+/// call from then on (one call into Python per chunk for a Python stream)
+/// rather than growing again from 16 KiB.
+pub(crate) fn twin(first: &[u8]) -> Vec<u8> {
+    vec![0; first.len()]
+}
+
 /// Reads until `buf` is full or the input ends; returns the bytes read.
 pub(crate) fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
@@ -146,7 +154,6 @@ where
     S::Error: Into<Error>,
 {
     let mut x = Vec::new();
-    let mut y = Vec::new();
     let mut have = match read_up_to(&mut input, &mut x, CHUNK) {
         Ok(n) => n,
         Err(e) => {
@@ -154,6 +161,7 @@ where
             return Err(e.into());
         }
     };
+    let mut y = twin(&x);
     while have > 0 {
         let mut next = Ok(0);
         let (inp, ys) = (&mut input, &mut y);

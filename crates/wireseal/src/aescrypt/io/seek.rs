@@ -2,7 +2,7 @@
 //! chunk only after it matched what was verified: the sans-IO
 //! [`VerifyPass`] and [`ReleasePass`] over a seekable reader.
 
-use super::{read_up_to, Error};
+use super::{read_up_to, twin, Error};
 use crate::aescrypt::error::Error as FormatError;
 use crate::aescrypt::header::{Header, Limits};
 use crate::aescrypt::key::StretchedKeys;
@@ -78,8 +78,8 @@ impl<'b, R: Read + Seek> SeekDecryptor<'b, R> {
         // Hash this chunk on a thread of the batch while this thread reads
         // the next.
         let mut x = Vec::new();
-        let mut y = Vec::new();
         let mut have = read_up_to(&mut inner, &mut x, CHUNK)?;
+        let mut y = twin(&x);
         while have > 0 {
             let mut hashed = Ok(());
             let (v, xs) = (&mut verify, &x[..have]);

@@ -1,7 +1,7 @@
 //! [`EncryptWriter`]: an [`Encryptor`] as a [`Write`] over any writer.
 
-use super::read_up_to;
 use super::Error;
+use super::{read_up_to, twin};
 use crate::aescrypt::error::Error as FormatError;
 use crate::aescrypt::key::PasswordKey;
 use crate::aescrypt::options::EncryptOptions;
@@ -148,8 +148,8 @@ pub fn encrypt_stream<R: Read, W: Write>(
     mut output: W,
 ) -> Result<W, Error> {
     let mut cur = Zeroizing::new(Vec::new());
-    let mut next = Zeroizing::new(Vec::new());
     let mut have = read_up_to(&mut input, &mut cur, CHUNK)?;
+    let mut next = Zeroizing::new(twin(&cur));
     while have > 0 {
         let mut read: Option<io::Result<usize>> = None;
         let (inp, out, nx) = (&mut input, &mut output, &mut next);

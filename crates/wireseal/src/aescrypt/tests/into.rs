@@ -133,3 +133,79 @@ fn encrypt_stream_equals_the_encryptor() {
         }
     }
 }
+
+/// A reader that records how much each call asked for, and where.
+struct Asked<'a> {
+    data: &'a [u8],
+    at: usize,
+    asked: Vec<(usize, usize)>,
+}
+
+impl<'a> Asked<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        Self {
+            data,
+            at: 0,
+            asked: Vec::new(),
+        }
+    }
+
+    /// Every call that started past the first chunk, and before the end,
+    /// asked for the rest of a whole chunk (all of it, unless the input
+    /// ended inside it).
+    fn whole_chunks_after_the_first(&self, what: &str) {
+        let later: Vec<_> = (self.asked.iter())
+            .filter(|(at, _)| (CHUNK..self.data.len()).contains(at))
+            .collect();
+        assert!(later.len() >= 3, "{what}: {later:?}");
+        assert!(
+            later.iter().all(|(at, n)| at % CHUNK + n == CHUNK),
+            "{what}: {later:?}"
+        );
+    }
+}
+
+impl std::io::Read for Asked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.asked.push((self.at, buf.len()));
+        let n = buf.len().min(self.data.len() - self.at);
+        buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+impl std::io::Seek for Asked<'_> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        let std::io::SeekFrom::Start(at) = to else {
+            return Ok(self.at as u64);
+        };
+        self.at = usize::try_from(at).unwrap().min(self.data.len());
+        Ok(self.at as u64)
+    }
+}
+
+/// Past its first chunk a long input is read a whole chunk per call (one
+/// call into Python per chunk for a Python stream), by the one-pass
+/// decryption, the seekable reader's verifying pass and the encryption.
+#[test]
+fn a_long_input_is_read_a_chunk_per_call() {
+    let pt = pattern(4 * CHUNK + 100);
+    let ct = encrypt_to_vec(b(), "pw", &pt, &EncryptOptions::v2()).unwrap();
+    let lim = Limits::default();
+
+    let mut r = Asked::new(&ct);
+    let mut out = Vec::new();
+    io::decrypt_into_sink(b(), "pw", &mut r, &mut out, &lim).unwrap();
+    assert!(out == pt);
+    r.whole_chunks_after_the_first("decrypt_into_sink");
+
+    let mut r = Asked::new(&ct);
+    drop(io::SeekDecryptor::new(b(), &mut r, "pw", &lim).unwrap());
+    r.whole_chunks_after_the_first("SeekDecryptor's verifying pass");
+
+    let e = Encryptor::new("pw", &EncryptOptions::v2()).unwrap();
+    let mut r = Asked::new(&pt);
+    io::encrypt_stream(b(), e, &mut r, Vec::new()).unwrap();
+    r.whole_chunks_after_the_first("encrypt_stream");
+}
