@@ -292,13 +292,14 @@ fn files(
 }
 
 /// Two Python threads each decrypting a stream against one thread
-/// decrypting both in turn. Many alternated samples (each about 0.1 s):
+/// decrypting both in turn. Many alternated samples (each about 0.05 s):
 /// on a shared two-vCPU machine single pairs of the same code read from
-/// 0.8x to 2.3x, and the median of five moved by half a unit.
+/// 0.8x to 2.3x, the median of five moved by half a unit, and the median
+/// of 15 by a third of one between runs a minute apart.
 fn threads(ctx: &Ctx, w: &mut Worker, rows: &mut Vec<Row>) -> Result<(), Skip> {
     let mib = if ctx.full { 32 } else { 16 };
     let size = mib << 20;
-    let n = if ctx.full { 21 } else { 15 };
+    let n = if ctx.full { 61 } else { 41 };
     w.data(size)?;
     for (batch, what) in [
         ("one", "Batch(1) each"),
