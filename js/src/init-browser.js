@@ -2,8 +2,7 @@
 // streams in; importing the package waits for it (top-level await). Where
 // WebCrypto is available (secure contexts), version 3 AES Crypt keys are
 // stretched with its PBKDF2 by the asynchronous readers (see stretch.js).
-import init from '../wasm/wireseal_wasm.js';
-import { setPlatformPbkdf2 } from '../stretch.js';
+import { init, setPlatformPbkdf2 } from '../wireseal.js';
 
 await init({ module_or_path: new URL('../wasm/wireseal_wasm_bg.wasm', import.meta.url) });
 

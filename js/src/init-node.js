@@ -17,7 +17,7 @@
 // runs its own code).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { initSync, setHostCrypto } from '../wasm/wireseal_wasm.js';
+import { initSync, setHostCrypto } from '../wireseal.js';
 
 initSync({ module: readFileSync(new URL('../wasm/wireseal_wasm_bg.wasm', import.meta.url)) });
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { WiresealError } from 'wireseal';
 import { CHUNK, ReleasePass, VerifyPass, decryptBlob, encrypt, encryptStream } from 'wireseal/aescrypt';
 // The module instance the package loaded: its memory.
-import { initSync } from './node_modules/wireseal/wasm/wireseal_wasm.js';
+import { initSync } from './node_modules/wireseal/wireseal.js';
 import { concat, drain, filler, hex, kindIs, live } from './support.mjs';
 
 const DIR = new URL('../../vectors/aescrypt/', import.meta.url);

@@ -13,7 +13,7 @@ import { webcrypto } from 'node:crypto';
 import { WiresealError } from 'wireseal';
 import { decryptBlob, decryptStream, encrypt, stretchRequest } from 'wireseal/aescrypt';
 // The package's registration point (not part of its API; the browser entry calls it).
-import { setPlatformPbkdf2 } from './node_modules/wireseal/stretch.js';
+import { setPlatformPbkdf2 } from './node_modules/wireseal/wireseal.js';
 import { concat, drain, filler, hex, live, split, throughFailing } from './support.mjs';
 
 const RS = new URL('../../vectors/aescrypt/aescrypt-rs/', import.meta.url);

@@ -26,7 +26,7 @@ import {
 } from 'wireseal/aescrypt';
 // The module instance the package loaded (same file, same instance):
 // `initSync` hands back its exports, memory included.
-import { initSync } from './node_modules/wireseal/wasm/wireseal_wasm.js';
+import { initSync } from './node_modules/wireseal/wireseal.js';
 import { concat, filler, hex, kindIs, split, throughFailing } from './support.mjs';
 
 const DIR = new URL('../../vectors/aescrypt/', import.meta.url);

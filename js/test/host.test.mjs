@@ -21,10 +21,11 @@ import { PacketCipher } from 'wireseal/bip324';
 import { ChannelKey, EnvelopeDecoder } from 'wireseal/meshtastic';
 import { channelNonce } from './support.mjs';
 
-// The module's glue, as the package's entries import it (the same module
-// instance): the tests' build adds hostCryptoActive / hostCryptoCalls /
-// hostCryptoPause beside setHostCrypto, none of them in the package's API.
-const glueUrl = new URL('../wasm/wireseal_wasm.js', import.meta.resolve('wireseal'));
+// The module's glue, inside the one file the package's entries import (the
+// same module instance): the tests' build adds hostCryptoActive /
+// hostCryptoCalls / hostCryptoPause beside setHostCrypto, none of them in
+// the package's API.
+const glueUrl = new URL('../wireseal.js', import.meta.resolve('wireseal'));
 const glue = await import(glueUrl.href);
 
 const kind = (k) => (e) => {
@@ -337,16 +338,16 @@ test('AES Crypt 4.0 files (aescrypt-rs sets) with the host registered, as in Web
 // ---- the browser entry ----
 
 test('the browser entry registers nothing: a module instance without a host stays in WebAssembly', async () => {
-  const browserInit = readFileSync(new URL('../browser/init.js', glueUrl), 'utf8');
+  const browserInit = readFileSync(new URL('./browser/init.js', glueUrl), 'utf8');
   assert.doesNotMatch(browserInit, /setHostCrypto|node:crypto/);
-  const nodeInit = readFileSync(new URL('../node/init.js', glueUrl), 'utf8');
+  const nodeInit = readFileSync(new URL('./node/init.js', glueUrl), 'utf8');
   assert.match(nodeInit, /setHostCrypto/);
 
   // A second instance of the module, started as the browser entry starts
   // it (without a host; compiled from the bytes, as Node's fetch cannot
   // read a file: URL).
   const fresh = await import(`${glueUrl.href}?browser`);
-  fresh.initSync({ module: readFileSync(new URL('./wireseal_wasm_bg.wasm', glueUrl)) });
+  fresh.initSync({ module: readFileSync(new URL('./wasm/wireseal_wasm_bg.wasm', glueUrl)) });
   assert.equal(fresh.hostCryptoActive(), false);
   const file = aescrypt.encryptWithMaterial(PASSWORD, BIG, ...MATERIAL, { version: 3, iterations: 1000 });
   const [plain, ours] = hostCalls(() => fresh.aescrypt_decrypt(PASSWORD, file));

@@ -11,7 +11,7 @@ import { Connection } from 'wireseal/bip324';
 import { Encryptor, decrypt, encrypt } from 'wireseal/aescrypt';
 // The module instance the package loaded (same file, same instance):
 // `initSync` hands back its exports, memory included.
-import { initSync } from './node_modules/wireseal/wasm/wireseal_wasm.js';
+import { initSync } from './node_modules/wireseal/wireseal.js';
 
 /** Whether the module's memory holds `needle` anywhere. */
 const moduleHolds = (needle) =>
