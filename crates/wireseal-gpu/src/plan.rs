@@ -64,9 +64,7 @@ pub(crate) fn parts(len: u32, task_bytes: u32) -> u32 {
 }
 
 /// The packets of a batch as planning reads them: packet `k` of job `job`
-/// (counted from the job's first packet for the GPU). Planning and writing
-/// take it as a type parameter, not `dyn`: its calls are made per packet and
-/// inline into the loops that write the descriptors and copy the contents.
+/// (counted from the job's first packet for the GPU).
 pub(crate) trait Source: Sync {
     /// Its contents bytes.
     fn len(&self, job: usize, k: usize) -> u32;
@@ -216,7 +214,7 @@ impl Chunk {
     pub(crate) fn cut(
         &mut self,
         shapes: &[Shape],
-        src: &impl Source,
+        src: &dyn Source,
         cur: &mut Cursor,
         lim: &Limits,
     ) -> bool {
@@ -249,7 +247,7 @@ impl Chunk {
 
     /// The next piece of the job at `cur` that fits: the rest of the job
     /// at once when it does, else packet by packet (at least one).
-    fn fit(&self, cur: &Cursor, s: &Shape, src: &impl Source, lim: &Limits) -> Piece {
+    fn fit(&self, cur: &Cursor, s: &Shape, src: &dyn Source, lim: &Limits) -> Piece {
         let room = lim.packets.saturating_sub(self.counts.packets).max(1);
         let most = (s.count - cur.at).min(room).min(PIECE_PACKETS);
         let start = if self.is_empty() {
@@ -297,7 +295,7 @@ impl Chunk {
         &self,
         batch: &Batch,
         shapes: &[Shape],
-        src: &impl Source,
+        src: &dyn Source,
         task_bytes: u32,
         r: &Regions,
         buf: &mut [u8],
@@ -418,7 +416,7 @@ struct PieceBufs<'b> {
 
 /// Writes one piece: walks its packets from the job's state, one key
 /// entry per epoch, each packet's descriptor, parts and input.
-fn write_piece(p: &Piece, s: &Shape, src: &impl Source, task_bytes: u32, b: PieceBufs<'_>) {
+fn write_piece(p: &Piece, s: &Shape, src: &dyn Source, task_bytes: u32, b: PieceBufs<'_>) {
     let base = s.state.as_ref().expect("a share has its state");
     let mut state = DirectionState::from_bytes(base.to_bytes().expose())
         .expect("a state's own bytes read back");
