@@ -24,7 +24,7 @@ venv=${WIRESEAL_VENV:-$root/target/python-venv}
 # Its own target dir: never the one a calling `cargo test` holds locked.
 export CARGO_TARGET_DIR=${WIRESEAL_PY_TARGET_DIR:-$root/target/py}
 
-say() { printf '== %s\n' "$*" >&2; }
+say() { printf '== [%s] %s\n' "$(date -u +%T)" "$*" >&2; }
 die() { printf 'python-env: %s\n' "$*" >&2; exit 1; }
 
 command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found (install Python 3.9 or newer)"

@@ -12,7 +12,7 @@
 # A peer that cannot be installed is reported here, and the tests that need
 # it then fail (a missing peer is never a silent skip).
 
-setup_say() { printf '== %s\n' "$*"; }
+setup_say() { printf '== [%s] %s\n' "$(date -u +%T)" "$*"; }
 setup_warn() { printf 'warning: %s\n' "$*" >&2; }
 
 setup_apt() {

@@ -18,7 +18,7 @@ root=$(pwd)
 
 venv=${WIRESEAL_VENV:-$root/target/python-venv}
 
-say() { printf '== %s\n' "$*"; }
+say() { printf '== [%s] %s\n' "$(date -u +%T)" "$*"; }
 die() { printf 'test-python: %s\n' "$*" >&2; exit 1; }
 
 # The venv, its pinned peers and the package built from this checkout.
