@@ -12,9 +12,9 @@
 //! decision.
 //!
 //! What a fan-out costs is measured by every fan-out, on the machine and
-//! under the load at hand: from the wake-up to the last thread starting,
+//! under the load at hand: from the wake-up to the last helper starting,
 //! plus from the last thread finishing to the caller running again (a call
-//! returns only after every thread of the batch has run). A smoothed value
+//! returns only after every helper it woke has run). A smoothed value
 //! is kept per thread pool: on a quiet machine with idle cores a few
 //! microseconds, on a VM whose idle vCPUs sleep in the host tens, and with
 //! more runnable threads than cores a scheduler slice. Calls that stay alone

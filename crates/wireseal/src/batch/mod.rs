@@ -19,21 +19,26 @@
 //! notes): below that break-even a call never leaves the calling thread, so
 //! no batch size runs slower on all cores than on one.
 //!
-//! A fan-out wakes all of the batch's threads at once from the calling
-//! thread ([`rayon::ThreadPool::broadcast`]), and they take the chunks left
-//! from a shared counter until none is left. Waking them one from another
-//! (`rayon::join`'s way) lets the kernel queue the woken thread on the
-//! waker's CPU, where it stays for many milliseconds on a VM whose other
-//! vCPUs look preempted while idle: measured on the 2-vCPU bench machine, a
-//! 16,384-frame peat batch ran its two threads on one vCPU and scaled 1.2x;
-//! woken together they scale 1.9x or more. Spawning one job per thread from
-//! the caller instead (`in_place_scope`) scaled 1.0–1.98x from run to run:
-//! rayon then wakes the second thread from the first again. The price of
-//! `broadcast`: a call returns only after every thread of the batch has run,
-//! so on a machine with more runnable threads than cores a fan-out can wait
-//! a scheduler slice for a thread that has no chunk left to take; that wait
-//! is part of the cost the pool learns, so under such load only larger
-//! batches fan out.
+//! A fan-out wakes `threads - 1` of the batch's threads from the calling
+//! thread (one job each in a `rayon` scope), and the calling thread takes
+//! chunks beside them from a shared counter until none is left. Two other
+//! ways were measured on the 2-vCPU bench machine, a VM:
+//!
+//! - Waking the threads one from another (`rayon::join`'s way) lets the
+//!   kernel queue the woken thread on the waker's CPU, where it stays for
+//!   many milliseconds: a 16,384-frame peat batch ran its two threads on
+//!   one vCPU and scaled 1.2x.
+//! - Waking all of the pool's threads at once while the calling thread
+//!   waits (`rayon::broadcast`) queued the second thread behind the first
+//!   on one vCPU in about half of the fan-outs; it started 0.4–0.6 ms
+//!   late, after the other had taken every chunk, so batches of 4,096
+//!   cached Meshtastic PKC opens (1.7 ms on one core) scaled 1.0x at the
+//!   median. With the calling thread working, one thread is woken there, it
+//!   lands on the idle vCPU, and the same batches scale 1.6–1.7x.
+//!
+//! A call returns only after every helper has run, so where no core is
+//! free a helper that starts late adds its wait; that wait is part of the
+//! cost the pool learns, so under such load only larger batches fan out.
 
 mod fan_out;
 
@@ -312,8 +317,8 @@ impl Batch {
 
     /// Calls `work(k)` once for every `k` in `0..chunks`: alone on the
     /// calling thread while the work left is below the break-even (see the
-    /// module docs), then on all of the batch's threads, each woken by the
-    /// calling thread and taking the next chunk index until none is left.
+    /// module docs), then on the calling thread and `threads - 1` helpers it
+    /// wakes, each taking the next chunk index until none is left.
     /// Returns when every chunk is done.
     fn run_chunks<W>(&self, chunks: usize, work: W)
     where
@@ -339,35 +344,50 @@ impl Batch {
     }
 
     /// Runs chunks `from..chunks` on all of the batch's threads and learns
-    /// what the fan-out cost.
+    /// what the fan-out cost: the calling thread wakes `threads - 1` helpers
+    /// and takes chunks beside them (see the module docs).
     fn fan_out<W>(&self, from: usize, chunks: usize, work: &W)
     where
         W: Fn(usize) + Sync,
     {
         let next = AtomicUsize::new(from);
         let clock = FanOutClock::start();
-        let worker = |_: rayon::BroadcastContext<'_>| {
-            clock.thread_started();
-            loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= chunks {
-                    break;
-                }
-                work(k);
+        let take = || loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= chunks {
+                break;
             }
-            clock.thread_finished();
+            work(k);
         };
+        let helpers = self.threads() - 1;
+        let (take, clock_ref) = (&take, &clock);
         match &self.threads {
-            Threads::Pool(p) => {
-                p.broadcast(worker);
-            }
-            // `run_chunks` never fans out a one-thread batch.
+            Threads::Pool(p) => p.in_place_scope(|s| take_beside(s, helpers, take, clock_ref)),
             Threads::Global | Threads::Caller => {
-                rayon::broadcast(worker);
+                rayon::in_place_scope(|s| take_beside(s, helpers, take, clock_ref));
             }
         }
         self.fan_out_cost().learn(clock.overhead());
     }
+}
+
+/// Spawns `helpers` jobs on `s`'s pool that each run `take` (timed on
+/// `clock`), and runs `take` on the calling thread beside them.
+fn take_beside<'s, F: Fn() + Sync>(
+    s: &rayon::Scope<'s>,
+    helpers: usize,
+    take: &'s F,
+    clock: &'s FanOutClock,
+) {
+    for _ in 0..helpers {
+        s.spawn(move |_| {
+            clock.thread_started();
+            take();
+            clock.thread_finished();
+        });
+    }
+    take();
+    clock.thread_finished();
 }
 
 /// A run of consecutive items with the part of the buffer their ranges
@@ -418,7 +438,7 @@ fn region_chunks<'a, T>(
 }
 
 /// The guarded value, also after a panic elsewhere poisoned the lock (each
-/// chunk is taken once; a panic is re-raised by the broadcast anyway).
+/// chunk is taken once; a panic is re-raised by the scope anyway).
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
