@@ -21,8 +21,22 @@
 //! only because of an estimate raised by such load lower it again, so the
 //! pool tries a fan-out after a few dozen of them. The clock decides only
 //! where work runs; the results are those of one thread.
+//!
+//! Timing a call costs two clock reads (about 23 ns each on the 2-vCPU
+//! bench VM), a twentieth of a batch of four small BIP324 packets. So a
+//! [`Batch`](super::Batch) remembers how its small calls (at most
+//! [`SMALL_CHUNKS_PER_THREAD`] chunks per thread) went: once
+//! [`QUIET_SMALL`] of them in a row stayed alone with a predicted saving
+//! under an eighth of the break-even, the next ones run alone untimed,
+//! except one in [`PROBE`] on each thread, which times itself as before; a
+//! small call that spreads, or comes within that eighth, starts the count
+//! again, so calls near the break-even (four Sphinx peels) keep timing
+//! themselves. A `Batch` that serves both cheap and costly small calls
+//! runs the costly ones alone while cheap ones dominate (never slower than
+//! one thread); such callers give each kind its own `Batch`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// What a fan-out is assumed to cost before one has been measured: about
@@ -39,6 +53,10 @@ const MAX_NS: u64 = 20_000_000;
 /// 3/4 of the time alone with the cost as estimated, all of it with twice
 /// that cost).
 const MARGIN: u128 = 2;
+/// A small call whose predicted saving stays below a `FAR_BELOW`th of the
+/// break-even counts as one that stayed alone (see [`SmallCalls`]); one
+/// nearer to it keeps the next small calls timed.
+const FAR_BELOW: u128 = 8;
 
 /// The smoothed cost of one fan-out of a thread pool, learned from the
 /// fan-outs it ran.
@@ -89,6 +107,14 @@ impl FanOutCost {
             .store(next.clamp(MIN_NS, MAX_NS), Ordering::Relaxed);
     }
 
+    /// Whether spreading work predicted to take `alone` on one thread and
+    /// `spread` on all of them would save less than a [`FAR_BELOW`]th of
+    /// the break-even.
+    pub(crate) fn far_below(&self, alone: Duration, spread: Duration) -> bool {
+        let saving = alone.saturating_sub(spread).as_nanos();
+        saving.saturating_mul(FAR_BELOW) < MARGIN * u128::from(self.nanos())
+    }
+
     /// Whether work predicted to take `alone` on one thread and `spread` on
     /// all of them should be spread: when what spreading saves, `alone -
     /// spread`, is at least [`MARGIN`] times the cost of a fan-out.
@@ -114,12 +140,60 @@ impl FanOutCost {
     }
 }
 
+/// Most chunks per thread of a call counted as small (see the module docs).
+pub(crate) const SMALL_CHUNKS_PER_THREAD: usize = 2;
+/// Small calls in a row that stayed alone before the next ones go untimed.
+const QUIET_SMALL: u32 = 8;
+/// One untimed small call in `PROBE` on each thread times itself anyway.
+const PROBE: u32 = 16;
+
+thread_local! {
+    /// Untimed small calls on this thread, for [`PROBE`].
+    static SMALL_TICK: Cell<u32> = const { Cell::new(0) };
+}
+
+/// How a batch's recent small calls went: how many in a row stayed alone
+/// far below the break-even (up to [`QUIET_SMALL`]).
+#[derive(Debug, Default)]
+pub(crate) struct SmallCalls {
+    alone: AtomicU32,
+}
+
+impl SmallCalls {
+    /// Whether a small call may run alone without timing itself. Reads the
+    /// shared count only, so calls from many threads do not contend.
+    pub(crate) fn untimed(&self) -> bool {
+        if self.alone.load(Ordering::Relaxed) < QUIET_SMALL {
+            return false;
+        }
+        SMALL_TICK.with(|t| {
+            let n = t.get().wrapping_add(1);
+            t.set(n);
+            n % PROBE != 0
+        })
+    }
+
+    /// A timed small call ended: `quiet` when it stayed alone far below
+    /// the break-even ([`Alone::far_below`]), not when it spread or came
+    /// near to.
+    pub(crate) fn timed(&self, quiet: bool) {
+        let cur = self.alone.load(Ordering::Relaxed);
+        let next = if quiet { (cur + 1).min(QUIET_SMALL) } else { 0 };
+        if next != cur {
+            self.alone.store(next, Ordering::Relaxed);
+        }
+    }
+}
+
 /// How a call that started alone is doing: it times itself at chunk counts
 /// 1, 8, 64, ... (a clock read is about 25 ns, so a batch of tiny chunks
 /// reads it only a few times).
 pub(crate) struct Alone {
     start: Instant,
     next_check: usize,
+    /// Whether every prediction so far saved less than a
+    /// [`FAR_BELOW`]th of the break-even.
+    far_below: bool,
 }
 
 impl Alone {
@@ -128,7 +202,14 @@ impl Alone {
         Self {
             start: Instant::now(),
             next_check: 1,
+            far_below: true,
         }
+    }
+
+    /// Whether spreading this call never came near paying: every
+    /// prediction saved less than a [`FAR_BELOW`]th of the break-even.
+    pub(crate) fn far_below(&self) -> bool {
+        self.far_below
     }
 
     /// After `done` of `total` chunks: whether the rest, predicted from the
@@ -157,6 +238,7 @@ impl Alone {
         let alone = per_chunk.saturating_mul(u32::try_from(left).unwrap_or(u32::MAX));
         let rounds = left.div_ceil(threads);
         let spread = per_chunk.saturating_mul(u32::try_from(rounds).unwrap_or(u32::MAX));
+        self.far_below &= cost.far_below(alone, spread);
         cost.worth_spreading(alone, spread)
     }
 }
@@ -208,6 +290,20 @@ fn nanos(d: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quiet_small_calls_go_untimed_but_probe() {
+        let s = SmallCalls::default();
+        for _ in 0..QUIET_SMALL {
+            assert!(!s.untimed(), "timed until {QUIET_SMALL} stayed alone");
+            s.timed(true);
+        }
+        let untimed = (0..PROBE * 4).filter(|_| s.untimed()).count();
+        assert_eq!(untimed, (PROBE as usize - 1) * 4, "one in {PROBE} is timed");
+        // A probe that spreads, or nearly: every small call is timed again.
+        s.timed(false);
+        assert!(!s.untimed());
+    }
 
     #[test]
     fn break_even_counts_the_fan_out() {

@@ -43,7 +43,7 @@
 mod fan_out;
 
 use core::ops::Range;
-use fan_out::{Alone, FanOutClock, FanOutCost};
+use fan_out::{Alone, FanOutClock, FanOutCost, SmallCalls, SMALL_CHUNKS_PER_THREAD};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -101,6 +101,8 @@ pub struct Batch {
     threads: Threads,
     /// What a fan-out of a dedicated pool costs (unused otherwise).
     fan_out: FanOutCost,
+    /// How this batch's small calls went (see the `fan_out` module).
+    small: SmallCalls,
 }
 
 /// The threads a [`Batch`] runs on.
@@ -121,6 +123,7 @@ impl Batch {
         Self {
             threads: Threads::Global,
             fan_out: FanOutCost::default(),
+            small: SmallCalls::default(),
         }
     }
 
@@ -132,6 +135,7 @@ impl Batch {
         Self {
             threads: Threads::Caller,
             fan_out: FanOutCost::default(),
+            small: SmallCalls::default(),
         }
     }
 
@@ -144,6 +148,7 @@ impl Batch {
         Self {
             threads: Threads::Pool(pool),
             fan_out: FanOutCost::default(),
+            small: SmallCalls::default(),
         }
     }
 
@@ -317,7 +322,8 @@ impl Batch {
 
     /// Calls `work(k)` once for every `k` in `0..chunks`: alone on the
     /// calling thread while the work left is below the break-even (see the
-    /// module docs), then on the calling thread and `threads - 1` helpers it
+    /// module docs; a small call whose like stayed alone runs alone
+    /// untimed), then on the calling thread and `threads - 1` helpers it
     /// wakes, each taking the next chunk index until none is left.
     /// Returns when every chunk is done.
     fn run_chunks<W>(&self, chunks: usize, work: W)
@@ -325,10 +331,16 @@ impl Batch {
         W: Fn(usize) + Sync,
     {
         let threads = self.threads();
-        if chunks < 2 || threads < 2 {
-            // Nothing to share (one chunk) or no one to share it with (one
-            // thread): handing the work to a worker would only add a wake-up
-            // and a wait.
+        if chunks <= 2 || threads < 2 {
+            // Nothing to share (one chunk, or one left after the first, which
+            // would only move) or no one to share it with (one thread):
+            // handing the work to a worker would only add a wake-up and a
+            // wait.
+            (0..chunks).for_each(work);
+            return;
+        }
+        let small = chunks <= SMALL_CHUNKS_PER_THREAD * threads;
+        if small && self.small.untimed() {
             (0..chunks).for_each(work);
             return;
         }
@@ -338,8 +350,14 @@ impl Batch {
             work(k);
             if alone.spread_now(k + 1, chunks, threads, cost) {
                 self.fan_out(k + 1, chunks, &work);
+                if small {
+                    self.small.timed(false);
+                }
                 return;
             }
+        }
+        if small {
+            self.small.timed(alone.far_below());
         }
     }
 

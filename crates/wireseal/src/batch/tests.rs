@@ -42,6 +42,35 @@ fn work_above_the_break_even_spreads_and_teaches_the_cost() {
 }
 
 #[test]
+fn small_calls_that_stay_alone_stop_timing_and_costly_ones_still_spread() {
+    let me = std::thread::current().id();
+    let b = two_threads_costing(1_000);
+    // Four cheap items: alone, and after a few such calls untimed.
+    for _ in 0..32 {
+        assert!(b
+            .map(&[1u32, 2, 3, 4], |_| std::thread::current().id())
+            .iter()
+            .all(|t| *t == me));
+    }
+    assert!(
+        b.small.untimed() || b.small.untimed(),
+        "quiet small calls go untimed"
+    );
+    // Four items of 5 ms on a batch whose small calls have spread: timed,
+    // and spread.
+    let b = two_threads_costing(1_000);
+    let where_ = b.map(&[1u32, 2, 3, 4], |_| {
+        std::thread::sleep(Duration::from_millis(5));
+        std::thread::current().id()
+    });
+    assert!(where_.iter().any(|t| *t != me), "spread over the pool");
+    assert!(
+        !b.small.untimed(),
+        "a small call that spread keeps them timed"
+    );
+}
+
+#[test]
 fn map_keeps_order() {
     let items: Vec<u64> = (0..10_000).collect();
     let serial: Vec<u64> = items.iter().map(|x| x * x + 1).collect();
