@@ -29,12 +29,13 @@
 //!   many milliseconds: a 16,384-frame peat batch ran its two threads on
 //!   one vCPU and scaled 1.2x.
 //! - Waking all of the pool's threads at once while the calling thread
-//!   waits (`rayon::broadcast`) queued the second thread behind the first
-//!   on one vCPU in about half of the fan-outs; it started 0.4–0.6 ms
-//!   late, after the other had taken every chunk, so batches of 4,096
-//!   cached Meshtastic PKC opens (1.7 ms on one core) scaled 1.0x at the
-//!   median. With the calling thread working, one thread is woken there, it
-//!   lands on the idle vCPU, and the same batches scale 1.6–1.7x.
+//!   waits (`rayon::broadcast`): in about half of the fan-outs the second
+//!   thread started 0.4–0.6 ms late (queued, by the look of it, behind the
+//!   first on one vCPU), after the other had taken every chunk, so batches
+//!   of 4,096 cached Meshtastic PKC opens (1.7 ms on one core) scaled 1.0x
+//!   at the median. With the calling thread working, one thread is woken
+//!   there, it lands on the idle vCPU, and the same batches scale
+//!   1.5–1.7x.
 //!
 //! A call returns only after every helper has run, so where no core is
 //! free a helper that starts late adds its wait; that wait is part of the
