@@ -56,11 +56,11 @@ fn small_calls_that_stay_alone_stop_timing_and_costly_ones_still_spread() {
         b.small.untimed() || b.small.untimed(),
         "quiet small calls go untimed"
     );
-    // Four items of 5 ms on a batch whose small calls have spread: timed,
-    // and spread.
+    // Four items of 20 ms on a fresh batch: timed, and spread (the helper
+    // has 40 ms to start before the calling thread takes the last item).
     let b = two_threads_costing(1_000);
     let where_ = b.map(&[1u32, 2, 3, 4], |_| {
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(20));
         std::thread::current().id()
     });
     assert!(where_.iter().any(|t| *t != me), "spread over the pool");
