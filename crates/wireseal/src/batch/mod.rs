@@ -332,16 +332,12 @@ impl Batch {
         W: Fn(usize) + Sync,
     {
         let threads = self.threads();
-        if chunks <= 2 || threads < 2 {
-            // Nothing to share (one chunk, or one left after the first, which
-            // would only move) or no one to share it with (one thread):
-            // handing the work to a worker would only add a wake-up and a
-            // wait.
-            (0..chunks).for_each(work);
-            return;
-        }
         let small = chunks <= SMALL_CHUNKS_PER_THREAD * threads;
-        if small && self.small.untimed() {
+        // Nothing to share (one chunk, or one left after the first, which
+        // would only move), no one to share it with (one thread), or a small
+        // call whose like stayed alone: handing the work to a worker would
+        // only add a wake-up and a wait, and timing it two clock reads.
+        if chunks <= 2 || threads < 2 || (small && self.small.untimed()) {
             (0..chunks).for_each(work);
             return;
         }
@@ -379,11 +375,10 @@ impl Batch {
             work(k);
         };
         let helpers = self.threads() - 1;
-        let (take, clock_ref) = (&take, &clock);
         match &self.threads {
-            Threads::Pool(p) => p.in_place_scope(|s| take_beside(s, helpers, take, clock_ref)),
+            Threads::Pool(p) => p.in_place_scope(|s| take_beside(s, helpers, &take, &clock)),
             Threads::Global | Threads::Caller => {
-                rayon::in_place_scope(|s| take_beside(s, helpers, take, clock_ref));
+                rayon::in_place_scope(|s| take_beside(s, helpers, &take, &clock));
             }
         }
         self.fan_out_cost().learn(clock.overhead());
