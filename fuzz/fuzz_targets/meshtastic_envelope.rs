@@ -8,14 +8,20 @@
 //! never panics, fails exactly when `envelope::decode` fails, sees the
 //! second copy of a decrypted packet as a replay, and `decode_batch` (called
 //! twice, the second time with the cache warm) equals one at a time.
+//! `envelope::decode`, `decode_packet`, `decode_data` and `decode_user`
+//! give what `prost`'s generated decoders give (the library reads plain
+//! messages itself and leaves the rest to `prost`).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+use prost::Message;
 use std::sync::OnceLock;
 use wireseal::batch::Batch;
 use wireseal::keys::StaticSecret;
 use wireseal::meshtastic::app::App;
 use wireseal::meshtastic::decoder::NodeTable;
-use wireseal::meshtastic::envelope::{self, PayloadVariant};
+use wireseal::meshtastic::envelope::{
+    self, Data, MeshPacket, PayloadVariant, ServiceEnvelope, User,
+};
 use wireseal::meshtastic::{Decoder, Error, PkcEngine, ReplayWindow, SignaturePolicy};
 
 fn batch() -> &'static Batch {
@@ -37,7 +43,34 @@ fn decoder() -> Decoder {
     d
 }
 
+/// The library's decoders against `prost`'s on the same bytes.
+fn same_as_prost(data: &[u8]) {
+    let small = data.len() <= envelope::MAX_ENVELOPE_LEN;
+    let prost_env = ServiceEnvelope::decode(data)
+        .ok()
+        .filter(|e| small && envelope::check(e).is_ok());
+    assert_eq!(envelope::decode(data).ok(), prost_env, "envelope");
+    let prost_packet = MeshPacket::decode(data).ok().filter(|p| {
+        let env = ServiceEnvelope {
+            packet: Some(p.clone()),
+            ..Default::default()
+        };
+        small && envelope::check(&env).is_ok()
+    });
+    assert_eq!(envelope::decode_packet(data).ok(), prost_packet, "packet");
+    let prost_data = Data::decode(data)
+        .ok()
+        .filter(|d| data.len() <= envelope::MAX_DATA_LEN && d.portnum != 0);
+    assert_eq!(envelope::decode_data(data).ok(), prost_data, "data");
+    assert_eq!(
+        envelope::decode_user(data).ok(),
+        User::decode(data).ok(),
+        "user"
+    );
+}
+
 fuzz_target!(|data: &[u8]| {
+    same_as_prost(data);
     let env = envelope::decode(data);
     if let Ok(env) = &env {
         envelope::check(env).unwrap();

@@ -190,8 +190,7 @@ pub(super) fn nodeinfo_key(data: &Data) -> Option<Option<[u8; 32]>> {
     if data.portnum != NODEINFO_APP {
         return None;
     }
-    let user = envelope::decode_user(&data.payload).ok()?;
-    Some(user.public_key.as_slice().try_into().ok())
+    envelope::announced_key(&data.payload).ok()
 }
 
 /// The PKC ciphertext of an envelope that decoded before (read again by a

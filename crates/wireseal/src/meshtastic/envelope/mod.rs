@@ -28,6 +28,7 @@
 
 pub mod messages;
 pub mod payloads;
+mod reader;
 
 pub use messages::{
     Data, KeyVerification, MeshPacket, PayloadVariant, Position, ServiceEnvelope, User,
@@ -99,9 +100,12 @@ pub fn decode(bytes: &[u8]) -> Result<ServiceEnvelope, Error> {
             max: MAX_ENVELOPE_LEN,
         });
     }
-    let env = ServiceEnvelope::decode(bytes).map_err(|_| Error::Malformed {
-        what: "ServiceEnvelope",
-    })?;
+    let env = match reader::envelope(bytes) {
+        Ok(env) => env,
+        Err(reader::Unusual) => ServiceEnvelope::decode(bytes).map_err(|_| Error::Malformed {
+            what: "ServiceEnvelope",
+        })?,
+    };
     check(&env)?;
     Ok(env)
 }
@@ -166,7 +170,8 @@ pub fn decode_data(plaintext: &[u8]) -> Result<Data, Error> {
             max: MAX_DATA_LEN,
         });
     }
-    match Data::decode(plaintext) {
+    let data = reader::data(plaintext).or_else(|reader::Unusual| Data::decode(plaintext));
+    match data {
         Ok(d) if d.portnum != 0 => Ok(d),
         _ => Err(Error::Malformed { what: "Data" }),
     }
@@ -177,7 +182,27 @@ pub fn decode_data(plaintext: &[u8]) -> Result<Data, Error> {
 /// # Errors
 /// [`Error::Malformed`] when it is not a `User`.
 pub fn decode_user(payload: &[u8]) -> Result<User, Error> {
-    User::decode(payload).map_err(|_| Error::Malformed { what: "User" })
+    match reader::user(payload) {
+        Ok(user) => Ok(user.to_user()),
+        Err(reader::Unusual) => {
+            User::decode(payload).map_err(|_| Error::Malformed { what: "User" })
+        }
+    }
+}
+
+/// The key a NodeInfo payload announces: `Ok(Some(key))` when it is a
+/// [`User`] whose `public_key` is 32 bytes, `Ok(None)` when that field is
+/// empty or of another length (what [`decode_user`] would give, without
+/// building the `User`).
+///
+/// # Errors
+/// [`Error::Malformed`] when it is not a `User`.
+pub(crate) fn announced_key(payload: &[u8]) -> Result<Option<[u8; PUBLIC_KEY_LEN]>, Error> {
+    let key = match reader::user(payload) {
+        Ok(user) => user.public_key.try_into().ok(),
+        Err(reader::Unusual) => decode_user(payload)?.public_key.as_slice().try_into().ok(),
+    };
+    Ok(key)
 }
 
 /// Parses the [`Position`] of a position payload.
@@ -231,7 +256,12 @@ pub fn decode_packet(bytes: &[u8]) -> Result<MeshPacket, Error> {
             max: MAX_ENVELOPE_LEN,
         });
     }
-    let packet = MeshPacket::decode(bytes).map_err(|_| Error::Malformed { what: "MeshPacket" })?;
+    let packet = match reader::packet(bytes) {
+        Ok(packet) => packet,
+        Err(reader::Unusual) => {
+            MeshPacket::decode(bytes).map_err(|_| Error::Malformed { what: "MeshPacket" })?
+        }
+    };
     let env = ServiceEnvelope {
         packet: Some(packet),
         ..Default::default()
