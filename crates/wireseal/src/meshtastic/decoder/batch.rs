@@ -91,14 +91,14 @@ impl Snapshot<'_> {
     /// pass, its result into `out`; the pending part, and whether it is a
     /// PKC message whose sender's key no engine has cached.
     fn stage(&self, envelope: &[u8], out: &mut Result<Decoded, Error>) -> (Pending, bool) {
-        let env = match envelope::decode(envelope) {
-            Ok(env) => env,
+        let (env, payload) = match envelope::decode_in_place(envelope) {
+            Ok(parts) => parts,
             Err(e) => {
                 *out = Err(e);
                 return (Pending::default(), false);
             }
         };
-        let (mut d, mut pending) = parse(self.channels, self.nodes, self.verified, env);
+        let (mut d, mut pending) = parse(self.channels, self.nodes, self.verified, env, payload);
         let mut waits = false;
         match &mut pending.pkc {
             Some(pkc) => {

@@ -82,7 +82,7 @@ pub use super::identity::Identity;
 pub use super::policy::{Concern, SignaturePolicy, Verdict};
 
 use super::channel::{ChannelCipher, ChannelKey};
-use super::envelope::{self, ServiceEnvelope};
+use super::envelope::{self, Payload, ServiceEnvelope};
 use super::pkc::PkcEngine;
 use super::pkc_ahead::FreshKeys;
 use super::replay::ReplayWindow;
@@ -337,7 +337,8 @@ impl Decoder {
     /// errors); a packet that cannot be decrypted is an `Ok` whose
     /// [`Decoded::error`] says why.
     pub fn decode(&mut self, now: u64, envelope: &[u8]) -> Result<Decoded, Error> {
-        Ok(self.decode_checked(now, envelope::decode(envelope)?))
+        let (env, payload) = envelope::decode_in_place(envelope)?;
+        Ok(self.decode_checked(now, env, payload))
     }
 
     /// [`Decoder::decode`] of an envelope already parsed (or built around a
@@ -346,12 +347,12 @@ impl Decoder {
     /// # Errors
     /// [`envelope::check`]'s errors.
     pub fn decode_envelope(&mut self, now: u64, env: ServiceEnvelope) -> Result<Decoded, Error> {
-        envelope::check(&env)?;
-        Ok(self.decode_checked(now, env))
+        let (env, payload) = envelope::split(env)?;
+        Ok(self.decode_checked(now, env, payload))
     }
 
-    fn decode_checked(&mut self, now: u64, env: ServiceEnvelope) -> Decoded {
-        let (mut d, mut pending) = parse(&self.channels, &self.nodes, &self.verified, env);
+    fn decode_checked(&mut self, now: u64, env: ServiceEnvelope, payload: Payload<'_>) -> Decoded {
+        let (mut d, mut pending) = parse(&self.channels, &self.nodes, &self.verified, env, payload);
         self.settle(now, &mut d, &mut pending, &mut FreshKeys::default());
         d
     }

@@ -10,7 +10,7 @@ use super::{
     Channels, Checked, Decoded, Decryption, Pending, Pkc, Reception, Signature, Undecoded,
 };
 use crate::meshtastic::envelope::{
-    self, Data, PayloadVariant, ServiceEnvelope, NODEINFO_APP, PKI_CHANNEL_ID,
+    self, Data, Payload, PayloadVariant, ServiceEnvelope, NODEINFO_APP, PKI_CHANNEL_ID,
 };
 use crate::meshtastic::identity::{node_number, Identity};
 use crate::meshtastic::pkc::OVERHEAD;
@@ -26,6 +26,7 @@ pub(super) fn parse(
     nodes: &NodeTable,
     verified: &Verified,
     env: ServiceEnvelope,
+    payload: Payload<'_>,
 ) -> (Decoded, Pending) {
     let packet = env.packet.expect("envelope::check passed");
     let mut head = Decoded {
@@ -57,12 +58,12 @@ pub(super) fn parse(
         error: None,
     };
     let mut pkc = None;
-    match packet.payload_variant.expect("envelope::check passed") {
-        PayloadVariant::Decoded(data) => {
+    match payload {
+        Payload::Decoded(data) => {
             head.data = Some(data);
             head.decryption = Decryption::Plain;
         }
-        PayloadVariant::Encrypted(ct) => {
+        Payload::Encrypted(ct) => {
             let ours = channels.our_nodes.iter().position(|&n| n == head.to);
             let offered = packet.public_key.as_slice().try_into().ok();
             if head.channel_id == PKI_CHANNEL_ID || packet.pki_encrypted {
@@ -73,7 +74,7 @@ pub(super) fn parse(
                     None => head.error = Some(Undecoded::NotForUs),
                     Some(i) => {
                         head.our_node = Some(head.to);
-                        pkc = Some(Pkc::new(i, ct, offered));
+                        pkc = Some(Pkc::new(i, ct.into_owned(), offered));
                     }
                 }
             } else if let Some(i) = ours.filter(|_| {
@@ -85,7 +86,7 @@ pub(super) fn parse(
                 // A direct message uplinked on a channel topic: the firmware
                 // tries PKC for hash 0 addressed to it.
                 head.our_node = Some(head.to);
-                pkc = Some(Pkc::new(i, ct, offered));
+                pkc = Some(Pkc::new(i, ct.into_owned(), offered));
             } else {
                 match try_channels(channels, &head, &ct) {
                     Ok((i, data)) => {

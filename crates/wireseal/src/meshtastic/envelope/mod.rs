@@ -39,6 +39,7 @@ pub use payloads::{
 };
 
 use super::{Error, MAX_PAYLOAD_LEN};
+use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use prost::Message;
 
@@ -94,20 +95,78 @@ pub const KEY_VERIFICATION_APP: i32 = 12;
 /// [`Error::FieldLength`] for a ciphertext over one LoRa payload, a public
 /// key that is not 32 bytes, or an id string over [`MAX_ID_LEN`].
 pub fn decode(bytes: &[u8]) -> Result<ServiceEnvelope, Error> {
+    check_len(bytes)?;
+    let env = match reader::envelope(bytes) {
+        Ok(env) => env,
+        Err(reader::Unusual) => prost_envelope(bytes)?,
+    };
+    check(&env)?;
+    Ok(env)
+}
+
+/// A packet's payload, apart from its envelope ([`decode_in_place`]).
+pub(crate) enum Payload<'a> {
+    /// Plaintext `Data`.
+    Decoded(Data),
+    /// A channel or PKC ciphertext, borrowed from the envelope's bytes
+    /// where the envelope was read in place.
+    Encrypted(Cow<'a, [u8]>),
+}
+
+/// [`decode`], its packet's payload apart: a ciphertext stays in `bytes`
+/// (not copied) when the envelope is in the plain form the direct reader
+/// reads. The packet's `payload_variant` is `None`.
+///
+/// # Errors
+/// As [`decode`].
+pub(crate) fn decode_in_place(bytes: &[u8]) -> Result<(ServiceEnvelope, Payload<'_>), Error> {
+    check_len(bytes)?;
+    match reader::envelope_in_place(bytes) {
+        Ok((env, Some(ct))) => {
+            check_with(&env, Some(ct))?;
+            Ok((env, Payload::Encrypted(Cow::Borrowed(ct))))
+        }
+        Ok((env, None)) => split(env),
+        Err(reader::Unusual) => split(prost_envelope(bytes)?),
+    }
+}
+
+/// A checked envelope and its packet's payload, apart.
+///
+/// # Errors
+/// [`check`]'s errors.
+pub(crate) fn split(
+    mut env: ServiceEnvelope,
+) -> Result<(ServiceEnvelope, Payload<'static>), Error> {
+    check(&env)?;
+    let payload = match env.packet.as_mut().and_then(|p| p.payload_variant.take()) {
+        Some(PayloadVariant::Decoded(d)) => Payload::Decoded(d),
+        Some(PayloadVariant::Encrypted(ct)) => Payload::Encrypted(Cow::Owned(ct)),
+        // `check` refuses a packet without payload.
+        None => {
+            return Err(Error::Malformed {
+                what: "packet without payload",
+            })
+        }
+    };
+    Ok((env, payload))
+}
+
+fn check_len(bytes: &[u8]) -> Result<(), Error> {
     if bytes.len() > MAX_ENVELOPE_LEN {
         return Err(Error::TooLong {
             len: bytes.len(),
             max: MAX_ENVELOPE_LEN,
         });
     }
-    let env = match reader::envelope(bytes) {
-        Ok(env) => env,
-        Err(reader::Unusual) => ServiceEnvelope::decode(bytes).map_err(|_| Error::Malformed {
-            what: "ServiceEnvelope",
-        })?,
-    };
-    check(&env)?;
-    Ok(env)
+    Ok(())
+}
+
+/// What `prost`'s generated decoder makes of an envelope.
+fn prost_envelope(bytes: &[u8]) -> Result<ServiceEnvelope, Error> {
+    ServiceEnvelope::decode(bytes).map_err(|_| Error::Malformed {
+        what: "ServiceEnvelope",
+    })
 }
 
 /// The size checks [`decode`] applies, for envelopes built in memory.
@@ -115,6 +174,12 @@ pub fn decode(bytes: &[u8]) -> Result<ServiceEnvelope, Error> {
 /// # Errors
 /// As [`decode`], except for the overall length.
 pub fn check(env: &ServiceEnvelope) -> Result<(), Error> {
+    check_with(env, None)
+}
+
+/// [`check`] of an envelope whose ciphertext, when `encrypted` holds it,
+/// was left in its bytes.
+fn check_with(env: &ServiceEnvelope, encrypted: Option<&[u8]>) -> Result<(), Error> {
     let Some(p) = &env.packet else {
         return Err(Error::Malformed {
             what: "envelope without packet",
@@ -137,20 +202,22 @@ pub fn check(env: &ServiceEnvelope) -> Result<(), Error> {
             len: p.public_key.len(),
         });
     }
-    match &p.payload_variant {
-        Some(PayloadVariant::Encrypted(c)) if c.len() > MAX_PAYLOAD_LEN => {
-            Err(Error::FieldLength {
-                field: "encrypted",
-                len: c.len(),
-            })
-        }
-        Some(PayloadVariant::Decoded(d)) if d.payload.len() > MAX_DATA_LEN => {
+    let encrypted = encrypted.or(match &p.payload_variant {
+        Some(PayloadVariant::Encrypted(c)) => Some(c.as_slice()),
+        _ => None,
+    });
+    match (encrypted, &p.payload_variant) {
+        (Some(c), _) if c.len() > MAX_PAYLOAD_LEN => Err(Error::FieldLength {
+            field: "encrypted",
+            len: c.len(),
+        }),
+        (None, Some(PayloadVariant::Decoded(d))) if d.payload.len() > MAX_DATA_LEN => {
             Err(Error::FieldLength {
                 field: "payload",
                 len: d.payload.len(),
             })
         }
-        None => Err(Error::Malformed {
+        (None, None) => Err(Error::Malformed {
             what: "packet without payload",
         }),
         _ => Ok(()),
@@ -250,12 +317,7 @@ pub fn decode_payload<M: Message + Default>(
 /// the bytes are not a `MeshPacket` or carry no payload;
 /// [`Error::FieldLength`] as [`decode`].
 pub fn decode_packet(bytes: &[u8]) -> Result<MeshPacket, Error> {
-    if bytes.len() > MAX_ENVELOPE_LEN {
-        return Err(Error::TooLong {
-            len: bytes.len(),
-            max: MAX_ENVELOPE_LEN,
-        });
-    }
+    check_len(bytes)?;
     let packet = match reader::packet(bytes) {
         Ok(packet) => packet,
         Err(reader::Unusual) => {

@@ -175,16 +175,31 @@ fn read<'a>(
 
 /// A `ServiceEnvelope`.
 pub(super) fn envelope(bytes: &[u8]) -> Result<ServiceEnvelope, Unusual> {
+    let (mut env, encrypted) = envelope_in_place(bytes)?;
+    if let (Some(p), Some(ct)) = (&mut env.packet, encrypted) {
+        p.payload_variant = Some(PayloadVariant::Encrypted(ct.to_vec()));
+    }
+    Ok(env)
+}
+
+/// A `ServiceEnvelope` whose packet's ciphertext, if it has one, is left in
+/// `bytes` (its `payload_variant` then `None`).
+pub(super) fn envelope_in_place(bytes: &[u8]) -> Result<(ServiceEnvelope, Option<&[u8]>), Unusual> {
     let mut env = ServiceEnvelope::default();
+    let mut encrypted = None;
     read(bytes, tags(&[1, 2, 3]), |tag, v| {
         match tag {
-            1 => env.packet = Some(packet(v.bytes()?)?),
+            1 => {
+                let (p, ct) = packet_in_place(v.bytes()?)?;
+                env.packet = Some(p);
+                encrypted = ct;
+            }
             2 => env.channel_id = v.string()?.into(),
             _ => env.gateway_id = v.string()?.into(),
         }
         Ok(())
     })?;
-    Ok(env)
+    Ok((env, encrypted))
 }
 
 /// The field numbers of [`MeshPacket`].
@@ -194,7 +209,18 @@ const PACKET: u64 = tags(&[
 
 /// A `MeshPacket`.
 pub(super) fn packet(bytes: &[u8]) -> Result<MeshPacket, Unusual> {
+    let (mut p, encrypted) = packet_in_place(bytes)?;
+    if let Some(ct) = encrypted {
+        p.payload_variant = Some(PayloadVariant::Encrypted(ct.to_vec()));
+    }
+    Ok(p)
+}
+
+/// A `MeshPacket` whose ciphertext, if it has one, is left in `bytes` (its
+/// `payload_variant` then `None`).
+fn packet_in_place(bytes: &[u8]) -> Result<(MeshPacket, Option<&[u8]>), Unusual> {
     let mut p = MeshPacket::default();
+    let mut encrypted = None;
     read(bytes, PACKET, |tag, v| {
         match tag {
             1 => p.from = v.fixed32()?,
@@ -202,15 +228,14 @@ pub(super) fn packet(bytes: &[u8]) -> Result<MeshPacket, Unusual> {
             3 => p.channel = v.uint32()?,
             4 | 5 => {
                 // One of the two, once (`prost` merges a second).
-                if p.payload_variant.is_some() {
+                if p.payload_variant.is_some() || encrypted.is_some() {
                     return Err(Unusual);
                 }
-                let payload = v.bytes()?;
-                p.payload_variant = Some(if tag == 4 {
-                    PayloadVariant::Decoded(data(payload)?)
+                if tag == 4 {
+                    p.payload_variant = Some(PayloadVariant::Decoded(data(v.bytes()?)?));
                 } else {
-                    PayloadVariant::Encrypted(payload.to_vec())
-                });
+                    encrypted = Some(v.bytes()?);
+                }
             }
             6 => p.id = v.fixed32()?,
             7 => p.rx_time = v.fixed32()?,
@@ -229,7 +254,7 @@ pub(super) fn packet(bytes: &[u8]) -> Result<MeshPacket, Unusual> {
         }
         Ok(())
     })?;
-    Ok(p)
+    Ok((p, encrypted))
 }
 
 /// A `Data`.
