@@ -1,6 +1,11 @@
 //! MQTT envelopes: the protobuf `ServiceEnvelope` a Meshtastic gateway
-//! publishes (on `msh/<region>/2/e/<channel>/<gateway>`), decoded and encoded
-//! with `prost` from messages declared by field number ([`messages`]).
+//! publishes (on `msh/<region>/2/e/<channel>/<gateway>`), encoded with
+//! `prost` from messages declared by field number ([`messages`]). Decoding
+//! reads the plain form of the messages on every envelope's path directly,
+//! one copy per `bytes` field where `prost`'s generated code makes two, and
+//! hands anything else (a field repeated, a group, ...) to `prost`, whose
+//! answer stands: the two are compared by differential tests and by the
+//! `meshtastic_envelope` fuzz target.
 //!
 //! Decoding is bounded: the whole envelope is at most [`MAX_ENVELOPE_LEN`]
 //! bytes, a ciphertext at most one LoRa payload ([`MAX_PAYLOAD_LEN`]), a
