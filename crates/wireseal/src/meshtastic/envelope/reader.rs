@@ -335,6 +335,8 @@ pub(super) fn user(bytes: &[u8]) -> Result<UserFields<'_>, Unusual> {
 mod tests {
     use super::*;
     use prost::Message;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
 
     /// The four messages the reader reads.
     #[derive(Clone, Copy)]
@@ -387,23 +389,19 @@ mod tests {
         }
     }
 
-    /// A small deterministic generator (xorshift64*).
-    struct Rng(u64);
+    /// A seeded generator, and the two draws the generator makes most.
+    trait Draw {
+        fn below(&mut self, n: u64) -> u64;
+        fn chance(&mut self, percent: u32) -> bool;
+    }
 
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-
+    impl Draw for StdRng {
         fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
+            self.gen_range(0..n)
         }
 
-        fn chance(&mut self, percent: u64) -> bool {
-            self.below(100) < percent
+        fn chance(&mut self, percent: u32) -> bool {
+            self.gen_ratio(percent, 100)
         }
     }
 
@@ -416,18 +414,18 @@ mod tests {
     }
 
     /// A varint value: small, 32-bit, negative `int32`, or any 64 bits.
-    fn number(rng: &mut Rng) -> u64 {
+    fn number(rng: &mut StdRng) -> u64 {
         match rng.below(5) {
             0 => rng.below(3),
             1 => rng.below(200),
-            2 => rng.next() & 0xffff_ffff,
+            2 => rng.gen::<u64>() & 0xffff_ffff,
             3 => -(rng.below(1000) as i64) as u64,
-            _ => rng.next(),
+            _ => rng.gen::<u64>(),
         }
     }
 
     /// Length-delimited contents for field `tag` of `kind`.
-    fn contents(rng: &mut Rng, kind: Kind, tag: u32, depth: u32) -> Vec<u8> {
+    fn contents(rng: &mut StdRng, kind: Kind, tag: u32, depth: u32) -> Vec<u8> {
         let nested = match (kind, tag) {
             (Kind::Envelope, 1) => Some(Kind::Packet),
             (Kind::Packet, 4) => Some(Kind::Data),
@@ -449,7 +447,7 @@ mod tests {
 
     /// One field: a modelled one with its own wire type mostly, sometimes
     /// with another, and unknown fields (groups among them).
-    fn field(rng: &mut Rng, kind: Kind, out: &mut Vec<u8>, depth: u32) {
+    fn field(rng: &mut StdRng, kind: Kind, out: &mut Vec<u8>, depth: u32) {
         let modelled = schema(kind);
         let (tag, wire) = match rng.below(10) {
             0..=6 => modelled[rng.below(modelled.len() as u64) as usize],
@@ -468,7 +466,7 @@ mod tests {
         varint(out, u64::from(tag) << 3 | u64::from(wire));
         match wire {
             0 => varint(out, number(rng)),
-            1 => out.extend(rng.next().to_le_bytes()),
+            1 => out.extend(rng.gen::<u64>().to_le_bytes()),
             2 => {
                 let body = contents(rng, kind, tag, depth);
                 varint(out, body.len() as u64);
@@ -480,12 +478,12 @@ mod tests {
                 varint(out, number(rng));
                 varint(out, u64::from(tag) << 3 | 4);
             }
-            5 => out.extend((rng.next() as u32).to_le_bytes()),
+            5 => out.extend((rng.gen::<u64>() as u32).to_le_bytes()),
             _ => {}
         }
     }
 
-    fn message(rng: &mut Rng, kind: Kind, depth: u32) -> Vec<u8> {
+    fn message(rng: &mut StdRng, kind: Kind, depth: u32) -> Vec<u8> {
         let mut out = Vec::new();
         for _ in 0..rng.below(12) {
             field(rng, kind, &mut out, depth);
@@ -494,13 +492,13 @@ mod tests {
     }
 
     /// A byte changed, a range cut or repeated, or the end cut off.
-    fn mutate(rng: &mut Rng, mut b: Vec<u8>) -> Vec<u8> {
+    fn mutate(rng: &mut StdRng, mut b: Vec<u8>) -> Vec<u8> {
         if b.is_empty() {
             return b;
         }
         let i = rng.below(b.len() as u64) as usize;
         match rng.below(4) {
-            0 => b[i] = rng.next() as u8,
+            0 => b[i] = rng.gen::<u64>() as u8,
             1 => {
                 let j = (i + 1 + rng.below(8) as usize).min(b.len());
                 b.drain(i..j);
@@ -518,7 +516,7 @@ mod tests {
     /// Runs `check` on `n` generated `kind` messages (a third of them
     /// mutated); returns how many the reader read.
     fn differential(kind: Kind, seed: u64, n: usize, check: impl Fn(&[u8]) -> bool) -> usize {
-        let mut rng = Rng(seed);
+        let mut rng = StdRng::seed_from_u64(seed);
         (0..n)
             .filter(|_| {
                 let mut b = message(&mut rng, kind, 0);
