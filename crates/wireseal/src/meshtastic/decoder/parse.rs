@@ -10,7 +10,7 @@ use super::{
     Channels, Checked, Decoded, Decryption, Pending, Pkc, Reception, Signature, Undecoded,
 };
 use crate::meshtastic::envelope::{
-    self, Data, Payload, PayloadVariant, ServiceEnvelope, NODEINFO_APP, PKI_CHANNEL_ID,
+    self, Data, Payload, ServiceEnvelope, NODEINFO_APP, PKI_CHANNEL_ID,
 };
 use crate::meshtastic::identity::{node_number, Identity};
 use crate::meshtastic::pkc::OVERHEAD;
@@ -203,7 +203,7 @@ pub(super) fn pkc_ciphertext(envelope: &[u8]) -> Vec<u8> {
         .and_then(|env| env.packet)
         .and_then(|p| p.payload_variant);
     match payload {
-        Some(PayloadVariant::Encrypted(ct)) => ct,
+        Some(envelope::PayloadVariant::Encrypted(ct)) => ct,
         _ => Vec::new(),
     }
 }
