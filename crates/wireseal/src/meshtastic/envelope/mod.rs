@@ -256,10 +256,13 @@ pub fn decode_data(plaintext: &[u8]) -> Result<Data, Error> {
 pub fn decode_user(payload: &[u8]) -> Result<User, Error> {
     match reader::user(payload) {
         Ok(user) => Ok(user.to_user()),
-        Err(reader::Unusual) => {
-            User::decode(payload).map_err(|_| Error::Malformed { what: "User" })
-        }
+        Err(reader::Unusual) => prost_user(payload),
     }
+}
+
+/// What `prost`'s generated decoder makes of a `User`.
+fn prost_user(payload: &[u8]) -> Result<User, Error> {
+    User::decode(payload).map_err(|_| Error::Malformed { what: "User" })
 }
 
 /// The key a NodeInfo payload announces: `Ok(Some(key))` when it is a
@@ -272,7 +275,7 @@ pub fn decode_user(payload: &[u8]) -> Result<User, Error> {
 pub(crate) fn announced_key(payload: &[u8]) -> Result<Option<[u8; PUBLIC_KEY_LEN]>, Error> {
     let key = match reader::user(payload) {
         Ok(user) => user.public_key.try_into().ok(),
-        Err(reader::Unusual) => decode_user(payload)?.public_key.as_slice().try_into().ok(),
+        Err(reader::Unusual) => prost_user(payload)?.public_key.as_slice().try_into().ok(),
     };
     Ok(key)
 }
