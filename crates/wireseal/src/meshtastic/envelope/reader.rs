@@ -1,8 +1,9 @@
 //! A direct reader for the messages on every envelope's path
 //! (`ServiceEnvelope`, `MeshPacket`, `Data`, and the `User` of a NodeInfo,
-//! which can be read without copying anything): each `bytes` and `string` field is copied once, straight
-//! from the input into the message, where `prost`'s generated code copies a
-//! `bytes` field twice (through a `Bytes` buffer that it then frees).
+//! which it can also lend without copying): each `bytes` and `string`
+//! field is copied once, straight from the input into the message, where
+//! `prost`'s generated code copies a `bytes` field twice (through a `Bytes`
+//! buffer that it then frees).
 //!
 //! It reads only the plain form of a message: every field it models at
 //! most once and with its own wire type, every other field skipped as
