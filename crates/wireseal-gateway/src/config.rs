@@ -3,6 +3,7 @@
 //! gateway is built ([`Gateway::new`](crate::Gateway::new)), so that a
 //! mistake stops it at start with the setting's name and the reason.
 
+use crate::page::TileUrl;
 use crate::store::StoreUrl;
 use serde::Deserialize;
 use std::net::SocketAddr;
@@ -345,9 +346,10 @@ pub struct Config {
     pub flood_burst: Option<u32>,
     /// Serve the read side on this address.
     pub http: Option<SocketAddr>,
-    /// With `http`: the status page's map tiles (`https://HOST/{z}/{x}/{y}.png`),
-    /// checked with `http` by [`Gateway::new`](crate::Gateway::new).
-    pub map_tiles: Option<String>,
+    /// With `http`: the status page's map tiles
+    /// (`https://HOST/{z}/{x}/{y}.png`); [`Gateway::new`](crate::Gateway::new)
+    /// refuses them without `http`.
+    pub map_tiles: Option<TileUrl>,
     /// MeshCore observer feeds' topic filters, each checked as an MQTT
     /// filter.
     pub meshcore_topic: Vec<String>,
@@ -397,8 +399,8 @@ impl ConfigText {
     /// cannot be named with its reason.
     ///
     /// # Errors
-    /// A node number, signature policy, store URL, duration, HTTP address
-    /// or MeshCore topic filter that does not parse.
+    /// A node number, signature policy, store URL, duration, HTTP address,
+    /// tile URL or MeshCore topic filter that does not parse.
     pub fn parse(self) -> Result<Config, ConfigError> {
         let c = self;
         Ok(Config {
@@ -441,7 +443,9 @@ impl ConfigText {
             client_id: c.client_id,
             flood_rate: c.flood_rate,
             flood_burst: c.flood_burst,
-            map_tiles: c.map_tiles,
+            map_tiles: parsed("map-tiles", c.map_tiles.as_deref(), |t| {
+                t.parse::<TileUrl>().map_err(|e| e.to_string())
+            })?,
             meshcore_topic: c
                 .meshcore_topic
                 .into_iter()

@@ -9,6 +9,7 @@ use crate::event::Event;
 use crate::event_loop::Parts;
 use crate::flood::FloodLimits;
 use crate::log::{Log, LogTarget};
+use crate::page::TileUrl;
 use crate::prepared::Prepared;
 use crate::run_error::RunError;
 use crate::sink::{FirmwareJson, JsonLines, Republish, Sink, StoreSink};
@@ -196,6 +197,17 @@ fn guards(c: &Config) -> Result<(Duration, FloodLimits), ConfigError> {
     Ok((dedup_window, flood))
 }
 
+/// The status page's tile server: only with the page (`http`).
+fn tiles(c: &Config) -> Result<Option<TileUrl>, ConfigError> {
+    match (&c.map_tiles, c.http) {
+        (Some(_), None) => Err(ConfigError::new(
+            "map-tiles",
+            "the tiles are for the status page: give --http too",
+        )),
+        (tiles, _) => Ok(tiles.clone()),
+    }
+}
+
 /// Every setting checked and prepared; the notes to log at start.
 fn prepare(c: &Config) -> Result<(Prepared, Vec<String>), ConfigError> {
     let store = c.store.as_ref().map(store_url).transpose()?;
@@ -227,7 +239,7 @@ fn prepare(c: &Config) -> Result<(Prepared, Vec<String>), ConfigError> {
         dedup_window,
         flood,
         http: c.http,
-        map_tiles: crate::page::Tiles::setting(c.map_tiles.as_deref(), c.http.is_some())?,
+        map_tiles: tiles(c)?,
     };
     Ok((prepared, notes))
 }

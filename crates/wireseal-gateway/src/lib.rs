@@ -95,6 +95,7 @@ pub use config::{Config, ConfigError, MqttVersion};
 pub use counters::Counters;
 pub use event::Event;
 pub use gateway::Gateway;
+pub use page::{TileUrl, TileUrlError};
 pub use run_error::RunError;
 pub use stop::{Stop, StopReason};
 /// The 2.7 firmware's JSON, built in the drivers' shared crate.

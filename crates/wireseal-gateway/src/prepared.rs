@@ -28,7 +28,7 @@ pub(crate) struct Prepared {
     pub dedup_window: Duration,
     pub flood: FloodLimits,
     pub http: Option<std::net::SocketAddr>,
-    pub map_tiles: Option<crate::page::Tiles>,
+    pub map_tiles: Option<crate::page::TileUrl>,
 }
 
 impl Prepared {

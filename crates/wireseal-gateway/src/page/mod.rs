@@ -6,14 +6,14 @@
 //! `Content-Security-Policy` allows scripts, styles and requests from the
 //! gateway alone, so markup in a node's name can never run.
 //!
-//! With a tile server ([`Tiles`], `--map-tiles`, the operator's setting and
+//! With a tile server ([`TileUrl`], `--map-tiles`, the operator's setting and
 //! never the feed's), positions are drawn over its map tiles and the policy
 //! allows images from that one origin too; without it the page loads
 //! nothing from anywhere else.
 
 mod tiles;
 
-pub(crate) use tiles::Tiles;
+pub use tiles::{TileUrl, TileUrlError};
 
 use crate::http::response::reply;
 use bytes::Bytes;
@@ -33,7 +33,7 @@ pub(crate) struct Page {
 
 impl Page {
     /// The page, with positions over `tiles` when given.
-    pub(crate) fn new(tiles: Option<&Tiles>) -> Self {
+    pub(crate) fn new(tiles: Option<&TileUrl>) -> Self {
         let images = tiles.map_or(String::new(), |t| format!(" {}", t.origin()));
         let csp = format!(
             "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
@@ -50,7 +50,7 @@ impl Page {
         };
         Self {
             index: Bytes::from(index),
-            // A tile URL holds visible ASCII only (see `Tiles::parse`).
+            // A tile URL holds visible ASCII only (see `TileUrl::parse`).
             csp: HeaderValue::from_str(&csp)
                 .unwrap_or_else(|_| HeaderValue::from_static("default-src 'none'")),
         }
@@ -97,7 +97,9 @@ mod tests {
         assert!(!policy.contains("http"), "{policy}");
         assert!(!String::from_utf8_lossy(&plain.index).contains("data-tiles"));
 
-        let t = Tiles::parse("https://tile.example.org:8443/osm/{z}/{x}/{y}.png?k=1&s=a").unwrap();
+        let t: TileUrl = "https://tile.example.org:8443/osm/{z}/{x}/{y}.png?k=1&s=a"
+            .parse()
+            .unwrap();
         let map = Page::new(Some(&t));
         let policy = csp(&map);
         assert!(

@@ -1,14 +1,15 @@
 //! A map-tile server for the status page (`--map-tiles URL`): the
-//! operator's setting, checked once at start. The page fills the URL's
-//! `{z}`, `{x}` and `{y}` with numbers it computes and loads the images
-//! from the URL's origin, which the page's policy then allows for images
-//! and for nothing else.
+//! operator's setting, parsed with the other settings. The page fills the
+//! URL's `{z}`, `{x}` and `{y}` with numbers it computes and loads the
+//! images from the URL's origin, which the page's policy then allows for
+//! images and for nothing else.
 
-use crate::config::ConfigError;
+use core::fmt;
+use core::str::FromStr;
 
 /// Why a tile URL cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum TilesError {
+pub enum TileUrlError {
     /// Not `http://` or `https://`.
     #[error("the URL must start with https:// or http://")]
     Scheme,
@@ -23,21 +24,22 @@ pub(crate) enum TilesError {
     /// A character a URL in a page's policy cannot hold.
     #[error("the URL holds {0:?}; use percent-encoding")]
     Character(char),
-    /// Longer than [`Tiles::MAX_LEN`].
-    #[error("the URL is longer than {} bytes", Tiles::MAX_LEN)]
+    /// Longer than [`TileUrl::MAX_LEN`].
+    #[error("the URL is longer than {} bytes", TileUrl::MAX_LEN)]
     TooLong,
 }
 
-/// A checked tile URL and its origin.
+/// A checked tile URL and its origin (`"https://HOST/{z}/{x}/{y}.png"
+/// .parse()`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Tiles {
+pub struct TileUrl {
     url: String,
     origin: String,
 }
 
-impl Tiles {
+impl TileUrl {
     /// The longest URL taken.
-    pub(crate) const MAX_LEN: usize = 512;
+    pub const MAX_LEN: usize = 512;
 
     /// Checks `url`: `http(s)://HOST[:PORT]/…` with `{z}`, `{x}` and `{y}`
     /// once each after the host, and only visible ASCII that needs no
@@ -45,26 +47,26 @@ impl Tiles {
     /// `;`, `,`, spaces).
     ///
     /// # Errors
-    /// [`TilesError`], saying what is wrong.
-    pub(crate) fn parse(url: &str) -> Result<Self, TilesError> {
+    /// [`TileUrlError`], saying what is wrong.
+    fn parse(url: &str) -> Result<Self, TileUrlError> {
         if url.len() > Self::MAX_LEN {
-            return Err(TilesError::TooLong);
+            return Err(TileUrlError::TooLong);
         }
         if let Some(c) = url.chars().find(|c| {
             !c.is_ascii_graphic() || matches!(c, '"' | '\'' | '<' | '>' | '\\' | ';' | ',' | '`')
         }) {
-            return Err(TilesError::Character(c));
+            return Err(TileUrlError::Character(c));
         }
         let (scheme, rest) = match url.split_once("://") {
             Some((s, r)) if s.eq_ignore_ascii_case("https") => ("https", r),
             Some((s, r)) if s.eq_ignore_ascii_case("http") => ("http", r),
-            _ => return Err(TilesError::Scheme),
+            _ => return Err(TileUrlError::Scheme),
         };
-        let (authority, path) = rest.split_at(rest.find('/').ok_or(TilesError::Placeholders)?);
+        let (authority, path) = rest.split_at(rest.find('/').ok_or(TileUrlError::Placeholders)?);
         let (host, port) = match authority.rsplit_once(':') {
             Some((h, p)) => match p.parse::<u16>() {
                 Ok(n) if n > 0 && !p.starts_with('+') => (h, Some(n)),
-                _ => return Err(TilesError::Host),
+                _ => return Err(TileUrlError::Host),
             },
             None => (authority, None),
         };
@@ -74,12 +76,12 @@ impl Tiles {
                 !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
             });
         if !host_ok {
-            return Err(TilesError::Host);
+            return Err(TileUrlError::Host);
         }
         let once = |p: &str| path.matches(p).count() == 1;
         let braces = path.matches('{').count() + path.matches('}').count();
         if !(once("{z}") && once("{x}") && once("{y}")) || braces != 6 {
-            return Err(TilesError::Placeholders);
+            return Err(TileUrlError::Placeholders);
         }
         let host = host.to_ascii_lowercase();
         let origin = match port {
@@ -92,32 +94,35 @@ impl Tiles {
         })
     }
 
-    /// The `map-tiles` setting: none, or a URL checked by [`Tiles::parse`]
-    /// (which needs the status page, `http`).
-    ///
-    /// # Errors
-    /// A `map-tiles` [`ConfigError`] with the reason.
-    pub(crate) fn setting(url: Option<&str>, http: bool) -> Result<Option<Self>, ConfigError> {
-        match (url, http) {
-            (None, _) => Ok(None),
-            (Some(_), false) => Err(ConfigError::new(
-                "map-tiles",
-                "the tiles are for the status page: give --http too",
-            )),
-            (Some(u), true) => Self::parse(u)
-                .map(Some)
-                .map_err(|e| ConfigError::new("map-tiles", e.to_string())),
-        }
-    }
-
-    /// The URL, with `{z}`, `{x}` and `{y}` to fill.
-    pub(crate) fn url(&self) -> &str {
+    /// The URL, with `{z}`, `{x}` and `{y}` to fill (scheme and host in
+    /// lower case).
+    pub fn url(&self) -> &str {
         &self.url
     }
 
     /// `scheme://host[:port]`, as a page's policy names it.
-    pub(crate) fn origin(&self) -> &str {
+    pub fn origin(&self) -> &str {
         &self.origin
+    }
+}
+
+impl FromStr for TileUrl {
+    type Err = TileUrlError;
+
+    /// Checks `url`: `http(s)://HOST[:PORT]/…` with `{z}`, `{x}` and `{y}`
+    /// once each after the host, and only visible ASCII that needs no
+    /// escaping in a header or an HTML attribute.
+    ///
+    /// # Errors
+    /// [`TileUrlError`], saying what is wrong.
+    fn from_str(url: &str) -> Result<Self, TileUrlError> {
+        Self::parse(url)
+    }
+}
+
+impl fmt::Display for TileUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.url)
     }
 }
 
@@ -127,38 +132,43 @@ mod tests {
 
     #[test]
     fn tile_urls() {
-        let t = Tiles::parse("https://Tile.OpenStreetMap.org/{z}/{x}/{y}.png").unwrap();
+        let t = TileUrl::parse("https://Tile.OpenStreetMap.org/{z}/{x}/{y}.png").unwrap();
         assert_eq!(t.origin(), "https://tile.openstreetmap.org");
         assert_eq!(t.url(), "https://tile.openstreetmap.org/{z}/{x}/{y}.png");
-        let t = Tiles::parse("http://10.0.0.5:8080/t/{z}/{y}/{x}?key=a&style=b").unwrap();
+        assert_eq!(t.to_string(), t.url());
+        assert_eq!(t.to_string().parse::<TileUrl>().as_ref(), Ok(&t));
+        let t = TileUrl::parse("http://10.0.0.5:8080/t/{z}/{y}/{x}?key=a&style=b").unwrap();
         assert_eq!(t.origin(), "http://10.0.0.5:8080");
         for (bad, why) in [
-            ("ftp://h/{z}/{x}/{y}", TilesError::Scheme),
-            ("javascript:alert(1)//{z}/{x}/{y}", TilesError::Scheme),
-            ("//h/{z}/{x}/{y}", TilesError::Scheme),
-            ("https://h/{z}/{x}", TilesError::Placeholders),
-            ("https://h/{z}/{x}/{y}/{y}", TilesError::Placeholders),
-            ("https://h/{z}/{x}/{y}/{s}", TilesError::Placeholders),
-            ("https://{s}.h/{z}/{x}/{y}", TilesError::Host),
-            ("https://h", TilesError::Placeholders),
-            ("https://u:p@h/{z}/{x}/{y}", TilesError::Host),
-            ("https://h:0/{z}/{x}/{y}", TilesError::Host),
-            ("https://h:99999/{z}/{x}/{y}", TilesError::Host),
-            ("https://[::1]/{z}/{x}/{y}", TilesError::Host),
-            ("https://h..x/{z}/{x}/{y}", TilesError::Host),
-            ("https:///{z}/{x}/{y}", TilesError::Host),
+            ("ftp://h/{z}/{x}/{y}", TileUrlError::Scheme),
+            ("javascript:alert(1)//{z}/{x}/{y}", TileUrlError::Scheme),
+            ("//h/{z}/{x}/{y}", TileUrlError::Scheme),
+            ("https://h/{z}/{x}", TileUrlError::Placeholders),
+            ("https://h/{z}/{x}/{y}/{y}", TileUrlError::Placeholders),
+            ("https://h/{z}/{x}/{y}/{s}", TileUrlError::Placeholders),
+            ("https://{s}.h/{z}/{x}/{y}", TileUrlError::Host),
+            ("https://h", TileUrlError::Placeholders),
+            ("https://u:p@h/{z}/{x}/{y}", TileUrlError::Host),
+            ("https://h:0/{z}/{x}/{y}", TileUrlError::Host),
+            ("https://h:99999/{z}/{x}/{y}", TileUrlError::Host),
+            ("https://[::1]/{z}/{x}/{y}", TileUrlError::Host),
+            ("https://h..x/{z}/{x}/{y}", TileUrlError::Host),
+            ("https:///{z}/{x}/{y}", TileUrlError::Host),
             (
                 "https://h/{z}/{x}/{y}; script-src *",
-                TilesError::Character(';'),
+                TileUrlError::Character(';'),
             ),
-            ("https://h/{z}/{x}/{y}\"onload=", TilesError::Character('"')),
-            ("https://h/{z}/{x}/{y}\n", TilesError::Character('\n')),
-            ("https://h/{z}/{x}/{y}'", TilesError::Character('\'')),
-            ("https://h/{z}/{x}/{y},x", TilesError::Character(',')),
+            (
+                "https://h/{z}/{x}/{y}\"onload=",
+                TileUrlError::Character('"'),
+            ),
+            ("https://h/{z}/{x}/{y}\n", TileUrlError::Character('\n')),
+            ("https://h/{z}/{x}/{y}'", TileUrlError::Character('\'')),
+            ("https://h/{z}/{x}/{y},x", TileUrlError::Character(',')),
         ] {
-            assert_eq!(Tiles::parse(bad), Err(why), "{bad:?}");
+            assert_eq!(TileUrl::parse(bad), Err(why), "{bad:?}");
         }
         let long = format!("https://h/{{z}}/{{x}}/{{y}}/{}", "a".repeat(600));
-        assert_eq!(Tiles::parse(&long), Err(TilesError::TooLong));
+        assert_eq!(TileUrl::parse(&long), Err(TileUrlError::TooLong));
     }
 }

@@ -127,7 +127,11 @@ fn a_tile_server_is_the_only_other_origin_and_only_when_set() {
         "{csp}"
     );
     let (gw, addr) = serving(wireseal_gateway::Config {
-        map_tiles: Some("https://tiles.example.net/osm/{z}/{x}/{y}.png".into()),
+        map_tiles: Some(
+            "https://tiles.example.net/osm/{z}/{x}/{y}.png"
+                .parse()
+                .unwrap(),
+        ),
         ..base
     });
     let (csp, body) = page(addr);
