@@ -129,9 +129,14 @@ impl Connection {
         >,
     ) -> JsResult<()> {
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let contents = args::secret_bytes(&contents, "contents")?;
+        let contents = args::uint8_array(&contents, "contents")?;
         let kind = super::kind(&options)?;
-        self.inner.send(&contents, kind).map_err(errors::bip324)
+        // Straight from the array into the packet being queued: no copy of
+        // the plaintext in the module's memory to make and wipe.
+        let len = contents.length() as usize;
+        self.inner
+            .send_with(len, kind, |room| contents.copy_to(room))
+            .map_err(errors::bip324)
     }
 
     /// Feeds received bytes; returns the contents of every application

@@ -291,11 +291,30 @@ impl Connection {
     /// [`Error::Exhausted`] when the key schedule is spent,
     /// [`Error::Poisoned`] after a failure; nothing is queued then.
     pub fn send(&mut self, contents: &[u8], kind: PacketType) -> Result<(), Error> {
+        self.send_with(contents.len(), kind, |room| room.copy_from_slice(contents))
+    }
+
+    /// [`Self::send`] for contents that `fill` writes straight into the
+    /// packet being queued (exactly `len` bytes), for callers whose contents
+    /// are not in a slice (a JavaScript array, a file) or who would
+    /// otherwise copy them twice. `fill` runs only on an established,
+    /// unpoisoned connection and a length within [`MAX_CONTENTS_LEN`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::send`]; nothing is queued then, and what `fill` wrote is
+    /// wiped.
+    pub fn send_with(
+        &mut self,
+        len: usize,
+        kind: PacketType,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), Error> {
         self.check()?;
         let State::Established(keys) = &mut self.state else {
             return Err(Error::NotEstablished);
         };
-        self.output.seal(&mut keys.0, contents, kind)
+        self.output.seal_with(&mut keys.0, len, kind, fill)
     }
 
     /// The next event: [`Event::Established`] once, then one

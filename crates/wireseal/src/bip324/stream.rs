@@ -176,15 +176,34 @@ impl OutputQueue {
         contents: &[u8],
         kind: PacketType,
     ) -> Result<(), Error> {
-        if contents.len() > MAX_CONTENTS_LEN {
+        self.seal_with(sender, contents.len(), kind, |room| {
+            room.copy_from_slice(contents)
+        })
+    }
+
+    /// Seals one packet of `len` contents bytes onto the queue, `fill`
+    /// writing the contents where the packet holds them (exactly `len`
+    /// bytes). `fill` does not run for a length over the maximum; on any
+    /// error the queue is unchanged and what `fill` wrote is wiped.
+    pub(crate) fn seal_with(
+        &mut self,
+        sender: &mut PacketSender,
+        len: usize,
+        kind: PacketType,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), Error> {
+        if len > MAX_CONTENTS_LEN {
             return Err(Error::TooLong {
-                len: contents.len(),
+                len,
                 max: MAX_CONTENTS_LEN,
             });
         }
         let at = self.buf.len();
-        self.buf.resize(at + sealed_len(contents.len()), 0);
-        if let Err(e) = sender.seal_into(contents, kind, b"", &mut self.buf[at..]) {
+        self.buf.resize(at + sealed_len(len), 0);
+        let packet = &mut self.buf[at..];
+        fill(&mut packet[LENGTH_LEN + HEADER_LEN..][..len]);
+        if let Err(e) = sender.seal_in_place(len, kind, b"", packet) {
+            crate::secret::wipe(packet);
             self.buf.truncate(at);
             return Err(e);
         }

@@ -283,6 +283,38 @@ fn misuse_is_refused() {
     assert!(random.garbage().len() <= MAX_GARBAGE_LEN);
 }
 
+/// `send_with` writes the contents in place: the peer reads what `fill`
+/// wrote, the wire is what `send` would have queued (same length, both
+/// open), and `fill` never runs for a packet that cannot be queued.
+#[test]
+fn contents_written_in_place() {
+    let cfg = Config::new(Network::MAINNET);
+    let (mut i, mut r) = pair(&cfg, &cfg, 4096);
+    assert_eq!(packets(&mut r), Vec::<Vec<u8>>::new());
+    let contents: Vec<u8> = (0..3000u32).map(|k| (k * 7 % 251) as u8).collect();
+    for len in [0, 1, 999, 3000] {
+        i.send_with(len, PacketType::Genuine, |room| {
+            assert_eq!(room.len(), len);
+            room.copy_from_slice(&contents[..len]);
+        })
+        .unwrap();
+        let with = i.transmit().len();
+        i.send(&contents[..len], PacketType::Genuine).unwrap();
+        assert_eq!(i.transmit().len(), 2 * with, "the same packet length");
+        deliver(&mut i, &mut r, 4096).unwrap();
+        assert_eq!(packets(&mut r), vec![contents[..len].to_vec(); 2]);
+    }
+    let refused =
+        |c: &mut Connection, len| c.send_with(len, PacketType::Genuine, |_| panic!("fill ran"));
+    assert!(matches!(
+        refused(&mut i, 1 << 24),
+        Err(Error::TooLong { .. })
+    ));
+    assert!(i.transmit().is_empty(), "nothing queued by a refused send");
+    let mut early = conn(Role::Initiator, &cfg);
+    assert_eq!(refused(&mut early, 5), Err(Error::NotEstablished));
+}
+
 #[test]
 fn network_names_and_magic() {
     for (name, net) in Network::KNOWN {
