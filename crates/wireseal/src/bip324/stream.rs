@@ -200,14 +200,35 @@ impl OutputQueue {
         }
         let at = self.buf.len();
         self.buf.resize(at + sealed_len(len), 0);
-        let packet = &mut self.buf[at..];
+        // Until it is sealed, the packet holds plaintext: an error, or a
+        // `fill` that panics, leaves it wiped and off the queue.
+        let mut unsealed = Unsealed {
+            buf: &mut self.buf,
+            at,
+            sealed: false,
+        };
+        let packet = &mut unsealed.buf[at..];
         fill(&mut packet[LENGTH_LEN + HEADER_LEN..][..len]);
-        if let Err(e) = sender.seal_in_place(len, kind, b"", packet) {
-            crate::secret::wipe(packet);
-            self.buf.truncate(at);
-            return Err(e);
-        }
+        sender.seal_in_place(len, kind, b"", packet)?;
+        unsealed.sealed = true;
         Ok(())
+    }
+}
+
+/// A packet appended to an [`OutputQueue`]'s buffer from `at` on: dropped
+/// before it is `sealed`, it is wiped and taken off the queue.
+struct Unsealed<'a> {
+    buf: &'a mut Vec<u8>,
+    at: usize,
+    sealed: bool,
+}
+
+impl Drop for Unsealed<'_> {
+    fn drop(&mut self) {
+        if !self.sealed {
+            crate::secret::wipe(&mut self.buf[self.at..]);
+            self.buf.truncate(self.at);
+        }
     }
 }
 

@@ -313,6 +313,22 @@ fn contents_written_in_place() {
     assert!(i.transmit().is_empty(), "nothing queued by a refused send");
     let mut early = conn(Role::Initiator, &cfg);
     assert_eq!(refused(&mut early, 5), Err(Error::NotEstablished));
+    // A `fill` that panics halfway leaves nothing queued, and the
+    // connection goes on.
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        i.send_with(64, PacketType::Genuine, |room| {
+            room[..32].fill(0xaa);
+            panic!("fill gave up");
+        })
+    }));
+    assert!(panicked.is_err());
+    assert!(
+        i.transmit().is_empty(),
+        "nothing queued by a fill that panicked"
+    );
+    i.send(b"after", PacketType::Genuine).unwrap();
+    deliver(&mut i, &mut r, 4096).unwrap();
+    assert_eq!(packets(&mut r), vec![b"after".to_vec()]);
 }
 
 #[test]
