@@ -50,7 +50,7 @@ impl Page {
         };
         Self {
             index: Bytes::from(index),
-            // A tile URL holds visible ASCII only (see `TileUrl::parse`).
+            // A tile URL holds visible ASCII only (see `TileUrl`'s `FromStr`).
             csp: HeaderValue::from_str(&csp)
                 .unwrap_or_else(|_| HeaderValue::from_static("default-src 'none'")),
         }

@@ -41,6 +41,21 @@ impl TileUrl {
     /// The longest URL taken.
     pub const MAX_LEN: usize = 512;
 
+    /// The URL, with `{z}`, `{x}` and `{y}` to fill (scheme and host in
+    /// lower case).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// `scheme://host[:port]`, as a page's policy names it.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+}
+
+impl FromStr for TileUrl {
+    type Err = TileUrlError;
+
     /// Checks `url`: `http(s)://HOST[:PORT]/…` with `{z}`, `{x}` and `{y}`
     /// once each after the host, and only visible ASCII that needs no
     /// escaping in a header or an HTML attribute (no quotes, `<`, `>`, `\`,
@@ -48,7 +63,7 @@ impl TileUrl {
     ///
     /// # Errors
     /// [`TileUrlError`], saying what is wrong.
-    fn parse(url: &str) -> Result<Self, TileUrlError> {
+    fn from_str(url: &str) -> Result<Self, TileUrlError> {
         if url.len() > Self::MAX_LEN {
             return Err(TileUrlError::TooLong);
         }
@@ -93,31 +108,6 @@ impl TileUrl {
             origin,
         })
     }
-
-    /// The URL, with `{z}`, `{x}` and `{y}` to fill (scheme and host in
-    /// lower case).
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    /// `scheme://host[:port]`, as a page's policy names it.
-    pub fn origin(&self) -> &str {
-        &self.origin
-    }
-}
-
-impl FromStr for TileUrl {
-    type Err = TileUrlError;
-
-    /// Checks `url`: `http(s)://HOST[:PORT]/…` with `{z}`, `{x}` and `{y}`
-    /// once each after the host, and only visible ASCII that needs no
-    /// escaping in a header or an HTML attribute.
-    ///
-    /// # Errors
-    /// [`TileUrlError`], saying what is wrong.
-    fn from_str(url: &str) -> Result<Self, TileUrlError> {
-        Self::parse(url)
-    }
 }
 
 impl fmt::Display for TileUrl {
@@ -132,12 +122,16 @@ mod tests {
 
     #[test]
     fn tile_urls() {
-        let t = TileUrl::parse("https://Tile.OpenStreetMap.org/{z}/{x}/{y}.png").unwrap();
+        let t = "https://Tile.OpenStreetMap.org/{z}/{x}/{y}.png"
+            .parse::<TileUrl>()
+            .unwrap();
         assert_eq!(t.origin(), "https://tile.openstreetmap.org");
         assert_eq!(t.url(), "https://tile.openstreetmap.org/{z}/{x}/{y}.png");
         assert_eq!(t.to_string(), t.url());
         assert_eq!(t.to_string().parse::<TileUrl>().as_ref(), Ok(&t));
-        let t = TileUrl::parse("http://10.0.0.5:8080/t/{z}/{y}/{x}?key=a&style=b").unwrap();
+        let t = "http://10.0.0.5:8080/t/{z}/{y}/{x}?key=a&style=b"
+            .parse::<TileUrl>()
+            .unwrap();
         assert_eq!(t.origin(), "http://10.0.0.5:8080");
         for (bad, why) in [
             ("ftp://h/{z}/{x}/{y}", TileUrlError::Scheme),
@@ -166,9 +160,9 @@ mod tests {
             ("https://h/{z}/{x}/{y}'", TileUrlError::Character('\'')),
             ("https://h/{z}/{x}/{y},x", TileUrlError::Character(',')),
         ] {
-            assert_eq!(TileUrl::parse(bad), Err(why), "{bad:?}");
+            assert_eq!(bad.parse::<TileUrl>(), Err(why), "{bad:?}");
         }
         let long = format!("https://h/{{z}}/{{x}}/{{y}}/{}", "a".repeat(600));
-        assert_eq!(TileUrl::parse(&long), Err(TileUrlError::TooLong));
+        assert_eq!(long.parse::<TileUrl>(), Err(TileUrlError::TooLong));
     }
 }
