@@ -2,8 +2,10 @@
 //! logic: on native `std` builds, `wireseal_aws_lc` (the aws-lc-rs backend
 //! of X25519 and ChaCha20-Poly1305); on every `std` build (the npm package's
 //! wasm32 too), `wireseal_hash_index` (the hash indexes of the shared-secret
-//! cache and peat's nonce history). Otherwise the pure-Rust crates and the
-//! constant-time slot scan that `no_std` builds run.
+//! cache and peat's nonce history); on the npm package's build (`std` on
+//! `wasm32-unknown-unknown`), `wireseal_wasm_host` (the `host` module).
+//! Otherwise the pure-Rust crates and the constant-time slot scan that
+//! `no_std` builds run.
 //! On ARMv7E-M (`thumbv7em-*`, Cortex-M4 and M7) X25519 runs on
 //! `wireseal-fe25519`'s assembly field (`wireseal_fe25519`) unless the
 //! portable backend is asked for, which keeps curve25519-dalek's ladder (the
@@ -21,6 +23,7 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(wireseal_aws_lc)");
     println!("cargo::rustc-check-cfg=cfg(wireseal_hash_index)");
     println!("cargo::rustc-check-cfg=cfg(wireseal_fe25519)");
+    println!("cargo::rustc-check-cfg=cfg(wireseal_wasm_host)");
     println!("cargo::rustc-check-cfg=cfg(wireseal_backend, values(\"portable\", \"aws-lc\"))");
     println!("cargo::rerun-if-env-changed=WIRESEAL_BACKEND");
     let std = std::env::var_os("CARGO_FEATURE_STD").is_some();
@@ -46,5 +49,11 @@ fn main() {
     }
     if std && !portable {
         println!("cargo::rustc-cfg=wireseal_hash_index");
+    }
+    // The npm package's build: `crate::host` lets the JavaScript host put
+    // its native primitives under the library's (whatever the backend).
+    let unknown_os = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("unknown");
+    if std && wasm && unknown_os {
+        println!("cargo::rustc-cfg=wireseal_wasm_host");
     }
 }

@@ -1,15 +1,18 @@
 // Node's native primitives under the library's bulk crypto (init-node.js
 // registers node:crypto; the library hands it AES-256-CBC, HMAC-SHA256,
-// ChaCha20-Poly1305 and PBKDF2 above its thresholds): large inputs take
+// ChaCha20-Poly1305 and PBKDF2 above its thresholds, and every X25519
+// agreement): large inputs take
 // the host path (the tests' build counts the calls), give the bytes the
 // WebAssembly path gives (the same file or packet made both ways, in one
 // process) and that @noble/* reads independently; small inputs and the
 // browser entry stay in WebAssembly; tampering still fails with `auth`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createDecipheriv } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cbc, ctr } from '@noble/ciphers/aes.js';
 import { chacha20, chacha20poly1305 } from '@noble/ciphers/chacha.js';
+import { x25519 } from '@noble/curves/ed25519.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { pbkdf2 } from '@noble/hashes/pbkdf2.js';
@@ -18,7 +21,7 @@ import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { WiresealError } from 'wireseal';
 import * as aescrypt from 'wireseal/aescrypt';
 import { PacketCipher } from 'wireseal/bip324';
-import { ChannelKey, EnvelopeDecoder } from 'wireseal/meshtastic';
+import { ChannelKey, EnvelopeDecoder, PkcEngine, generatePrivateKey } from 'wireseal/meshtastic';
 import { channelNonce } from './support.mjs';
 
 // The module's glue, inside the one file the package's entries import (the
@@ -70,7 +73,7 @@ function wasmOnly(f) {
   }
 }
 
-const NONE = { cbcEncrypt: 0, cbcDecrypt: 0, hmac: 0, aeadSeal: 0, aeadOpen: 0, pbkdf2: 0, aesBlocks: 0 };
+const NONE = { cbcEncrypt: 0, cbcDecrypt: 0, hmac: 0, aeadSeal: 0, aeadOpen: 0, pbkdf2: 0, aesBlocks: 0, x25519: 0 };
 
 // ---- AES Crypt version 3 read by @noble/* (the format, transcribed) ----
 
@@ -283,6 +286,74 @@ test('an envelope decoder opens channel packets through the host key', () => {
   decoder.free();
 });
 
+// ---- X25519 ----
+
+/** A 64-byte PKC message from a new peer (@noble's key) to `engine`. */
+function pkcFrom(engine, seed) {
+  const peer = new PkcEngine(generatePrivateKey());
+  const payload = wasmOnly(() => peer.seal(0, engine.publicKey, 0x929, seed, bytes(64, seed + 1)));
+  const pub = peer.publicKey;
+  peer.free();
+  return { pub, id: seed, payload, plaintext: bytes(64, seed + 1) };
+}
+
+test('X25519 through the host: the secrets of WebAssembly and @noble, one call per new peer', () => {
+  const ours = generatePrivateKey();
+  const host = new PkcEngine(ours, { capacity: 64 });
+  // An engine whose first agreement runs without a host keeps its own
+  // X25519 from then on.
+  const wasm = new PkcEngine(ours, { capacity: 64 });
+  wasmOnly(() => assert.throws(() => wasm.open(0, x25519.getPublicKey(bytes(32, 1)), 1, 1, bytes(20, 1)), kind('auth')));
+  for (let seed = 100; seed < 120; seed++) {
+    const m = pkcFrom(host, seed);
+    const [opened, calls] = hostCalls(() => host.open(0, m.pub, 0x929, m.id, m.payload));
+    assert.deepEqual(calls, { ...NONE, x25519: 1 });
+    assert.ok(same(opened, m.plaintext));
+    const [again, none] = hostCalls(() => wasm.open(0, m.pub, 0x929, m.id, m.payload));
+    assert.deepEqual(none, NONE);
+    assert.ok(same(again, m.plaintext));
+    // The cache: a repeat peer makes no agreement.
+    assert.deepEqual(hostCalls(() => host.open(0, m.pub, 0x929, m.id, m.payload))[1], NONE);
+  }
+  // Sealed through the host, opened by @noble's X25519 and node:crypto's
+  // AES-256-CCM: key SHA-256(X25519), nonce LE32(id) | extra | LE32(from) | 0.
+  const bob = bytes(32, 7);
+  const [sealed, calls] = hostCalls(() => host.seal(0, x25519.getPublicKey(bob), 5, 6, bytes(10, 8)));
+  assert.equal(calls.x25519, 1);
+  const key = sha256(x25519.getSharedSecret(bob, host.publicKey));
+  const nonce = new Uint8Array(13);
+  new DataView(nonce.buffer).setUint32(0, 6, true);
+  nonce.set(sealed.subarray(sealed.length - 4), 4);
+  new DataView(nonce.buffer).setUint32(8, 5, true);
+  const d = createDecipheriv('aes-256-ccm', key, nonce, { authTagLength: 8 });
+  d.setAuthTag(sealed.subarray(10, 18));
+  const opened = d.update(sealed.subarray(0, 10));
+  d.final();
+  assert.ok(same(opened, bytes(10, 8)));
+  host.free();
+  wasm.free();
+});
+
+test('low-order peer keys are refused through the host as in WebAssembly', () => {
+  const host = new PkcEngine(generatePrivateKey());
+  const low = [
+    '0000000000000000000000000000000000000000000000000000000000000000',
+    '0100000000000000000000000000000000000000000000000000000000000000',
+    'e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800',
+    '5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157',
+    'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+    'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+    'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  ];
+  for (const h of low) {
+    const pub = Uint8Array.from(Buffer.from(h, 'hex'));
+    const [, calls] = hostCalls(() => assert.throws(() => host.seal(0, pub, 1, 2, bytes(8, 1)), kind('invalid_key'), h));
+    assert.equal(calls.x25519, 1, 'the host was asked, refused, and the library decided');
+    wasmOnly(() => assert.throws(() => new PkcEngine(generatePrivateKey()).seal(0, pub, 1, 2, bytes(8, 1)), kind('invalid_key'), h));
+  }
+  host.free();
+});
+
 test('small inputs stay in WebAssembly', () => {
   const shared = bytes(32, 10);
   const [, small] = hostCalls(() => {
@@ -366,6 +437,8 @@ test('setHostCrypto checks what it is given and keeps the first host', () => {
   const names = ['cbcEncrypt', 'cbcDecrypt', 'hmacNew', 'hmacUpdate', 'hmacClone', 'hmacFinish', 'hmacFree', 'aeadSeal', 'aeadOpen', 'pbkdf2'];
   assert.throws(() => glue.setHostCrypto(Object.fromEntries(names.map((n) => [n, () => {}]))), kind('invalid_input'), 'without the AES functions');
   names.push('aesNew', 'aesEncryptBlocks', 'aesClone', 'aesFree');
+  assert.throws(() => glue.setHostCrypto(Object.fromEntries(names.map((n) => [n, () => {}]))), kind('invalid_input'), 'without the X25519 functions');
+  names.push('x25519New', 'x25519', 'x25519Free');
   const other = Object.fromEntries(names.map((n) => [n, () => {
     throw new Error('not this one');
   }]));

@@ -4,7 +4,7 @@
 //! module is compiled, and the library hands them AES-256-CBC, HMAC-SHA256,
 //! ChaCha20-Poly1305, PBKDF2-HMAC-SHA512 and the AES blocks of channel
 //! packets' CTR keystream on inputs large enough for the native code to win
-//! (the thresholds are the library's). The browser entry registers nothing:
+//! (the thresholds are the library's), and every X25519 agreement. The browser entry registers nothing:
 //! WebCrypto is asynchronous and these calls are synchronous, so there
 //! everything runs in WebAssembly.
 //!
@@ -16,9 +16,9 @@
 //! (see [`wireseal::host::HostCrypto`] for what a failure means for each
 //! operation).
 //!
-//! HMAC streams and AES keys live in JavaScript as numbered handles (`Map`s
-//! in `init-node.js`); the library frees a handle when its stream is
-//! finished or dropped, or its key dropped.
+//! HMAC streams, AES keys and X25519 keys live in JavaScript as numbered
+//! handles (`Map`s in `init-node.js`); the library frees a handle when its
+//! stream is finished or dropped, or its key dropped.
 
 use crate::errors::{invalid_input, JsResult};
 use js_sys::{Function, Reflect};
@@ -106,6 +106,20 @@ extern "C" {
 
     #[wasm_bindgen(method, catch, js_name = aesFree)]
     fn aes_free(this: &HostFunctions, handle: u32) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = x25519New)]
+    fn x25519_new(this: &HostFunctions, scalar: &[u8]) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(method, catch)]
+    fn x25519(
+        this: &HostFunctions,
+        handle: u32,
+        peer: &[u8],
+        shared: &mut [u8],
+    ) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = x25519Free)]
+    fn x25519_free(this: &HostFunctions, handle: u32) -> Result<(), JsValue>;
 }
 
 thread_local! {
@@ -119,7 +133,7 @@ mod counters {
     use std::cell::Cell;
 
     thread_local! {
-        pub(super) static CALLS: [Cell<u32>; 7] = const { [const { Cell::new(0) }; 7] };
+        pub(super) static CALLS: [Cell<u32>; 8] = const { [const { Cell::new(0) }; 8] };
     }
 
     /// Counts one call to operation `i` (the order of [`NAMES`]).
@@ -132,7 +146,7 @@ mod counters {
     }
 
     /// The operations' names in the object [`super::host_crypto_calls`] returns.
-    pub(super) const NAMES: [&str; 7] = [
+    pub(super) const NAMES: [&str; 8] = [
         "cbcEncrypt",
         "cbcDecrypt",
         "hmac",
@@ -140,6 +154,7 @@ mod counters {
         "aeadOpen",
         "pbkdf2",
         "aesBlocks",
+        "x25519",
     ];
 }
 
@@ -256,10 +271,23 @@ impl HostCrypto for JsHost {
     fn aes_free(&self, h: u32) {
         let _ = with(|f| f.aes_free(h));
     }
+
+    fn x25519_new(&self, scalar: &[u8; 32]) -> Result<u32, HostError> {
+        with(|f| f.x25519_new(scalar).and_then(handle))
+    }
+
+    fn x25519(&self, h: u32, peer: &[u8; 32], shared: &mut [u8; 32]) -> HostResult {
+        count(7);
+        with(|f| f.x25519(h, peer, shared))
+    }
+
+    fn x25519_free(&self, h: u32) {
+        let _ = with(|f| f.x25519_free(h));
+    }
 }
 
 /// The functions the object must have.
-const FUNCTIONS: [&str; 14] = [
+const FUNCTIONS: [&str; 17] = [
     "cbcEncrypt",
     "cbcDecrypt",
     "hmacNew",
@@ -274,13 +302,17 @@ const FUNCTIONS: [&str; 14] = [
     "aesEncryptBlocks",
     "aesClone",
     "aesFree",
+    "x25519New",
+    "x25519",
+    "x25519Free",
 ];
 
 /// Registers the host's primitives (`init-node.js` calls it once, right
 /// after the module is compiled): an object with the functions `cbcEncrypt`,
 /// `cbcDecrypt`, `hmacNew`, `hmacUpdate`, `hmacClone`, `hmacFinish`,
 /// `hmacFree`, `aeadSeal`, `aeadOpen`, `pbkdf2`, `aesNew`,
-/// `aesEncryptBlocks`, `aesClone` and `aesFree` (see `js/src/init-node.js`).
+/// `aesEncryptBlocks`, `aesClone`, `aesFree`, `x25519New`, `x25519` and
+/// `x25519Free` (see `js/src/init-node.js`).
 /// `null` or `undefined` stops handing new operations to it (HMAC streams
 /// it holds already stay with it); the same object again resumes. Not part
 /// of the package's API.
@@ -351,8 +383,8 @@ pub fn host_crypto_pause(paused: bool) {
 
 /// The calls made to the host so far, per operation: `{ cbcEncrypt,
 /// cbcDecrypt, hmac (streams moved to the host), aeadSeal, aeadOpen,
-/// pbkdf2, aesBlocks (CTR keystreams made by the host) }` (the tests'
-/// build only).
+/// pbkdf2, aesBlocks (CTR keystreams made by the host), x25519 }` (the
+/// tests' build only).
 ///
 /// # Errors
 ///

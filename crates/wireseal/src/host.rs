@@ -17,9 +17,11 @@
 //! | ChaCha20-Poly1305 seal and open of one message | BIP324 packets | [`AEAD_MIN`] bytes of plaintext |
 //! | PBKDF2-HMAC-SHA512 | AES Crypt version 3 keys | [`PBKDF2_MIN_ITERATIONS`] rounds |
 //! | AES-128/256 blocks under a key held by the host (the counter blocks of CTR) | Meshtastic channel packets | [`CTR_MIN`] to [`CTR_MAX`] bytes in one call |
+//! | X25519 under a private key held by the host | Meshtastic PKC, MeshCore and peat key agreement (every [`StaticSecret`](crate::keys::StaticSecret)) | every agreement |
 //!
 //! Everything else stays in the library: every format rule (framing,
-//! lengths, padding, key derivation, nonces, rekeying, CTR's counter blocks
+//! lengths, padding, key derivation, nonces, rekeying, CTR's counter blocks,
+//! the rejection of an all-zero X25519 result
 //! and the XOR of their keystream), the comparison of
 //! AES Crypt's HMACs with the stored tags (in constant time), the
 //! wiping of plaintext that failed to authenticate, and every operation
@@ -227,6 +229,38 @@ pub trait HostCrypto: Sync {
 
     /// Releases the cipher `handle`.
     fn aes_free(&self, handle: u32);
+
+    /// Makes an X25519 private key from the 32 scalar bytes `scalar` (RFC
+    /// 7748: the host clamps it) that the host keeps; returns its handle,
+    /// which the library passes to [`x25519`](Self::x25519) and releases
+    /// with [`x25519_free`](Self::x25519_free), exactly once. The default
+    /// has no X25519.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError`]: the library keeps the key and runs its own X25519.
+    fn x25519_new(&self, scalar: &[u8; 32]) -> Result<u32, HostError> {
+        let _ = scalar;
+        Err(HostError)
+    }
+
+    /// Writes X25519 (RFC 7748) of the key `handle` and the peer's
+    /// u-coordinate `peer` into `shared`.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError`], `shared` holding anything then: the library computes
+    /// the result itself (so a host that refuses a low-order `peer` and
+    /// one that returns zeros end the same way: the library rejects it).
+    fn x25519(&self, handle: u32, peer: &[u8; 32], shared: &mut [u8; 32]) -> HostResult {
+        let _ = (handle, peer, shared);
+        Err(HostError)
+    }
+
+    /// Releases the X25519 key `handle`.
+    fn x25519_free(&self, handle: u32) {
+        let _ = handle;
+    }
 }
 
 /// An AES key held by the host, for counter mode: the library makes the
@@ -297,6 +331,41 @@ pub const CTR_MAX: usize = 512;
 impl Drop for HostAes {
     fn drop(&mut self) {
         self.host.aes_free(self.handle);
+    }
+}
+
+/// An X25519 private key held by the host (see
+/// [`HostCrypto::x25519_new`]). Released when dropped.
+pub(crate) struct HostX25519 {
+    host: &'static dyn HostCrypto,
+    handle: u32,
+}
+
+impl core::fmt::Debug for HostX25519 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("HostX25519(redacted)")
+    }
+}
+
+impl HostX25519 {
+    /// The scalar `scalar` given to the registered host; `None` without a
+    /// host, or when it refused.
+    pub(crate) fn new(scalar: &[u8; 32]) -> Option<Self> {
+        let host = host_crypto()?;
+        let handle = host.x25519_new(scalar).ok()?;
+        Some(Self { host, handle })
+    }
+
+    /// X25519 with `peer` into `shared`; false when the host failed
+    /// (`shared` then holds anything: the caller overwrites it).
+    pub(crate) fn agree(&self, peer: &[u8; 32], shared: &mut [u8; 32]) -> bool {
+        self.host.x25519(self.handle, peer, shared).is_ok()
+    }
+}
+
+impl Drop for HostX25519 {
+    fn drop(&mut self) {
+        self.host.x25519_free(self.handle);
     }
 }
 

@@ -98,7 +98,7 @@ pub mod cache;
 pub mod entropy;
 pub mod error;
 mod hex_text;
-#[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+#[cfg(wireseal_wasm_host)]
 pub mod host;
 pub mod keys;
 #[cfg(feature = "std")]

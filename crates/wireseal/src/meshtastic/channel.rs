@@ -224,7 +224,7 @@ pub struct ChannelCipher {
     key: ChannelKey,
     /// `None` for an unencrypted channel.
     ctr: Option<aes_ctr::CtrKey>,
-    #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+    #[cfg(wireseal_wasm_host)]
     host: Option<crate::host::HostAes>,
 }
 
@@ -233,7 +233,7 @@ impl Clone for ChannelCipher {
         Self {
             key: self.key.clone(),
             ctr: self.ctr.clone(),
-            #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+            #[cfg(wireseal_wasm_host)]
             host: self.host.as_ref().and_then(crate::host::HostAes::try_clone),
         }
     }
@@ -247,7 +247,7 @@ impl From<ChannelKey> for ChannelCipher {
             None
         };
         Self {
-            #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+            #[cfg(wireseal_wasm_host)]
             host: if ctr.is_some() {
                 crate::host::HostAes::new(key.expanded())
             } else {
@@ -271,7 +271,7 @@ impl ChannelCipher {
         let buf = within_payload_limit(buf)?;
         if let Some(ctr) = &self.ctr {
             let iv = counter_block(from, id);
-            #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+            #[cfg(wireseal_wasm_host)]
             if self.host.as_ref().is_some_and(|h| h.apply_ctr(&iv, buf)) {
                 return Ok(buf);
             }

@@ -23,7 +23,7 @@
 use aes::Aes256;
 use cbc::cipher::inout::InOutBuf;
 use cbc::cipher::{BlockDecryptMut, KeyIvInit};
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#[cfg(wireseal_wasm_host)]
 use zeroize::Zeroizing;
 
 /// The AES block size in bytes.
@@ -41,14 +41,14 @@ pub struct Aes256CbcEnc {
     inner: cbc::Encryptor<Aes256>,
     /// The host's side (WebAssembly): the key to hand it, and where the
     /// chain stands.
-    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    #[cfg(wireseal_wasm_host)]
     host: HostChain,
 }
 
 /// What handing a CBC stream to the host needs: the key, the chaining value
 /// after the last call, and whether `inner` fell behind it (the host ran
 /// the last call).
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#[cfg(wireseal_wasm_host)]
 struct HostChain {
     key: Zeroizing<[u8; 32]>,
     chain: [u8; BLOCK],
@@ -71,7 +71,7 @@ impl Aes256CbcEnc {
     pub fn new(key: &[u8; 32], iv: &[u8; 16]) -> Self {
         Self {
             inner: cbc::Encryptor::<Aes256>::new(key.into(), iv.into()),
-            #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+            #[cfg(wireseal_wasm_host)]
             host: HostChain {
                 key: Zeroizing::new(*key),
                 chain: *iv,
@@ -102,20 +102,20 @@ impl Aes256CbcEnc {
     #[cfg(not(wireseal_aws_lc))]
     pub fn encrypt_in_place(&mut self, buf: &mut [u8]) {
         use cbc::cipher::BlockEncryptMut;
-        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        #[cfg(wireseal_wasm_host)]
         if self.host_encrypt(buf) {
             return;
         }
         let (blocks, _tail) = InOutBuf::from(&mut *buf).into_chunks();
         self.inner.encrypt_blocks_inout_mut(blocks);
-        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        #[cfg(wireseal_wasm_host)]
         self.host.advance(buf);
     }
 
     /// Hands `buf`'s whole blocks to the host when they reach
     /// `host::CBC_MIN` and one is registered (`true`: done); otherwise
     /// brings `inner` up to the chain the host left, for the caller to run.
-    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    #[cfg(wireseal_wasm_host)]
     fn host_encrypt(&mut self, buf: &mut [u8]) -> bool {
         let n = buf.len() / BLOCK * BLOCK;
         let h = &mut self.host;
@@ -144,7 +144,7 @@ impl Aes256CbcEnc {
     }
 }
 
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#[cfg(wireseal_wasm_host)]
 impl HostChain {
     /// Notes the chaining value after `encrypted`: its last whole block.
     fn advance(&mut self, encrypted: &[u8]) {
@@ -166,7 +166,7 @@ impl core::fmt::Debug for Aes256CbcEnc {
 /// initial vector, or the ciphertext block that precedes `input`.
 pub fn aes256_cbc_decrypt_b2b(key: &[u8; 32], iv: &[u8; 16], input: &[u8], output: &mut [u8]) {
     let n = input.len().min(output.len()) / BLOCK * BLOCK;
-    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    #[cfg(wireseal_wasm_host)]
     if let Some(host) = crate::host::for_len(n, crate::host::CBC_MIN) {
         if host
             .aes256_cbc_decrypt(
@@ -188,7 +188,7 @@ pub fn aes256_cbc_decrypt_b2b(key: &[u8; 32], iv: &[u8; 16], input: &[u8], outpu
 
 /// Decrypts the whole blocks of `buf` in place (see [`aes256_cbc_decrypt_b2b`]).
 pub fn aes256_cbc_decrypt_in_place(key: &[u8; 32], iv: &[u8; 16], buf: &mut [u8]) {
-    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    #[cfg(wireseal_wasm_host)]
     {
         let n = buf.len() / BLOCK * BLOCK;
         if let Some(host) = crate::host::for_len(n, crate::host::CBC_MIN) {

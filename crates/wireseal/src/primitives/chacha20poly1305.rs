@@ -157,8 +157,7 @@ mod backend {
 /// it also keeps the raw key, wiped, to hand to the host.
 pub struct ChaChaKey(
     backend::Key,
-    #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
-    zeroize::Zeroizing<[u8; KEY_LEN]>,
+    #[cfg(wireseal_wasm_host)] zeroize::Zeroizing<[u8; KEY_LEN]>,
 );
 
 impl core::fmt::Debug for ChaChaKey {
@@ -174,7 +173,7 @@ impl ChaChaKey {
     pub fn new(key: &[u8; KEY_LEN]) -> Self {
         Self(
             backend::Key::new(key),
-            #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+            #[cfg(wireseal_wasm_host)]
             zeroize::Zeroizing::new(*key),
         )
     }
@@ -187,7 +186,7 @@ impl ChaChaKey {
         aad: &[u8],
         buf: &mut [u8],
     ) -> [u8; TAG_LEN] {
-        #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+        #[cfg(wireseal_wasm_host)]
         if let Some(host) = crate::host::for_len(buf.len(), crate::host::AEAD_MIN) {
             let mut tag = [0u8; TAG_LEN];
             if host
@@ -226,7 +225,7 @@ impl ChaChaKey {
             return Err(AeadError);
         }
         let n = ct_and_tag.len() - TAG_LEN;
-        #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+        #[cfg(wireseal_wasm_host)]
         if let Some(host) = crate::host::for_len(n, crate::host::AEAD_MIN) {
             let (ct, tag) = ct_and_tag.split_at_mut(n);
             let mut t = [0u8; TAG_LEN];
@@ -278,7 +277,7 @@ impl ChaChaKey {
         if out.len() != ct.len() {
             return Err(AeadError);
         }
-        #[cfg(all(feature = "std", target_arch = "wasm32", target_os = "unknown"))]
+        #[cfg(wireseal_wasm_host)]
         if let Some(host) = crate::host::for_len(ct.len(), crate::host::AEAD_MIN) {
             out.copy_from_slice(ct);
             match host.chacha20poly1305_open(

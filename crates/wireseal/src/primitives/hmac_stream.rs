@@ -19,20 +19,20 @@
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#[cfg(wireseal_wasm_host)]
 use zeroize::Zeroizing;
 
 /// An HMAC-SHA256 computation fed piece by piece.
-#[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), derive(Clone))]
+#[cfg_attr(not(wireseal_wasm_host), derive(Clone))]
 pub struct HmacSha256Stream {
     inner: Hmac<Sha256>,
     /// Where the stream stands with the host (WebAssembly).
-    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    #[cfg(wireseal_wasm_host)]
     host: HostSide,
 }
 
 /// An HMAC stream's relation to the host.
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#[cfg(wireseal_wasm_host)]
 enum HostSide {
     /// The library's stream throughout: no host when it started, or the
     /// host failed to take it.
@@ -56,7 +56,7 @@ impl HmacSha256Stream {
     pub fn new(key: &[u8]) -> Self {
         Self {
             inner: <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes any key length"),
-            #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+            #[cfg(wireseal_wasm_host)]
             host: if crate::host::host_crypto().is_some() {
                 HostSide::Pending {
                     key: Zeroizing::new(key.to_vec()),
@@ -70,7 +70,7 @@ impl HmacSha256Stream {
 
     /// Absorbs `data`.
     pub fn update(&mut self, data: &[u8]) {
-        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        #[cfg(wireseal_wasm_host)]
         if self.host_update(data) {
             return;
         }
@@ -79,7 +79,7 @@ impl HmacSha256Stream {
 
     /// The 32-byte tag.
     pub fn finalize(mut self) -> [u8; 32] {
-        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        #[cfg(wireseal_wasm_host)]
         match core::mem::replace(&mut self.host, HostSide::Library) {
             HostSide::Library => {}
             HostSide::Pending { held, .. } => self.inner.update(&held),
@@ -97,7 +97,7 @@ impl HmacSha256Stream {
     /// Feeds `data` to the host's stream, or holds it back until the
     /// stream is long enough to move there (`true`: `inner` has nothing to
     /// do).
-    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    #[cfg(wireseal_wasm_host)]
     fn host_update(&mut self, data: &[u8]) -> bool {
         match &mut self.host {
             HostSide::Library => false,
@@ -140,7 +140,7 @@ impl HmacSha256Stream {
 }
 
 /// Appends `data` to `held`, wiping the old allocation when it grows.
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#[cfg(wireseal_wasm_host)]
 fn hold(held: &mut Zeroizing<Vec<u8>>, data: &[u8]) {
     let need = held.len() + data.len();
     if need > held.capacity() {
@@ -151,7 +151,7 @@ fn hold(held: &mut Zeroizing<Vec<u8>>, data: &[u8]) {
     held.extend_from_slice(data);
 }
 
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#[cfg(wireseal_wasm_host)]
 impl Clone for HmacSha256Stream {
     fn clone(&self) -> Self {
         let host = match &self.host {
@@ -190,7 +190,7 @@ impl Drop for HmacSha256Stream {
     fn drop(&mut self) {
         self.inner = blank();
         core::hint::black_box(&self.inner);
-        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        #[cfg(wireseal_wasm_host)]
         if let HostSide::Host { host, handle } = self.host {
             host.hmac_sha256_free(handle);
         }

@@ -16,7 +16,7 @@ pub fn pbkdf2_hmac_sha512<const N: usize>(
     iterations: u32,
 ) -> Secret<N> {
     let mut out = Secret::new([0u8; N]);
-    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    #[cfg(wireseal_wasm_host)]
     if let Some(host) =
         crate::host::for_len(iterations as usize, crate::host::PBKDF2_MIN_ITERATIONS)
     {
