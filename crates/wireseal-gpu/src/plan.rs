@@ -211,10 +211,10 @@ impl Chunk {
 
     /// Cuts the next chunk from `shapes` at `cur` (cleared first); false
     /// when every packet is placed.
-    pub(crate) fn cut(
+    pub(crate) fn cut<S: Source + ?Sized>(
         &mut self,
         shapes: &[Shape],
-        src: &dyn Source,
+        src: &S,
         cur: &mut Cursor,
         lim: &Limits,
     ) -> bool {
@@ -247,7 +247,7 @@ impl Chunk {
 
     /// The next piece of the job at `cur` that fits: the rest of the job
     /// at once when it does, else packet by packet (at least one).
-    fn fit(&self, cur: &Cursor, s: &Shape, src: &dyn Source, lim: &Limits) -> Piece {
+    fn fit<S: Source + ?Sized>(&self, cur: &Cursor, s: &Shape, src: &S, lim: &Limits) -> Piece {
         let room = lim.packets.saturating_sub(self.counts.packets).max(1);
         let most = (s.count - cur.at).min(room).min(PIECE_PACKETS);
         let start = if self.is_empty() {
@@ -291,11 +291,11 @@ impl Chunk {
     /// Writes the chunk into `buf` (laid out as `r`): every piece's
     /// descriptors, parts, key entries and input, each piece on a core of
     /// `batch`.
-    pub(crate) fn write(
+    pub(crate) fn write<S: Source + ?Sized>(
         &self,
         batch: &Batch,
         shapes: &[Shape],
-        src: &dyn Source,
+        src: &S,
         task_bytes: u32,
         r: &Regions,
         buf: &mut [u8],
@@ -416,7 +416,13 @@ struct PieceBufs<'b> {
 
 /// Writes one piece: walks its packets from the job's state, one key
 /// entry per epoch, each packet's descriptor, parts and input.
-fn write_piece(p: &Piece, s: &Shape, src: &dyn Source, task_bytes: u32, b: PieceBufs<'_>) {
+fn write_piece<S: Source + ?Sized>(
+    p: &Piece,
+    s: &Shape,
+    src: &S,
+    task_bytes: u32,
+    b: PieceBufs<'_>,
+) {
     let base = s.state.as_ref().expect("a share has its state");
     let mut state = DirectionState::from_bytes(base.to_bytes().expose())
         .expect("a state's own bytes read back");
