@@ -113,7 +113,9 @@ mod backend {
     use std::sync::OnceLock;
 
     /// The host's copy of the key, made on the first agreement (a key made
-    /// only for its public half never reaches the host).
+    /// only for its public half never reaches the host). A key whose first
+    /// agreement found no host registered, or a host that refused it, stays
+    /// with the ladder.
     pub(super) struct Key {
         host: OnceLock<Option<HostX25519>>,
     }
@@ -148,7 +150,9 @@ mod backend {
 /// A long-lived X25519 private key with its public key.
 ///
 /// Not `Clone`. The private scalar is kept in a zeroizing [`Secret`] (and,
-/// on servers, in aws-lc's key object, which cleanses it when freed).
+/// on servers, in aws-lc's key object, which cleanses it when freed; in the
+/// npm package in Node, from its first agreement on, in an OpenSSL
+/// `KeyObject` that the garbage collector frees once the key is dropped).
 pub struct StaticSecret {
     raw: Secret<32>,
     key: backend::Key,
