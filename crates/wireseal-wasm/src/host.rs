@@ -94,6 +94,12 @@ extern "C" {
         out: &mut [u8],
     ) -> Result<(), JsValue>;
 
+}
+
+// The keys the host holds across calls (AES for CTR keystreams, X25519),
+// each named by a handle.
+#[wasm_bindgen]
+extern "C" {
     #[wasm_bindgen(method, catch, js_name = aesNew)]
     fn aes_new(this: &HostFunctions, key: &[u8]) -> Result<JsValue, JsValue>;
 
