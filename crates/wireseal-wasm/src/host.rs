@@ -93,7 +93,6 @@ extern "C" {
         iterations: u32,
         out: &mut [u8],
     ) -> Result<(), JsValue>;
-
 }
 
 // The keys the host holds across calls (AES for CTR keystreams, X25519),
