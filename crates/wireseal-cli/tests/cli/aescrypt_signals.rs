@@ -294,3 +294,56 @@ fn signals_at_random_points_leave_the_old_or_the_complete_output() {
     eprintln!("{}", seen.join("\n"));
     eprintln!("total {:?}", t_all.elapsed());
 }
+
+/// SIGINT or SIGTERM sent the moment a run's partial file appears in OUT's
+/// folder: the handler knows of it, removes it and says OUT was not
+/// written (or, when the run already finished, that OUT is complete).
+#[test]
+fn a_signal_as_the_partial_file_appears_removes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input.bin");
+    let mut rng = Rng(0x0123_4567_89ab_cdef);
+    let bytes: Vec<u8> = (0..(16 << 20) / 8)
+        .flat_map(|_| rng.next().to_le_bytes())
+        .collect();
+    std::fs::write(&input, &bytes).unwrap();
+    let outs = dir.path().join("outs");
+    std::fs::create_dir(&outs).unwrap();
+    let out = outs.join("out.bin.aes");
+    for (sig, name) in [(Signal::INT, "INT"), (Signal::TERM, "TERM")] {
+        for k in 0..12 {
+            let _ = std::fs::remove_file(&out);
+            let child = Command::new(BIN)
+                .args(["aescrypt", "encrypt", "--iterations", "1000"])
+                .args(["--password-env", "WS_PW"])
+                .arg(&input)
+                .arg(&out)
+                .env("WS_PW", "pw")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let t0 = Instant::now();
+            while partials(&outs).is_empty() && !out.exists() {
+                assert!(t0.elapsed() < Duration::from_secs(30), "no partial file");
+                std::hint::spin_loop();
+            }
+            let pid = Pid::from_raw(child.id() as i32).unwrap();
+            let _ = kill_process(pid, sig);
+            let o = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            let what = format!("SIG{name} run {k}");
+            match o.status.code() {
+                Some(130) => {
+                    assert!(!out.exists(), "{what}: exit 130 with OUT written");
+                    assert!(err.contains("not written"), "{what}: {err}");
+                }
+                Some(0) => assert!(out.exists(), "{what}: exit 0 without OUT; {err}"),
+                _ => panic!("{what}: unexpected {:?}; {err}", o.status),
+            }
+            let left = partials(&outs);
+            assert!(left.is_empty(), "{what}: partial files left: {left:?}");
+        }
+    }
+}

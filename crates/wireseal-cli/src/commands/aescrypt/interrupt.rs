@@ -124,25 +124,35 @@ pub(super) fn expect_outputs(total: usize) {
     });
 }
 
-/// The run is writing the partial file `partial` for `output`, which
-/// exists when `replacing`.
-pub(super) fn writing_partial(partial: PathBuf, output: &str, replacing: bool) {
-    with(|p| {
-        if !matches!(p, Phase::Writing { .. }) {
-            *p = Phase::Writing {
+/// Runs `create`, which creates the partial file for `output` (which
+/// exists when `replacing`), with the handler held off, and registers the
+/// file it made (`partial` names it): a signal is handled either before it
+/// (no partial file yet) or after it (the partial file is removed).
+pub(super) fn create_partial<T, E>(
+    output: &str,
+    replacing: bool,
+    create: impl FnOnce() -> Result<T, E>,
+    partial: impl FnOnce(&T) -> PathBuf,
+) -> Result<T, E> {
+    let mut guard = PHASE.lock().ok();
+    let r = create();
+    if let (Some(phase), Ok(made)) = (guard.as_deref_mut(), &r) {
+        if !matches!(phase, Phase::Writing { .. }) {
+            *phase = Phase::Writing {
                 active: Vec::new(),
                 done: 0,
                 total: 1,
             };
         }
-        if let Phase::Writing { active, .. } = p {
+        if let Phase::Writing { active, .. } = phase {
             active.push(Active {
-                partial,
+                partial: partial(made),
                 output: output.to_owned(),
                 replacing,
             });
         }
-    });
+    }
+    r
 }
 
 /// The partial file `partial` is gone (its run failed and removed it).

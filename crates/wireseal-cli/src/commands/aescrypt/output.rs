@@ -17,7 +17,8 @@ use zeroize::Zeroizing;
 
 /// Starts the partial file for OUT (`path`, which exists when
 /// `replacing`): says on stderr which partial files of killed runs it
-/// removed from the folder, and tells the signal handler about it.
+/// removed from the folder. The signal handler knows of the partial file
+/// from the moment it exists.
 ///
 /// # Errors
 ///
@@ -28,8 +29,13 @@ pub(super) fn begin(output: &str, path: &Path, replacing: bool) -> Result<Partia
     } else {
         Replace::Refuse
     };
-    let part =
-        PartialFile::create(path, replace).with_context(|| format!("cannot write {output}"))?;
+    let part = interrupt::create_partial(
+        output,
+        replacing,
+        || PartialFile::create(path, replace),
+        |p| p.path().to_path_buf(),
+    )
+    .with_context(|| format!("cannot write {output}"))?;
     for p in &part.leftovers().removed {
         eprintln!(
             "wireseal: removed {}, a partial output left by an interrupted run",
@@ -42,7 +48,6 @@ pub(super) fn begin(output: &str, path: &Path, replacing: bool) -> Result<Partia
             p.display()
         );
     }
-    interrupt::writing_partial(part.path().to_path_buf(), output, replacing);
     Ok(part)
 }
 
