@@ -59,8 +59,8 @@ impl Serialize for PacketRecord<'_> {
         m.serialize_entry("from", &d.from)?;
         m.serialize_entry("to", &d.to)?;
         m.serialize_entry("id", &d.id)?;
-        m.serialize_entry("channel_id", &d.channel_id)?;
-        m.serialize_entry("gateway_id", &d.gateway_id)?;
+        m.serialize_entry("channel_id", d.channel_id.as_str())?;
+        m.serialize_entry("gateway_id", d.gateway_id.as_str())?;
         m.serialize_entry("portnum", &d.portnum())?;
         if let Some(name) = d.portnum().and_then(portnum_name) {
             m.serialize_entry("portnum_name", name)?;

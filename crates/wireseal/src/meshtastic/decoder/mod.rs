@@ -80,9 +80,14 @@ pub use outcome::{Control, Decoded, Decryption, KeyEvent, Reception, Signature, 
 
 pub use super::identity::Identity;
 pub use super::policy::{Concern, SignaturePolicy, Verdict};
+/// The type of [`Decoded::channel_id`] and [`Decoded::gateway_id`]: a string
+/// that holds up to 24 bytes inline, so a usual envelope's ids cost no
+/// allocation (it dereferences to `&str`; `.into()` makes one from a
+/// `&str` or a `String`).
+pub use compact_str::CompactString;
 
 use super::channel::{ChannelCipher, ChannelKey};
-use super::envelope::{self, Payload, ServiceEnvelope};
+use super::envelope::{self, Head, Payload, ServiceEnvelope};
 use super::pkc::PkcEngine;
 use super::pkc_ahead::FreshKeys;
 use super::replay::ReplayWindow;
@@ -351,7 +356,7 @@ impl Decoder {
         Ok(self.decode_checked(now, env, payload))
     }
 
-    fn decode_checked(&mut self, now: u64, env: ServiceEnvelope, payload: Payload<'_>) -> Decoded {
+    fn decode_checked(&mut self, now: u64, env: Head, payload: Payload<'_>) -> Decoded {
         let (mut d, mut pending) = parse(&self.channels, &self.nodes, &self.verified, env, payload);
         self.settle(now, &mut d, &mut pending, &mut FreshKeys::default());
         d

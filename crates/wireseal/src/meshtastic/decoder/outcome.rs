@@ -6,6 +6,7 @@ use super::super::policy::Verdict;
 use super::super::Error;
 #[allow(unused_imports)]
 use crate::prelude::*;
+use compact_str::CompactString;
 
 /// How the packet's `Data` was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,10 +273,13 @@ pub struct Decoded {
     pub to: u32,
     /// Packet id.
     pub id: u32,
-    /// The envelope's channel name (`PKI` for direct messages).
-    pub channel_id: String,
-    /// The publishing gateway's id.
-    pub gateway_id: String,
+    /// The envelope's channel name (`PKI` for direct messages), held inline
+    /// up to 24 bytes (an id is at most [`MAX_ID_LEN`] bytes).
+    ///
+    /// [`MAX_ID_LEN`]: crate::meshtastic::envelope::MAX_ID_LEN
+    pub channel_id: CompactString,
+    /// The publishing gateway's id, held as `channel_id` is.
+    pub gateway_id: CompactString,
     /// `MeshPacket.channel`: the channel hash of an encrypted packet.
     pub channel_hash: u32,
     /// Header fields and reception details.

@@ -9,9 +9,7 @@ use super::verified::{self, verify, Verified};
 use super::{
     Channels, Checked, Decoded, Decryption, Pending, Pkc, Reception, Signature, Undecoded,
 };
-use crate::meshtastic::envelope::{
-    self, Data, Payload, ServiceEnvelope, NODEINFO_APP, PKI_CHANNEL_ID,
-};
+use crate::meshtastic::envelope::{self, Data, Head, Payload, NODEINFO_APP, PKI_CHANNEL_ID};
 use crate::meshtastic::identity::{node_number, Identity};
 use crate::meshtastic::pkc::OVERHEAD;
 use crate::meshtastic::xeddsa::{VerifyingKey, SIGNATURE_LEN};
@@ -25,10 +23,10 @@ pub(super) fn parse(
     channels: &Channels,
     nodes: &NodeTable,
     verified: &Verified,
-    env: ServiceEnvelope,
+    env: Head,
     payload: Payload<'_>,
 ) -> (Decoded, Pending) {
-    let packet = env.packet.expect("envelope::check passed");
+    let packet = env.packet;
     let mut head = Decoded {
         from: packet.from,
         to: packet.to,

@@ -46,6 +46,7 @@ pub use payloads::{
 use super::{Error, MAX_PAYLOAD_LEN};
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
+use compact_str::CompactString;
 use prost::Message;
 
 /// Largest envelope accepted (bytes). A full LoRa payload with every header
@@ -118,43 +119,82 @@ pub(crate) enum Payload<'a> {
     Encrypted(Cow<'a, [u8]>),
 }
 
+/// A checked envelope without its packet's payload ([`decode_in_place`]).
+#[derive(Debug)]
+pub(crate) struct Head {
+    /// The packet; its `payload_variant` is `None`.
+    pub packet: MeshPacket,
+    /// `ServiceEnvelope.channel_id`.
+    pub channel_id: CompactString,
+    /// `ServiceEnvelope.gateway_id`.
+    pub gateway_id: CompactString,
+}
+
 /// [`decode`], its packet's payload apart: a ciphertext stays in `bytes`
 /// (not copied) when the envelope is in the plain form the direct reader
-/// reads. The packet's `payload_variant` is `None`.
+/// reads, and the ids are copied once, into the head (inline up to 24
+/// bytes, so a usual envelope's ids allocate nothing).
 ///
 /// # Errors
 /// As [`decode`].
-pub(crate) fn decode_in_place(bytes: &[u8]) -> Result<(ServiceEnvelope, Payload<'_>), Error> {
+pub(crate) fn decode_in_place(bytes: &[u8]) -> Result<(Head, Payload<'_>), Error> {
     check_len(bytes)?;
-    match reader::envelope_in_place(bytes) {
-        Ok((env, Some(ct))) => {
-            check_with(&env, Some(ct))?;
-            Ok((env, Payload::Encrypted(Cow::Borrowed(ct))))
-        }
-        Ok((env, None)) => split(env),
-        Err(reader::Unusual) => split(prost_envelope(bytes)?),
-    }
+    let env = match reader::envelope_in_place(bytes) {
+        Ok(env) => env,
+        Err(reader::Unusual) => return split(prost_envelope(bytes)?),
+    };
+    check_ids(env.channel_id, env.gateway_id)?;
+    check_packet(env.packet.as_ref(), env.encrypted)?;
+    // `check_packet` refused an envelope without a packet.
+    let mut packet = env.packet.unwrap_or_default();
+    let payload = match env.encrypted {
+        Some(ct) => Payload::Encrypted(Cow::Borrowed(ct)),
+        None => take_payload(&mut packet)?,
+    };
+    Ok((
+        Head {
+            packet,
+            channel_id: env.channel_id.into(),
+            gateway_id: env.gateway_id.into(),
+        },
+        payload,
+    ))
 }
 
-/// A checked envelope and its packet's payload, apart.
+/// A checked envelope's head and its packet's payload, apart.
 ///
 /// # Errors
 /// [`check`]'s errors.
-pub(crate) fn split(
-    mut env: ServiceEnvelope,
-) -> Result<(ServiceEnvelope, Payload<'static>), Error> {
+pub(crate) fn split(env: ServiceEnvelope) -> Result<(Head, Payload<'static>), Error> {
     check(&env)?;
-    let payload = match env.packet.as_mut().and_then(|p| p.payload_variant.take()) {
-        Some(PayloadVariant::Decoded(d)) => Payload::Decoded(d),
-        Some(PayloadVariant::Encrypted(ct)) => Payload::Encrypted(Cow::Owned(ct)),
+    let ServiceEnvelope {
+        packet,
+        channel_id,
+        gateway_id,
+    } = env;
+    // `check` refuses an envelope without a packet.
+    let mut packet = packet.unwrap_or_default();
+    let payload = take_payload(&mut packet)?;
+    Ok((
+        Head {
+            packet,
+            channel_id: channel_id.into(),
+            gateway_id: gateway_id.into(),
+        },
+        payload,
+    ))
+}
+
+/// Takes a checked packet's payload out of it.
+fn take_payload(packet: &mut MeshPacket) -> Result<Payload<'static>, Error> {
+    match packet.payload_variant.take() {
+        Some(PayloadVariant::Decoded(d)) => Ok(Payload::Decoded(d)),
+        Some(PayloadVariant::Encrypted(ct)) => Ok(Payload::Encrypted(Cow::Owned(ct))),
         // `check` refuses a packet without payload.
-        None => {
-            return Err(Error::Malformed {
-                what: "packet without payload",
-            })
-        }
-    };
-    Ok((env, payload))
+        None => Err(Error::Malformed {
+            what: "packet without payload",
+        }),
+    }
 }
 
 fn check_len(bytes: &[u8]) -> Result<(), Error> {
@@ -179,21 +219,13 @@ fn prost_envelope(bytes: &[u8]) -> Result<ServiceEnvelope, Error> {
 /// # Errors
 /// As [`decode`], except for the overall length.
 pub fn check(env: &ServiceEnvelope) -> Result<(), Error> {
-    check_with(env, None)
+    check_ids(&env.channel_id, &env.gateway_id)?;
+    check_packet(env.packet.as_ref(), None)
 }
 
-/// [`check`] of an envelope whose ciphertext, when `encrypted` holds it,
-/// was left in its bytes.
-fn check_with(env: &ServiceEnvelope, encrypted: Option<&[u8]>) -> Result<(), Error> {
-    let Some(p) = &env.packet else {
-        return Err(Error::Malformed {
-            what: "envelope without packet",
-        });
-    };
-    for (field, s) in [
-        ("channel_id", &env.channel_id),
-        ("gateway_id", &env.gateway_id),
-    ] {
+/// The length limit of an envelope's two ids.
+fn check_ids(channel_id: &str, gateway_id: &str) -> Result<(), Error> {
+    for (field, s) in [("channel_id", channel_id), ("gateway_id", gateway_id)] {
         if s.len() > MAX_ID_LEN {
             return Err(Error::FieldLength {
                 field,
@@ -201,6 +233,17 @@ fn check_with(env: &ServiceEnvelope, encrypted: Option<&[u8]>) -> Result<(), Err
             });
         }
     }
+    Ok(())
+}
+
+/// The checks of an envelope's packet (its ciphertext in `encrypted` when
+/// it was left in the envelope's bytes).
+fn check_packet(p: Option<&MeshPacket>, encrypted: Option<&[u8]>) -> Result<(), Error> {
+    let Some(p) = p else {
+        return Err(Error::Malformed {
+            what: "envelope without packet",
+        });
+    };
     if !p.public_key.is_empty() && p.public_key.len() != PUBLIC_KEY_LEN {
         return Err(Error::FieldLength {
             field: "public_key",

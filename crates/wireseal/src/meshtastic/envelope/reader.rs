@@ -176,31 +176,49 @@ fn read<'a>(
 
 /// A `ServiceEnvelope`.
 pub(super) fn envelope(bytes: &[u8]) -> Result<ServiceEnvelope, Unusual> {
-    let (mut env, encrypted) = envelope_in_place(bytes)?;
-    if let (Some(p), Some(ct)) = (&mut env.packet, encrypted) {
+    let e = envelope_in_place(bytes)?;
+    let mut packet = e.packet;
+    if let (Some(p), Some(ct)) = (&mut packet, e.encrypted) {
         p.payload_variant = Some(PayloadVariant::Encrypted(ct.to_vec()));
     }
-    Ok(env)
+    Ok(ServiceEnvelope {
+        packet,
+        channel_id: e.channel_id.into(),
+        gateway_id: e.gateway_id.into(),
+    })
 }
 
-/// A `ServiceEnvelope` whose packet's ciphertext, if it has one, is left in
-/// `bytes` (its `payload_variant` then `None`).
-pub(super) fn envelope_in_place(bytes: &[u8]) -> Result<(ServiceEnvelope, Option<&[u8]>), Unusual> {
-    let mut env = ServiceEnvelope::default();
-    let mut encrypted = None;
+/// A `ServiceEnvelope` read in place: its ids and its packet's ciphertext,
+/// if it has one, borrowed from the envelope's bytes.
+#[derive(Debug, Default)]
+pub(super) struct InPlace<'a> {
+    /// The packet; its `payload_variant` is `None` when `encrypted` holds
+    /// its ciphertext.
+    pub packet: Option<MeshPacket>,
+    /// `ServiceEnvelope.channel_id`.
+    pub channel_id: &'a str,
+    /// `ServiceEnvelope.gateway_id`.
+    pub gateway_id: &'a str,
+    /// The packet's ciphertext.
+    pub encrypted: Option<&'a [u8]>,
+}
+
+/// A `ServiceEnvelope` whose ids and ciphertext stay in `bytes`.
+pub(super) fn envelope_in_place(bytes: &[u8]) -> Result<InPlace<'_>, Unusual> {
+    let mut env = InPlace::default();
     read(bytes, tags(&[1, 2, 3]), |tag, v| {
         match tag {
             1 => {
                 let (p, ct) = packet_in_place(v.bytes()?)?;
                 env.packet = Some(p);
-                encrypted = ct;
+                env.encrypted = ct;
             }
-            2 => env.channel_id = v.string()?.into(),
-            _ => env.gateway_id = v.string()?.into(),
+            2 => env.channel_id = v.string()?,
+            _ => env.gateway_id = v.string()?,
         }
         Ok(())
     })?;
-    Ok((env, encrypted))
+    Ok(env)
 }
 
 /// The field numbers of [`MeshPacket`].
