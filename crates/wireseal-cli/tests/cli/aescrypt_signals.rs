@@ -313,17 +313,16 @@ fn a_signal_as_the_partial_file_appears_removes_it() {
     for (sig, name) in [(Signal::INT, "INT"), (Signal::TERM, "TERM")] {
         for k in 0..12 {
             let _ = std::fs::remove_file(&out);
-            let child = Command::new(BIN)
-                .args(["aescrypt", "encrypt", "--iterations", "1000"])
-                .args(["--password-env", "WS_PW"])
-                .arg(&input)
-                .arg(&out)
-                .env("WS_PW", "pw")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
+            let child = run(&[
+                "aescrypt".into(),
+                "encrypt".into(),
+                "--iterations".into(),
+                "1000".into(),
+                "--password-env".into(),
+                "WS_PW".into(),
+                input.to_str().unwrap().into(),
+                out.to_str().unwrap().into(),
+            ]);
             let t0 = Instant::now();
             while partials(&outs).is_empty() && !out.exists() {
                 assert!(t0.elapsed() < Duration::from_secs(30), "no partial file");
