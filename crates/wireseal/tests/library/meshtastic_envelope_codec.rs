@@ -138,3 +138,53 @@ fn a_nan_snr_compares_equal() {
     let batch = wireseal::batch::Batch::with_threads(2);
     assert_eq!(many.decode_batch(0, &batch, &[&crash[..]]), vec![single]);
 }
+
+/// The decoder refuses an envelope as `envelope::decode` does, with the
+/// checks in the same order: a missing packet before an overlong id, an
+/// overlong id before a wrong-length key.
+#[test]
+fn the_decoder_refuses_envelopes_as_decode_does() {
+    use wireseal::batch::Batch;
+    use wireseal::meshtastic::decoder::Decoder;
+    let mut bad_key = Pb::default();
+    bad_key.fixed32(1, 1).bytes(5, b"ct").bytes(16, &[7u8; 31]);
+    let bad_key = bad_key.done();
+    let mut no_packet = Pb::default();
+    no_packet.bytes(2, &[b'c'; 65]);
+    let mut long_id = Pb::default();
+    long_id.bytes(1, &bad_key).bytes(2, &[b'c'; 65]);
+    let mut key = Pb::default();
+    key.bytes(1, &bad_key).bytes(3, b"!gw");
+    let cases = [
+        (
+            no_packet.done(),
+            Error::Malformed {
+                what: "envelope without packet",
+            },
+        ),
+        (
+            long_id.done(),
+            Error::FieldLength {
+                field: "channel_id",
+                len: 65,
+            },
+        ),
+        (
+            key.done(),
+            Error::FieldLength {
+                field: "public_key",
+                len: 31,
+            },
+        ),
+    ];
+    let mut decoder = Decoder::new();
+    for (bytes, want) in &cases {
+        assert_eq!(envelope::decode(bytes).as_ref().err(), Some(want));
+        assert_eq!(decoder.decode(0, bytes).err().as_ref(), Some(want));
+    }
+    let all: Vec<&[u8]> = cases.iter().map(|(b, _)| b.as_slice()).collect();
+    let batch = decoder.decode_batch(0, &Batch::with_threads(1), &all);
+    for (got, (_, want)) in batch.iter().zip(&cases) {
+        assert_eq!(got.as_ref().err(), Some(want));
+    }
+}

@@ -143,9 +143,13 @@ pub(crate) fn decode_in_place(bytes: &[u8]) -> Result<(Head, Payload<'_>), Error
         Ok(env) => env,
         Err(reader::Unusual) => return split(prost_envelope(bytes)?),
     };
-    check_ids(env.channel_id, env.gateway_id)?;
-    check_packet(env.packet.as_ref(), env.encrypted)?;
-    // `check_packet` refused an envelope without a packet.
+    check_fields(
+        present(env.packet.as_ref())?,
+        env.channel_id,
+        env.gateway_id,
+        env.encrypted,
+    )?;
+    // `present` refused an envelope without a packet.
     let mut packet = env.packet.unwrap_or_default();
     let payload = match env.encrypted {
         Some(ct) => Payload::Encrypted(Cow::Borrowed(ct)),
@@ -219,12 +223,30 @@ fn prost_envelope(bytes: &[u8]) -> Result<ServiceEnvelope, Error> {
 /// # Errors
 /// As [`decode`], except for the overall length.
 pub fn check(env: &ServiceEnvelope) -> Result<(), Error> {
-    check_ids(&env.channel_id, &env.gateway_id)?;
-    check_packet(env.packet.as_ref(), None)
+    check_fields(
+        present(env.packet.as_ref())?,
+        &env.channel_id,
+        &env.gateway_id,
+        None,
+    )
 }
 
-/// The length limit of an envelope's two ids.
-fn check_ids(channel_id: &str, gateway_id: &str) -> Result<(), Error> {
+/// An envelope's packet, which it must have.
+fn present(p: Option<&MeshPacket>) -> Result<&MeshPacket, Error> {
+    p.ok_or(Error::Malformed {
+        what: "envelope without packet",
+    })
+}
+
+/// The checks of an envelope with a packet: its ids' lengths, then its
+/// packet's (the ciphertext in `encrypted` when it was left in the
+/// envelope's bytes).
+fn check_fields(
+    p: &MeshPacket,
+    channel_id: &str,
+    gateway_id: &str,
+    encrypted: Option<&[u8]>,
+) -> Result<(), Error> {
     for (field, s) in [("channel_id", channel_id), ("gateway_id", gateway_id)] {
         if s.len() > MAX_ID_LEN {
             return Err(Error::FieldLength {
@@ -233,17 +255,6 @@ fn check_ids(channel_id: &str, gateway_id: &str) -> Result<(), Error> {
             });
         }
     }
-    Ok(())
-}
-
-/// The checks of an envelope's packet (its ciphertext in `encrypted` when
-/// it was left in the envelope's bytes).
-fn check_packet(p: Option<&MeshPacket>, encrypted: Option<&[u8]>) -> Result<(), Error> {
-    let Some(p) = p else {
-        return Err(Error::Malformed {
-            what: "envelope without packet",
-        });
-    };
     if !p.public_key.is_empty() && p.public_key.len() != PUBLIC_KEY_LEN {
         return Err(Error::FieldLength {
             field: "public_key",
