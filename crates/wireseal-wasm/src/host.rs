@@ -95,6 +95,30 @@ extern "C" {
     ) -> Result<(), JsValue>;
 }
 
+thread_local! {
+    /// The registered functions (WebAssembly here has one thread).
+    static FUNCTIONS_SET: RefCell<Option<HostFunctions>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on the registered functions; [`HostError`] when there are none
+/// or `f`'s function threw.
+fn with<T>(f: impl FnOnce(&HostFunctions) -> Result<T, JsValue>) -> Result<T, HostError> {
+    FUNCTIONS_SET.with(|set| {
+        let set = set.try_borrow().map_err(|_| HostError)?;
+        let fns = set.as_ref().ok_or(HostError)?;
+        f(fns).map_err(|_| HostError)
+    })
+}
+
+/// A handle a function returned: an integer from 1 to `u32::MAX`.
+fn handle(v: JsValue) -> Result<u32, JsValue> {
+    v.as_f64()
+        .filter(|n| n.fract() == 0.0 && *n >= 1.0 && *n <= f64::from(u32::MAX))
+        // Checked above: an integer in the range of u32.
+        .map(|n| n as u32)
+        .ok_or_else(|| JsValue::from_str("not a handle"))
+}
+
 // The keys the host holds across calls (AES for CTR keystreams, X25519),
 // each named by a handle.
 #[wasm_bindgen]
@@ -125,11 +149,6 @@ extern "C" {
 
     #[wasm_bindgen(method, catch, js_name = x25519Free)]
     fn x25519_free(this: &HostFunctions, handle: u32) -> Result<(), JsValue>;
-}
-
-thread_local! {
-    /// The registered functions (WebAssembly here has one thread).
-    static FUNCTIONS_SET: RefCell<Option<HostFunctions>> = const { RefCell::new(None) };
 }
 
 /// Calls made to the host, per operation (the tests' build reads them).
@@ -175,25 +194,6 @@ struct JsHost;
 
 /// The one instance the library holds.
 static JS_HOST: JsHost = JsHost;
-
-/// Runs `f` on the registered functions; [`HostError`] when there are none
-/// or `f`'s function threw.
-fn with<T>(f: impl FnOnce(&HostFunctions) -> Result<T, JsValue>) -> Result<T, HostError> {
-    FUNCTIONS_SET.with(|set| {
-        let set = set.try_borrow().map_err(|_| HostError)?;
-        let fns = set.as_ref().ok_or(HostError)?;
-        f(fns).map_err(|_| HostError)
-    })
-}
-
-/// A handle a function returned: an integer from 1 to `u32::MAX`.
-fn handle(v: JsValue) -> Result<u32, JsValue> {
-    v.as_f64()
-        .filter(|n| n.fract() == 0.0 && *n >= 1.0 && *n <= f64::from(u32::MAX))
-        // Checked above: an integer in the range of u32.
-        .map(|n| n as u32)
-        .ok_or_else(|| JsValue::from_str("not a handle"))
-}
 
 impl HostCrypto for JsHost {
     fn aes256_cbc_encrypt(&self, cbc: CbcKey<'_>, buf: &mut [u8]) -> HostResult {
