@@ -263,36 +263,57 @@ pub trait HostCrypto: Sync {
     }
 }
 
+/// A key the registered host holds, named by `handle`, released through
+/// `free` when dropped. Its `Debug` shows neither key nor handle.
+struct Held {
+    host: &'static dyn HostCrypto,
+    handle: u32,
+    free: fn(&dyn HostCrypto, u32),
+}
+
+impl Held {
+    /// The key `new` gives the registered host; `None` without a host, or
+    /// when it refused.
+    fn on_host(
+        new: impl FnOnce(&dyn HostCrypto) -> Result<u32, HostError>,
+        free: fn(&dyn HostCrypto, u32),
+    ) -> Option<Self> {
+        let host = host_crypto()?;
+        let handle = new(host).ok()?;
+        Some(Self { host, handle, free })
+    }
+}
+
+impl core::fmt::Debug for Held {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("redacted")
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        (self.free)(self.host, self.handle);
+    }
+}
+
 /// An AES key held by the host, for counter mode: the library makes the
 /// counter blocks and XORs the keystream, the host encrypts the blocks
 /// (see [`CTR_MIN`]). Released when dropped.
-pub(crate) struct HostAes {
-    host: &'static dyn HostCrypto,
-    handle: u32,
-}
-
-impl core::fmt::Debug for HostAes {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("HostAes(redacted)")
-    }
-}
+#[derive(Debug)]
+pub(crate) struct HostAes(Held);
 
 impl HostAes {
     /// The key `key` (16 or 32 bytes) given to the registered host; `None`
     /// without a host, or when it refused.
     pub(crate) fn new(key: &[u8]) -> Option<Self> {
-        let host = host_crypto()?;
-        let handle = host.aes_new(key).ok()?;
-        Some(Self { host, handle })
+        Held::on_host(|h| h.aes_new(key), |h, k| h.aes_free(k)).map(Self)
     }
 
     /// Another handle to the same key; `None` when the host refused.
     pub(crate) fn try_clone(&self) -> Option<Self> {
-        let handle = self.host.aes_clone(self.handle).ok()?;
-        Some(Self {
-            host: self.host,
-            handle,
-        })
+        let Held { host, handle, free } = self.0;
+        let handle = host.aes_clone(handle).ok()?;
+        Some(Self(Held { host, handle, free }))
     }
 
     /// XORs the CTR keystream from the initial counter block `iv` (a 32-bit
@@ -313,7 +334,11 @@ impl HostAes {
             block[12..].copy_from_slice(&counter.to_be_bytes());
             counter = counter.wrapping_add(1);
         }
-        let ok = self.host.aes_encrypt_blocks(self.handle, stream).is_ok();
+        let ok = self
+            .0
+            .host
+            .aes_encrypt_blocks(self.0.handle, stream)
+            .is_ok();
         if ok {
             for (b, k) in buf.iter_mut().zip(stream.iter()) {
                 *b ^= k;
@@ -328,44 +353,22 @@ impl HostAes {
 /// stack): a Meshtastic payload is at most 237 bytes.
 pub const CTR_MAX: usize = 512;
 
-impl Drop for HostAes {
-    fn drop(&mut self) {
-        self.host.aes_free(self.handle);
-    }
-}
-
 /// An X25519 private key held by the host (see
 /// [`HostCrypto::x25519_new`]). Released when dropped.
-pub(crate) struct HostX25519 {
-    host: &'static dyn HostCrypto,
-    handle: u32,
-}
-
-impl core::fmt::Debug for HostX25519 {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("HostX25519(redacted)")
-    }
-}
+#[derive(Debug)]
+pub(crate) struct HostX25519(Held);
 
 impl HostX25519 {
     /// The scalar `scalar` given to the registered host; `None` without a
     /// host, or when it refused.
     pub(crate) fn new(scalar: &[u8; 32]) -> Option<Self> {
-        let host = host_crypto()?;
-        let handle = host.x25519_new(scalar).ok()?;
-        Some(Self { host, handle })
+        Held::on_host(|h| h.x25519_new(scalar), |h, k| h.x25519_free(k)).map(Self)
     }
 
     /// X25519 with `peer` into `shared`; false when the host failed
     /// (`shared` then holds anything: the caller overwrites it).
     pub(crate) fn agree(&self, peer: &[u8; 32], shared: &mut [u8; 32]) -> bool {
-        self.host.x25519(self.handle, peer, shared).is_ok()
-    }
-}
-
-impl Drop for HostX25519 {
-    fn drop(&mut self) {
-        self.host.x25519_free(self.handle);
+        self.0.host.x25519(self.0.handle, peer, shared).is_ok()
     }
 }
 
