@@ -117,9 +117,11 @@ impl PartialFile {
         self.persist_with(|rename| rename())
     }
 
-    /// As [`persist`](Self::persist), with the rename alone (not the
-    /// flushes around it) run inside `around`: a driver's signal handler
-    /// can hold its lock over just the moment the target changes.
+    /// As [`persist`](Self::persist), with the rename and the folder's
+    /// flush that records it (not the file's flush before them) run inside
+    /// `around`: a driver's signal handler can hold its lock over just the
+    /// moment the target changes, and whatever the driver does next inside
+    /// `around` follows a rename already on disk.
     ///
     /// # Errors
     ///
@@ -130,6 +132,7 @@ impl PartialFile {
     {
         self.file.sync_all()?;
         let (from, to, replace) = (&self.path, &self.target, self.replace);
+        let dir = folder(to);
         around(&mut || {
             match std::fs::symlink_metadata(to) {
                 Ok(m) if !m.is_file() => {
@@ -143,14 +146,15 @@ impl PartialFile {
             match replace {
                 Replace::Allow => std::fs::rename(from, to),
                 Replace::Refuse => rename_no_replace(from, to),
+            }?;
+            // The rename itself on disk (best effort: not every system lets
+            // a folder be opened).
+            if let Ok(d) = File::open(&dir) {
+                let _ = d.sync_all();
             }
+            Ok(())
         })?;
         self.done = true;
-        // The rename itself on disk (best effort: not every system lets a
-        // folder be opened).
-        if let Ok(d) = File::open(folder(&self.target)) {
-            let _ = d.sync_all();
-        }
         Ok(())
     }
 }

@@ -54,15 +54,16 @@ pub fn run(a: Args) -> Result<()> {
     let public = Value::String(hex::encode(public));
     match &a.out {
         Some(path) => {
-            write_key_file(path, &private, a.force)?;
-            output::fields_shown(
-                &[
-                    ("kind", kind),
-                    ("public_key", public),
-                    ("out", Value::String(path.display().to_string())),
-                ],
-                &["public_key"],
-            );
+            write_key_file(path, &private, a.force, || {
+                output::fields_shown(
+                    &[
+                        ("kind", kind),
+                        ("public_key", public),
+                        ("out", Value::String(path.display().to_string())),
+                    ],
+                    &["public_key"],
+                );
+            })?;
         }
         None => {
             if !std::io::stdout().is_terminal() {
@@ -104,9 +105,9 @@ fn generate(kind: Kind) -> (Zeroizing<String>, Vec<u8>) {
     }
 }
 
-/// Writes `hex` and a newline to `path` with mode 0600: a new file, or with
-/// `force` a replacement for a regular file.
-fn write_key_file(path: &Path, hex: &str, force: bool) -> Result<()> {
+/// Writes `hex` and a newline to `path` with mode 0600 (a new file, or with
+/// `force` a replacement for a regular file), then runs `announce`.
+fn write_key_file(path: &Path, hex: &str, force: bool, announce: impl FnOnce()) -> Result<()> {
     let line = Zeroizing::new(format!("{hex}\n"));
-    crate::util::secret::write_secret_file(path, &line, force)
+    crate::util::secret::write_secret_file(path, &line, force, announce)
 }

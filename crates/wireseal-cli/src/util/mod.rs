@@ -3,6 +3,7 @@
 
 pub mod errors;
 pub mod input;
+pub(crate) mod interrupt;
 pub mod output;
 pub mod secret;
 

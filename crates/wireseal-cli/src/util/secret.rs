@@ -4,6 +4,7 @@
 //! variable name). Secret files are written with mode 0600 and never
 //! replace anything but a regular file, and that only when asked.
 
+use super::interrupt;
 use anyhow::{anyhow, bail, Context, Result};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -212,77 +213,45 @@ fn labelled_value<'t>(text: &'t str, labels: &[&str]) -> &'t str {
         .trim()
 }
 
-/// Writes `contents` to `path` with mode 0600: a new file, or with `force` a
-/// replacement for a regular file (written beside it, synced, then renamed
-/// over it). Never replaces a directory, device, FIFO or link.
+/// Writes `contents` to `path` with mode 0600 and then runs `announce`
+/// (what the command prints about the file): a new file, or with `force` a
+/// replacement for a regular file. Never replaces a directory, device,
+/// FIFO or link.
+///
+/// The file is written through a partial file beside it, synced and moved
+/// into place ([`interrupt::begin`]): a reader, a crash or a signal finds
+/// `path` as it was or complete, never empty or cut. SIGINT, SIGTERM and
+/// SIGHUP remove the partial file and exit 130 with a message saying
+/// `path` was not written (or left as it was); a signal after the rename
+/// waits for `announce` and exits 0.
 ///
 /// # Errors
 ///
 /// `path` exists (without `force`), is not a regular file, or cannot be
 /// written.
-pub fn write_secret_file(path: &Path, contents: &str, force: bool) -> Result<()> {
-    match std::fs::symlink_metadata(path) {
+pub fn write_secret_file(
+    path: &Path,
+    contents: &str,
+    force: bool,
+    announce: impl FnOnce(),
+) -> Result<()> {
+    let replacing = match std::fs::symlink_metadata(path) {
         Ok(m) if !m.file_type().is_file() => bail!(
             "{} exists and is not a regular file; wireseal never replaces it",
             path.display()
         ),
         Ok(_) if !force => bail!("{} exists; add --force to replace it", path.display()),
-        Ok(_) => {
-            let dir = match path.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => Path::new("."),
-            };
-            let mut tmp = tempfile::Builder::new()
-                .prefix(".wireseal-key-")
-                .tempfile_in(dir)
-                .with_context(|| format!("cannot write a key file in {}", dir.display()))?;
-            set_private(tmp.as_file())?;
-            tmp.write_all(contents.as_bytes())
-                .and_then(|()| tmp.as_file().sync_all())
-                .context("cannot write the key file")?;
-            tmp.persist(path)
-                .map_err(|e| e.error)
-                .with_context(|| format!("cannot replace {}", path.display()))?;
-        }
-        Err(_) => {
-            let mut f =
-                open_new(path).with_context(|| format!("cannot create {}", path.display()))?;
-            f.write_all(contents.as_bytes())
-                .and_then(|()| f.sync_all())
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
+        Ok(_) => true,
+        Err(_) => false,
+    };
+    interrupt::install();
+    let output = path.display().to_string();
+    let mut part = interrupt::begin(&output, path, replacing)?;
+    if let Err(e) = part.write_all(contents.as_bytes()) {
+        interrupt::abandoned(part.path());
+        return Err(e).with_context(|| format!("cannot write {output}"));
     }
-    Ok(())
-}
-
-#[cfg(unix)]
-fn open_new(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_new(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-}
-
-#[cfg(unix)]
-fn set_private(f: &std::fs::File) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    f.set_permissions(std::fs::Permissions::from_mode(0o600))
-        .context("cannot make the key file private")
-}
-
-#[cfg(not(unix))]
-fn set_private(_: &std::fs::File) -> Result<()> {
-    Ok(())
+    interrupt::finish(part, &output, announce)
 }
 
 /// Decodes a secret written as hex into exactly `N` bytes; errors never
@@ -383,13 +352,13 @@ mod tests {
     fn secret_files_are_private_and_not_replaced_unasked() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("mesh.key");
-        write_secret_file(&path, "secret: 0a0b\n", false).unwrap();
-        let e = write_secret_file(&path, "other\n", false)
+        write_secret_file(&path, "secret: 0a0b\n", false, || {}).unwrap();
+        let e = write_secret_file(&path, "other\n", false, || {})
             .unwrap_err()
             .to_string();
         assert!(e.contains("exists; add --force"), "{e}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "secret: 0a0b\n");
-        write_secret_file(&path, "other\n", true).unwrap();
+        write_secret_file(&path, "other\n", true, || {}).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "other\n");
         #[cfg(unix)]
         {
@@ -397,7 +366,7 @@ mod tests {
             let mode = std::fs::metadata(&path).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o600);
         }
-        let e = write_secret_file(dir.path(), "x", true)
+        let e = write_secret_file(dir.path(), "x", true, || {})
             .unwrap_err()
             .to_string();
         assert!(e.contains("not a regular file"), "{e}");

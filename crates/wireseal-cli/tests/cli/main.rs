@@ -17,6 +17,7 @@ mod daily_cli_io;
 mod daily_cli_secrets;
 mod fault_listener_flood;
 mod fault_sigkill;
+mod keygen_signals;
 mod gateway_cli;
 mod gateway_decode;
 mod meshcore_cli;

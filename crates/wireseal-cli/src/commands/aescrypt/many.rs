@@ -9,13 +9,13 @@
 //! the files of one such run cost one stretch. After a failure no new input is started; the outputs already
 //! in place stay, and the error names every input that failed.
 
-use super::output::{begin, finish};
 use super::progress::{Counting, Progress};
 use super::target::{default_output, resolve, Target};
 use super::{
-    encrypt_into, explain_io, interrupt, load_password, options, report, DecryptArgs, EncryptArgs,
-    Format, ManyArgs,
+    encrypt_into, explain_io, load_password, options, report, DecryptArgs, EncryptArgs, Format,
+    ManyArgs,
 };
+use crate::util::interrupt::{self, begin, finish};
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::HashSet;
 use std::fs::File;
@@ -190,7 +190,7 @@ fn encrypt_one(
         interrupt::abandoned(part.path());
         return Err(e);
     }
-    finish(part, &job.output)
+    finish(part, &job.output, || {})
 }
 
 /// `decrypt IN... --out-dir DIR`.
@@ -215,7 +215,7 @@ pub(super) fn decrypt(a: DecryptArgs) -> Result<()> {
             interrupt::abandoned(part.path());
             return Err(explain_io(e));
         }
-        finish(part, &job.output)
+        finish(part, &job.output, || {})
     })?;
     progress.done();
     for j in &jobs {

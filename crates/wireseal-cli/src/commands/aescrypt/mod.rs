@@ -12,17 +12,17 @@
 //! [`ProvisionalSink`](wireseal::aescrypt::ProvisionalSink)): the partial
 //! file next to OUT, or a nameless one in the temporary folder for stdout,
 //! a FIFO or a device, copied out only after the HMAC matched. Signals are
-//! handled as [`interrupt`] says; partial files of killed runs (of this
+//! handled as [`interrupt`](crate::util::interrupt) says; partial files of killed runs (of this
 //! command or of the Python package) are removed by the next run into the
 //! same folder.
 
-mod interrupt;
 mod many;
 mod output;
 mod password;
 mod progress;
 mod target;
 
+use crate::util::interrupt;
 use anyhow::{anyhow, bail, Result};
 use output::{copy_verified, open_input, open_stream, TempSink};
 use password::{load_password, PasswordSource};
@@ -223,12 +223,12 @@ fn encrypt(a: EncryptArgs) -> Result<()> {
             interrupt::done(&output);
         }
         Target::File { path, replacing } => {
-            let part = output::begin(&output, &path, replacing)?;
+            let part = interrupt::begin(&output, &path, replacing)?;
             if let Err(e) = encrypt_into(&batch, enc, input, &part, &progress) {
                 interrupt::abandoned(part.path());
                 return Err(e);
             }
-            output::finish(part, &output)?;
+            interrupt::finish(part, &output, || {})?;
         }
     }
     progress.done();
@@ -299,7 +299,7 @@ fn decrypt(a: DecryptArgs) -> Result<()> {
     };
     match target {
         Target::File { path, replacing } => {
-            let mut part = output::begin(&output, &path, replacing)?;
+            let mut part = interrupt::begin(&output, &path, replacing)?;
             // On error the sink was emptied, and dropping `part` deletes it.
             if let Err(e) =
                 aescrypt::io::decrypt_into_sink(&batch, &pw, counted, &mut part, &limits)
@@ -307,7 +307,7 @@ fn decrypt(a: DecryptArgs) -> Result<()> {
                 interrupt::abandoned(part.path());
                 return Err(explain_io(e));
             }
-            output::finish(part, &output)?;
+            interrupt::finish(part, &output, || {})?;
         }
         Target::Stdout | Target::Stream { .. } => {
             // Into a private, nameless temporary file first; only verified

@@ -1,72 +1,17 @@
-//! Files of `wireseal aescrypt`: the input, outputs written through the
-//! library's partial files ([`wireseal_io::PartialFile`]) and
-//! moved into place on success, outputs written as they are (stdout, a
-//! FIFO, a device), and the private temporary file that holds unverified
-//! plaintext on its way to stdout.
+//! Files of `wireseal aescrypt`: the input, outputs written as they are
+//! (stdout, a FIFO, a device), and the private temporary file that holds
+//! unverified plaintext on its way to stdout. Regular-file outputs go
+//! through partial files that [`interrupt`] begins and moves into place.
 
-use super::interrupt;
 use super::IO_BUF;
-use anyhow::{anyhow, Context, Result};
+use crate::util::interrupt;
+use anyhow::{Context, Result};
 use std::fs::File;
 use std::io::{self, Read, Seek, Write};
 use std::path::Path;
 use wireseal::aescrypt::io::Error as IoError;
 use wireseal::aescrypt::ProvisionalSink;
-use wireseal_io::{PartialFile, Replace};
 use zeroize::Zeroizing;
-
-/// Starts the partial file for OUT (`path`, which exists when
-/// `replacing`): says on stderr which partial files of killed runs it
-/// removed from the folder. The signal handler knows of the partial file
-/// from the moment it exists.
-///
-/// # Errors
-///
-/// The partial file cannot be created.
-pub(super) fn begin(output: &str, path: &Path, replacing: bool) -> Result<PartialFile> {
-    let replace = if replacing {
-        Replace::Allow
-    } else {
-        Replace::Refuse
-    };
-    let part = interrupt::create_partial(
-        output,
-        replacing,
-        || PartialFile::create(path, replace),
-        |p| p.path().to_path_buf(),
-    )
-    .with_context(|| format!("cannot write {output}"))?;
-    for p in &part.leftovers().removed {
-        eprintln!(
-            "wireseal: removed {}, a partial output left by an interrupted run",
-            p.display()
-        );
-    }
-    for (p, why) in &part.leftovers().kept {
-        eprintln!(
-            "wireseal: {} is a partial output left by an interrupted run; cannot remove it: {why}",
-            p.display()
-        );
-    }
-    Ok(part)
-}
-
-/// Flushes the partial file to disk and moves it over OUT, with the signal
-/// handler held off during the rename only.
-///
-/// # Errors
-///
-/// Flushing or renaming failed, OUT appeared meanwhile (when not
-/// replacing), or OUT became something other than a regular file; the
-/// partial file is removed then.
-pub(super) fn finish(part: PartialFile, output: &str) -> Result<()> {
-    let partial = part.path().to_path_buf();
-    part.persist_with(|rename| interrupt::commit(&partial, rename))
-        .map_err(|e| {
-            interrupt::abandoned(&partial);
-            anyhow!("cannot move the output into place at {output}: {e}")
-        })
-}
 
 /// Opens an existing FIFO or character device for writing, as it is (no
 /// truncation, nothing created); a FIFO waits here for its reader.

@@ -186,8 +186,9 @@ fn keygen(a: &KeygenArgs) -> Result<()> {
     let id = LocalIdentity::generate();
     let key = Zeroizing::new(hex::encode(id.private_key().expose()));
     let line = Zeroizing::new(format!("{}\n", key.as_str()));
-    crate::util::secret::write_secret_file(&a.out, &line, a.force)?;
-    print_public(&id, &[("out", Value::String(a.out.display().to_string()))]);
+    crate::util::secret::write_secret_file(&a.out, &line, a.force, || {
+        print_public(&id, &[("out", Value::String(a.out.display().to_string()))]);
+    })?;
     Ok(())
 }
 

@@ -267,14 +267,15 @@ fn genesis(name: &str, seed: &GenesisSeed, out: Option<PathBuf>, force: bool) ->
     let id = Value::String(g.mesh_id().to_string());
     match out {
         Some(path) => {
-            crate::util::secret::write_secret_file(&path, &mesh_key_file(&g), force)?;
-            output::fields_shown(
-                &[
-                    ("mesh_id", id),
-                    ("out", Value::String(path.display().to_string())),
-                ],
-                &["mesh_id"],
-            );
+            crate::util::secret::write_secret_file(&path, &mesh_key_file(&g), force, || {
+                output::fields_shown(
+                    &[
+                        ("mesh_id", id),
+                        ("out", Value::String(path.display().to_string())),
+                    ],
+                    &["mesh_id"],
+                );
+            })?;
         }
         None => {
             if !std::io::stdout().is_terminal() {

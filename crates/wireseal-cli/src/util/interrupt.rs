@@ -1,17 +1,21 @@
-//! Ctrl-C, SIGTERM and SIGHUP (ctrlc's `termination` feature): the handler
-//! looks at what the run is doing, under the same lock the run holds while
-//! it moves an output into place, so what it says is what is on disk.
+//! Ctrl-C, SIGTERM and SIGHUP (ctrlc's `termination` feature) while the
+//! command line writes a file through a partial file (`aescrypt`'s OUTs,
+//! key and mesh-key files): the handler looks at what the run is doing,
+//! under the same lock the run holds while it moves an output into place,
+//! so what it says is what is on disk.
 //!
 //! - before any output: nothing written, exit 130;
 //! - writing partial files: they are removed, their OUTs are as they were,
 //!   and the OUTs already moved into place are complete, exit 130;
 //! - streaming into stdout, a FIFO or a device: what was written stays
 //!   written and the message says it is incomplete, exit 130;
-//! - after the last rename: every OUT is complete and the message says so,
-//!   exit 0.
+//! - after the last rename (and what the run prints about it): every OUT
+//!   is complete and the message says so, exit 0.
 
+use anyhow::{anyhow, Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use wireseal_io::{PartialFile, Replace};
 
 /// A partial file being written.
 #[derive(Debug)]
@@ -47,7 +51,7 @@ fn with<R>(f: impl FnOnce(&mut Phase) -> R) -> Option<R> {
 }
 
 /// Installs the handler (once per process).
-pub(super) fn install() {
+pub(crate) fn install() {
     // A second call finds the handler installed; nothing to do.
     let _ = ctrlc::set_handler(|| {
         // Held until exit, so the run cannot move an output meanwhile.
@@ -114,7 +118,7 @@ fn writing_message(active: &[Active], done: usize, total: usize) -> (String, i32
 }
 
 /// The run will write `total` outputs through partial files.
-pub(super) fn expect_outputs(total: usize) {
+pub(crate) fn expect_outputs(total: usize) {
     with(|p| {
         *p = Phase::Writing {
             active: Vec::new(),
@@ -128,7 +132,7 @@ pub(super) fn expect_outputs(total: usize) {
 /// exists when `replacing`), with the handler held off, and registers the
 /// file it made (`partial` names it): a signal is handled either before it
 /// (no partial file yet) or after it (the partial file is removed).
-pub(super) fn create_partial<T, E>(
+pub(crate) fn create_partial<T, E>(
     output: &str,
     replacing: bool,
     create: impl FnOnce() -> Result<T, E>,
@@ -156,7 +160,7 @@ pub(super) fn create_partial<T, E>(
 }
 
 /// The partial file `partial` is gone (its run failed and removed it).
-pub(super) fn abandoned(partial: &Path) {
+pub(crate) fn abandoned(partial: &Path) {
     with(|p| {
         if let Phase::Writing { active, .. } = p {
             active.retain(|a| a.partial != partial);
@@ -165,7 +169,7 @@ pub(super) fn abandoned(partial: &Path) {
 }
 
 /// The run is writing into `output` directly.
-pub(super) fn streaming(output: &str) {
+pub(crate) fn streaming(output: &str) {
     with(|p| {
         *p = Phase::Streaming {
             output: output.to_owned(),
@@ -174,7 +178,7 @@ pub(super) fn streaming(output: &str) {
 }
 
 /// The run has finished writing `output`.
-pub(super) fn done(output: &str) {
+pub(crate) fn done(output: &str) {
     with(|p| {
         *p = Phase::Done {
             output: output.to_owned(),
@@ -186,7 +190,7 @@ pub(super) fn done(output: &str) {
 /// the handler held off, and records its success: a signal is handled
 /// either before it (the partial file is removed) or after it (its OUT is
 /// complete).
-pub(super) fn commit<T, E>(partial: &Path, rename: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+pub(crate) fn commit<T, E>(partial: &Path, rename: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
     let mut guard = PHASE.lock().ok();
     let r = rename();
     if let Some(phase) = guard.as_deref_mut() {
@@ -209,6 +213,68 @@ pub(super) fn commit<T, E>(partial: &Path, rename: impl FnOnce() -> Result<T, E>
         }
     }
     r
+}
+
+/// Starts the partial file for OUT (`path`, which exists when
+/// `replacing`): says on stderr which partial files of killed runs it
+/// removed from the folder. The signal handler knows of the partial file
+/// from the moment it exists.
+///
+/// # Errors
+///
+/// The partial file cannot be created.
+pub(crate) fn begin(output: &str, path: &Path, replacing: bool) -> Result<PartialFile> {
+    let replace = if replacing {
+        Replace::Allow
+    } else {
+        Replace::Refuse
+    };
+    let part = create_partial(
+        output,
+        replacing,
+        || PartialFile::create(path, replace),
+        |p| p.path().to_path_buf(),
+    )
+    .with_context(|| format!("cannot write {output}"))?;
+    for p in &part.leftovers().removed {
+        eprintln!(
+            "wireseal: removed {}, a partial output left by an interrupted run",
+            p.display()
+        );
+    }
+    for (p, why) in &part.leftovers().kept {
+        eprintln!(
+            "wireseal: {} is a partial output left by an interrupted run; cannot remove it: {why}",
+            p.display()
+        );
+    }
+    Ok(part)
+}
+
+/// Flushes the partial file to disk, moves it over OUT and runs
+/// `announce` (what the run prints about OUT), with the signal handler
+/// held off from the rename until `announce` returns: a signal is handled
+/// before the rename (OUT as it was) or after both (OUT complete and
+/// announced).
+///
+/// # Errors
+///
+/// Flushing or renaming failed, OUT appeared meanwhile (when not
+/// replacing), or OUT became something other than a regular file; the
+/// partial file is removed then and `announce` is not run.
+pub(crate) fn finish(part: PartialFile, output: &str, announce: impl FnOnce()) -> Result<()> {
+    let partial = part.path().to_path_buf();
+    part.persist_with(|rename| {
+        commit(&partial, || {
+            rename()?;
+            announce();
+            Ok(())
+        })
+    })
+    .map_err(|e| {
+        abandoned(&partial);
+        anyhow!("cannot move the output into place at {output}: {e}")
+    })
 }
 
 #[cfg(test)]
