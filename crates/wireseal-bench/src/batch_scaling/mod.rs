@@ -16,7 +16,12 @@
 //! that moment. Where it falls short of the number of cores, so do the
 //! APIs' rows, for the same reasons (no core free, or waking idle cores
 //! costing a share of so short a job); an API's row at or above it scales as
-//! well as work of its size can there.
+//! well as work of its size can there. Beside the gateway's `decode_batch`,
+//! whose work touches far more memory than the calibration's, a second
+//! floor runs that very work with nothing shared: the envelopes decoded one
+//! at a time by independent decoders, one per thread, each on its own copy,
+//! the results handed to the calling thread and dropped there as a caller
+//! of `decode_batch` drops its own.
 //!
 //! Each format's rows are a plot of the report (its `*-batch` plot in
 //! [`crate::report::plots::PLOTS`]): items per second against the batch
