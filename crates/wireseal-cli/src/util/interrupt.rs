@@ -132,7 +132,7 @@ pub(crate) fn expect_outputs(total: usize) {
 /// exists when `replacing`), with the handler held off, and registers the
 /// file it made (`partial` names it): a signal is handled either before it
 /// (no partial file yet) or after it (the partial file is removed).
-pub(crate) fn create_partial<T, E>(
+fn create_partial<T, E>(
     output: &str,
     replacing: bool,
     create: impl FnOnce() -> Result<T, E>,
@@ -190,7 +190,7 @@ pub(crate) fn done(output: &str) {
 /// the handler held off, and records its success: a signal is handled
 /// either before it (the partial file is removed) or after it (its OUT is
 /// complete).
-pub(crate) fn commit<T, E>(partial: &Path, rename: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+fn commit<T, E>(partial: &Path, rename: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
     let mut guard = PHASE.lock().ok();
     let r = rename();
     if let Some(phase) = guard.as_deref_mut() {

@@ -95,7 +95,10 @@ fn signalled_run(dir: &Path, sig: Signal, replacing: bool, what: &str) -> i32 {
             let printed: serde_json::Value = serde_json::from_str(out.trim())
                 .unwrap_or_else(|e| panic!("{what}: exit 0 without the public key ({e}): {out}"));
             let public = ok(&["pubkey", "x25519", "--key-file", key.to_str().unwrap()]);
-            assert!(public.contains(printed["public_key"].as_str().unwrap()), "{what}");
+            assert!(
+                public.contains(printed["public_key"].as_str().unwrap()),
+                "{what}"
+            );
         }
         _ => panic!("{what}: unexpected {:?}; {err}", o.status),
     }
@@ -104,7 +107,10 @@ fn signalled_run(dir: &Path, sig: Signal, replacing: bool, what: &str) -> i32 {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|n| n != KEY)
         .collect();
-    assert!(left.is_empty(), "{what}: files left beside the key: {left:?}");
+    assert!(
+        left.is_empty(),
+        "{what}: files left beside the key: {left:?}"
+    );
     code.unwrap_or_default()
 }
 
