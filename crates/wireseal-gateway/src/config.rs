@@ -3,6 +3,7 @@
 //! gateway is built ([`Gateway::new`](crate::Gateway::new)), so that a
 //! mistake stops it at start with the setting's name and the reason.
 
+use crate::endpoint::Endpoint;
 use crate::page::TileUrl;
 use crate::store::StoreUrl;
 use serde::Deserialize;
@@ -279,8 +280,9 @@ impl ConfigText {
 /// checked by [`Gateway::new`](crate::Gateway::new).
 #[derive(Debug, Clone, Default)]
 pub struct Config {
-    /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`.
-    pub broker: String,
+    /// The broker (`mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`);
+    /// [`Gateway::new`](crate::Gateway::new) requires it.
+    pub broker: Option<Endpoint>,
     /// PEM CA certificates to trust for `mqtts://`.
     pub ca_file: Option<PathBuf>,
     /// PEM client certificate chain.
@@ -400,7 +402,7 @@ impl ConfigText {
     ///
     /// # Errors
     /// A node number, signature policy, store URL, duration, HTTP address,
-    /// tile URL or MeshCore topic filter that does not parse.
+    /// broker URL, tile URL or MeshCore topic filter that does not parse.
     pub fn parse(self) -> Result<Config, ConfigError> {
         let c = self;
         Ok(Config {
@@ -417,7 +419,11 @@ impl ConfigText {
             retain: parsed("retain", c.retain.as_deref(), parse_duration)?,
             dedup_window: parsed("dedup-window", c.dedup_window.as_deref(), parse_duration)?,
             http: parsed("http", c.http.as_deref(), crate::http::parse_addr)?,
-            broker: c.broker,
+            broker: parsed(
+                "broker",
+                Some(c.broker.as_str()).filter(|b| !b.is_empty()),
+                |t| t.parse::<Endpoint>().map_err(|e| e.to_string()),
+            )?,
             ca_file: c.ca_file,
             client_cert: c.client_cert,
             client_key: c.client_key,

@@ -92,13 +92,12 @@ fn store_url(u: &StoreUrl) -> Result<StoreUrl, ConfigError> {
 
 /// The broker's settings: its URL, TLS, the client id and credentials.
 fn broker_settings(c: &Config, store: Option<&StoreUrl>) -> Result<mqtt::Settings, ConfigError> {
-    if c.broker.is_empty() {
-        return Err(ConfigError::new(
+    let endpoint = c.broker.clone().ok_or_else(|| {
+        ConfigError::new(
             "broker",
             "required: mqtt://HOST[:PORT] or mqtts://HOST[:PORT]",
-        ));
-    }
-    let endpoint = mqtt::Endpoint::parse(&c.broker)?;
+        )
+    })?;
     let files = tls::Files {
         ca: c.ca_file.as_deref(),
         client_cert: c.client_cert.as_deref(),

@@ -122,7 +122,7 @@ impl Ingest {
         }
         let n = sinks.len();
         Self {
-            broker: format!("{}:{}", p.mqtt.endpoint.host, p.mqtt.endpoint.port),
+            broker: p.mqtt.endpoint.to_string(),
             flood: FloodGuard::new(p.flood),
             meshcore: p.meshcore.take().map(|m| Meshcore::new(m, p.flood)),
             content: ContentWindow::new(p.dedup_window.as_millis() as u64, 65_536),

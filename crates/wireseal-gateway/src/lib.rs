@@ -68,6 +68,7 @@ mod announce;
 mod api;
 pub mod config;
 pub mod counters;
+mod endpoint;
 pub mod event;
 mod event_loop;
 pub mod flood;
@@ -93,6 +94,7 @@ pub mod tls;
 
 pub use config::{Config, ConfigError, MqttVersion};
 pub use counters::Counters;
+pub use endpoint::{Endpoint, EndpointError};
 pub use event::Event;
 pub use gateway::Gateway;
 pub use page::{TileUrl, TileUrlError};

@@ -1,103 +1,13 @@
 //! The MQTT side of the gateway: one client over MQTT 3.1.1 or 5 (rumqttc),
 //! plain TCP or TLS (rustls, configured by [`super::tls`]).
 
-use crate::config::{ConfigError, MqttVersion as Version};
+use crate::config::MqttVersion as Version;
+use crate::endpoint::Endpoint;
 use crate::mqtt_words::{describe_v3, describe_v5};
 use rumqttc::v5;
 use rustls::ClientConfig;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Where and how to connect.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Endpoint {
-    /// Host name or address.
-    pub host: String,
-    /// TCP port.
-    pub port: u16,
-    /// TLS (`mqtts://`).
-    pub tls: bool,
-}
-
-impl Endpoint {
-    /// Parses `mqtt://HOST[:PORT]` (port 1883) or `mqtts://HOST[:PORT]`
-    /// (8883); an IPv6 address in brackets (`mqtt://[::1]:1883`).
-    ///
-    /// # Errors
-    /// Another scheme, no host, a host that is not a name or an address
-    /// (`[::1` without its bracket, user info, a path), or a bad port.
-    pub fn parse(url: &str) -> Result<Self, ConfigError> {
-        // The URL is never repeated in a message: it may hold a password.
-        let bad = |why: String| ConfigError::new("broker", why);
-        if url.contains('@') {
-            return Err(bad(
-                "a user name or password in the URL: give them with --username and \
-                 --password-file (or --password-env)"
-                    .into(),
-            ));
-        }
-        let (tls, rest) = if let Some(r) = url.strip_prefix("mqtts://") {
-            (true, r)
-        } else if let Some(r) = url.strip_prefix("mqtt://") {
-            (false, r)
-        } else {
-            return Err(bad(
-                "expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]".into()
-            ));
-        };
-        let rest = rest.strip_suffix('/').unwrap_or(rest);
-        let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
-            let Some((h, after)) = v6.split_once(']') else {
-                return Err(bad("an IPv6 address without its closing ']'".into()));
-            };
-            if h.parse::<std::net::Ipv6Addr>().is_err() {
-                return Err(bad("the address in brackets is not an IPv6 address".into()));
-            }
-            match after {
-                "" => (h, None),
-                p if p.starts_with(':') => (h, Some(&p[1..])),
-                _ => return Err(bad("text after the address".into())),
-            }
-        } else {
-            match rest.split_once(':') {
-                Some((h, p)) => (h, Some(p)),
-                None => (rest, None),
-            }
-        };
-        let name_ok = |h: &str| {
-            !h.is_empty()
-                && h.len() <= 253
-                && h.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b':'))
-        };
-        if host.is_empty() {
-            return Err(bad("no host".into()));
-        }
-        if !name_ok(host) {
-            return Err(bad(
-                "the host is not a name or an address (no path or brackets)".into(),
-            ));
-        }
-        let port = match port {
-            None => {
-                if tls {
-                    8883
-                } else {
-                    1883
-                }
-            }
-            Some(p) => match p.parse::<u16>() {
-                Ok(n) if n > 0 => n,
-                _ => return Err(bad("the port is not a number from 1 to 65535".into())),
-            },
-        };
-        Ok(Self {
-            host: host.to_owned(),
-            port,
-            tls,
-        })
-    }
-}
 
 /// Connection settings.
 #[derive(Debug, Clone)]
@@ -418,44 +328,6 @@ impl Client {
         match self {
             Client::V3(c, _) => c.try_disconnect().is_ok(),
             Client::V5(c, _) => c.try_disconnect().is_ok(),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn broker_urls() {
-        let e = Endpoint::parse("mqtt://127.0.0.1:18830").unwrap();
-        assert_eq!(
-            (e.host.as_str(), e.port, e.tls),
-            ("127.0.0.1", 18830, false)
-        );
-        let e = Endpoint::parse("mqtts://mqtt.example.org").unwrap();
-        assert_eq!(
-            (e.host.as_str(), e.port, e.tls),
-            ("mqtt.example.org", 8883, true)
-        );
-        let e = Endpoint::parse("mqtt://[::1]:1884").unwrap();
-        assert_eq!((e.host.as_str(), e.port), ("::1", 1884));
-        let e = Endpoint::parse("mqtt://[::1]/").unwrap();
-        assert_eq!((e.host.as_str(), e.port), ("::1", 1883));
-        for bad in [
-            "http://x",
-            "mqtt://:1883",
-            "mqtt://[::1",
-            "mqtt://[nothost]:1",
-            "mqtt://user:pw@host",
-            "mqtt://host/path",
-            "mqtt://host:0",
-            "mqtt://host:99999",
-            "mqtt://ho st",
-            "mqtt://",
-        ] {
-            let e = Endpoint::parse(bad).unwrap_err();
-            assert_eq!(e.setting, "broker", "{bad}");
         }
     }
 }

@@ -119,7 +119,7 @@ fn records_carry_the_policy_identity_and_signature() {
     std::fs::write(&key, v["our_private_hex"].as_str().unwrap()).unwrap();
     for policy in ["compatible", "balanced", "strict"] {
         let gw = Running::start(Config {
-            broker: broker.url(),
+            broker: Some(broker.url().parse().unwrap()),
             key_file: vec![format!("{}={}", v["our_node"], key.display())],
             signature_policy: Some(policy.parse().unwrap()),
             print_records: Some(false),

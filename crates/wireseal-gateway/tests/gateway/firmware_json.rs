@@ -37,7 +37,7 @@ fn gateway_under(
     let key = dir.path().join("node.key");
     std::fs::write(&key, v["our_private_hex"].as_str().unwrap()).unwrap();
     Running::start(Config {
-        broker: broker.url(),
+        broker: Some(broker.url().parse().unwrap()),
         channel: v["channels"]
             .as_array()
             .unwrap()

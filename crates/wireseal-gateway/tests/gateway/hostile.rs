@@ -32,7 +32,7 @@ fn a_hostile_feed_breaks_no_topic_and_no_connection() {
     let db = Db::Sqlite(dir.path().join("mesh.db"));
     let feed = hostile_feed(N, 5_000, 0x5eed_1234_abcd_0001);
     let gw = Running::start(Config {
-        broker: broker.url(),
+        broker: Some(broker.url().parse().unwrap()),
         publish: Some("out/rec".into()),
         firmware_json: Some("fw".into()),
         store: Some(db.url().parse().unwrap()),

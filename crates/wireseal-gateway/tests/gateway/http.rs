@@ -244,7 +244,7 @@ fn probes_answer_while_hundreds_of_clients_hold_a_partial_head() {
     }
     let broker = Mosquitto::start().unwrap();
     let (gw, addr) = serving(Config {
-        broker: broker.url(),
+        broker: Some(broker.url().parse().unwrap()),
         client_id: Some("probes".into()),
         print_records: Some(false),
         ..Config::default()

@@ -157,7 +157,7 @@ pub fn feed() -> Feed {
 /// the public and `#test` channels.
 pub fn settings(broker: &Mosquitto, db: &Db, id: &str, key: &tempfile::NamedTempFile) -> Config {
     Config {
-        broker: broker.url(),
+        broker: Some(broker.url().parse().unwrap()),
         store: Some(db.url().parse().unwrap()),
         client_id: Some(id.into()),
         print_records: Some(false),
@@ -429,7 +429,7 @@ fn meshcore_feeds_end_to_end_postgres() {
 #[test]
 fn meshcore_settings_are_checked_at_start() {
     let base = Config {
-        broker: "mqtt://127.0.0.1:1".into(),
+        broker: Some("mqtt://127.0.0.1:1".parse().unwrap()),
         ..Config::default()
     };
     let err = |c: Config| wireseal_gateway::Gateway::new(c).err().unwrap().setting;

@@ -114,7 +114,7 @@ fn page(addr: std::net::SocketAddr) -> (String, String) {
 #[test]
 fn a_tile_server_is_the_only_other_origin_and_only_when_set() {
     let base = wireseal_gateway::Config {
-        broker: "mqtt://127.0.0.1:1".into(),
+        broker: Some("mqtt://127.0.0.1:1".parse().unwrap()),
         print_records: Some(false),
         ..Default::default()
     };

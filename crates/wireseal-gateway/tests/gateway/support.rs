@@ -46,7 +46,7 @@ pub fn config(broker: &str, key: &tempfile::NamedTempFile) -> Config {
     ops_b[1] ^= 0x55;
     let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
     Config {
-        broker: broker.to_owned(),
+        broker: Some(broker.parse().unwrap()),
         channel: vec![
             "LongFast=AQ==".into(),
             format!("Ops={}", b64(&ops_a)),
