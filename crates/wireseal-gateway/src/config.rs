@@ -106,7 +106,7 @@ fn firmware_root<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Firmwa
 /// and `foo-bar` in the file; `None`, empty and `false` mean "not given" (the
 /// default applies). See docs/gateway.md for each. [`ConfigText::parse`]
 /// makes the typed [`Config`] of it, once.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct ConfigText {
     /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`.
@@ -278,7 +278,7 @@ impl ConfigText {
 /// [`ConfigText`] for each). What can be checked of one value alone is
 /// checked there; what depends on several, on files or on the machine is
 /// checked by [`Gateway::new`](crate::Gateway::new).
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Config {
     /// The broker (`mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`);
     /// [`Gateway::new`](crate::Gateway::new) requires it.
@@ -384,6 +384,78 @@ impl Config {
         ConfigText::from_toml(text)?.parse()
     }
 }
+
+/// How a setting that may hold a secret (a channel's PSK, a MeshCore
+/// channel key, a password in a broker or store URL) shows in `Debug`: how
+/// many values were given, never their text.
+struct Withheld(usize);
+
+impl std::fmt::Debug for Withheld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            0 => f.write_str("None"),
+            n => write!(f, "<{n} withheld>"),
+        }
+    }
+}
+
+/// How many values a setting holds (an empty text: none).
+trait Given {
+    fn given(&self) -> usize;
+}
+
+impl Given for String {
+    fn given(&self) -> usize {
+        usize::from(!self.is_empty())
+    }
+}
+
+impl Given for Option<String> {
+    fn given(&self) -> usize {
+        self.as_ref().map_or(0, Given::given)
+    }
+}
+
+impl Given for Vec<String> {
+    fn given(&self) -> usize {
+        self.len()
+    }
+}
+
+/// `Debug` for a settings struct: each field by name, the `withheld` ones
+/// as [`Withheld`]. The pattern names every field, so a field added to the
+/// struct must be sorted into one list here before it compiles.
+macro_rules! settings_debug {
+    ($ty:ident; shown: $($shown:ident),+; withheld: $($secret:ident),+) => {
+        impl std::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let Self { $($shown,)+ $($secret,)+ } = self;
+                f.debug_struct(stringify!($ty))
+                    $(.field(stringify!($shown), $shown))+
+                    $(.field(stringify!($secret), &Withheld($secret.given())))+
+                    .finish()
+            }
+        }
+    };
+}
+
+settings_debug!(ConfigText;
+    shown: ca_file, client_cert, client_key, mqtt_version, topic, shared, publish,
+        firmware_json, key_file, key_env, keys_dir, node, signature_policy, username,
+        username_env, password_file, password_env, stats, replay_window, max_packets,
+        max_retries, store_buffer, print_records, client_id, retain, dedup_window, flood_rate,
+        flood_burst, http, map_tiles, meshcore_topic, meshcore_hashtag, meshcore_public_channel,
+        meshcore_key_file, meshcore_peer_limit;
+    withheld: broker, store, channel, meshcore_channel_key);
+
+settings_debug!(Config;
+    shown: broker, ca_file, client_cert, client_key, mqtt_version, topic, shared, publish,
+        firmware_json, key_file, key_env, keys_dir, node, signature_policy, username,
+        username_env, password_file, password_env, stats, replay_window, max_packets,
+        max_retries, store, store_buffer, print_records, client_id, retain, dedup_window,
+        flood_rate, flood_burst, http, map_tiles, meshcore_topic, meshcore_hashtag,
+        meshcore_public_channel, meshcore_key_file, meshcore_peer_limit;
+    withheld: channel, meshcore_channel_key);
 
 /// `text` parsed for `setting`, the error in words.
 fn parsed<T>(
@@ -508,6 +580,39 @@ mod tests {
         for bad in ["", "d", "-1d", "3w", "1.5h", "99999999999999d"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn debug_output_withholds_keys_and_passwords() {
+        let text = ConfigText {
+            broker: "mqtt://broker-host".into(),
+            store: Some("postgres://gw:hunter2@db/mesh".into()),
+            channel: vec!["Ops=c2VjcmV0LXBzaw==".into(), "LongFast=AQ==".into()],
+            meshcore_channel_key: vec!["team=bWVzaGNvcmUta2V5LTE2Yg==".into()],
+            client_id: Some("gw-7".into()),
+            ..ConfigText::default()
+        };
+        let shown = format!("{text:?}");
+        for secret in ["broker-host", "hunter2", "c2VjcmV0", "AQ==", "bWVzaGNvcmU"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert!(shown.contains("channel: <2 withheld>"), "{shown}");
+        assert!(shown.contains("store: <1 withheld>"), "{shown}");
+        assert!(shown.contains("gw-7"), "{shown}");
+        let config = text.parse().unwrap();
+        let shown = format!("{config:?}");
+        for secret in ["hunter2", "c2VjcmV0", "AQ==", "bWVzaGNvcmU"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert!(
+            shown.contains("meshcore_channel_key: <1 withheld>"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("broker-host"),
+            "the broker has no secret: {shown}"
+        );
+        assert!(format!("{:?}", Config::default()).contains("channel: None"));
     }
 
     #[test]
