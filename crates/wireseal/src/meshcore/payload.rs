@@ -1,7 +1,7 @@
 //! The payloads' cleartext layouts (`docs/payloads.md`), borrowed from a
-//! parsed [`Packet`](super::Packet). [`Packet::parse`](super::Packet::parse)
-//! has already checked each type's minimum length, so these never fail on
-//! a parsed packet of their type; they check the type.
+//! parsed [`Packet`]. [`Packet::parse`] has already checked each type's
+//! minimum length, so these never fail on a parsed packet of their type;
+//! they check the type.
 
 use super::error::Error;
 use super::identity::SIGNATURE_SIZE;

@@ -2,7 +2,7 @@
 //! attribution data, fulfill hold times, onion messages and route blinding,
 //! byte-compatible with the specification and its test vectors.
 //!
-//! * [`build`] wraps hop payloads for a [`Route`] ([`build_into`] writes into
+//! * [`build()`] wraps hop payloads for a [`Route`] ([`build_into`] writes into
 //!   a caller buffer, [`build_to_vec`] allocates). A route has a payload
 //!   [`Area`] (`payment`, 1300 bytes, or `message-large`, 32768) and a
 //!   [`Padding`] (by default BOLT #4's `pad`-key stream). Per-hop shared
@@ -21,7 +21,7 @@
 //!   their hold times and the final node's `fulfillment_payload`
 //!   ([`fulfill::payload`]). A hop finds its shared secret with
 //!   [`keys::shared_secret`] (or in [`Peeled`]); the origin keeps the route's
-//!   [`HopSecrets`] from [`build`] or derives them again.
+//!   [`HopSecrets`] from [`build()`] or derives them again.
 //! * Blinded paths and attribution: a hop whose HTLC came with a `path_key`
 //!   ([`Incoming::Blinded`]) adds no attribution data
 //!   ([`failure::create_at`], [`failure::relay_in_place`],

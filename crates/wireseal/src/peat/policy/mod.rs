@@ -30,7 +30,7 @@
 //!
 //! Every value a user types or reads has one kebab-case name, through
 //! `FromStr` and `Display` (`mesh-wide`, `known-peer`, `sensitive-chat`,
-//! `app:7`, `always-encrypt`); [`explain`] gives a decision as the record
+//! `app:7`, `always-encrypt`); [`explain()`] gives a decision as the record
 //! the command line and Python print.
 
 #[cfg(feature = "std")]

@@ -1,7 +1,7 @@
 //! The one spelling of every policy value: kebab-case names for
 //! [`Protection`], [`Level`], [`Link`], [`Rule`], [`DataType`],
-//! [`Override`], [`Mode`](crate::peat::Mode) and
-//! [`SessionState`](crate::peat::SessionState), through `FromStr` and
+//! [`Override`], [`Mode`] and
+//! [`SessionState`], through `FromStr` and
 //! `Display`. The command line, Python, JSON and the docs all use these.
 
 use super::{DataType, Level, Link, Override, Protection, Rule};
