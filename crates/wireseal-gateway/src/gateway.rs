@@ -329,6 +329,13 @@ impl Gateway {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("wireseal-gateway")
+            // The blocking threads run the read side's SQLite queries (at
+            // most this many at once) and name lookups when connecting.
+            // Capped, a burst of API requests reuses the same threads
+            // instead of starting new ones, each with an allocator arena
+            // of its own that keeps its memory: 50 page-like clients added
+            // 25-28 MiB of RSS uncapped and 18-19 MiB capped.
+            .max_blocking_threads(crate::http::API_AT_ONCE)
             .enable_all()
             .build()
             .map_err(RunError::Runtime)?;
