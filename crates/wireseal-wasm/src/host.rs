@@ -27,6 +27,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wireseal::host::{AeadKey, CbcKey, HostCrypto, HostError, HostResult};
 
+// The functions the host registers, one line per operation so that the
+// declarations read as a table (rustfmt would spread each over lines).
+#[rustfmt::skip]
 #[wasm_bindgen]
 extern "C" {
     /// The object `init-node.js` registers: one function per operation.
@@ -34,21 +37,10 @@ extern "C" {
     pub type HostFunctions;
 
     #[wasm_bindgen(method, catch, js_name = cbcEncrypt)]
-    fn cbc_encrypt(
-        this: &HostFunctions,
-        key: &[u8],
-        iv: &[u8],
-        buf: &mut [u8],
-    ) -> Result<(), JsValue>;
+    fn cbc_encrypt(this: &HostFunctions, key: &[u8], iv: &[u8], buf: &mut [u8]) -> Result<(), JsValue>;
 
     #[wasm_bindgen(method, catch, js_name = cbcDecrypt)]
-    fn cbc_decrypt(
-        this: &HostFunctions,
-        key: &[u8],
-        iv: &[u8],
-        input: &[u8],
-        output: &mut [u8],
-    ) -> Result<(), JsValue>;
+    fn cbc_decrypt(this: &HostFunctions, key: &[u8], iv: &[u8], input: &[u8], output: &mut [u8]) -> Result<(), JsValue>;
 
     #[wasm_bindgen(method, catch, js_name = hmacNew)]
     fn hmac_new(this: &HostFunctions, key: &[u8]) -> Result<JsValue, JsValue>;
@@ -66,33 +58,13 @@ extern "C" {
     fn hmac_free(this: &HostFunctions, handle: u32) -> Result<(), JsValue>;
 
     #[wasm_bindgen(method, catch, js_name = aeadSeal)]
-    fn aead_seal(
-        this: &HostFunctions,
-        key: &[u8],
-        nonce: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &mut [u8],
-    ) -> Result<(), JsValue>;
+    fn aead_seal(this: &HostFunctions, key: &[u8], nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<(), JsValue>;
 
     #[wasm_bindgen(method, catch, js_name = aeadOpen)]
-    fn aead_open(
-        this: &HostFunctions,
-        key: &[u8],
-        nonce: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> Result<JsValue, JsValue>;
+    fn aead_open(this: &HostFunctions, key: &[u8], nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(method, catch)]
-    fn pbkdf2(
-        this: &HostFunctions,
-        password: &[u8],
-        salt: &[u8],
-        iterations: u32,
-        out: &mut [u8],
-    ) -> Result<(), JsValue>;
+    fn pbkdf2(this: &HostFunctions, password: &[u8], salt: &[u8], iterations: u32, out: &mut [u8]) -> Result<(), JsValue>;
 }
 
 thread_local! {
@@ -120,15 +92,15 @@ fn handle(v: JsValue) -> Result<u32, JsValue> {
 }
 
 // The keys the host holds across calls (AES for CTR keystreams, X25519),
-// each named by a handle.
+// each named by a handle; one line per operation, as above.
+#[rustfmt::skip]
 #[wasm_bindgen]
 extern "C" {
     #[wasm_bindgen(method, catch, js_name = aesNew)]
     fn aes_new(this: &HostFunctions, key: &[u8]) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(method, catch, js_name = aesEncryptBlocks)]
-    fn aes_encrypt_blocks(this: &HostFunctions, handle: u32, buf: &mut [u8])
-        -> Result<(), JsValue>;
+    fn aes_encrypt_blocks(this: &HostFunctions, handle: u32, buf: &mut [u8]) -> Result<(), JsValue>;
 
     #[wasm_bindgen(method, catch, js_name = aesClone)]
     fn aes_clone(this: &HostFunctions, handle: u32) -> Result<JsValue, JsValue>;
@@ -140,12 +112,7 @@ extern "C" {
     fn x25519_new(this: &HostFunctions, scalar: &[u8]) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(method, catch)]
-    fn x25519(
-        this: &HostFunctions,
-        handle: u32,
-        peer: &[u8],
-        shared: &mut [u8],
-    ) -> Result<(), JsValue>;
+    fn x25519(this: &HostFunctions, handle: u32, peer: &[u8], shared: &mut [u8]) -> Result<(), JsValue>;
 
     #[wasm_bindgen(method, catch, js_name = x25519Free)]
     fn x25519_free(this: &HostFunctions, handle: u32) -> Result<(), JsValue>;
