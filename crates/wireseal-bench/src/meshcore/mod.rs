@@ -2,7 +2,9 @@
 //! adverts, against the decoders people use today (`meshcoredecoder` from
 //! PyPI, `@michaelhart/meshcore-decoder` from npm) on the same packets, in
 //! the same run. The peers time themselves over the same hex lines (their
-//! start-up excluded); rounds alternate ours and theirs.
+//! start-up excluded); rounds alternate ours and theirs. Beside the decode
+//! rows, the ceiling on one core: the feed's advert signature checks alone,
+//! which bound every decoder that checks them.
 
 mod feed;
 
@@ -150,6 +152,7 @@ fn decode_rows(ctx: &Ctx, feed: &Feed, file: &std::path::Path, rounds: usize) ->
     };
     let all = Batch::all_cores();
     let (mut one_opened, mut all_opened, mut all_rate) = (0, 0, Vec::new());
+    let mut ceiling = Vec::new();
     let (one, peers) = alternate(
         rounds,
         || {
@@ -157,17 +160,19 @@ fn decode_rows(ctx: &Ctx, feed: &Feed, file: &std::path::Path, rounds: usize) ->
             let (a, m) = ours_per_packet(ctx, feed, &feed.mixed, Some(&all));
             (one_opened, all_opened) = (n, m);
             all_rate.push(1.0 / a);
+            ceiling.push(feed.mixed.len() as f64 / ctx.time_job(ctx.samples(), || verify(feed)));
             1.0 / s
         },
         &mut [&mut py_run, &mut js_run],
     );
     let all_cores = crate::timing::median(&mut all_rate);
+    let ceiling = crate::timing::median(&mut ceiling);
     let workload = format!(
         "decode + decrypt, mixed observer feed ({} packets: {})",
         feed.mixed.len(),
         feed.mix_summary()
     );
-    let mut rows = Vec::new();
+    let mut rows = vec![ceiling_row(&workload, feed, ceiling, &peers[0])];
     for ((name, note), res) in [
         ("meshcoredecoder 0.3.2 (Python)", "group texts and DMs"),
         (
@@ -208,6 +213,37 @@ fn decode_rows(ctx: &Ctx, feed: &Feed, file: &std::path::Path, rounds: usize) ->
     rows
 }
 
+/// Verifies every advert of the feed; how many verified.
+fn verify(feed: &Feed) -> usize {
+    feed.adverts
+        .iter()
+        .filter(|raw| {
+            let p = Packet::parse(raw).expect("advert parses");
+            verify_advert(&AdvertPayload::of(&p).expect("advert"))
+        })
+        .count()
+}
+
+/// The bound on one core: the mixed feed's advert signature checks alone
+/// (one Ed25519 verification each, which no decoder may skip), as packets
+/// per second of the whole feed, against the Python peer's whole decode.
+/// Its ratio is the most any one-core decode of this feed can reach.
+fn ceiling_row(workload: &str, feed: &Feed, ceiling: f64, py: &PeerRun) -> Row {
+    Row::with_peer(
+        SECTION,
+        format!(
+            "ceiling of the {workload}, one core: its {} adverts' Ed25519 verifications alone, \
+             nothing else decoded",
+            feed.adverts.len()
+        ),
+        "packets/s",
+        Better::Higher,
+        ceiling,
+        "meshcoredecoder 0.3.2 (Python)",
+        py.as_ref().map(|r| r.0),
+    )
+}
+
 fn advert_rows(ctx: &Ctx, feed: &Feed, file: &std::path::Path, rounds: usize) -> Vec<Row> {
     let py = meshcoredecoder();
     let js = meshcore_decoder_js();
@@ -221,19 +257,10 @@ fn advert_rows(ctx: &Ctx, feed: &Feed, file: &std::path::Path, rounds: usize) ->
         c.args(["--min-seconds", "1"]);
         peer_rate(c)
     };
-    let verify_all = || {
-        feed.adverts
-            .iter()
-            .filter(|raw| {
-                let p = Packet::parse(raw).expect("advert parses");
-                verify_advert(&AdvertPayload::of(&p).expect("advert"))
-            })
-            .count()
-    };
-    let valid = verify_all();
+    let valid = verify(feed);
     let (ours, peers) = alternate(
         rounds,
-        || feed.adverts.len() as f64 / ctx.time_job(ctx.samples(), verify_all),
+        || feed.adverts.len() as f64 / ctx.time_job(ctx.samples(), || verify(feed)),
         &mut [&mut py_run, &mut js_run],
     );
     let mut rows = Vec::new();
