@@ -16,6 +16,9 @@ use wireseal::batch::Batch;
 use wireseal::meshcore::{verify_advert, AdvertPayload, Body, Decoder, Packet};
 
 const SECTION: &str = "meshcore";
+/// The peers, as the rows name them.
+const PY_PEER: &str = "meshcoredecoder 0.3.2 (Python)";
+const JS_PEER: &str = "@michaelhart/meshcore-decoder 0.3.0 (Node)";
 
 /// The section's rows.
 pub fn run(ctx: &Ctx) -> Vec<Row> {
@@ -174,11 +177,8 @@ fn decode_rows(ctx: &Ctx, feed: &Feed, file: &std::path::Path, rounds: usize) ->
     );
     let mut rows = vec![ceiling_row(&workload, feed, ceiling, &peers[0])];
     for ((name, note), res) in [
-        ("meshcoredecoder 0.3.2 (Python)", "group texts and DMs"),
-        (
-            "@michaelhart/meshcore-decoder 0.3.0 (Node)",
-            "group texts only",
-        ),
+        (PY_PEER, "group texts and DMs"),
+        (JS_PEER, "group texts only"),
     ]
     .into_iter()
     .zip(peers)
@@ -224,22 +224,23 @@ fn verify(feed: &Feed) -> usize {
         .count()
 }
 
-/// The bound on one core: the mixed feed's advert signature checks alone
-/// (one Ed25519 verification each, which no decoder may skip), as packets
+/// The bound on one core: the mixed feed's adverts parsed and their
+/// signatures checked alone (one Ed25519 verification each, which no
+/// decoder may skip), as packets
 /// per second of the whole feed, against the Python peer's whole decode.
 /// Its ratio is the most any one-core decode of this feed can reach.
 fn ceiling_row(workload: &str, feed: &Feed, ceiling: f64, py: &PeerRun) -> Row {
     Row::with_peer(
         SECTION,
         format!(
-            "ceiling of the {workload}, one core: its {} adverts' Ed25519 verifications alone, \
-             nothing else decoded",
+            "ceiling of the {workload}, one core: its {} adverts parsed and verified (Ed25519) \
+             alone, nothing else decoded",
             feed.adverts.len()
         ),
         "packets/s",
         Better::Higher,
         ceiling,
-        "meshcoredecoder 0.3.2 (Python)",
+        PY_PEER,
         py.as_ref().map(|r| r.0),
     )
 }
@@ -264,13 +265,7 @@ fn advert_rows(ctx: &Ctx, feed: &Feed, file: &std::path::Path, rounds: usize) ->
         &mut [&mut py_run, &mut js_run],
     );
     let mut rows = Vec::new();
-    for (name, res) in [
-        "meshcoredecoder 0.3.2 (Python)",
-        "@michaelhart/meshcore-decoder 0.3.0 (Node)",
-    ]
-    .into_iter()
-    .zip(peers)
-    {
+    for (name, res) in [PY_PEER, JS_PEER].into_iter().zip(peers) {
         let row = Row::with_peer(
             SECTION,
             format!(
