@@ -260,12 +260,16 @@ fn opened_data(opened: Result<usize, Error>, buf: &[u8]) -> Opened {
 
 impl Run<'_, '_> {
     /// The stateless step and what can be settled ahead, for every envelope
-    /// of the run.
+    /// of the run. The steps and pending parts are gathered apart and put in
+    /// the run once at the end: the runs lie side by side in memory and
+    /// their neighbours are staged on other threads at the same time.
     fn stage(&mut self, s: &Snapshot<'_>) {
-        self.steps = Vec::with_capacity(self.envelopes.len());
+        let mut steps = Vec::with_capacity(self.envelopes.len());
+        let mut pending_parts = Vec::new();
+        let mut run_waits = false;
         for (e, o) in self.envelopes.iter().zip(self.out.iter_mut()) {
             let (pending, waits) = s.stage(e, o);
-            self.waits |= waits;
+            run_waits |= waits;
             let step = match o {
                 Err(_) => Step::Skip,
                 Ok(d) if pending.pkc.is_some() => Step::Pending,
@@ -279,10 +283,13 @@ impl Run<'_, '_> {
                 Ok(_) => Step::Pending,
             };
             if matches!(step, Step::Pending) {
-                self.pending.push(pending);
+                pending_parts.push(pending);
             }
-            self.steps.push(step);
+            steps.push(step);
         }
+        self.steps = steps;
+        self.pending = pending_parts;
+        self.waits = run_waits;
     }
 
     /// The packets of the run whose step is [`Step::Pending`], with their
