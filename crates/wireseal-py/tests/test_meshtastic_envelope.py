@@ -31,19 +31,19 @@ def data(portnum, payload):
     return field(1, 0, portnum) + field(2, 2, payload)
 
 
-def envelope(*, from_, to, id, channel, encrypted, channel_id, public_key=None):
+def envelope(*, from_, to, id, channel, encrypted, channel_id, public_key=None, gateway="!gateway1"):
     p = field(1, 5, from_) + field(2, 5, to) + field(3, 0, channel) + field(5, 2, encrypted)
     p += field(6, 5, id) + field(9, 0, 3) + field(15, 0, 3)
     if public_key is not None:
         p += field(16, 2, public_key) + field(17, 0, 1)
-    return field(1, 2, p) + field(2, 2, channel_id.encode()) + field(3, 2, b"!gateway1")
+    return field(1, 2, p) + field(2, 2, channel_id.encode()) + field(3, 2, gateway.encode())
 
 
-def channel_env(id, text, psk=b"\x01", name="LongFast"):
+def channel_env(id, text, psk=b"\x01", name="LongFast", gateway="!gateway1"):
     key = mt.ChannelKey(psk)
     return envelope(
         from_=0x929, to=0xFFFFFFFF, id=id, channel=key.hash(name),
-        encrypted=key.encrypt(0x929, id, data(1, text)), channel_id=name,
+        encrypted=key.encrypt(0x929, id, data(1, text)), channel_id=name, gateway=gateway,
     )
 
 
@@ -155,3 +155,26 @@ def test_a_large_batch_equals_one_at_a_time():
             assert g == w
     assert sum(1 for w in want if isinstance(w, dict) and w["error"] == "replay") > 100
     assert sum(1 for w in want if isinstance(w, dict) and w["decryption"] == "pkc") > 400
+
+
+def test_batches_cut_anywhere_and_many_gateways_equal_one_at_a_time():
+    """Batches of lengths around the places a large batch is cut into runs,
+    from more distinct gateways than the decoder keeps the names of: every
+    dict is the one decoding alone gives, its gateway its envelope's."""
+    envs = [
+        channel_env(i, b"m%d" % i, gateway="!%08x" % (i % 1500), name=["LongFast", "Other"][i % 2])
+        for i in range(2100)
+    ]
+
+    def decoder():
+        d = mt.EnvelopeDecoder()
+        d.add_channel("LongFast", b"\x01")
+        return d
+
+    one = decoder()
+    want = [one.decode(0, env) for env in envs]
+    assert len({w["gateway_id"] for w in want}) == 1500
+    for n in [1, 64, 65, 512, 513, 960, 961, 2100]:
+        got = decoder().decode_batch(0, envs[:n], batch=wireseal.Batch(2))
+        assert got == want[:n], n
+        assert [g["gateway_id"] for g in got] == ["!%08x" % (i % 1500) for i in range(n)]

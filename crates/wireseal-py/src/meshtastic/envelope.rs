@@ -140,24 +140,53 @@ impl EnvelopeDecoder {
 /// build as the next run takes to decode.
 const PIPELINE_RUN: usize = 512;
 
+/// Envelopes in the first run of a pipelined `decode_batch`: the calling
+/// thread waits for that one with nothing to do, so it is short, and each
+/// run after it twice as long as the one before, up to [`PIPELINE_RUN`].
+const FIRST_RUN: usize = 64;
+
+/// `refs` cut into the runs of a pipelined `decode_batch`.
+fn runs<'r, 'e>(mut refs: &'r [&'e [u8]]) -> impl Iterator<Item = &'r [&'e [u8]]> {
+    let mut len = FIRST_RUN;
+    std::iter::from_fn(move || {
+        if refs.is_empty() {
+            return None;
+        }
+        let (run, rest) = refs.split_at(len.min(refs.len()));
+        refs = rest;
+        len = (len * 2).min(PIPELINE_RUN);
+        Some(run)
+    })
+}
+
+/// A run of decoded envelopes.
+type Decodeds = Vec<Result<Decoded, mt::Error>>;
+
 /// Decodes `refs` run after run with `decode` on a thread of its own (the
 /// GIL not held), while the calling thread turns the runs already decoded
 /// into Python objects with `record`; results in input order. The decoding
-/// runs at most one run ahead; a failed `record` stops it.
+/// runs at most one run ahead; a failed `record` stops it. The runs made
+/// into dicts go back to the decoding thread to be dropped there, so that
+/// freeing them takes nothing from the thread that holds the GIL.
 fn pipeline<'py>(
     py: Python<'py>,
     refs: &[&[u8]],
-    mut decode: impl FnMut(&[&[u8]]) -> Vec<Result<Decoded, mt::Error>> + Send,
+    mut decode: impl FnMut(&[&[u8]]) -> Decodeds + Send,
     record: impl Fn(Python<'py>, &Result<Decoded, mt::Error>) -> PyResult<PyObject>,
 ) -> PyResult<Vec<PyObject>> {
     std::thread::scope(|s| {
         let (tx, mut rx) = std::sync::mpsc::sync_channel(1);
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<Decodeds>();
         s.spawn(move || {
-            for run in refs.chunks(PIPELINE_RUN) {
+            for run in runs(refs) {
                 if tx.send(decode(run)).is_err() {
                     break;
                 }
+                done_rx.try_iter().for_each(drop);
             }
+            drop(tx);
+            // Until the calling thread is done with the last run.
+            done_rx.iter().for_each(drop);
         });
         let mut out = Vec::with_capacity(refs.len());
         loop {
@@ -172,6 +201,9 @@ fn pipeline<'py>(
             for r in &decoded {
                 out.push(record(py, r)?);
             }
+            // The decoding thread has ended only if it panicked, which the
+            // scope raises again.
+            let _ = done_tx.send(decoded);
         }
         Ok(out)
     })

@@ -2,7 +2,9 @@
 //! order, for every packet. Each dict starts as a copy of one holding every
 //! key (made once, with the keys as interned strings: no key is made,
 //! hashed or inserted again, and the dict never grows), and the names the
-//! library gives its outcomes are Python strings made once each.
+//! library gives its outcomes are Python strings made once each, as are
+//! the channel and gateway ids a feed repeats; a key whose value is `None`
+//! is not set at all (the template holds `None`).
 
 use pyo3::prelude::*;
 use pyo3::sync::{GILOnceCell, GILProtected};
@@ -115,8 +117,36 @@ fn name<'py>(py: Python<'py>, s: &'static str) -> Bound<'py, PyString> {
         .clone()
 }
 
+/// The Python strings of the ids seen lately (channel and gateway ids
+/// repeat from packet to packet of a feed), at most [`IDS_KEPT`]; all
+/// dropped when it is full, so what a feed sends never grows it further.
+static IDS: GILProtected<RefCell<Option<Ids>>> = GILProtected::new(RefCell::new(None));
+
+/// The ids' Python strings, by their text.
+type Ids = HashMap<Box<str>, Py<PyString>>;
+
+/// Most ids [`IDS`] keeps.
+const IDS_KEPT: usize = 1024;
+
+/// `s` (a channel or gateway id) as a Python string, the one made for the
+/// same text before when it is still kept.
+fn id<'py>(py: Python<'py>, s: &str) -> Bound<'py, PyString> {
+    let mut ids = IDS.get(py).borrow_mut();
+    let ids = ids.get_or_insert_with(HashMap::new);
+    if let Some(p) = ids.get(s) {
+        return p.bind(py).clone();
+    }
+    if ids.len() >= IDS_KEPT {
+        ids.clear();
+    }
+    let p = PyString::new(py, s);
+    ids.insert(s.into(), p.clone().unbind());
+    p
+}
+
 /// `d` as the dict `decode` returns; `channel_name` gives the name of the
-/// decoder's channel of an index.
+/// decoder's channel of an index. The keys whose value is `None` keep the
+/// template's.
 pub(super) fn record<'py, 'n>(
     py: Python<'py>,
     channel_name: impl Fn(usize) -> Option<&'n str>,
@@ -125,15 +155,15 @@ pub(super) fn record<'py, 'n>(
     let k = KEYS.get_or_try_init(py, || Keys::new(py))?;
     let out = k.template.bind(py).copy()?;
     let set = |key: &Py<PyString>, value: Bound<'py, PyAny>| out.set_item(key.bind(py), value);
-    let name = |s: Option<&'static str>| match s {
-        Some(s) => name(py, s).into_any(),
-        None => py.None().into_bound(py),
+    let set_name = |key: &Py<PyString>, s: Option<&'static str>| match s {
+        Some(s) => set(key, name(py, s).into_any()),
+        None => Ok(()),
     };
     set(&k.from, d.from.into_pyobject(py)?.into_any())?;
     set(&k.to, d.to.into_pyobject(py)?.into_any())?;
     set(&k.id, d.id.into_pyobject(py)?.into_any())?;
-    set(&k.channel_id, PyString::new(py, &d.channel_id).into_any())?;
-    set(&k.gateway_id, PyString::new(py, &d.gateway_id).into_any())?;
+    set(&k.channel_id, id(py, &d.channel_id).into_any())?;
+    set(&k.gateway_id, id(py, &d.gateway_id).into_any())?;
     set(
         &k.channel_hash,
         d.channel_hash.into_pyobject(py)?.into_any(),
@@ -149,30 +179,33 @@ pub(super) fn record<'py, 'n>(
         &k.claimed_signed,
         r.claimed_signed.into_pyobject(py)?.to_owned().into_any(),
     )?;
-    set(&k.portnum, d.portnum().into_pyobject(py)?.into_any())?;
-    set(
-        &k.payload,
-        d.payload()
-            .map(|p| PyBytes::new(py, p))
-            .into_pyobject(py)?
-            .into_any(),
-    )?;
-    set(&k.text, d.text().into_pyobject(py)?.into_any())?;
-    let channel = match d.decryption {
+    if let Some(portnum) = d.portnum() {
+        set(&k.portnum, portnum.into_pyobject(py)?.into_any())?;
+    }
+    if let Some(payload) = d.payload() {
+        set(&k.payload, PyBytes::new(py, payload).into_any())?;
+    }
+    if let Some(text) = d.text() {
+        set(&k.text, PyString::new(py, text).into_any())?;
+    }
+    set_name(&k.kind, Some(PacketKind::of(d.portnum()).as_str()))?;
+    set_name(&k.decryption, Some(d.decryption.as_str()))?;
+    if let Some(channel) = match d.decryption {
         Decryption::Channel(i) => channel_name(i),
         _ => None,
-    };
-    set(&k.kind, name(Some(PacketKind::of(d.portnum()).as_str())))?;
-    set(&k.decryption, name(Some(d.decryption.as_str())))?;
-    set(&k.channel, channel.into_pyobject(py)?.into_any())?;
-    set(&k.our_node, d.our_node.into_pyobject(py)?.into_any())?;
-    set(&k.signature, name(Some(d.signature.as_str())))?;
-    set(&k.policy, name(d.verdict.map(|v| v.as_str())))?;
+    } {
+        set(&k.channel, PyString::new(py, channel).into_any())?;
+    }
+    if let Some(node) = d.our_node {
+        set(&k.our_node, node.into_pyobject(py)?.into_any())?;
+    }
+    set_name(&k.signature, Some(d.signature.as_str()))?;
+    set_name(&k.policy, d.verdict.map(|v| v.as_str()))?;
     let reason = d.verdict.and_then(|v| v.concern()).map(|c| c.as_str());
-    set(&k.policy_reason, name(reason))?;
-    set(&k.identity, name(d.identity.map(|i| i.as_str())))?;
-    set(&k.control, name(d.control().map(|c| c.as_str())))?;
-    set(&k.key_event, name(d.key_event.map(|e| e.as_str())))?;
-    set(&k.error, name(d.error.as_ref().map(|e| e.as_str())))?;
+    set_name(&k.policy_reason, reason)?;
+    set_name(&k.identity, d.identity.map(|i| i.as_str()))?;
+    set_name(&k.control, d.control().map(|c| c.as_str()))?;
+    set_name(&k.key_event, d.key_event.map(|e| e.as_str()))?;
+    set_name(&k.error, d.error.as_ref().map(|e| e.as_str()))?;
     Ok(out)
 }
