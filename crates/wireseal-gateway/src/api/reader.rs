@@ -1,13 +1,16 @@
 //! Read-only queries on the store for the HTTP API: SQLite through a small
-//! pool of read-only connections on blocking threads, PostgreSQL through
-//! one `tokio-postgres` connection made when first needed and again after
-//! it is lost. One SQL text serves both: parameters are written `$1`, `$2`,
+//! pool of read-only connections on blocking threads, PostgreSQL through a
+//! pool as small of `tokio-postgres` connections, each made when first
+//! needed (and again after it is lost) and keeping its prepared statements,
+//! so a request's queries neither wait for another request's nor parse and
+//! plan their SQL again. One SQL text serves both: parameters are written `$1`, `$2`,
 //! … in the order they first appear (SQLite numbers named parameters that
 //! way). Every row comes back as a struct of its shape ([`FromRow`]), its
 //! fields read by column name.
 
 use super::columns::{ColumnError, FromRow};
 use crate::store::StoreUrl;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -41,8 +44,12 @@ pub(crate) enum Param {
     Blob(Vec<u8>),
 }
 
-/// Read connections kept for reuse (SQLite).
-const POOL: usize = 2;
+/// Read connections kept for reuse: the HTTP side answers as many API
+/// requests at once.
+pub(crate) const POOL: usize = 2;
+/// Prepared statements kept per PostgreSQL read connection: the API's SQL
+/// texts are the code's own, a few dozen; beyond this many all are dropped.
+const STATEMENTS_KEPT: usize = 64;
 /// The page cache of each read connection, in KiB.
 const READ_CACHE_KIB: i64 = 512;
 /// How long one query may take.
@@ -53,8 +60,15 @@ pub(crate) enum Reader {
     Sqlite(Arc<SqliteReader>),
     Postgres {
         config: Box<tokio_postgres::Config>,
-        client: tokio::sync::Mutex<Option<tokio_postgres::Client>>,
+        pool: Mutex<Vec<PgReadConnection>>,
     },
+}
+
+/// A PostgreSQL read connection and the statements prepared on it, by SQL
+/// text.
+pub(crate) struct PgReadConnection {
+    client: tokio_postgres::Client,
+    statements: HashMap<String, tokio_postgres::Statement>,
 }
 
 /// A SQLite file and the read connections kept for it.
@@ -72,7 +86,7 @@ impl Reader {
             })),
             StoreUrl::Postgres(c) => Reader::Postgres {
                 config: c.clone(),
-                client: tokio::sync::Mutex::new(None),
+                pool: Mutex::new(Vec::new()),
             },
         }
     }
@@ -91,18 +105,26 @@ impl Reader {
                     .await
                     .map_err(ReadError::Thread)?
             }
-            Reader::Postgres { config, client } => {
-                let mut kept = client.lock().await;
-                let c = match kept.take() {
-                    Some(c) if !c.is_closed() => c,
-                    _ => {
-                        let (c, conn) = in_time(config.connect(tokio_postgres::NoTls)).await?;
-                        tokio::spawn(conn);
-                        c
-                    }
+            Reader::Postgres { config, pool } => {
+                let taken = pool.lock().ok().and_then(|mut p| p.pop());
+                let mut c = match taken {
+                    Some(c) if !c.client.is_closed() => c,
+                    _ => PgReadConnection::connect(config).await?,
                 };
-                let rows = pg_query(&c, &sql, params).await;
-                *kept = Some(c);
+                let rows = match c.query(&sql, params.clone()).await {
+                    // The server ended the session since it was last used:
+                    // once more on a new one.
+                    Err(ReadError::Postgres(e)) if c.client.is_closed() || ended(&e) => {
+                        c = PgReadConnection::connect(config).await?;
+                        c.query(&sql, params).await
+                    }
+                    rows => rows,
+                };
+                if let Ok(mut p) = pool.lock() {
+                    if p.len() < POOL {
+                        p.push(c);
+                    }
+                }
                 Ok(rows?
                     .iter()
                     .map(|r| T::from_row(r))
@@ -112,9 +134,41 @@ impl Reader {
     }
 }
 
+impl PgReadConnection {
+    /// A new connection, driven as a task of the current runtime.
+    async fn connect(config: &tokio_postgres::Config) -> Result<Self, ReadError> {
+        let (client, conn) = in_time(config.connect(tokio_postgres::NoTls)).await?;
+        tokio::spawn(conn);
+        Ok(Self {
+            client,
+            statements: HashMap::new(),
+        })
+    }
+
+    /// Runs `sql` with `params`, prepared on this connection the first time.
+    async fn query(
+        &mut self,
+        sql: &str,
+        params: Vec<Param>,
+    ) -> Result<Vec<tokio_postgres::Row>, ReadError> {
+        let statement = match self.statements.get(sql) {
+            Some(s) => s.clone(),
+            None => {
+                let s = in_time(self.client.prepare(sql)).await?;
+                if self.statements.len() >= STATEMENTS_KEPT {
+                    self.statements.clear();
+                }
+                self.statements.insert(sql.to_owned(), s.clone());
+                s
+            }
+        };
+        pg_query(&self.client, &statement, params).await
+    }
+}
+
 async fn pg_query(
     c: &tokio_postgres::Client,
-    sql: &str,
+    statement: &tokio_postgres::Statement,
     params: Vec<Param>,
 ) -> Result<Vec<tokio_postgres::Row>, ReadError> {
     let boxed: Vec<Box<dyn ToSql + Sync + Send>> = params
@@ -129,7 +183,7 @@ async fn pg_query(
         .collect();
     let refs: Vec<&(dyn ToSql + Sync)> =
         boxed.iter().map(|b| &**b as &(dyn ToSql + Sync)).collect();
-    in_time(c.query(sql, &refs)).await
+    in_time(c.query(statement, &refs)).await
 }
 
 impl SqliteReader {
@@ -147,6 +201,15 @@ impl SqliteReader {
         }
         out
     }
+}
+
+/// Whether `e` says the server ended the session (a FATAL error, sent as
+/// the answer to the query that was waiting, or the connection closed).
+fn ended(e: &tokio_postgres::Error) -> bool {
+    e.is_closed()
+        || e.as_db_error()
+            .and_then(tokio_postgres::error::DbError::parsed_severity)
+            == Some(tokio_postgres::error::Severity::Fatal)
 }
 
 /// `f`'s result, or [`ReadError::Timeout`] after [`QUERY_TIMEOUT`].
@@ -268,5 +331,64 @@ mod tests {
         assert!(e.starts_with("column data: NULL"), "{e}");
         let e = err("SELECT name AS id, name, weight, data FROM t");
         assert!(e.starts_with("column id: text where an integer"), "{e}");
+    }
+
+    /// The connections kept and the statements prepared on each, for a
+    /// PostgreSQL reader.
+    fn kept(r: &Reader) -> Vec<usize> {
+        match r {
+            Reader::Postgres { pool, .. } => pool
+                .lock()
+                .unwrap()
+                .iter()
+                .map(|c| c.statements.len())
+                .collect(),
+            Reader::Sqlite(_) => panic!("not PostgreSQL"),
+        }
+    }
+
+    #[test]
+    fn postgres_reads_keep_their_connections_and_statements_and_reconnect() {
+        let pg = wireseal_testkit::postgres::PgServer::start().expect("a PostgreSQL server");
+        pg.fresh_db("reader").unwrap();
+        let url: StoreUrl = pg.tcp_url("reader").parse().unwrap();
+        let r = Arc::new(Reader::new(&url));
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let sql = "SELECT $1::int8 AS id, 'a'::text AS name, NULL::float8 AS weight, \
+                   '\\x0102'::bytea AS data";
+        let one = |n: i64| {
+            let r = r.clone();
+            async move { r.query::<Thing>(sql.into(), vec![Param::Int(n)]).await }
+        };
+        // Two at once: two connections, each preparing the statement.
+        let (a, b) = rt.block_on(async { tokio::join!(one(1), one(2)) });
+        assert_eq!((a.unwrap()[0].id, b.unwrap()[0].id), (1, 2));
+        assert_eq!(kept(&r), [1, 1]);
+        // Again, one after the other: nothing new made or prepared.
+        for n in 3..6 {
+            assert_eq!(rt.block_on(one(n)).unwrap()[0].data, [1, 2]);
+        }
+        assert_eq!(kept(&r), [1, 1]);
+        // The server ends every other session: the next reads connect again,
+        // whether or not the ended sessions were seen closed before.
+        let end: Vec<Thing> = rt
+            .block_on(
+                r.query(
+                    "SELECT count(*) AS id, NULL::text AS name, NULL::float8 AS weight, \
+                 ''::bytea AS data FROM (SELECT pg_terminate_backend(pid) FROM \
+                 pg_stat_activity WHERE datname = 'reader' AND pid <> pg_backend_pid()) AS t"
+                        .into(),
+                    Vec::new(),
+                ),
+            )
+            .unwrap();
+        assert_eq!(end[0].id, 1);
+        let rows = rt.block_on(async { tokio::join!(one(7), one(8)) });
+        assert_eq!((rows.0.unwrap()[0].id, rows.1.unwrap()[0].id), (7, 8));
+        assert_eq!(kept(&r).len(), 2);
     }
 }

@@ -33,7 +33,7 @@ use tokio::task::JoinSet;
 /// API requests answered at once (as many as the store's read pool); more
 /// wait their turn, so the rows and JSON held at any time stay bounded
 /// however many clients ask.
-pub(crate) const API_AT_ONCE: usize = 2;
+pub(crate) const API_AT_ONCE: usize = crate::api::reader::POOL;
 
 /// Parses `--http`: `HOST:PORT`, `[V6]:PORT`, or a bare `PORT` (or
 /// `:PORT`), which listens on loopback only.
