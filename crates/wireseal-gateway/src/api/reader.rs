@@ -1,6 +1,6 @@
 //! Read-only queries on the store for the HTTP API: SQLite through a small
 //! pool of read-only connections on blocking threads, PostgreSQL through a
-//! pool as small of `tokio-postgres` connections, each made when first
+//! pool of as many `tokio-postgres` connections, each made when first
 //! needed (and again after it is lost) and keeping its prepared statements,
 //! so a request's queries neither wait for another request's nor parse and
 //! plan their SQL again. One SQL text serves both: parameters are written `$1`, `$2`,
@@ -111,12 +111,12 @@ impl Reader {
                     Some(c) if !c.client.is_closed() => c,
                     _ => PgReadConnection::connect(config).await?,
                 };
-                let rows = match c.query(&sql, params.clone()).await {
+                let rows = match c.query(&sql, &params).await {
                     // The server ended the session since it was last used:
                     // once more on a new one.
                     Err(ReadError::Postgres(e)) if c.client.is_closed() || ended(&e) => {
                         c = PgReadConnection::connect(config).await?;
-                        c.query(&sql, params).await
+                        c.query(&sql, &params).await
                     }
                     rows => rows,
                 };
@@ -149,7 +149,7 @@ impl PgReadConnection {
     async fn query(
         &mut self,
         sql: &str,
-        params: Vec<Param>,
+        params: &[Param],
     ) -> Result<Vec<tokio_postgres::Row>, ReadError> {
         let statement = match self.statements.get(sql) {
             Some(s) => s.clone(),
@@ -169,20 +169,18 @@ impl PgReadConnection {
 async fn pg_query(
     c: &tokio_postgres::Client,
     statement: &tokio_postgres::Statement,
-    params: Vec<Param>,
+    params: &[Param],
 ) -> Result<Vec<tokio_postgres::Row>, ReadError> {
-    let boxed: Vec<Box<dyn ToSql + Sync + Send>> = params
-        .into_iter()
-        .map(|p| -> Box<dyn ToSql + Sync + Send> {
+    let refs: Vec<&(dyn ToSql + Sync)> = params
+        .iter()
+        .map(|p| -> &(dyn ToSql + Sync) {
             match p {
-                Param::Int(v) => Box::new(v),
-                Param::Text(v) => Box::new(v),
-                Param::Blob(v) => Box::new(v),
+                Param::Int(v) => v,
+                Param::Text(v) => v,
+                Param::Blob(v) => v,
             }
         })
         .collect();
-    let refs: Vec<&(dyn ToSql + Sync)> =
-        boxed.iter().map(|b| &**b as &(dyn ToSql + Sync)).collect();
     in_time(c.query(statement, &refs)).await
 }
 
